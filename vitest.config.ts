@@ -1,0 +1,9 @@
+import {defineConfig} from 'vitest/config'
+
+// Unit tests (literals) and CLI tests (snapshot files). No network.
+export default defineConfig({
+  test: {
+    include: ['test/unit/**/*.test.ts', 'test/cli/**/*.test.ts'],
+    testTimeout: 30_000,
+  },
+})
