@@ -1,0 +1,128 @@
+// kubectl topology explain: options -> validation -> run, like kubectl's commands.
+import {Flags} from '@oclif/core'
+import {CliError, ExitCode} from '../errors.js'
+import {explain, type ExplainReport} from '../engine/explain.js'
+import {selectServices} from '../engine/select.js'
+import {SelectorError} from '../engine/selector.js'
+import {parseVersion} from '../engine/version.js'
+import {renderExplain, type ExplainFormat} from '../render/explain.js'
+import {commonFlags, parseServiceArgs, readFlags, readState, TopologyCommand} from './base.js'
+
+export default class Explain extends TopologyCommand {
+  static override summary = 'Explain why a Service does or does not get topology-aware routing.'
+  static override description = `Reads Nodes, the Service and its EndpointSlices (live, or from a snapshot file), re-runs what the EndpointSlice controller would do at its next sync (topology-mode Auto's CPU-proportional allocation, or spec.trafficDistribution), and what kube-proxy in each zone does with the hints that are live now.
+
+Per zone: counted/ignored nodes, allocatable CPU share, ready endpoints, desired / minimum / maximum / assigned endpoints, expected overload, endpoints donated in/out, hints live now, and kube-proxy's verdict. Above the table: the Service's mode and why, the controller's verdict with upstream's event reason and message, the expected in-zone traffic. Below: what to do.
+
+Where Go's random map order makes upstream random (which zone receives a donated endpoint when several do, tie-breaks), the prediction uses sorted zone names.`
+
+  static override examples = [
+    {description: 'Explain one Service in the current namespace', command: '<%= config.bin %> explain svc/web'},
+    {description: 'Explain from a snapshot file (no cluster needed)', command: '<%= config.bin %> explain svc/checkout -n shop --from-file examples/three-zones.yaml'},
+    {description: 'Every Service in every namespace, as JSON', command: '<%= config.bin %> explain -A -o json'},
+    {description: 'One row per endpoint: live and predicted hints', command: '<%= config.bin %> explain svc/web -o wide'},
+    {description: 'Fail a CI step when hints are dropped, a zone falls back, or hints drift', command: '<%= config.bin %> explain -l tier=frontend --exit-code'},
+    {description: 'Assume traffic comes mostly from one zone', command: '<%= config.bin %> explain svc/web --traffic zone-a=0.6,zone-b=0.2,zone-c=0.2'},
+  ]
+
+  static override strict = false
+  static override args = {}
+
+  static override flags = {
+    ...readFlags,
+    ...commonFlags,
+    output: Flags.option({char: 'o', options: ['table', 'wide', 'json', 'yaml'] as const, default: 'table' as const, description: 'Output format.'})(),
+    'no-headers': Flags.boolean({description: 'Omit table headers.', default: false}),
+    'per-node': Flags.boolean({description: 'Also show, for every node, the topology mode its kube-proxy takes and the endpoints it routes to.', default: false}),
+    traffic: Flags.string({description: 'Traffic share per zone for the in-zone and overload estimates, e.g. zone-a=0.5,zone-b=0.3,zone-c=0.2 (default: proportional to zone CPU, upstream\'s assumption).'}),
+    prediction: Flags.option({
+      options: ['next-sync', 'fresh'] as const,
+      default: 'next-sync' as const,
+      description: 'next-sync: what the controller does at its next sync (reusing valid live hints); fresh: as if every EndpointSlice were rewritten.',
+    })(),
+    'exit-code': Flags.boolean({description: 'Exit 1 when a Service has a finding: hints refused, a zone falling back, or drift between live and predicted hints.', default: false}),
+  }
+
+  async run(): Promise<void> {
+    const {flags, argv} = await this.parse(Explain)
+    // Validation, before any I/O.
+    const names = parseServiceArgs(argv as string[])
+    if (names.length === 0 && !flags['all-namespaces'] && flags.selector === undefined) {
+      throw new CliError('name a Service (svc/NAME), or select Services with -l SELECTOR or -A', ExitCode.USAGE)
+    }
+    if (names.length > 0 && flags.selector !== undefined) {
+      throw new CliError('Service names cannot be combined with -l: use one or the other', ExitCode.USAGE)
+    }
+    const traffic = flags.traffic === undefined ? undefined : parseTraffic(flags.traffic)
+    if (flags['kube-version'] !== undefined) {
+      try {
+        parseVersion(flags['kube-version'])
+      } catch (e) {
+        throw new CliError(`--kube-version: ${(e as Error).message}`, ExitCode.USAGE)
+      }
+    }
+
+    // Read.
+    const read = await readState({flags, serviceNames: names})
+    for (const w of read.warnings) this.note(`Warning: ${w}`)
+
+    let selection
+    try {
+      selection = selectServices(read.state, {
+        namespace: read.namespace,
+        allNamespaces: flags['all-namespaces'],
+        names,
+        labelSelector: flags.selector,
+      })
+    } catch (e) {
+      if (e instanceof SelectorError) throw new CliError(e.message, ExitCode.USAGE)
+      throw e
+    }
+    if (selection.missing.length > 0) {
+      const ns = read.namespace ?? 'default'
+      if (selection.namespaceEmpty && read.source === 'snapshot') {
+        throw new CliError(`namespace "${ns}" not found in the snapshot (it holds no Service or EndpointSlice); pass -n NAMESPACE or -A`, ExitCode.NOT_FOUND)
+      }
+      const {suggest} = await import('../cluster/suggest.js')
+      const missing = selection.missing[0]!
+      const hint = suggest(missing, selection.candidates)
+      throw new CliError(
+        `services "${missing}" not found in namespace "${ns}"${hint.length ? `; did you mean ${hint.map((h) => `"${h}"`).join(' or ')}?` : ''}`,
+        ExitCode.NOT_FOUND,
+      )
+    }
+
+    // Engine.
+    const kubeVersion = flags['kube-version'] ?? read.state.serverVersion
+    const report: ExplainReport = explain(read.state, selection.services, {
+      kubeVersion,
+      versionSource: flags['kube-version'] ? 'flag' : read.state.serverVersion ? 'server' : 'default',
+      traffic,
+      perNode: flags['per-node'],
+      prediction: flags.prediction,
+    })
+
+    // Render.
+    const format: ExplainFormat = flags.output
+    if (report.services.length === 0 && (format === 'table' || format === 'wide')) {
+      this.note(flags['all-namespaces'] ? 'No Services found.' : `No Services found in ${read.namespace ?? 'default'} namespace.`)
+    } else {
+      this.out(renderExplain(report, {format, style: this.style(flags.color), noHeaders: flags['no-headers'], perNode: flags['per-node']}))
+    }
+    if (flags['exit-code'] && report.services.some((s) => s.findings.length > 0)) this.exit(ExitCode.FINDING)
+  }
+}
+
+/** "zone-a=0.5,zone-b=0.3" -> {zone-a: 0.5, zone-b: 0.3} */
+export function parseTraffic(text: string): Record<string, number> {
+  const out: Record<string, number> = {}
+  for (const part of text.split(',')) {
+    const m = part.trim().match(/^([^=\s]+)=([0-9]*\.?[0-9]+(?:e-?\d+)?)$/)
+    if (!m) throw new CliError(`--traffic: invalid entry "${part.trim()}": expected ZONE=SHARE, e.g. zone-a=0.5,zone-b=0.5`, ExitCode.USAGE)
+    const v = Number(m[2])
+    if (!Number.isFinite(v) || v < 0) throw new CliError(`--traffic: share for "${m[1]}" must be a non-negative number`, ExitCode.USAGE)
+    out[m[1]!] = v
+  }
+  if (Object.values(out).reduce((a, b) => a + b, 0) <= 0) throw new CliError('--traffic: the shares add up to zero', ExitCode.USAGE)
+  return out
+}

@@ -1,0 +1,37 @@
+// kubectl topology snapshot: save what explain needs (Nodes, Services, EndpointSlices, the
+// server version) to a file, so explain/check/simulate can run later without the cluster.
+import {Flags} from '@oclif/core'
+import {stringify as toYaml} from 'yaml'
+import {CliError, ExitCode} from '../errors.js'
+import {commonFlags, connectionFlags, parseServiceArgs, readState, TopologyCommand} from './base.js'
+
+export default class Snapshot extends TopologyCommand {
+  static override summary = 'Save Nodes, Services and EndpointSlices to a file for explain --from-file.'
+  static override description = 'Writes a kubectl-topology Snapshot (YAML by default) to stdout. With --redact, IP addresses, node and pod names are replaced by stable pseudonyms and non-topology annotations are dropped; zones, CPU, conditions and hints are kept.'
+  static override examples = [
+    {description: 'Snapshot every namespace', command: '<%= config.bin %> snapshot -A > cluster.yaml'},
+    {description: 'One Service, redacted, to share in a bug report', command: '<%= config.bin %> snapshot svc/web -n shop --redact > web.yaml'},
+    {description: 'Use it later', command: '<%= config.bin %> explain svc/web -n shop --from-file web.yaml'},
+  ]
+  static override strict = false
+  static override flags = {
+    ...connectionFlags,
+    namespace: Flags.string({char: 'n', description: 'Namespace (default: the context\'s namespace, else "default").'}),
+    'all-namespaces': Flags.boolean({char: 'A', default: false, description: 'All namespaces.'}),
+    selector: Flags.string({char: 'l', description: 'Label selector for Services.'}),
+    redact: Flags.boolean({default: false, description: 'Replace addresses and names with stable pseudonyms.'}),
+    output: Flags.option({char: 'o', options: ['yaml', 'json'] as const, default: 'yaml' as const, description: 'Output format.'})(),
+    debug: commonFlags.debug,
+  }
+
+  async run(): Promise<void> {
+    const {flags, argv} = await this.parse(Snapshot)
+    const names = parseServiceArgs(argv as string[])
+    if (names.length > 0 && flags.selector !== undefined) throw new CliError('Service names cannot be combined with -l', ExitCode.USAGE)
+    const read = await readState({flags, serviceNames: names, withEvents: true})
+    for (const w of read.warnings) this.note(`Warning: ${w}`)
+    const {serializeSnapshot} = await import('../cluster/snapshot.js')
+    const doc = serializeSnapshot(read.state, {redact: flags.redact})
+    this.out(flags.output === 'json' ? JSON.stringify(doc, null, 2) : toYaml(doc, {lineWidth: 0}))
+  }
+}

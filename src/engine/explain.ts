@@ -1,0 +1,688 @@
+// The explanation model: for each Service (and address type), what the EndpointSlice
+// controller would do at its next sync, what kube-proxy in each zone does with the hints
+// that are live now, how the two differ, and what to change. Pure: the same input gives
+// the same report, from a live cluster or a snapshot file. Schema: schema/explain.v1.json.
+import {
+  categorizeEndpoints,
+  proxyEndpointsFromSlices,
+  serviceTrafficFlags,
+  type FallbackReason,
+  type ProxyEndpoint,
+  type ProxyTopologyMode,
+} from './kubeproxy.js'
+import {serviceMode, type ServiceMode, type TopologyPath} from './mode.js'
+import {setNodes, type NodeVerdict, type ZoneCapacity} from './nodes.js'
+import {predictHints, type HintPrediction, type PredictionMode} from './reconcile.js'
+import {getAllocations, OVERLOAD_THRESHOLD} from './topologycache.js'
+import {
+  CONTROLLER_NAME,
+  LABEL_MANAGED_BY,
+  LABEL_SERVICE_NAME,
+  LABEL_ZONE,
+  type AddressType,
+  type ClusterState,
+  type Endpoint,
+  type EndpointSlice,
+  type Node,
+  type Service,
+  type TopologyEvent,
+} from './types.js'
+import {features as featuresFor, formatVersion, type Features} from './version.js'
+
+export const SCHEMA_VERSION = 'kubectl-topology.io/v1'
+
+export interface ExplainOptions {
+  /** Kubernetes version whose behaviour to model (undefined: newest known). */
+  kubeVersion?: string
+  /** Where the version came from, for the report. */
+  versionSource?: 'server' | 'flag' | 'default'
+  /** Traffic share per zone (any positive weights; normalised). Default: zone CPU share (upstream's assumption). */
+  traffic?: Record<string, number>
+  /** Add a per-node kube-proxy view. */
+  perNode?: boolean
+  /** next-sync (default): what the controller does at its next sync; fresh: as if every slice were rewritten. */
+  prediction?: PredictionMode
+}
+
+export interface HintNames {
+  forZones: string[]
+  forNodes: string[]
+}
+
+export interface EndpointRow {
+  addresses: string[]
+  nodeName: string | null
+  zone: string | null
+  slice: string
+  conditions: {ready: boolean | null; serving: boolean | null; terminating: boolean | null}
+  /** Counted as ready by the controller (conditions.ready set and true). */
+  controllerReady: boolean
+  liveHints: HintNames | null
+  predictedHints: HintNames | null
+  /** The predicted zone hint is another zone than the endpoint's own (the controller donates it). */
+  donatedTo: string | null
+  drift: boolean
+}
+
+export interface KubeProxyVerdict {
+  /** Topology mode kube-proxy on a node of this zone takes: "" means no topology (all endpoints). */
+  mode: ProxyTopologyMode
+  /** True when hints exist on the Service's endpoints but this zone does not use them. */
+  fallback: boolean
+  /** Why, in kube-proxy's terms (null when hints are used, or when no endpoint carries hints). */
+  reason: FallbackReason | null
+  /** Endpoints (addresses[0]) a node of this zone sends cluster traffic to. */
+  endpoints: string[]
+  /** Nodes of this zone whose kube-proxy picks PreferSameNode (they hold a node-hinted endpoint). */
+  nodesPreferSameNode: number
+}
+
+export interface ZoneRow {
+  name: string
+  nodes: {counted: number; ignored: number}
+  cpuMilli: number
+  /** Zone share of allocatable CPU of counted nodes (null when upstream computes no ratios). */
+  cpuRatio: number | null
+  /** Share of traffic assumed to originate in this zone (CPU share, or --traffic). */
+  trafficShare: number | null
+  readyEndpoints: number
+  desired: number | null
+  minimum: number | null
+  target: number | null
+  maximum: number | null
+  /** Ready endpoints whose predicted hints name this zone. */
+  assigned: number
+  /** desired / assigned - 1 with the predicted hints (null when no hints are predicted or none assigned). */
+  expectedOverload: number | null
+  donatedIn: number
+  donatedOut: number
+  /** Ready endpoints whose live hints name this zone. */
+  liveHints: number
+  kubeProxy: KubeProxyVerdict
+  /** kube-proxy's verdict once the predicted hints are written. */
+  kubeProxyPredicted: KubeProxyVerdict
+}
+
+export interface NodeProxyRow {
+  name: string
+  zone: string | null
+  mode: ProxyTopologyMode
+  fallback: boolean
+  reason: FallbackReason | null
+  endpoints: string[]
+}
+
+export interface ControllerVerdict {
+  path: TopologyPath | 'not-managed'
+  hintsSet: boolean
+  /** Upstream's event reason on the topology-mode path; a descriptive code otherwise (see docs/json-schema.md). */
+  reason: string
+  /** Upstream's event message verbatim on the topology-mode path. */
+  message: string
+  /** The Event the controller records on the Service at that sync (none on the trafficDistribution path). */
+  event: TopologyEvent | null
+  totalReadyEndpoints: number
+  prediction: PredictionMode
+  /** Slices the controller would rewrite at that sync. */
+  slicesToUpdate: string[]
+}
+
+export interface Advice {
+  code: string
+  message: string
+  command?: string
+}
+
+export interface TrafficEstimate {
+  model: 'zone-cpu' | 'custom' | 'none'
+  /** Expected share of requests served in the zone they come from, with the live hints. */
+  inZoneShareLive: number | null
+  /** Same, once the predicted hints are written. */
+  inZoneSharePredicted: number | null
+  /** Largest expected per-endpoint overload (load x ready endpoints - 1), predicted hints. */
+  maxEndpointOverloadPredicted: number | null
+  maxEndpointOverloadLive: number | null
+}
+
+export type Finding = 'hints-refused' | 'fallback' | 'drift' | 'no-endpoints-zone'
+
+export interface ServiceExplanation {
+  namespace: string
+  name: string
+  addressType: AddressType
+  mode: ServiceMode & {managedByController: boolean}
+  controller: ControllerVerdict
+  zones: ZoneRow[]
+  totals: {readyEndpoints: number; endpoints: number; assigned: number; liveHints: number; donated: number; cpuMilli: number}
+  endpoints: EndpointRow[]
+  nodes?: NodeProxyRow[]
+  traffic: TrafficEstimate
+  drift: {endpoints: number}
+  findings: Finding[]
+  advice: Advice[]
+}
+
+export interface NodeSummary {
+  sufficientNodeInfo: boolean
+  zones: {name: string; counted: number; ignored: number; cpuMilli: number; cpuRatio: number | null}[]
+  nodes: NodeVerdict[]
+  /** Ready worker nodes without a zone label or CPU: each disables hints for every Service. */
+  disablingNodes: {name: string; status: NodeVerdict['status']; fix: string}[]
+}
+
+export interface ExplainReport {
+  apiVersion: typeof SCHEMA_VERSION
+  kind: 'TopologyExplanation'
+  kubernetesVersion: string
+  versionSource: 'server' | 'flag' | 'default'
+  warnings: string[]
+  nodesReadable: boolean
+  cluster: NodeSummary
+  services: ServiceExplanation[]
+}
+
+// ---------------------------------------------------------------------------------------
+
+export function explain(state: ClusterState, services: readonly Service[], opts: ExplainOptions = {}): ExplainReport {
+  const f = featuresFor(opts.kubeVersion)
+  const warnings: string[] = []
+  if (f.warning) warnings.push(f.warning)
+  const nodesReadable = state.nodesReadable !== false
+  const capacity = setNodes(state.nodes)
+  const cluster = summariseNodes(capacity)
+  const slicesByService = groupSlices(state.endpointSlices)
+  const nodeZones = new Map(state.nodes.map((n) => [n.metadata.name, n.metadata.labels?.[LABEL_ZONE] ?? null]))
+  const out: ServiceExplanation[] = []
+  for (const svc of services) {
+    const key = `${svc.metadata.namespace ?? 'default'}/${svc.metadata.name}`
+    const slices = slicesByService.get(key) ?? []
+    for (const addressType of addressTypesOf(svc, slices)) {
+      out.push(
+        explainService({
+          service: svc,
+          slices: slices.filter((s) => s.addressType === addressType),
+          addressType,
+          capacity,
+          features: f,
+          nodes: state.nodes,
+          nodeZones,
+          nodesReadable,
+          opts,
+        }),
+      )
+    }
+  }
+  return {
+    apiVersion: SCHEMA_VERSION,
+    kind: 'TopologyExplanation',
+    kubernetesVersion: formatVersion(f.version),
+    versionSource: opts.versionSource ?? (opts.kubeVersion ? 'flag' : 'default'),
+    warnings,
+    nodesReadable,
+    cluster,
+    services: out,
+  }
+}
+
+function groupSlices(slices: readonly EndpointSlice[]): Map<string, EndpointSlice[]> {
+  const m = new Map<string, EndpointSlice[]>()
+  for (const s of slices) {
+    const svc = s.metadata.labels?.[LABEL_SERVICE_NAME]
+    if (!svc) continue
+    const key = `${s.metadata.namespace ?? 'default'}/${svc}`
+    const list = m.get(key)
+    if (list) list.push(s)
+    else m.set(key, [s])
+  }
+  return m
+}
+
+function addressTypesOf(svc: Service, slices: readonly EndpointSlice[]): AddressType[] {
+  const seen = new Set<AddressType>()
+  for (const s of slices) if (s.addressType !== 'FQDN') seen.add(s.addressType)
+  if (seen.size === 0) {
+    for (const fam of svc.spec?.ipFamilies ?? ['IPv4']) if (fam === 'IPv4' || fam === 'IPv6') seen.add(fam)
+  }
+  return [...seen].sort()
+}
+
+export function summariseNodes(capacity: ZoneCapacity): NodeSummary {
+  const zones = new Map<string, {counted: number; ignored: number; cpuMilli: number}>()
+  for (const n of capacity.nodes) {
+    if (n.zone === null || n.zone === '') continue
+    const z = zones.get(n.zone) ?? {counted: 0, ignored: 0, cpuMilli: 0}
+    if (n.status === 'counted') {
+      z.counted++
+      z.cpuMilli += n.milliCPU
+    } else z.ignored++
+    zones.set(n.zone, z)
+  }
+  return {
+    sufficientNodeInfo: capacity.sufficientNodeInfo,
+    zones: [...zones.entries()]
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      .map(([name, z]) => ({name, ...z, cpuRatio: capacity.cpuRatiosByZone?.[name] ?? null})),
+    nodes: capacity.nodes,
+    disablingNodes: capacity.nodes
+      .filter((n) => n.disablesHints)
+      .map((n) => ({
+        name: n.name,
+        status: n.status,
+        fix:
+          n.status === 'no-zone-label'
+            ? `kubectl label node ${n.name} ${LABEL_ZONE}=<zone>`
+            : `give node ${n.name} allocatable CPU (status.allocatable.cpu is ${n.cpuError ? 'invalid' : 'zero or missing'})`,
+      })),
+  }
+}
+
+interface ServiceInput {
+  service: Service
+  slices: EndpointSlice[]
+  addressType: AddressType
+  capacity: ZoneCapacity
+  features: Features
+  nodes: readonly Node[]
+  nodeZones: Map<string, string | null>
+  nodesReadable: boolean
+  opts: ExplainOptions
+}
+
+const hintNames = (e: Endpoint): HintNames | null =>
+  e.hints ? {forZones: (e.hints.forZones ?? []).map((z) => z.name), forNodes: (e.hints.forNodes ?? []).map((n) => n.name)} : null
+
+const sameHints = (a: HintNames | null, b: HintNames | null): boolean => {
+  const norm = (h: HintNames | null) =>
+    h === null || (h.forZones.length === 0 && h.forNodes.length === 0) ? '' : `${[...h.forZones].sort().join(',')}|${[...h.forNodes].sort().join(',')}`
+  return norm(a) === norm(b)
+}
+
+const isManaged = (s: EndpointSlice) => s.metadata.labels?.[LABEL_MANAGED_BY] === CONTROLLER_NAME
+const sortStrings = (xs: Iterable<string>) => [...xs].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
+
+function explainService(input: ServiceInput): ServiceExplanation {
+  const {service, slices, addressType, capacity, features: f, opts} = input
+  const mode = serviceMode(service, f)
+  const managedSlices = slices.filter(isManaged)
+  const managedByController = Boolean(service.spec?.selector && Object.keys(service.spec.selector).length > 0)
+  const ratios = input.nodesReadable ? capacity.cpuRatiosByZone : null
+  const predictionMode = opts.prediction ?? 'next-sync'
+
+  // What the controller does with its slices at its next sync.
+  let prediction: HintPrediction | null = null
+  if (managedByController) {
+    prediction = predictHints({
+      service,
+      slices: managedSlices,
+      addressType,
+      ratios,
+      features: f,
+      mode: predictionMode,
+      populated: false,
+    })
+  }
+  const predictedByName = new Map<string, EndpointSlice>()
+  for (const s of prediction?.slices ?? []) predictedByName.set(s.metadata.name, s)
+  const predictedSlices = slices.map((s) => predictedByName.get(s.metadata.name) ?? s)
+
+  const controller = controllerVerdict(prediction, mode.path, managedByController, predictionMode, addressType, service)
+
+  // Endpoint rows.
+  const endpoints: EndpointRow[] = []
+  slices.forEach((slice, i) => {
+    const predicted = predictedSlices[i]!
+    ;(slice.endpoints ?? []).forEach((e, j) => {
+      const p = predicted.endpoints?.[j] ?? e
+      const live = hintNames(e)
+      const pred = hintNames(p)
+      const zone = e.zone ?? null
+      const predZone = pred?.forZones.length === 1 ? pred.forZones[0]! : null
+      endpoints.push({
+        addresses: [...e.addresses],
+        nodeName: e.nodeName ?? null,
+        zone,
+        slice: slice.metadata.name,
+        conditions: {
+          ready: e.conditions?.ready ?? null,
+          serving: e.conditions?.serving ?? null,
+          terminating: e.conditions?.terminating ?? null,
+        },
+        controllerReady: e.conditions?.ready === true,
+        liveHints: live,
+        predictedHints: pred,
+        donatedTo: predZone !== null && zone !== null && predZone !== zone && e.conditions?.ready === true ? predZone : null,
+        drift: !sameHints(live, pred),
+      })
+    })
+  })
+
+  // kube-proxy, per zone and per node, on live and predicted hints.
+  const preferSameGate = f.preferSameTrafficDistribution
+  const flags = serviceTrafficFlags(service)
+  const liveProxy = proxyEndpointsFromSlices(slices, {preferSameGate})
+  const predProxy = proxyEndpointsFromSlices(predictedSlices, {preferSameGate})
+  const requireAnnotation = f.kubeProxyRequiresAnnotation ? {annotations: service.metadata.annotations} : undefined
+  const verdictFor = (eps: readonly ProxyEndpoint[], node: {name: string; labels: Record<string, string>}) =>
+    categorizeEndpoints(eps, flags, node, {preferSameGate, requireAnnotation})
+
+  const zoneNames = new Set<string>()
+  for (const z of Object.keys(ratios ?? {})) zoneNames.add(z)
+  for (const n of input.nodes) {
+    const z = n.metadata.labels?.[LABEL_ZONE]
+    if (z) zoneNames.add(z)
+  }
+  for (const e of endpoints) {
+    if (e.zone) zoneNames.add(e.zone)
+    for (const z of e.liveHints?.forZones ?? []) if (z) zoneNames.add(z)
+    for (const z of e.predictedHints?.forZones ?? []) if (z) zoneNames.add(z)
+  }
+  const nodesByZone = new Map<string, Node[]>()
+  for (const n of input.nodes) {
+    const z = n.metadata.labels?.[LABEL_ZONE]
+    if (!z) continue
+    const list = nodesByZone.get(z)
+    if (list) list.push(n)
+    else nodesByZone.set(z, [n])
+  }
+
+  const zoneVerdict = (eps: readonly ProxyEndpoint[], zone: string): KubeProxyVerdict => {
+    // A node of the zone that holds no endpoint: the zone-wide view. Nodes holding a
+    // node-hinted endpoint are counted separately (PreferSameNode).
+    const generic = verdictFor(eps, {name: '', labels: {[LABEL_ZONE]: zone}})
+    let nodesPreferSameNode = 0
+    if (preferSameGate) {
+      for (const n of nodesByZone.get(zone) ?? []) {
+        const c = verdictFor(eps, {name: n.metadata.name, labels: n.metadata.labels ?? {}})
+        if (c.topologyMode === 'PreferSameNode') nodesPreferSameNode++
+      }
+    }
+    return {
+      mode: generic.topologyMode,
+      fallback: generic.fallbackReason !== null,
+      reason: generic.fallbackReason,
+      endpoints: generic.clusterEndpoints.map((e) => e.ip),
+      nodesPreferSameNode,
+    }
+  }
+
+  const n = prediction?.addHints?.totalReady ?? endpoints.filter((e) => e.controllerReady).length
+  const allocations = prediction?.addHints?.allocations ?? null
+  const figures = allocations === null && ratios !== null && n > 0 ? allocationFigures(n, ratios) : null
+  const trafficShares = trafficModel(opts.traffic, ratios, capacity)
+
+  const zones: ZoneRow[] = sortStrings(zoneNames).map((zone) => {
+    const zoneNodes = capacity.nodes.filter((v) => v.zone === zone)
+    const counted = zoneNodes.filter((v) => v.status === 'counted')
+    const ready = endpoints.filter((e) => e.controllerReady && e.zone === zone).length
+    const assigned = endpoints.filter((e) => e.controllerReady && e.predictedHints?.forZones.includes(zone)).length
+    const liveHints = endpoints.filter((e) => e.controllerReady && e.liveHints?.forZones.includes(zone)).length
+    const alloc = allocations?.[zone] ?? figures?.[zone] ?? null
+    const share = trafficShares?.[zone] ?? null
+    const desiredForOverload = share !== null ? share * n : null
+    const hinted = endpoints.some((e) => e.controllerReady && (e.predictedHints?.forZones.length ?? 0) > 0)
+    return {
+      name: zone,
+      nodes: {counted: counted.length, ignored: zoneNodes.length - counted.length},
+      cpuMilli: counted.reduce((a, v) => a + v.milliCPU, 0),
+      cpuRatio: ratios?.[zone] ?? null,
+      trafficShare: share,
+      readyEndpoints: ready,
+      desired: alloc?.desired ?? null,
+      minimum: alloc?.minimum ?? null,
+      target: alloc?.target ?? null,
+      maximum: alloc?.maximum ?? null,
+      assigned,
+      expectedOverload: hinted && assigned > 0 && desiredForOverload !== null ? desiredForOverload / assigned - 1 : null,
+      donatedIn: endpoints.filter((e) => e.donatedTo === zone).length,
+      donatedOut: endpoints.filter((e) => e.zone === zone && e.donatedTo !== null).length,
+      liveHints,
+      kubeProxy: zoneVerdict(liveProxy, zone),
+      kubeProxyPredicted: zoneVerdict(predProxy, zone),
+    }
+  })
+
+  let nodes: NodeProxyRow[] | undefined
+  if (opts.perNode) {
+    nodes = [...input.nodes]
+      .sort((a, b) => (a.metadata.name < b.metadata.name ? -1 : 1))
+      .map((node) => {
+        const c = verdictFor(liveProxy, {name: node.metadata.name, labels: node.metadata.labels ?? {}})
+        return {
+          name: node.metadata.name,
+          zone: node.metadata.labels?.[LABEL_ZONE] ?? null,
+          mode: c.topologyMode,
+          fallback: c.fallbackReason !== null,
+          reason: c.fallbackReason,
+          endpoints: c.allReachableEndpoints.map((e) => e.ip),
+        }
+      })
+  }
+
+  const traffic = estimateTraffic(trafficShares, opts.traffic ? 'custom' : 'zone-cpu', zones, endpoints, liveProxy, predProxy, (eps, zone) =>
+    verdictFor(eps, {name: '', labels: {[LABEL_ZONE]: zone}}).clusterEndpoints,
+  )
+
+  const driftCount = managedByController ? endpoints.filter((e) => e.drift).length : 0
+  const findings: Finding[] = []
+  if (mode.path === 'topology-mode-auto' && !controller.hintsSet) findings.push('hints-refused')
+  const anyLiveHints = endpoints.some((e) => e.controllerReady && e.liveHints !== null && (e.liveHints.forZones.length > 0 || e.liveHints.forNodes.length > 0))
+  if ((mode.path !== 'none' || anyLiveHints) && zones.some((z) => z.kubeProxy.fallback && (nodesByZone.get(z.name)?.length ?? 0) > 0))
+    findings.push('fallback')
+  if (driftCount > 0) findings.push('drift')
+  if (controller.hintsSet && zones.some((z) => (ratios?.[z.name] ?? 0) > 0 && z.readyEndpoints === 0)) findings.push('no-endpoints-zone')
+
+  const result: ServiceExplanation = {
+    namespace: service.metadata.namespace ?? 'default',
+    name: service.metadata.name,
+    addressType,
+    mode: {...mode, managedByController},
+    controller,
+    zones,
+    totals: {
+      readyEndpoints: n,
+      endpoints: endpoints.length,
+      assigned: zones.reduce((a, z) => a + z.assigned, 0),
+      liveHints: zones.reduce((a, z) => a + z.liveHints, 0),
+      donated: endpoints.filter((e) => e.donatedTo !== null).length,
+      cpuMilli: zones.reduce((a, z) => a + z.cpuMilli, 0),
+    },
+    endpoints,
+    traffic,
+    drift: {endpoints: driftCount},
+    findings,
+    advice: [],
+  }
+  if (nodes) result.nodes = nodes
+  result.advice = advise(result, capacity, ratios, input.nodesReadable)
+  return result
+}
+
+function controllerVerdict(
+  prediction: HintPrediction | null,
+  path: TopologyPath,
+  managed: boolean,
+  predictionMode: PredictionMode,
+  addressType: AddressType,
+  service: Service,
+): ControllerVerdict {
+  if (!managed || prediction === null) {
+    return {
+      path: 'not-managed',
+      hintsSet: false,
+      reason: 'NotManagedByController',
+      message: 'the Service has no selector: the EndpointSlice controller does not manage its EndpointSlices, so their hints stay as written',
+      event: null,
+      totalReadyEndpoints: 0,
+      prediction: predictionMode,
+      slicesToUpdate: [],
+    }
+  }
+  const total = prediction.addHints?.totalReady ?? countReady(prediction.slices)
+  const base = {path, hintsSet: prediction.hintsSet, totalReadyEndpoints: total, prediction: predictionMode, slicesToUpdate: prediction.changedSliceNames}
+  if (path === 'topology-mode-auto') {
+    const ev = prediction.events.find((e) => e.reason === 'TopologyAwareHintsDisabled') ?? prediction.events[0] ?? null
+    const enabled: TopologyEvent = {
+      type: 'Normal',
+      reason: 'TopologyAwareHintsEnabled',
+      message: `Topology Aware Hints has been enabled, addressType: ${addressType}`,
+    }
+    const event = ev ?? (prediction.hintsSet ? enabled : null)
+    return {...base, reason: event?.reason ?? 'TopologyAwareHintsEnabled', message: event?.message ?? enabled.message, event}
+  }
+  if (path === 'traffic-distribution') {
+    const td = service.spec?.trafficDistribution ?? ''
+    return {
+      ...base,
+      reason: 'TrafficDistribution',
+      message: prediction.hintsSet
+        ? `trafficDistribution ${td}: every ready endpoint is hinted for its own zone${td === 'PreferSameNode' ? ' and node' : ''} (the controller records no event on this path)`
+        : `trafficDistribution ${td}: no ready endpoint to hint`,
+      event: prediction.events[0] ?? null,
+    }
+  }
+  return {
+    ...base,
+    reason: 'TopologyNotRequested',
+    message: 'neither the topology-mode annotation (Auto) nor a usable spec.trafficDistribution is set: the controller removes any hints',
+    event: prediction.events[0] ?? null,
+  }
+}
+
+const countReady = (slices: readonly EndpointSlice[]) =>
+  slices.reduce((a, s) => a + (s.endpoints ?? []).filter((e) => e.conditions?.ready === true).length, 0)
+
+/**
+ * desired/minimum/target/maximum per zone for N endpoints, also when the controller refuses
+ * (getAllocations stops at the first failed check; explain still shows the figures).
+ */
+export function allocationFigures(n: number, ratios: Record<string, number>): Record<string, {desired: number; minimum: number; target: number; maximum: number}> {
+  const out: Record<string, {desired: number; minimum: number; target: number; maximum: number}> = {}
+  let sumMin = 0
+  for (const zone of sortStrings(Object.keys(ratios))) {
+    const desired = ratios[zone]! * n
+    const minimum = Math.ceil(desired * (1 / (1 + OVERLOAD_THRESHOLD)))
+    sumMin += minimum
+    out[zone] = {desired, minimum, target: Math.max(desired, minimum), maximum: 0}
+  }
+  for (const z of Object.values(out)) z.maximum = z.minimum + (n - sumMin)
+  return out
+}
+
+function trafficModel(custom: Record<string, number> | undefined, ratios: Record<string, number> | null, capacity: ZoneCapacity): Record<string, number> | null {
+  if (custom) {
+    const total = Object.values(custom).reduce((a, b) => a + b, 0)
+    if (total <= 0) return null
+    return Object.fromEntries(Object.entries(custom).map(([z, w]) => [z, w / total]))
+  }
+  if (ratios) return ratios
+  // No upstream ratios (a node without zone or CPU): estimate from the nodes that do have both.
+  const cpu = new Map<string, number>()
+  for (const v of capacity.nodes) {
+    if ((v.status === 'counted' || (v.status !== 'control-plane' && v.status !== 'not-ready')) && v.zone && v.milliCPU > 0)
+      cpu.set(v.zone, (cpu.get(v.zone) ?? 0) + v.milliCPU)
+  }
+  const total = [...cpu.values()].reduce((a, b) => a + b, 0)
+  if (total <= 0) return null
+  return Object.fromEntries([...cpu.entries()].map(([z, c]) => [z, c / total]))
+}
+
+function estimateTraffic(
+  shares: Record<string, number> | null,
+  model: 'zone-cpu' | 'custom',
+  zones: readonly ZoneRow[],
+  rows: readonly EndpointRow[],
+  live: readonly ProxyEndpoint[],
+  predicted: readonly ProxyEndpoint[],
+  routed: (eps: readonly ProxyEndpoint[], zone: string) => ProxyEndpoint[],
+): TrafficEstimate {
+  if (shares === null) return {model: 'none', inZoneShareLive: null, inZoneSharePredicted: null, maxEndpointOverloadLive: null, maxEndpointOverloadPredicted: null}
+  const zoneOf = new Map(rows.map((r) => [r.addresses[0] ?? '', r.zone]))
+  const estimate = (eps: readonly ProxyEndpoint[]) => {
+    let inZone = 0
+    let covered = 0
+    const load = new Map<string, number>()
+    for (const [zone, share] of Object.entries(shares)) {
+      const targets = routed(eps, zone)
+      if (targets.length === 0 || share <= 0) continue
+      covered += share
+      const local = targets.filter((t) => zoneOf.get(t.ip) === zone).length
+      inZone += (share * local) / targets.length
+      for (const t of targets) load.set(t.ip, (load.get(t.ip) ?? 0) + share / targets.length)
+    }
+    const ready = eps.filter((e) => e.ready).length
+    if (covered === 0 || ready === 0) return {inZone: null, maxOverload: null}
+    let max = -1
+    for (const e of eps) if (e.ready) max = Math.max(max, ((load.get(e.ip) ?? 0) / covered) * ready - 1)
+    return {inZone: inZone / covered, maxOverload: max}
+  }
+  void zones
+  const l = estimate(live)
+  const p = estimate(predicted)
+  return {model, inZoneShareLive: l.inZone, inZoneSharePredicted: p.inZone, maxEndpointOverloadLive: l.maxOverload, maxEndpointOverloadPredicted: p.maxOverload}
+}
+
+/** Nearest ready-endpoint counts the controller accepts (feasibility is not monotonic in N). */
+export function acceptedCounts(n: number, ratios: Record<string, number>, howMany = 3): {below: number[]; above: number[]} {
+  const below: number[] = []
+  const above: number[] = []
+  for (let k = n - 1; k >= 1 && below.length < howMany; k--) if (getAllocations(k, ratios).ok) below.push(k)
+  for (let k = n + 1; k <= n + 10 * Object.keys(ratios).length + 20 && above.length < howMany; k++) if (getAllocations(k, ratios).ok) above.push(k)
+  return {below, above}
+}
+
+function advise(s: ServiceExplanation, capacity: ZoneCapacity, ratios: Record<string, number> | null, nodesReadable: boolean): Advice[] {
+  const advice: Advice[] = []
+  const ref = `svc/${s.name} -n ${s.namespace}`
+  const patch = (td: string) =>
+    `kubectl patch service ${s.name} -n ${s.namespace} --type=merge -p '{"spec":{"trafficDistribution":"${td}"}}'`
+  if (!nodesReadable) {
+    advice.push({code: 'nodes-unreadable', message: 'Nodes could not be read (RBAC): zone CPU shares and the Auto allocation are unknown; ask for "list nodes" or run with a snapshot that includes Nodes.'})
+  }
+  if (s.mode.path === 'topology-mode-auto' && !s.controller.hintsSet) {
+    const msg = s.controller.message
+    if (msg.startsWith('Insufficient Node information')) {
+      const bad = capacity.nodes.filter((v) => v.disablesHints).map((v) => `${v.name} (${v.status})`)
+      advice.push({
+        code: 'fix-nodes',
+        message: bad.length > 0
+          ? `Every ready worker node needs a ${LABEL_ZONE} label and allocatable CPU; these nodes disable hints for every Service: ${bad.join(', ')}.`
+          : 'Hints need ready worker nodes in at least 2 zones.',
+      })
+    } else if (msg.startsWith('Insufficient number of endpoints') || msg.startsWith('Unable to allocate minimum')) {
+      if (ratios) {
+        const {below, above} = acceptedCounts(s.totals.readyEndpoints, ratios)
+        const options = [...below.slice(0, 1), ...above].sort((a, b) => a - b)
+        advice.push({
+          code: 'scale',
+          message: `With these zone CPU shares the controller accepts ${options.join(', ')} ready endpoints (now ${s.totals.readyEndpoints}); feasibility is not monotonic, so check the count you scale to.`,
+        })
+      }
+    } else if (msg.startsWith('One or more endpoints do not have a zone')) {
+      advice.push({code: 'endpoint-zone', message: 'A ready endpoint has no zone: its node lacks the topology.kubernetes.io/zone label (or the node is unknown to the controller).'})
+    }
+    advice.push({
+      code: 'mode',
+      message: 'PreferSameZone hints every endpoint to its own zone without the CPU arithmetic or its refusals.',
+      command: `kubectl topology apply ${ref} --mode PreferSameZone   (or: ${patch('PreferSameZone')})`,
+    })
+  }
+  if (s.findings.includes('fallback')) {
+    const zones = s.zones.filter((z) => z.kubeProxy.fallback).map((z) => `${z.name} (${z.kubeProxy.reason})`)
+    advice.push({code: 'fallback', message: `kube-proxy ignores the hints in ${zones.join(', ')}: traffic from there goes to every endpoint.`})
+  }
+  if (s.findings.includes('drift')) {
+    advice.push({
+      code: 'drift',
+      message: `${s.drift.endpoints} endpoint(s) carry hints that differ from what the controller writes at its next sync (${s.controller.slicesToUpdate.join(', ') || 'no slice rewrite pending'}); the controller rewrites them when it next syncs the Service.`,
+    })
+  }
+  if (s.mode.path === 'none' && s.zones.filter((z) => z.nodes.counted > 0).length >= 2 && s.mode.managedByController) {
+    advice.push({
+      code: 'enable',
+      message: 'Topology-aware routing is off for this Service.',
+      command: `kubectl topology apply ${ref} --mode PreferSameZone   (or: ${patch('PreferSameZone')})`,
+    })
+  }
+  for (const w of s.mode.warnings) advice.push({code: 'lint', message: w})
+  return advice
+}

@@ -1,0 +1,162 @@
+// Printers for `explain`: the per-zone table (default), the per-endpoint table (-o wide),
+// the per-node kube-proxy table (--per-node), and json / yaml. They format the model;
+// every figure comes from src/engine/explain.ts.
+import {stringify as toYaml} from 'yaml'
+import type {EndpointRow, ExplainReport, HintNames, KubeProxyVerdict, ServiceExplanation, ZoneRow} from '../engine/explain.js'
+import {PLAIN, type Style} from './style.js'
+import {formatTable} from './table.js'
+
+export type ExplainFormat = 'table' | 'wide' | 'json' | 'yaml'
+
+export interface RenderOptions {
+  format: ExplainFormat
+  style?: Style
+  noHeaders?: boolean
+  perNode?: boolean
+}
+
+export function renderExplain(report: ExplainReport, opts: RenderOptions): string {
+  if (opts.format === 'json') return `${JSON.stringify(report, null, 2)}\n`
+  if (opts.format === 'yaml') return toYaml(report, {aliasDuplicateObjects: false, lineWidth: 0})
+  const style = opts.style ?? PLAIN
+  const parts: string[] = []
+  for (const w of report.warnings) parts.push(style.warn(`Warning: ${w}`))
+  if (report.services.length === 0) {
+    parts.push('No Services found.')
+    return `${parts.join('\n')}\n`
+  }
+  for (const svc of report.services) {
+    parts.push(renderService(svc, report, opts, style))
+  }
+  return `${parts.join('\n\n')}\n`
+}
+
+const pct = (x: number | null, digits = 1) => (x === null ? '-' : `${(x * 100).toFixed(digits)}%`)
+const num = (x: number | null, digits = 2) => (x === null ? '-' : Number.isInteger(x) ? String(x) : x.toFixed(digits))
+const signedPct = (x: number | null) => (x === null ? '-' : `${x >= 0 ? '+' : ''}${(x * 100).toFixed(1)}%`)
+const cpu = (milli: number) => (milli % 1000 === 0 ? `${milli / 1000}` : `${milli}m`)
+
+function modeLine(svc: ServiceExplanation): string {
+  const m = svc.mode
+  if (!m.managedByController) return 'not managed by the EndpointSlice controller (no selector)'
+  switch (m.path) {
+    case 'topology-mode-auto':
+      return `topology-mode Auto (annotation ${m.annotationKey}=${m.annotationValue})`
+    case 'traffic-distribution':
+      return `trafficDistribution ${m.trafficDistribution}`
+    default:
+      return 'no topology (hints removed)'
+  }
+}
+
+function proxyCell(v: KubeProxyVerdict, style: Style): string {
+  if (v.fallback) return style.bad(`falls back (${v.reason})`)
+  if (v.mode === '') return style.dim('no hints')
+  const node = v.nodesPreferSameNode > 0 ? ` (+${v.nodesPreferSameNode} node-local)` : ''
+  return style.ok(`uses hints${node}`)
+}
+
+function renderService(svc: ServiceExplanation, report: ExplainReport, opts: RenderOptions, style: Style): string {
+  const lines: string[] = []
+  const title = `Service ${svc.namespace}/${svc.name} (${svc.addressType})`
+  lines.push(style.bold(title))
+  lines.push(`Mode:        ${modeLine(svc)}`)
+  for (const why of svc.mode.why) lines.push(style.dim(`             ${why}`))
+  const c = svc.controller
+  const verdict = c.hintsSet ? style.ok('hints set') : c.path === 'not-managed' ? style.dim('not managed') : c.path === 'none' ? style.dim('no hints') : style.bad('hints dropped')
+  lines.push(`Controller:  ${verdict}: ${c.reason}: ${c.message}`)
+  lines.push(`             ${c.totalReadyEndpoints} ready endpoints; Kubernetes ${report.kubernetesVersion} (${report.versionSource})`)
+  const t = svc.traffic
+  if (t.model !== 'none') {
+    const basis = t.model === 'custom' ? 'traffic per --traffic' : 'traffic proportional to zone CPU'
+    const now = pct(t.inZoneShareLive, 0)
+    const next = pct(t.inZoneSharePredicted, 0)
+    lines.push(`In-zone:     ${now} of requests stay in their zone now${now === next ? '' : `, ${next} after the controller's next sync`} (${basis})`)
+  }
+  lines.push('')
+  if (opts.format === 'wide') lines.push(endpointTable(svc.endpoints, opts, style))
+  else lines.push(zoneTable(svc, opts, style))
+  if (opts.perNode && svc.nodes) {
+    lines.push('')
+    const rows = svc.nodes.map((n) => [
+      n.name,
+      n.zone ?? '<none>',
+      n.mode === '' ? '-' : n.mode,
+      n.fallback ? style.bad(`falls back (${n.reason})`) : n.mode === '' ? style.dim('no hints') : style.ok('uses hints'),
+      n.endpoints.join(',') || '<none>',
+    ])
+    lines.push(formatTable(opts.noHeaders ? null : ['NODE', 'ZONE', 'MODE', 'KUBE-PROXY', 'ENDPOINTS'], rows))
+  }
+  if (svc.advice.length > 0) {
+    lines.push('')
+    lines.push('What to do:')
+    for (const a of svc.advice) {
+      lines.push(`  - ${a.message}`)
+      if (a.command) lines.push(`      ${a.command}`)
+    }
+  }
+  return lines.join('\n')
+}
+
+function zoneTable(svc: ServiceExplanation, opts: RenderOptions, style: Style): string {
+  const header = ['ZONE', 'NODES', 'CPU', 'CPU SHARE', 'READY', 'DESIRED', 'MIN', 'MAX', 'ASSIGNED', 'OVERLOAD', 'DONATED', 'LIVE HINTS', 'KUBE-PROXY']
+  const row = (z: ZoneRow) => [
+    z.name,
+    `${z.nodes.counted}/${z.nodes.ignored}`,
+    cpu(z.cpuMilli),
+    pct(z.cpuRatio),
+    String(z.readyEndpoints),
+    num(z.desired),
+    num(z.minimum),
+    num(z.maximum),
+    z.assigned === z.liveHints ? String(z.assigned) : style.changed(String(z.assigned)),
+    z.expectedOverload !== null && z.expectedOverload > 0.2 ? style.warn(signedPct(z.expectedOverload)) : signedPct(z.expectedOverload),
+    z.donatedIn || z.donatedOut ? `+${z.donatedIn}/-${z.donatedOut}` : '-',
+    String(z.liveHints),
+    proxyCell(z.kubeProxy, style),
+  ]
+  const totals = svc.totals
+  const sumRatio = svc.zones.some((z) => z.cpuRatio !== null) ? svc.zones.reduce((a, z) => a + (z.cpuRatio ?? 0), 0) : null
+  const total = [
+    'TOTAL',
+    `${svc.zones.reduce((a, z) => a + z.nodes.counted, 0)}/${svc.zones.reduce((a, z) => a + z.nodes.ignored, 0)}`,
+    cpu(totals.cpuMilli),
+    pct(sumRatio),
+    String(totals.readyEndpoints),
+    svc.zones.some((z) => z.desired !== null) ? num(svc.zones.reduce((a, z) => a + (z.desired ?? 0), 0)) : '-',
+    svc.zones.some((z) => z.minimum !== null) ? String(svc.zones.reduce((a, z) => a + (z.minimum ?? 0), 0)) : '-',
+    '',
+    String(totals.assigned),
+    '',
+    totals.donated ? String(totals.donated) : '-',
+    String(totals.liveHints),
+    '',
+  ]
+  return formatTable(opts.noHeaders ? null : header, [...svc.zones.map(row), total])
+}
+
+const hintCell = (h: HintNames | null) => {
+  if (h === null || (h.forZones.length === 0 && h.forNodes.length === 0)) return '<none>'
+  const z = h.forZones.length ? `zones=${h.forZones.join(',')}` : ''
+  const n = h.forNodes.length ? `nodes=${h.forNodes.join(',')}` : ''
+  return [z, n].filter(Boolean).join(' ')
+}
+const cond = (v: boolean | null) => (v === null ? '<unset>' : String(v))
+
+function endpointTable(rows: readonly EndpointRow[], opts: RenderOptions, style: Style): string {
+  const header = ['ADDRESS', 'NODE', 'ZONE', 'READY', 'SERVING', 'TERMINATING', 'SLICE', 'LIVE HINTS', 'PREDICTED HINTS', 'DONATED']
+  const body = rows.map((e) => [
+    e.addresses.join(','),
+    e.nodeName ?? '<none>',
+    e.zone ?? '<none>',
+    cond(e.conditions.ready),
+    cond(e.conditions.serving),
+    cond(e.conditions.terminating),
+    e.slice,
+    hintCell(e.liveHints),
+    e.drift ? style.changed(hintCell(e.predictedHints)) : hintCell(e.predictedHints),
+    e.donatedTo ? `-> ${e.donatedTo}` : '-',
+  ])
+  if (body.length === 0) return 'No endpoints.'
+  return formatTable(opts.noHeaders ? null : header, body)
+}
