@@ -1,0 +1,228 @@
+// Turning whatever client-node (or undici underneath it) throws into a one-line CliError
+// that reads like kubectl's. Never include credentials: messages are built from the
+// redacted server URL, the Status body's message and error codes, and scrubbed anyway.
+
+import {CliError, ExitCode, type ExitCodeValue} from '../errors.js'
+import {formatDuration} from './kubeconfig.js'
+
+/** The parts of a KubeContext the messages use. */
+export interface ErrorContext {
+  server?: string
+  contextName?: string
+  requestTimeoutMs?: number
+  execCommand?: string
+}
+
+interface StatusBody {
+  kind?: string
+  message?: string
+  reason?: string
+  code?: number
+  details?: {name?: string; group?: string; kind?: string}
+}
+
+type Errno = Error & {code?: unknown; cause?: unknown; syscall?: string; path?: string; hostname?: string}
+
+const CERT_CODES = new Set([
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'UNABLE_TO_GET_CRL',
+  'CERT_HAS_EXPIRED',
+  'CERT_NOT_YET_VALID',
+  'CERT_UNTRUSTED',
+  'CERT_REJECTED',
+  'CERT_SIGNATURE_FAILURE',
+  'CERT_CHAIN_TOO_LONG',
+  'INVALID_CA',
+  'ERR_TLS_CERT_ALTNAME_INVALID',
+])
+
+/** Removes anything that looks like a credential from a message and makes it one line. */
+export function scrub(message: string): string {
+  return message
+    .replace(/(authorization:?\s*)(bearer|basic)\s+\S+/gi, '$1$2 <redacted>')
+    .replace(/\b(bearer|basic)\s+[A-Za-z0-9._~+/=-]{8,}/gi, '$1 <redacted>')
+    .replace(/\b(token|password|client-key-data|access[_-]token|id[_-]token)(["']?\s*[:=]\s*["']?)[^\s"',}]+/gi, '$1$2<redacted>')
+    .replace(/(\w+:\/\/)[^/@\s:]+:[^/@\s]+@/g, '$1')
+    .replace(/\s*\n\s*/g, ' ')
+    .trim()
+}
+
+function parseStatus(body: unknown): StatusBody | undefined {
+  let b = body
+  if (typeof b === 'string') {
+    try {
+      b = JSON.parse(b)
+    } catch {
+      const t = (b as string).trim()
+      return t ? {message: t} : undefined
+    }
+  }
+  return typeof b === 'object' && b !== null ? (b as StatusBody) : undefined
+}
+
+/** Walks err.cause chains (undici nests the socket error one or two levels down). */
+function causes(err: unknown): Errno[] {
+  const out: Errno[] = []
+  let cur: unknown = err
+  for (let i = 0; i < 6 && cur && typeof cur === 'object'; i++) {
+    out.push(cur as Errno)
+    cur = (cur as Errno).cause
+  }
+  // AggregateError (happy eyeballs: IPv4 and IPv6 both refused)
+  for (const e of [...out]) {
+    const errors = (e as unknown as {errors?: unknown[]}).errors
+    if (Array.isArray(errors)) for (const x of errors) if (x && typeof x === 'object') out.push(x as Errno)
+  }
+  return out
+}
+
+function isApiException(err: unknown): err is {code: number; body: unknown; message: string} {
+  return (
+    typeof err === 'object' &&
+    err !== null &&
+    // Duck-typed: a bundler may rename the class, and this module must not load client-node.
+    typeof (err as {code?: unknown}).code === 'number' &&
+    'body' in err &&
+    'headers' in err
+  )
+}
+
+/** The HTTP status of an API error (client-node ApiException), else undefined. */
+export function apiStatusCode(err: unknown): number | undefined {
+  return isApiException(err) ? err.code : undefined
+}
+
+function hostOf(server: string | undefined): string {
+  if (!server) return 'the API server'
+  try {
+    return new URL(server).hostname
+  } catch {
+    return server
+  }
+}
+
+const fail = (msg: string, code: ExitCodeValue, cause: unknown) => new CliError(scrub(msg), code, {cause})
+
+/**
+ * Converts an error from a client-node call into a CliError.
+ * @param what what was being done, e.g. 'list endpointslices in namespace "shop"'
+ */
+export function toCliError(err: unknown, what: string, ctx: ErrorContext = {}): CliError {
+  if (err instanceof CliError) return err
+  const server = ctx.server ?? 'the API server'
+  const contextName = ctx.contextName
+
+  if (isApiException(err)) {
+    const status = parseStatus(err.body)
+    const msg = status?.message?.trim()
+    const reason = status?.reason || undefined
+    switch (err.code) {
+      case 401:
+        return fail(
+          `Unauthorized: the server rejected the credentials of context "${contextName ?? '?'}" (${what}): log in again or choose another --context`,
+          ExitCode.FORBIDDEN,
+          err,
+        )
+      case 403:
+        return fail(`Error from server (Forbidden): ${msg || `cannot ${what}`}`, ExitCode.FORBIDDEN, err)
+      case 404:
+        return fail(`Error from server (NotFound): ${msg || `${what}: not found`}`, ExitCode.NOT_FOUND, err)
+      case 400:
+      case 422:
+        return fail(`Error from server (${reason ?? 'BadRequest'}): ${msg || what}`, ExitCode.USAGE, err)
+      case 409:
+        return fail(`Error from server (${reason ?? 'Conflict'}): ${msg || what}`, ExitCode.WRITE_FAILED, err)
+      default: {
+        const text = `Error from server (${reason ?? `HTTP ${err.code}`}): ${msg || `${what} failed`}`
+        const code = err.code >= 500 || err.code === 429 || err.code === 410 ? ExitCode.UNREACHABLE : ExitCode.INTERNAL
+        return fail(text, code, err)
+      }
+    }
+  }
+
+  const chain = causes(err)
+  if (chain.some((e) => e.name === 'TimeoutError' || e.name === 'AbortError')) {
+    const after = ctx.requestTimeoutMs ? ` after ${formatDuration(ctx.requestTimeoutMs)}` : ''
+    return fail(
+      `request to ${server} timed out${after} (--request-timeout) while trying to ${what}`,
+      ExitCode.UNREACHABLE,
+      err,
+    )
+  }
+
+  const codes = chain.map((e) => (typeof e.code === 'string' ? e.code : undefined)).filter((c) => c !== undefined)
+  const has = (...cs: string[]) => cs.find((c) => codes.includes(c))
+  let c: string | undefined
+
+  // Exec credential plugin that cannot be started.
+  const spawn = chain.find((e) => typeof e.syscall === 'string' && e.syscall.startsWith('spawn'))
+  if (spawn) {
+    const cmd = spawn.path ?? ctx.execCommand ?? 'the credential plugin'
+    const why = spawn.code === 'ENOENT' ? 'executable not found' : String(spawn.code ?? spawn.message)
+    return fail(
+      `getting credentials for context "${contextName ?? '?'}": exec: ${cmd}: ${why}: install it or fix users[].user.exec in the kubeconfig`,
+      ExitCode.KUBECONFIG,
+      err,
+    )
+  }
+
+  if (has('ECONNREFUSED')) {
+    return fail(
+      `The connection to the server ${server} was refused - did you specify the right host or port?`,
+      ExitCode.UNREACHABLE,
+      err,
+    )
+  }
+  if ((c = has('ENOTFOUND', 'EAI_AGAIN', 'EAI_FAIL', 'EAI_NONAME'))) {
+    return fail(
+      `Unable to connect to the server ${server}: no such host "${hostOf(ctx.server)}" (${c})`,
+      ExitCode.UNREACHABLE,
+      err,
+    )
+  }
+  if ((c = has('ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET', 'ECONNABORTED', 'UND_ERR_CLOSED'))) {
+    return fail(`Unable to connect to the server ${server}: connection reset by peer (${c})`, ExitCode.UNREACHABLE, err)
+  }
+  if ((c = has('EHOSTUNREACH', 'ENETUNREACH', 'ETIMEDOUT', 'UND_ERR_CONNECT_TIMEOUT', 'EADDRNOTAVAIL'))) {
+    const why = c === 'ETIMEDOUT' || c === 'UND_ERR_CONNECT_TIMEOUT' ? 'connection timed out' : 'host unreachable'
+    return fail(`Unable to connect to the server ${server}: ${why} (${c})`, ExitCode.UNREACHABLE, err)
+  }
+  if ((c = codes.find((x) => CERT_CODES.has(x)))) {
+    const certErr = chain.find((e) => e.code === c)
+    return fail(
+      `Unable to connect to the server ${server}: tls: certificate verification failed (${c}: ${certErr?.message ?? ''}): check certificate-authority(-data) of cluster in the kubeconfig`,
+      ExitCode.UNREACHABLE,
+      err,
+    )
+  }
+  if ((c = codes.find((x) => x === 'EPROTO' || x.startsWith('ERR_SSL') || x.startsWith('ERR_TLS')))) {
+    return fail(
+      `Unable to connect to the server ${server}: TLS handshake failed (${c}): is ${server} the right URL (http vs https)?`,
+      ExitCode.UNREACHABLE,
+      err,
+    )
+  }
+  if (chain.some((e) => e instanceof TypeError && e.message === 'fetch failed')) {
+    const inner = chain[chain.length - 1]
+    return fail(
+      `Unable to connect to the server ${server}: ${inner?.message ?? 'fetch failed'}${codes[0] ? ` (${codes[0]})` : ''}`,
+      ExitCode.UNREACHABLE,
+      err,
+    )
+  }
+  // An exec credential plugin that ran and failed: client-node rejects with its stderr.
+  if (ctx.execCommand && err instanceof Error && err.constructor === Error) {
+    const first = err.message.split('\n').find((l) => l.trim()) ?? 'no output'
+    return fail(
+      `getting credentials for context "${contextName ?? '?'}": exec plugin "${ctx.execCommand}" failed: ${first}`,
+      ExitCode.KUBECONFIG,
+      err,
+    )
+  }
+  const text = err instanceof Error ? err.message : String(err)
+  return fail(`cannot ${what}: ${text}`, ExitCode.INTERNAL, err)
+}

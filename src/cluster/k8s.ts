@@ -1,0 +1,30 @@
+// The single place that imports @kubernetes/client-node. Only named symbols are
+// re-exported so esbuild can tree-shake the (very large) package; callers load this
+// module lazily with `await import('./k8s.js')`, and only on code paths that need a live
+// cluster. Type-only imports from here are free (erased at compile time).
+
+export {
+  KubeConfig,
+  CoreV1Api,
+  DiscoveryV1Api,
+  VersionApi,
+  ApiException,
+  PatchStrategy,
+  setHeaderOptions,
+} from '@kubernetes/client-node'
+export type {
+  ConfigurationOptions,
+  Context as KubeConfigContext,
+  Cluster as KubeConfigCluster,
+  RequestContext,
+  ResponseContext,
+  V1Node,
+  V1Service,
+  V1EndpointSlice,
+  CoreV1Event,
+  VersionInfo,
+} from '@kubernetes/client-node'
+// Not exported from the package root in 2.0.1; the package has no `exports` map, so deep
+// imports resolve. `of` builds the Observable the (observable-style) middleware returns.
+export {of} from '@kubernetes/client-node/dist/gen/rxjsStub.js'
+export {ObjectSerializer} from '@kubernetes/client-node/dist/gen/models/ObjectSerializer.js'
