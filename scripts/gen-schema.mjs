@@ -1,0 +1,120 @@
+// Writes schema/explain.v1.json, the JSON Schema of `explain -o json` (kind TopologyExplanation).
+// The schema is written by hand here (not derived from the TypeScript types) so that a change
+// of the output shape is a deliberate, reviewed change of this file; test/unit/schema.test.ts
+// validates real reports against it.
+import {writeFileSync} from 'node:fs'
+
+const nullable = (s) => ({anyOf: [s, {type: 'null'}]})
+const num = {type: 'number'}
+const int = {type: 'integer', minimum: 0}
+const str = {type: 'string'}
+const bool = {type: 'boolean'}
+const strings = {type: 'array', items: str}
+const obj = (properties, required = Object.keys(properties), extra = false) => ({type: 'object', properties, required, additionalProperties: extra})
+
+const fallbackReason = nullable({enum: ['no-endpoints', 'no-ready-endpoints', 'unhinted-ready-endpoint', 'no-hint-for-zone', 'no-hint-for-node', 'node-has-no-zone', 'annotation-required', 'local-traffic-policy-only']})
+const proxyMode = {enum: ['', 'PreferSameZone', 'PreferSameNode']}
+const kubeProxy = obj({mode: proxyMode, fallback: bool, reason: fallbackReason, endpoints: strings, nodesPreferSameNode: int})
+const hints = nullable(obj({forZones: strings, forNodes: strings}))
+const event = nullable(obj({type: {enum: ['Normal', 'Warning']}, reason: {enum: ['TopologyAwareHintsEnabled', 'TopologyAwareHintsDisabled']}, message: str}))
+
+const schema = {
+  $schema: 'https://json-schema.org/draft/2020-12/schema',
+  $id: 'https://kubectl-topology.io/schema/explain.v1.json',
+  title: 'kubectl topology explain -o json (TopologyExplanation, v1)',
+  ...obj({
+    apiVersion: {const: 'kubectl-topology.io/v1'},
+    kind: {const: 'TopologyExplanation'},
+    kubernetesVersion: {type: 'string', pattern: '^\\d+\\.\\d+$'},
+    versionSource: {enum: ['server', 'flag', 'default']},
+    warnings: strings,
+    nodesReadable: bool,
+    cluster: obj({
+      sufficientNodeInfo: bool,
+      zones: {type: 'array', items: obj({name: str, counted: int, ignored: int, cpuMilli: num, cpuRatio: nullable(num)})},
+      nodes: {
+        type: 'array',
+        items: obj(
+          {name: str, zone: nullable(str), milliCPU: num, status: {enum: ['counted', 'control-plane', 'not-ready', 'no-zone-label', 'no-cpu']}, disablesHints: bool, processed: bool, cpuError: str},
+          ['name', 'zone', 'milliCPU', 'status', 'disablesHints', 'processed'],
+        ),
+      },
+      disablingNodes: {type: 'array', items: obj({name: str, status: str, fix: str})},
+    }),
+    services: {
+      type: 'array',
+      items: obj(
+        {
+          namespace: str,
+          name: str,
+          addressType: {enum: ['IPv4', 'IPv6']},
+          mode: obj(
+            {path: {enum: ['topology-mode-auto', 'traffic-distribution', 'none']}, annotationKey: str, annotationValue: str, trafficDistribution: str, why: strings, warnings: strings, managedByController: bool},
+            ['path', 'why', 'warnings', 'managedByController'],
+          ),
+          controller: obj({
+            path: {enum: ['topology-mode-auto', 'traffic-distribution', 'none', 'not-managed']},
+            hintsSet: bool,
+            reason: str,
+            message: str,
+            event,
+            totalReadyEndpoints: int,
+            prediction: {enum: ['next-sync', 'fresh']},
+            slicesToUpdate: strings,
+          }),
+          zones: {
+            type: 'array',
+            items: obj({
+              name: str,
+              nodes: obj({counted: int, ignored: int}),
+              cpuMilli: num,
+              cpuRatio: nullable(num),
+              trafficShare: nullable(num),
+              readyEndpoints: int,
+              desired: nullable(num),
+              minimum: nullable(int),
+              target: nullable(num),
+              maximum: nullable({type: 'integer'}),
+              assigned: int,
+              expectedOverload: nullable(num),
+              donatedIn: int,
+              donatedOut: int,
+              liveHints: int,
+              kubeProxy,
+              kubeProxyPredicted: kubeProxy,
+            }),
+          },
+          totals: obj({readyEndpoints: int, endpoints: int, assigned: int, liveHints: int, donated: int, cpuMilli: num}),
+          endpoints: {
+            type: 'array',
+            items: obj({
+              addresses: {type: 'array', items: str, minItems: 1},
+              nodeName: nullable(str),
+              zone: nullable(str),
+              slice: str,
+              conditions: obj({ready: nullable(bool), serving: nullable(bool), terminating: nullable(bool)}),
+              controllerReady: bool,
+              liveHints: hints,
+              predictedHints: hints,
+              donatedTo: nullable(str),
+              drift: bool,
+            }),
+          },
+          nodes: {type: 'array', items: obj({name: str, zone: nullable(str), mode: proxyMode, fallback: bool, reason: fallbackReason, endpoints: strings})},
+          traffic: obj({
+            model: {enum: ['zone-cpu', 'custom', 'none']},
+            inZoneShareLive: nullable(num),
+            inZoneSharePredicted: nullable(num),
+            maxEndpointOverloadPredicted: nullable(num),
+            maxEndpointOverloadLive: nullable(num),
+          }),
+          drift: obj({endpoints: int}),
+          findings: {type: 'array', items: {enum: ['hints-refused', 'fallback', 'drift', 'no-endpoints-zone']}},
+          advice: {type: 'array', items: obj({code: str, message: str, command: str}, ['code', 'message'])},
+        },
+        ['namespace', 'name', 'addressType', 'mode', 'controller', 'zones', 'totals', 'endpoints', 'traffic', 'drift', 'findings', 'advice'],
+      ),
+    },
+  }),
+}
+writeFileSync(new URL('../schema/explain.v1.json', import.meta.url), `${JSON.stringify(schema, null, 2)}\n`)
