@@ -1,0 +1,643 @@
+#!/usr/bin/env node
+// A real, minimal Kubernetes control plane for the end-to-end tests: etcd,
+// kube-apiserver and kube-controller-manager (only the EndpointSlice controller),
+// all listening on 127.0.0.1 only, on ports the OS hands out.
+//
+//   node scripts/cluster.mjs up                 start (builds the binaries on first use)
+//   node scripts/cluster.mjs down               stop exactly what `up` started
+//   node scripts/cluster.mjs env                print `export KUBECONFIG=...`
+//   node scripts/cluster.mjs status             print the state file, exit 1 when not up
+//   node scripts/cluster.mjs run -- CMD ARGS    up, run CMD with KUBECONFIG set, down
+//
+// The binaries are built from test/controlplane/go.mod with the Go toolchain and cached in
+// $XDG_CACHE_HOME/kubectl-topology/k8s-<version>/ (default ~/.cache/...). To move to another
+// Kubernetes version: `test/controlplane/bump.sh vX.Y.Z`, then change K8S_VERSION below.
+// etcd comes from Debian's etcd-server package (installed with apt-get when missing).
+//
+// Plain Node ESM with built-ins only: it runs before anything in the project is built.
+
+import {spawn, spawnSync} from 'node:child_process'
+import {generateKeyPairSync, randomBytes} from 'node:crypto'
+import {
+  closeSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs'
+import https from 'node:https'
+import http from 'node:http'
+import net from 'node:net'
+import os from 'node:os'
+import path from 'node:path'
+import {fileURLToPath} from 'node:url'
+
+const K8S_VERSION = 'v1.36.3'
+
+const HOST = '127.0.0.1'
+const SERVICE_CIDR = '10.96.0.0/16'
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
+const CACHE = path.join(process.env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache'), 'kubectl-topology')
+const BIN_DIR = path.join(CACHE, `k8s-${K8S_VERSION}`)
+const RUN_DIR = path.join(CACHE, 'run')
+const STATE_FILE = path.join(RUN_DIR, 'state.json')
+const BINARIES = ['kube-apiserver', 'kube-controller-manager']
+// Stop order: dependants first.
+const PROCS = ['kube-controller-manager', 'kube-apiserver', 'etcd']
+
+const log = (msg) => process.stderr.write(`cluster: ${msg}\n`)
+const secs = (t0) => `${((Date.now() - t0) / 1000).toFixed(1)}s`
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms))
+
+// Set by SIGINT/SIGTERM while `up` or `run` works: start loops stop, the build is killed.
+let interrupted = null
+let buildChild = null
+
+class StartError extends Error {
+  constructor(message, logFile) {
+    super(message)
+    this.logFile = logFile
+  }
+}
+
+// ---- small helpers ----------------------------------------------------------------------
+
+function which(cmd, extra = []) {
+  for (const dir of [...(process.env.PATH || '').split(path.delimiter), ...extra]) {
+    if (!dir) continue
+    const p = path.join(dir, cmd)
+    try {
+      if (statSync(p).isFile()) return p
+    } catch {}
+  }
+  return null
+}
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer()
+    srv.unref()
+    srv.on('error', reject)
+    srv.listen(0, HOST, () => {
+      const {port} = srv.address()
+      srv.close(() => resolve(port))
+    })
+  })
+}
+
+async function freePorts(n) {
+  const ports = new Set()
+  // The OS does not hand out a port that is still bound, but it may repeat one after close.
+  for (let i = 0; ports.size < n && i < 50; i++) ports.add(await freePort())
+  if (ports.size < n) throw new Error('could not get free loopback ports')
+  return [...ports]
+}
+
+/** HTTP(S) request against 127.0.0.1 with a bounded time. Resolves {status, body}. */
+function request(url, {method = 'GET', token, body, ca, timeoutMs = 5000} = {}) {
+  return new Promise((resolve, reject) => {
+    const u = new URL(url)
+    const mod = u.protocol === 'https:' ? https : http
+    const headers = {Accept: 'application/json'}
+    if (token) headers.Authorization = `Bearer ${token}`
+    let data
+    if (body !== undefined) {
+      data = Buffer.from(JSON.stringify(body))
+      headers['Content-Type'] = 'application/json'
+      headers['Content-Length'] = data.length
+    }
+    const opts = {method, headers, timeout: timeoutMs}
+    if (u.protocol === 'https:') {
+      if (ca) opts.ca = ca
+      else opts.rejectUnauthorized = false
+    }
+    const req = mod.request(u, opts, (res) => {
+      const chunks = []
+      res.on('data', (c) => chunks.push(c))
+      res.on('end', () => resolve({status: res.statusCode, body: Buffer.concat(chunks).toString('utf8')}))
+    })
+    req.on('timeout', () => req.destroy(new Error(`timeout after ${timeoutMs}ms: ${method} ${url}`)))
+    req.on('error', reject)
+    if (data) req.write(data)
+    req.end()
+  })
+}
+
+/** Linux: a zombie or a missing /proc entry is dead. Elsewhere: signal 0. */
+function isAlive(pid) {
+  if (!pid) return false
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+    const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3)
+    return state !== 'Z' && state !== 'X'
+  } catch (e) {
+    if (e.code !== 'ENOENT' || !existsSync('/proc/self/stat')) {
+      try {
+        process.kill(pid, 0)
+        return true
+      } catch {
+        return false
+      }
+    }
+    return false
+  }
+}
+
+/** True when pid is alive and (where /proc tells) still runs the binary we started. */
+function isOurs(pid, bin) {
+  if (!isAlive(pid)) return false
+  try {
+    const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0')[0]
+    return cmdline === bin || path.basename(cmdline) === path.basename(bin)
+  } catch {
+    return true // no /proc: trust the pid
+  }
+}
+
+function tail(file, lines = 40) {
+  try {
+    const text = readFileSync(file, 'utf8').trimEnd().split('\n')
+    return text.slice(-lines).join('\n')
+  } catch (e) {
+    return `(cannot read ${file}: ${e.message})`
+  }
+}
+
+function readState() {
+  try {
+    return JSON.parse(readFileSync(STATE_FILE, 'utf8'))
+  } catch {
+    return null
+  }
+}
+
+function writeState(state) {
+  mkdirSync(RUN_DIR, {recursive: true})
+  const tmp = `${STATE_FILE}.${process.pid}`
+  writeFileSync(tmp, JSON.stringify(state, null, 2) + '\n', {mode: 0o600}) // holds the admin token
+  renameSync(tmp, STATE_FILE)
+}
+
+// ---- binaries ---------------------------------------------------------------------------
+
+/** Both binaries exist and report K8S_VERSION (a plain `go build` without our -X flags reports v0.0.0-master). */
+function haveBinaries() {
+  return BINARIES.every((b) => {
+    const bin = path.join(BIN_DIR, b)
+    if (!existsSync(bin)) return false
+    const r = spawnSync(bin, ['--version'], {encoding: 'utf8', timeout: 10_000})
+    return r.status === 0 && r.stdout.trim() === `Kubernetes ${K8S_VERSION}`
+  })
+}
+
+/** -ldflags: strip symbols and stamp the version that `kubectl version` and /version report. */
+function ldflags() {
+  const [major, minor] = K8S_VERSION.replace(/^v/, '').split('.')
+  const vars = {gitVersion: K8S_VERSION, gitMajor: major, gitMinor: minor, gitTreeState: 'clean'}
+  const x = []
+  for (const pkg of ['k8s.io/component-base/version', 'k8s.io/client-go/pkg/version']) {
+    for (const [k, v] of Object.entries(vars)) x.push(`-X ${pkg}.${k}=${v}`)
+  }
+  return ['-s', '-w', ...x].join(' ')
+}
+
+async function ensureBinaries() {
+  if (haveBinaries()) return
+  const go = which('go', ['/usr/local/go/bin', '/usr/lib/go/bin'])
+  if (!go) throw new Error('Go toolchain not found (needed once to build kube-apiserver and kube-controller-manager)')
+  const t0 = Date.now()
+  log(`building kube-apiserver and kube-controller-manager ${K8S_VERSION} into ${BIN_DIR} (first use; takes a while) ...`)
+  // Build into a private directory, then rename: a half-built cache never looks complete.
+  const partial = `${BIN_DIR}.partial-${process.pid}`
+  mkdirSync(partial, {recursive: true})
+  const code = await new Promise((resolve) => {
+    const child = (buildChild = spawn(
+      go,
+      ['build', '-trimpath', `-ldflags=${ldflags()}`, '-o', partial + path.sep, ...BINARIES.map((b) => `k8s.io/kubernetes/cmd/${b}`)],
+      {cwd: path.join(ROOT, 'test', 'controlplane'), stdio: 'inherit'},
+    ))
+    child.on('exit', (c, sig) => resolve(c ?? (sig ? 128 : 1)))
+    child.on('error', (e) => {
+      log(`go build: ${e.message}`)
+      resolve(1)
+    })
+  })
+  buildChild = null
+  if (code !== 0 || interrupted) {
+    rmSync(partial, {recursive: true, force: true})
+    throw new Error(`go build failed (exit ${code})`)
+  }
+  mkdirSync(BIN_DIR, {recursive: true})
+  for (const b of BINARIES) renameSync(path.join(partial, b), path.join(BIN_DIR, b))
+  rmSync(partial, {recursive: true, force: true})
+  log(`build: ${secs(t0)}`)
+}
+
+function ensureEtcd() {
+  const found = which('etcd', ['/usr/bin', '/usr/local/bin'])
+  if (found) return found
+  log('etcd not found: installing Debian package etcd-server ...')
+  const t0 = Date.now()
+  const asRoot = process.getuid?.() === 0
+  const sudo = asRoot ? [] : which('sudo') ? ['sudo', '-n'] : null
+  if (!sudo) throw new Error('etcd is missing and neither root nor sudo is available: apt-get install etcd-server')
+  const env = {...process.env, DEBIAN_FRONTEND: 'noninteractive'}
+  for (const args of [
+    ['apt-get', 'update'],
+    ['apt-get', 'install', '-y', '--no-install-recommends', 'etcd-server'],
+  ]) {
+    const cmd = [...sudo, ...args]
+    const r = spawnSync(cmd[0], cmd.slice(1), {stdio: ['ignore', 'inherit', 'inherit'], env})
+    if (r.status !== 0) throw new Error(`${cmd.join(' ')} failed (exit ${r.status})`)
+  }
+  const etcd = which('etcd', ['/usr/bin', '/usr/local/bin'])
+  if (!etcd) throw new Error('etcd-server installed but no etcd binary found')
+  log(`etcd install: ${secs(t0)}`)
+  return etcd
+}
+
+// ---- processes --------------------------------------------------------------------------
+
+/** Starts a detached process (its own process group, outlives this script) logging to a file. */
+function startProcess(name, bin, args, dir) {
+  const logFile = path.join(dir, `${name}.log`)
+  const fd = openSync(logFile, 'a')
+  const child = spawn(bin, args, {cwd: dir, stdio: ['ignore', fd, fd], detached: true})
+  closeSync(fd)
+  let exited = null
+  child.on('exit', (code, signal) => (exited = {code, signal}))
+  child.on('error', (e) => (exited = {code: null, signal: null, error: e.message}))
+  child.unref()
+  return {name, bin, pid: child.pid, logFile, exited: () => exited}
+}
+
+/** Polls check() until it returns true, the process exits, or timeoutMs passes. */
+async function waitFor(proc, what, timeoutMs, check) {
+  const deadline = Date.now() + timeoutMs
+  let last = ''
+  while (Date.now() < deadline) {
+    if (interrupted) throw new StartError(`interrupted (${interrupted})`)
+    const ex = proc.exited()
+    if (ex) {
+      throw new StartError(
+        `${proc.name} exited during start (${ex.error ?? (ex.signal ? `signal ${ex.signal}` : `exit ${ex.code}`)})`,
+        proc.logFile,
+      )
+    }
+    try {
+      const r = await check()
+      if (r === true) return
+      last = String(r)
+    } catch (e) {
+      last = e.message
+    }
+    await sleep(250)
+  }
+  throw new StartError(`${proc.name}: ${what} not reached within ${timeoutMs / 1000}s (last: ${last})`, proc.logFile)
+}
+
+async function stopPid(name, pid, bin, graceMs = 10_000) {
+  if (!pid || !isOurs(pid, bin)) return false
+  try {
+    process.kill(pid, 'SIGTERM')
+  } catch {
+    return false
+  }
+  const deadline = Date.now() + graceMs
+  while (Date.now() < deadline) {
+    if (!isAlive(pid)) return true
+    await sleep(100)
+  }
+  log(`${name} (pid ${pid}) did not stop within ${graceMs / 1000}s: SIGKILL`)
+  try {
+    process.kill(pid, 'SIGKILL')
+  } catch {}
+  const killDeadline = Date.now() + 5000
+  while (isAlive(pid) && Date.now() < killDeadline) await sleep(100)
+  return true
+}
+
+async function stopAll(state, {keepDir = false} = {}) {
+  for (const name of PROCS) {
+    const p = state.processes?.[name]
+    if (p && (await stopPid(name, p.pid, p.bin))) log(`stopped ${name} (pid ${p.pid})`)
+  }
+  if (state.dir && !keepDir) rmSync(state.dir, {recursive: true, force: true})
+}
+
+// ---- kubeconfig -------------------------------------------------------------------------
+
+function kubeconfig({server, caData, users, current}) {
+  // JSON is YAML: kubectl and client-node read it as a kubeconfig.
+  return JSON.stringify(
+    {
+      apiVersion: 'v1',
+      kind: 'Config',
+      clusters: [{name: 'kubectl-topology-e2e', cluster: {server, 'certificate-authority-data': caData}}],
+      users: users.map(({name, token}) => ({name, user: {token}})),
+      contexts: users.map(({name}) => ({name, context: {cluster: 'kubectl-topology-e2e', user: name}})),
+      'current-context': current,
+      preferences: {},
+    },
+    null,
+    2,
+  ) + '\n'
+}
+
+// ---- up ---------------------------------------------------------------------------------
+
+async function healthy(state) {
+  if (!state) return false
+  for (const name of PROCS) {
+    const p = state.processes?.[name]
+    if (!p || !isOurs(p.pid, p.bin)) return false
+  }
+  try {
+    const r = await request(`${state.server}/readyz`, {token: state.adminToken, ca: state.ca, timeoutMs: 3000})
+    return r.status === 200
+  } catch {
+    return false
+  }
+}
+
+/** Returns {state, started}: started is false when a healthy control plane was already up. */
+async function up() {
+  const existing = readState()
+  if (existing) {
+    if (existing.version !== K8S_VERSION) {
+      log(`running control plane is ${existing.version}, want ${K8S_VERSION}: restarting it`)
+    } else if (await healthy(existing)) {
+      log(`already up (${existing.server}); KUBECONFIG=${existing.kubeconfig}`)
+      return {state: existing, started: false}
+    } else {
+      log('state file points at a dead or unhealthy control plane: cleaning it up')
+    }
+    await stopAll(existing)
+    rmSync(STATE_FILE, {force: true})
+  }
+
+  const tAll = Date.now()
+  await ensureBinaries()
+  const etcdBin = ensureEtcd()
+  const apiserverBin = path.join(BIN_DIR, 'kube-apiserver')
+  const kcmBin = path.join(BIN_DIR, 'kube-controller-manager')
+
+  const t0 = Date.now()
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'kubectl-topology-cp-'))
+  const [etcdPort, etcdPeerPort, apiPort, kcmPort] = await freePorts(4)
+  const adminToken = randomBytes(24).toString('hex')
+  const readonlyToken = randomBytes(24).toString('hex')
+  const server = `https://${HOST}:${apiPort}`
+  const state = {
+    version: K8S_VERSION,
+    dir,
+    server,
+    kubeconfig: path.join(dir, 'kubeconfig'),
+    adminToken,
+    ports: {etcd: etcdPort, etcdPeer: etcdPeerPort, apiserver: apiPort, controllerManager: kcmPort},
+    processes: {},
+    startedAt: new Date().toISOString(),
+  }
+  // Record as we go so `down` can clean up after a half-finished start.
+  const record = (proc) => {
+    state.processes[proc.name] = {pid: proc.pid, bin: proc.bin, log: proc.logFile}
+    writeState(state)
+  }
+  writeState(state)
+
+  let ca
+  try {
+    // etcd (client and peer both on loopback; the peer port must not be the default 2380)
+    const etcdUrl = `http://${HOST}:${etcdPort}`
+    const peerUrl = `http://${HOST}:${etcdPeerPort}`
+    const etcd = startProcess('etcd', etcdBin, [
+      '--name=default',
+      `--data-dir=${path.join(dir, 'etcd')}`,
+      `--listen-client-urls=${etcdUrl}`,
+      `--advertise-client-urls=${etcdUrl}`,
+      `--listen-peer-urls=${peerUrl}`,
+      `--initial-advertise-peer-urls=${peerUrl}`,
+      `--initial-cluster=default=${peerUrl}`,
+      '--initial-cluster-state=new',
+      '--logger=zap',
+    ], dir)
+    record(etcd)
+    await waitFor(etcd, 'health', 30_000, async () => {
+      const r = await request(`${etcdUrl}/health`)
+      return (r.status === 200 && JSON.parse(r.body).health === 'true') || `HTTP ${r.status} ${r.body}`
+    })
+    log(`etcd up on ${etcdUrl} (${secs(t0)})`)
+
+    // kube-apiserver
+    writeFileSync(
+      path.join(dir, 'tokens.csv'),
+      `${adminToken},admin,admin-uid,"system:masters"\n${readonlyToken},readonly,readonly-uid\n`,
+      {mode: 0o600},
+    )
+    const {privateKey, publicKey} = generateKeyPairSync('rsa', {
+      modulusLength: 2048,
+      publicKeyEncoding: {type: 'spki', format: 'pem'},
+      privateKeyEncoding: {type: 'pkcs8', format: 'pem'},
+    })
+    writeFileSync(path.join(dir, 'sa.key'), privateKey, {mode: 0o600})
+    writeFileSync(path.join(dir, 'sa.pub'), publicKey)
+    const certDir = path.join(dir, 'pki')
+    const apiserver = startProcess('kube-apiserver', apiserverBin, [
+      `--etcd-servers=${etcdUrl}`,
+      `--bind-address=${HOST}`,
+      `--advertise-address=${HOST}`,
+      `--secure-port=${apiPort}`,
+      `--cert-dir=${certDir}`, // self-signed serving cert (CA + leaf) generated here
+      `--token-auth-file=${path.join(dir, 'tokens.csv')}`,
+      '--authorization-mode=RBAC',
+      `--service-account-issuer=https://kubernetes.default.svc`,
+      `--service-account-key-file=${path.join(dir, 'sa.pub')}`,
+      `--service-account-signing-key-file=${path.join(dir, 'sa.key')}`,
+      `--service-cluster-ip-range=${SERVICE_CIDR}`,
+      // No service-account controller runs, so the ServiceAccount admission plugin would
+      // reject every Pod ("serviceaccount default not found").
+      '--disable-admission-plugins=ServiceAccount',
+      // The built-in `kubernetes` Service would get 127.0.0.1 endpoints, which Endpoints
+      // validation rejects (loopback) and the reconciler would retry forever.
+      '--endpoint-reconciler-type=none',
+    ], dir)
+    record(apiserver)
+    await waitFor(apiserver, '/readyz', 120_000, async () => {
+      const r = await request(`${server}/readyz`, {token: adminToken})
+      return r.status === 200 || `HTTP ${r.status} ${r.body.slice(0, 300)}`
+    })
+    // The generated apiserver.crt holds the leaf and its self-signed CA: trust that bundle.
+    ca = readFileSync(path.join(certDir, 'apiserver.crt'), 'utf8')
+    const verified = await request(`${server}/readyz`, {token: adminToken, ca})
+    if (verified.status !== 200) throw new Error(`apiserver not reachable with its own CA: HTTP ${verified.status}`)
+    state.ca = ca
+    const crb = await request(`${server}/apis/rbac.authorization.k8s.io/v1/clusterrolebindings`, {
+      method: 'POST',
+      token: adminToken,
+      ca,
+      body: {
+        apiVersion: 'rbac.authorization.k8s.io/v1',
+        kind: 'ClusterRoleBinding',
+        metadata: {name: 'kubectl-topology-readonly-view'},
+        roleRef: {apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'view'},
+        subjects: [{apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: 'readonly'}],
+      },
+    })
+    if (crb.status !== 201 && crb.status !== 409) throw new Error(`creating ClusterRoleBinding: HTTP ${crb.status} ${crb.body}`)
+    const caData = Buffer.from(ca).toString('base64')
+    writeFileSync(
+      state.kubeconfig,
+      kubeconfig({
+        server,
+        caData,
+        users: [
+          {name: 'admin', token: adminToken},
+          {name: 'readonly', token: readonlyToken},
+        ],
+        current: 'admin',
+      }),
+      {mode: 0o600},
+    )
+    const kcmKubeconfig = path.join(dir, 'controller-manager.kubeconfig')
+    writeFileSync(kcmKubeconfig, kubeconfig({server, caData, users: [{name: 'admin', token: adminToken}], current: 'admin'}), {mode: 0o600})
+    writeState(state)
+    log(`kube-apiserver up on ${server} (${secs(t0)})`)
+
+    // kube-controller-manager: the EndpointSlice controller only.
+    const kcm = startProcess('kube-controller-manager', kcmBin, [
+      `--kubeconfig=${kcmKubeconfig}`,
+      `--authentication-kubeconfig=${kcmKubeconfig}`,
+      `--authorization-kubeconfig=${kcmKubeconfig}`,
+      // No client CA / request-header config exists to look up (the apiserver only writes
+      // extension-apiserver-authentication when it has one): don't retry forever.
+      '--authentication-skip-lookup=true',
+      // The EndpointSlice controller is what the tests exercise; the aggregation controller
+      // fills in the aggregated ClusterRoles (`view` is empty without it).
+      '--controllers=endpointslice-controller,clusterrole-aggregation-controller',
+      '--leader-elect=false',
+      `--bind-address=${HOST}`,
+      `--secure-port=${kcmPort}`,
+      `--cert-dir=${path.join(dir, 'kcm-pki')}`,
+    ], dir)
+    record(kcm)
+    await waitFor(kcm, '/healthz', 60_000, async () => {
+      const r = await request(`https://${HOST}:${kcmPort}/healthz`)
+      return r.status === 200 || `HTTP ${r.status} ${r.body.slice(0, 300)}`
+    })
+    await waitFor(kcm, 'aggregated ClusterRole view', 60_000, async () => {
+      const r = await request(`${server}/apis/rbac.authorization.k8s.io/v1/clusterroles/view`, {token: adminToken, ca})
+      const rules = r.status === 200 ? (JSON.parse(r.body).rules ?? []) : []
+      return rules.some((rule) => rule.resources?.includes('endpointslices')) || `HTTP ${r.status}, ${rules.length} rules`
+    })
+    log(`kube-controller-manager up (${secs(t0)})`)
+  } catch (e) {
+    log(`start failed: ${e.message}`)
+    if (e.logFile) process.stderr.write(`---- last lines of ${e.logFile} ----\n${tail(e.logFile)}\n----\n`)
+    await stopAll(state, {keepDir: true})
+    rmSync(STATE_FILE, {force: true})
+    log(`logs kept in ${dir}`)
+    throw e
+  }
+  log(`start: ${secs(t0)} (total ${secs(tAll)}); KUBECONFIG=${state.kubeconfig}`)
+  return {state, started: true}
+}
+
+// ---- down / env / run -------------------------------------------------------------------
+
+async function down() {
+  const state = readState()
+  if (!state) {
+    log('not up (no state file)')
+    return
+  }
+  const t0 = Date.now()
+  await stopAll(state)
+  rmSync(STATE_FILE, {force: true})
+  log(`down (${secs(t0)})`)
+}
+
+async function run(cmd) {
+  if (cmd.length === 0) throw new Error('usage: cluster.mjs run -- CMD [ARGS...]')
+  const {state, started} = await up()
+  if (!started) log('reusing the running control plane; it stays up afterwards')
+  const binDir = path.join(ROOT, 'node_modules', '.bin')
+  const env = {...process.env, KUBECONFIG: state.kubeconfig, PATH: [binDir, process.env.PATH].join(path.delimiter)}
+  if (interrupted) {
+    if (started) await down()
+    return 128 + os.constants.signals[interrupted]
+  }
+  const child = (runChild = spawn(cmd[0], cmd.slice(1), {stdio: 'inherit', env}))
+  const code = await new Promise((resolve) => {
+    child.on('exit', (c, sig) => resolve(c ?? 128 + (os.constants.signals[sig] ?? 1)))
+    child.on('error', (e) => {
+      log(`${cmd[0]}: ${e.message}`)
+      resolve(127)
+    })
+  })
+  runChild = null
+  if (started) await down()
+  if (interrupted) return 128 + os.constants.signals[interrupted]
+  return code
+}
+
+let runChild = null
+
+function onSignal(sig) {
+  if (interrupted) return // second signal while cleaning up: keep cleaning up
+  interrupted = sig
+  log(`${sig}: stopping`)
+  for (const child of [buildChild, runChild]) {
+    try {
+      child?.kill(sig)
+    } catch {}
+  }
+}
+
+async function main() {
+  process.on('SIGINT', onSignal)
+  process.on('SIGTERM', onSignal)
+  const [command, ...rest] = process.argv.slice(2)
+  switch (command) {
+    case 'up':
+      await up()
+      return interrupted ? 128 + os.constants.signals[interrupted] : 0
+    case 'down':
+      await down()
+      return 0
+    case 'env': {
+      const state = readState()
+      if (!(await healthy(state))) {
+        process.stderr.write('control plane is not up: run `npm run cluster:up` first\n')
+        return 1
+      }
+      process.stdout.write(`export KUBECONFIG=${state.kubeconfig}\n`)
+      return 0
+    }
+    case 'status': {
+      const state = readState()
+      const ok = await healthy(state)
+      process.stdout.write(ok ? `up: ${state.server}\nKUBECONFIG=${state.kubeconfig}\n` : 'not up\n')
+      return ok ? 0 : 1
+    }
+    case 'run': {
+      const i = rest.indexOf('--')
+      return run(i >= 0 ? rest.slice(i + 1) : rest)
+    }
+    default:
+      process.stderr.write('usage: node scripts/cluster.mjs up | down | env | status | run -- CMD [ARGS...]\n')
+      return 2
+  }
+}
+
+main().then(
+  (code) => process.exit(code),
+  (e) => {
+    log(`error: ${e.message}`)
+    process.exit(1)
+  },
+)
