@@ -18,7 +18,8 @@ export interface ReconcileHintsOptions {
    * Pre-1.33 heuristic (Features.trafficDistEmptyZoneHint): a ready endpoint without a zone
    * gets `forZones: [{name: ""}]`; a slice "needs update" unless every ready endpoint has
    * exactly one zone hint equal to its zone ("" when unset); node hints are neither checked
-   * nor written (update replaces the whole hints object, dropping any forNodes).
+   * nor written (update replaces the whole hints object, dropping any forNodes); PreferClose is
+   * the only close value (PreferSameZone/PreferSameNode fall to the default heuristic).
    */
   emptyZoneHint?: boolean
 }
@@ -131,8 +132,11 @@ export function reconcileHints(
   opts: ReconcileHintsOptions = {},
 ): SliceLists {
   let h = defaultHeuristic
-  if (!isNil(trafficDistribution) && CLOSE_VALUES.has(trafficDistribution)) {
-    h = opts.emptyZoneHint === true ? legacyCloseHeuristic : closeHeuristic(trafficDistribution === TD_PREFER_SAME_NODE)
+  if (opts.emptyZoneHint === true) {
+    // Before 1.33 the only close value trafficdist knew was PreferClose.
+    if (trafficDistribution === TD_PREFER_CLOSE) h = legacyCloseHeuristic
+  } else if (!isNil(trafficDistribution) && CLOSE_VALUES.has(trafficDistribution)) {
+    h = closeHeuristic(trafficDistribution === TD_PREFER_SAME_NODE)
   }
 
   const toCreate = slices.toCreate.map((s) => structuredClone(s))

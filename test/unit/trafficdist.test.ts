@@ -301,6 +301,13 @@ const derivedCases: Case[] = [
     wantSlicesToUpdate: [slice(ep('10.0.0.2', {zone: 'zone-b', ready: true, zoneHint: ['zone-b']}))],
     wantSlicesUnchanged: [slice(ep('10.0.0.1', {zone: 'zone-a', ready: true, zoneHint: ['zone-a'], nodeHint: ['node-1']}))],
   },
+  {
+    name: 'pre-1.33: PreferSameNode was unknown to trafficdist, so hints are removed',
+    trafficDistribution: 'PreferSameNode',
+    emptyZoneHint: true,
+    slicesToCreate: [slice(rz('10.0.0.1', 'zone-a', 'node-1', 'zone-a'))],
+    wantSlicesToCreate: [slice(rz('10.0.0.1', 'zone-a', 'node-1'))],
+  },
 ]
 
 describe('reconcileHints (derived from trafficdist.go)', () => {
