@@ -44,7 +44,14 @@ const SERVICE_CIDR = '10.96.0.0/16'
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
 const CACHE = path.join(process.env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache'), 'kubectl-topology')
 const BIN_DIR = path.join(CACHE, `k8s-${K8S_VERSION}`)
-const RUN_DIR = path.join(CACHE, 'run')
+// CLUSTER_INSTANCE=name runs a separate control plane with its own state (several
+// engineers, or test suites, side by side on one machine); the default instance is 'run'.
+const INSTANCE = process.env.CLUSTER_INSTANCE || ''
+if (INSTANCE && !/^[a-z0-9][a-z0-9-]{0,30}$/.test(INSTANCE)) {
+  process.stderr.write(`CLUSTER_INSTANCE must be a short lowercase name, got ${JSON.stringify(INSTANCE)}\n`)
+  process.exit(2)
+}
+const RUN_DIR = path.join(CACHE, INSTANCE ? `run-${INSTANCE}` : 'run')
 const STATE_FILE = path.join(RUN_DIR, 'state.json')
 const BINARIES = ['kube-apiserver', 'kube-controller-manager']
 // Stop order: dependants first.
