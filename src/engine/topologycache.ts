@@ -94,6 +94,14 @@ export interface AddHintsResult extends SliceLists {
   receiving: Record<string, number>
   /** message without the addressType suffix */
   refusal?: {message: string}
+  /**
+   * Where upstream's result depends on Go's random map order and ours on sorted zone names:
+   * tieBreaks = giving/receiving steps where two zones had the same largest surplus or deficit
+   * (per-zone counts may differ upstream); receiverChoices = donated endpoints that could have
+   * gone to another receiving zone (which endpoint goes where may differ; counts do not).
+   * Absent when the allocation never got that far.
+   */
+  randomChoices?: {tieBreaks: number; receiverChoices: number}
 }
 
 // ---- small helpers ------------------------------------------------------------------------
@@ -235,7 +243,7 @@ function getAllocatedHintsByZone(
 // ---- giving and receiving ------------------------------------------------------------------
 
 /** Upstream getMost, over zones in sorted order: the first value strictly greater than all before it (from 0). */
-function getMost(zones: Map<string, number>): [string, number] {
+function getMost(zones: Map<string, number>): [string, number, boolean] {
   let zone = ''
   let num = 0
   for (const z of sortedKeys(zones)) {
@@ -245,7 +253,10 @@ function getMost(zones: Map<string, number>): [string, number] {
       num = n
     }
   }
-  return [zone, num]
+  // Another zone with the same largest value: Go's map order decides between them.
+  let tied = false
+  if (zone !== '') for (const [z, n] of zones) if (z !== zone && n === num) tied = true
+  return [zone, num, tied]
 }
 
 /**
@@ -256,7 +267,7 @@ function getMost(zones: Map<string, number>): [string, number] {
 export function getGivingAndReceivingZones(
   allocations: Record<string, Pick<ZoneAllocation, 'target'>>,
   allocatedHintsByZone: Record<string, number>,
-): {giving: Record<string, number>; receiving: Record<string, number>} {
+): {giving: Record<string, number>; receiving: Record<string, number>; tieBreaks: number} {
   const givingDesired = new Map<string, number>()
   const receivingDesired = new Map<string, number>()
   for (const zone of sortedKeys(allocations)) {
@@ -268,9 +279,10 @@ export function getGivingAndReceivingZones(
 
   const giving = new Map<string, number>()
   const receiving = new Map<string, number>()
+  let tieBreaks = 0
   for (;;) {
-    const [givingZone, numToGive] = getMost(givingDesired)
-    const [receivingZone, numToReceive] = getMost(receivingDesired)
+    const [givingZone, numToGive, givingTied] = getMost(givingDesired)
+    const [receivingZone, numToReceive, receivingTied] = getMost(receivingDesired)
     // Stop if either side is missing, both have < 1 left, or either has < 0.5 left.
     // (Upstream tests for "no zone" with the empty string; a zone named "" cannot have an
     // allocation through SetNodes, since nodes without a zone label stop SetNodes.)
@@ -283,12 +295,14 @@ export function getGivingAndReceivingZones(
     ) {
       break
     }
+    if (givingTied) tieBreaks++
+    if (receivingTied) tieBreaks++
     giving.set(givingZone, (giving.get(givingZone) ?? 0) + 1)
     givingDesired.set(givingZone, numToGive - 1)
     receiving.set(receivingZone, (receiving.get(receivingZone) ?? 0) + 1)
     receivingDesired.set(receivingZone, numToReceive - 1)
   }
-  return {giving: toRecord(giving), receiving: toRecord(receiving)}
+  return {giving: toRecord(giving), receiving: toRecord(receiving), tieBreaks}
 }
 
 // ---- redistribution ------------------------------------------------------------------------
@@ -298,6 +312,7 @@ function redistributeInPlace(
   slices: EndpointSlice[],
   givingZones: Map<string, number>,
   receivingZones: Map<string, number>,
+  choices?: {receiverChoices: number},
 ): Map<string, number> {
   const redistributions = new Map<string, number>()
   for (const slice of slices) {
@@ -310,6 +325,8 @@ function redistributeInPlace(
       const givingZone = endpoint.zone
       const numToGive = givingZones.get(givingZone)
       if (numToGive !== undefined && numToGive > 0) {
+        // Two or more zones still receiving: Go's map order picks which one gets this endpoint.
+        if (choices && [...receivingZones.values()].filter((n) => n > 0).length > 1) choices.receiverChoices++
         for (const receivingZone of sortedKeys(receivingZones)) {
           const numToReceive = receivingZones.get(receivingZone) as number
           if (numToReceive > 0) {
@@ -466,15 +483,17 @@ export function addHints(ratios: Record<string, number> | null, input: AddHintsI
   }
 
   // Step 2: which zones give and which receive.
-  const {giving, receiving} = getGivingAndReceivingZones(allocations, toRecord(allocated))
+  const {giving, receiving, tieBreaks} = getGivingAndReceivingZones(allocations, toRecord(allocated))
 
   // Step 3: redistribute.
-  const redistributions = redistributeInPlace(allocatable, recordToMap(giving), recordToMap(receiving))
+  const choices = {receiverChoices: 0}
+  const redistributions = redistributeInPlace(allocatable, recordToMap(giving), recordToMap(receiving), choices)
+  const randomChoices = {tieBreaks, receiverChoices: choices.receiverChoices}
   for (const [zone, diff] of redistributions) allocated.set(zone, (allocated.get(zone) ?? 0) + diff)
 
   if (allocated.size === 0) {
     const r = refuse(MESSAGES.noAllocatedHintsForZones, addressType, {toCreate, toUpdate, unchanged: stillUnchanged}, totalReady, allocations)
-    return {...r, giving, receiving}
+    return {...r, giving, receiving, randomChoices}
   }
 
   const events: TopologyEvent[] = []
@@ -496,5 +515,6 @@ export function addHints(ratios: Record<string, number> | null, input: AddHintsI
     allocatedHintsByZone: toRecord(allocated),
     giving,
     receiving,
+    randomChoices,
   }
 }
