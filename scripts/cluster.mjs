@@ -631,12 +631,25 @@ async function main() {
       process.stdout.write(ok ? `up: ${state.server}\nKUBECONFIG=${state.kubeconfig}\n` : 'not up\n')
       return ok ? 0 : 1
     }
+    case 'pause-controller':
+    case 'resume-controller': {
+      // SIGSTOP / SIGCONT the controller manager: tests use it to hold the EndpointSlice
+      // controller while they create a state it has not reconciled yet (drift), then let it run.
+      const state = readState()
+      const pid = state?.processes?.['kube-controller-manager']?.pid
+      if (!pid) {
+        process.stderr.write('control plane is not up\n')
+        return 1
+      }
+      process.kill(pid, command === 'pause-controller' ? 'SIGSTOP' : 'SIGCONT')
+      return 0
+    }
     case 'run': {
       const i = rest.indexOf('--')
       return run(i >= 0 ? rest.slice(i + 1) : rest)
     }
     default:
-      process.stderr.write('usage: node scripts/cluster.mjs up | down | env | status | run -- CMD [ARGS...]\n')
+      process.stderr.write('usage: node scripts/cluster.mjs up | down | env | status | pause-controller | resume-controller | run -- CMD [ARGS...]\n')
       return 2
   }
 }
