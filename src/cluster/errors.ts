@@ -44,8 +44,8 @@ const CERT_CODES = new Set([
 export function scrub(message: string): string {
   return message
     .replace(/(authorization:?\s*)(bearer|basic)\s+\S+/gi, '$1$2 <redacted>')
-    .replace(/\b(bearer|basic)\s+[A-Za-z0-9._~+/=-]{8,}/gi, '$1 <redacted>')
-    .replace(/\b(token|password|client-key-data|access[_-]token|id[_-]token)(["']?\s*[:=]\s*["']?)[^\s"',}]+/gi, '$1$2<redacted>')
+    .replace(/\bbearer\s+[A-Za-z0-9._~+/=-]{8,}/gi, 'Bearer <redacted>')
+    .replace(/\b(token|password|client-key-data|access[_-]token|id[_-]token)(["']?\s*[:=]\s*["']?)[^\s"',;&}]+/gi, '$1$2<redacted>')
     .replace(/(\w+:\/\/)[^/@\s:]+:[^/@\s]+@/g, '$1')
     .replace(/\s*\n\s*/g, ' ')
     .trim()

@@ -105,7 +105,7 @@ export function formatDuration(ms: number): string {
   const h = Math.floor(ms / 3_600_000)
   const m = Math.floor((ms % 3_600_000) / 60_000)
   const s = (ms % 60_000) / 1000
-  return `${h ? `${h}h` : ''}${h || m ? `${m}m` : ''}${s || !(h || m) ? `${s}s` : ''}`
+  return `${h ? `${h}h` : ''}${m ? `${m}m` : ''}${s || !(h || m) ? `${s}s` : ''}`
 }
 
 // ---- helpers ------------------------------------------------------------------------------
