@@ -312,6 +312,7 @@ async function stopPid(name, pid, bin, graceMs = 10_000) {
   if (!pid || !isOurs(pid, bin)) return false
   try {
     process.kill(pid, 'SIGTERM')
+    process.kill(pid, 'SIGCONT') // in case pause-controller stopped it: let it see the SIGTERM
   } catch {
     return false
   }
@@ -545,9 +546,9 @@ async function up() {
   } catch (e) {
     log(`start failed: ${e.message}`)
     if (e.logFile) process.stderr.write(`---- last lines of ${e.logFile} ----\n${tail(e.logFile)}\n----\n`)
-    await stopAll(state, {keepDir: true})
+    await stopAll(state, {keepDir: !interrupted})
     rmSync(STATE_FILE, {force: true})
-    log(`logs kept in ${dir}`)
+    if (!interrupted) log(`logs kept in ${dir}`)
     throw e
   }
   log(`start: ${secs(t0)} (total ${secs(tAll)}); KUBECONFIG=${state.kubeconfig}`)
@@ -658,6 +659,6 @@ main().then(
   (code) => process.exit(code),
   (e) => {
     log(`error: ${e.message}`)
-    process.exit(1)
+    process.exit(interrupted ? 128 + os.constants.signals[interrupted] : 1)
   },
 )
