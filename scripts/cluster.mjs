@@ -1,13 +1,24 @@
 #!/usr/bin/env node
 // A real, minimal Kubernetes control plane for the end-to-end tests: etcd,
-// kube-apiserver and kube-controller-manager (only the EndpointSlice controller),
-// all listening on 127.0.0.1 only, on ports the OS hands out.
+// kube-apiserver and kube-controller-manager (only the EndpointSlice controller, plus the
+// ClusterRole aggregation controller that fills in `view`), all listening on 127.0.0.1 only,
+// on ports the OS hands out. Docs: docs/testing.md.
 //
-//   node scripts/cluster.mjs up                 start (builds the binaries on first use)
-//   node scripts/cluster.mjs down               stop exactly what `up` started
+//   node scripts/cluster.mjs up                 start (builds the binaries on first use);
+//                                               already up and healthy: says so, exit 0
+//   node scripts/cluster.mjs down               stop exactly what `up` started (by pid)
 //   node scripts/cluster.mjs env                print `export KUBECONFIG=...`
-//   node scripts/cluster.mjs status             print the state file, exit 1 when not up
-//   node scripts/cluster.mjs run -- CMD ARGS    up, run CMD with KUBECONFIG set, down
+//   node scripts/cluster.mjs status             print server and KUBECONFIG, exit 1 when not up
+//   node scripts/cluster.mjs pause-controller   SIGSTOP / SIGCONT kube-controller-manager
+//   node scripts/cluster.mjs resume-controller
+//   node scripts/cluster.mjs run -- CMD ARGS    up, run CMD with KUBECONFIG set, down (even on
+//                                               failure or SIGINT/SIGTERM); exits with CMD's
+//                                               code. A control plane that was already up is
+//                                               reused and left up.
+//
+// The kubeconfig has two token users/contexts: `admin` (system:masters, current) and
+// `readonly` (bound to the `view` ClusterRole). Process logs are in the temp dir (state file:
+// $XDG_CACHE_HOME/kubectl-topology/run/state.json).
 //
 // The binaries are built from test/controlplane/go.mod with the Go toolchain and cached in
 // $XDG_CACHE_HOME/kubectl-topology/k8s-<version>/ (default ~/.cache/...). To move to another
