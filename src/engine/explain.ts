@@ -310,7 +310,10 @@ function explainService(input: ServiceInput): ServiceExplanation {
 
   // What the controller does with its slices at its next sync.
   let prediction: HintPrediction | null = null
-  if (managedByController) {
+  // Without Nodes (RBAC) the CPU allocation cannot be computed: say so rather than predict
+  // the controller's "Insufficient Node information" refusal, which the controller does not make.
+  const unpredictable = !input.nodesReadable && mode.path === 'topology-mode-auto'
+  if (managedByController && !unpredictable) {
     prediction = predictHints({
       service,
       slices: managedSlices,
@@ -325,7 +328,18 @@ function explainService(input: ServiceInput): ServiceExplanation {
   for (const s of prediction?.slices ?? []) predictedByName.set(s.metadata.name, s)
   const predictedSlices = slices.map((s) => predictedByName.get(s.metadata.name) ?? s)
 
-  const controller = controllerVerdict(prediction, mode.path, managedByController, predictionMode, addressType, service)
+  const controller = unpredictable
+    ? {
+        path: mode.path,
+        hintsSet: slices.some((s) => (s.endpoints ?? []).some((e) => (e.hints?.forZones?.length ?? 0) > 0)),
+        reason: 'NodesUnreadable',
+        message: 'cannot predict the CPU-proportional allocation: Nodes could not be read (missing permission: list nodes); showing the live hints',
+        event: null,
+        totalReadyEndpoints: countReady(slices),
+        prediction: predictionMode,
+        slicesToUpdate: [],
+      }
+    : controllerVerdict(prediction, mode.path, managedByController, predictionMode, addressType, service)
 
   // Endpoint rows.
   const endpoints: EndpointRow[] = []
@@ -464,7 +478,7 @@ function explainService(input: ServiceInput): ServiceExplanation {
 
   const driftCount = managedByController ? endpoints.filter((e) => e.drift).length : 0
   const findings: Finding[] = []
-  if (mode.path === 'topology-mode-auto' && !controller.hintsSet) findings.push('hints-refused')
+  if (mode.path === 'topology-mode-auto' && !controller.hintsSet && !unpredictable) findings.push('hints-refused')
   const anyLiveHints = endpoints.some((e) => e.controllerReady && e.liveHints !== null && (e.liveHints.forZones.length > 0 || e.liveHints.forNodes.length > 0))
   if ((mode.path !== 'none' || anyLiveHints) && zones.some((z) => z.kubeProxy.fallback && (nodesByZone.get(z.name)?.length ?? 0) > 0))
     findings.push('fallback')
