@@ -3,11 +3,15 @@
 // stderr, a documented exit code, a stack trace only with --debug.
 import {Errors, flush, run} from '@oclif/core'
 import {isCliError, ExitCode} from './errors.js'
+import Check from './commands/check.js'
 import Explain from './commands/explain.js'
+import Nodes from './commands/nodes.js'
 import Snapshot from './commands/snapshot.js'
 
 export const COMMANDS = {
+  check: Check,
   explain: Explain,
+  nodes: Nodes,
   snapshot: Snapshot,
 }
 

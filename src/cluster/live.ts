@@ -51,7 +51,7 @@ const WHOLE_SECOND = /^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)\.000Z$/
  * managedFields (kubectl hides them too), and prints whole-second timestamps the way the
  * API server does ("…:05Z", not "…:05.000Z"). Label and annotation values are left alone.
  */
-function clean(v: unknown, key = ''): unknown {
+export function clean(v: unknown, key = ''): unknown {
   if (v === undefined || v === null) return v
   if (typeof v === 'string') return WHOLE_SECOND.test(v) ? v.replace(WHOLE_SECOND, '$1Z') : v
   if (Array.isArray(v)) return v.map((x) => clean(x))

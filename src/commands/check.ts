@@ -1,0 +1,146 @@
+// kubectl topology check: evaluates Services against policies (a CI gate). Options ->
+// validation -> read -> explain -> check (pure, src/engine/check.ts) -> render.
+import {Flags} from '@oclif/core'
+import {CliError, ExitCode} from '../errors.js'
+import {
+  check,
+  DEFAULT_POLICIES,
+  hasAnyPolicy,
+  mergePolicies,
+  parsePolicyDocument,
+  PolicyFileError,
+  type CheckPolicies,
+} from '../engine/check.js'
+import {explain} from '../engine/explain.js'
+import {parseVersion} from '../engine/version.js'
+import {renderCheck, type CheckFormat} from '../render/check.js'
+import {commonFlags, parseServiceArgs, readFlags, readState, TopologyCommand} from './base.js'
+import {parseTraffic} from './explain.js'
+import {requireSelection, selectOrFail} from './select.js'
+
+export default class Check extends TopologyCommand {
+  static override summary = 'Check Services against topology policies (exit 1 when one fails): a gate for CI.'
+  static override description = `Evaluates each selected Service (names, -l, -A, live or --from-file) with the same model as explain, against policies:
+
+  --require-hints            a Service that asks for topology-aware routing gets hints at the controller's next sync
+  --no-fallback              no zone with nodes has kube-proxy fall back to every endpoint (now or after the next sync)
+  --max-overload RATIO       no zone's expected overload exceeds RATIO (0.2 or 20%)
+  --min-endpoints-per-zone N every zone with counted nodes has at least N ready endpoints
+  --no-drift                 live hints equal what the controller writes at its next sync
+  --lint                     configuration lint: both annotations, ignored values (AUTO), annotation overriding trafficDistribution, a mode the version does not support, topology on a single-zone cluster, internalTrafficPolicy Local with topology
+
+Policies come from flags, a --policy-file (YAML, see docs/check.md), or both (flags add to the file). With none: --require-hints --no-fallback --lint.
+
+Exit codes: 0 every check passed, 1 a check failed, 2 usage, 3 unreadable snapshot or policy file, 4 Service or namespace not found, 5 kubeconfig, 6 API server unreachable, 7 forbidden, 70 internal error.`
+
+  static override examples = [
+    {description: 'Gate every Service in a snapshot (no cluster access needed)', command: '<%= config.bin %> check -A --from-file cluster.yaml'},
+    {description: 'Frontend Services must keep hints and stay within 20% overload', command: '<%= config.bin %> check -l tier=frontend --require-hints --max-overload 0.2'},
+    {description: 'JUnit report for the CI system', command: '<%= config.bin %> check -A --policy-file topology-policy.yaml -o junit > topology-junit.xml'},
+  ]
+
+  static override strict = false
+  static override args = {}
+
+  static override flags = {
+    ...readFlags,
+    ...commonFlags,
+    output: Flags.option({char: 'o', options: ['table', 'json', 'yaml', 'junit'] as const, default: 'table' as const, description: 'Output format.'})(),
+    'no-headers': Flags.boolean({description: 'Omit table headers.', default: false}),
+    'require-hints': Flags.boolean({description: 'A Service that asks for topology-aware routing must get hints.', helpGroup: 'POLICY'}),
+    'no-fallback': Flags.boolean({description: 'No zone may have kube-proxy fall back to every endpoint.', helpGroup: 'POLICY'}),
+    'max-overload': Flags.string({description: 'Largest allowed expected overload of a zone, e.g. 0.2 or 20%.', helpGroup: 'POLICY'}),
+    'min-endpoints-per-zone': Flags.string({description: 'Minimum ready endpoints in every zone with counted nodes.', helpGroup: 'POLICY'}),
+    'no-drift': Flags.boolean({description: 'Live hints must equal what the controller writes at its next sync.', helpGroup: 'POLICY'}),
+    lint: Flags.boolean({description: 'Configuration lint (annotations, trafficDistribution, version, single zone, internalTrafficPolicy).', helpGroup: 'POLICY'}),
+    'policy-file': Flags.string({description: 'YAML file with the policies (kind: CheckPolicy; see docs/check.md). Flags add to it.', helpGroup: 'POLICY'}),
+    traffic: Flags.string({description: 'Traffic share per zone for the overload estimate, e.g. zone-a=0.5,zone-b=0.5 (default: zone CPU share).'}),
+    prediction: Flags.option({
+      options: ['next-sync', 'fresh'] as const,
+      default: 'next-sync' as const,
+      description: 'next-sync: what the controller does at its next sync; fresh: as if every EndpointSlice were rewritten.',
+    })(),
+  }
+
+  async run(): Promise<void> {
+    const {flags, argv} = await this.parse(Check)
+    const names = parseServiceArgs(argv as string[])
+    requireSelection(names, flags)
+    const fromFlags: CheckPolicies = {}
+    if (flags['require-hints']) fromFlags.requireHints = true
+    if (flags['no-fallback']) fromFlags.noFallback = true
+    if (flags['no-drift']) fromFlags.noDrift = true
+    if (flags.lint) fromFlags.lint = true
+    if (flags['max-overload'] !== undefined) fromFlags.maxOverload = parseRatio(flags['max-overload'])
+    if (flags['min-endpoints-per-zone'] !== undefined) fromFlags.minEndpointsPerZone = parseCount(flags['min-endpoints-per-zone'])
+    const traffic = flags.traffic === undefined ? undefined : parseTraffic(flags.traffic)
+    if (flags['kube-version'] !== undefined) {
+      try {
+        parseVersion(flags['kube-version'])
+      } catch (e) {
+        throw new CliError(`--kube-version: ${(e as Error).message}`, ExitCode.USAGE)
+      }
+    }
+    const file = flags['policy-file'] === undefined ? undefined : await readPolicyFile(flags['policy-file'])
+    let policies = mergePolicies(file, fromFlags)
+    if (!hasAnyPolicy(policies)) policies = {...DEFAULT_POLICIES}
+
+    const read = await readState({flags, serviceNames: names})
+    for (const w of read.warnings) this.note(`Warning: ${w}`)
+    const services = await selectOrFail(read, names, flags)
+
+    const kubeVersion = flags['kube-version'] ?? read.state.serverVersion
+    const report = explain(read.state, services, {
+      kubeVersion,
+      versionSource: flags['kube-version'] ? 'flag' : read.state.serverVersion ? 'server' : 'default',
+      traffic,
+      prediction: flags.prediction,
+    })
+    const result = check(report, services, policies)
+
+    const format: CheckFormat = flags.output
+    if (result.services.length === 0 && format === 'table') {
+      this.note(flags['all-namespaces'] ? 'No Services found.' : `No Services found in ${read.namespace ?? 'default'} namespace.`)
+    } else {
+      this.out(renderCheck(result, {format, style: this.style(flags.color), noHeaders: flags['no-headers']}))
+    }
+    if (!result.passed) this.exit(ExitCode.FINDING)
+  }
+}
+
+/** "0.2", "20%" -> 0.2 */
+export function parseRatio(text: string): number {
+  const m = text.trim().match(/^([0-9]*\.?[0-9]+)(%?)$/)
+  if (!m) throw new CliError(`--max-overload: invalid value "${text}": use a ratio such as 0.2 or a percentage such as 20%`, ExitCode.USAGE)
+  const v = Number(m[1]) / (m[2] ? 100 : 1)
+  if (!Number.isFinite(v)) throw new CliError(`--max-overload: invalid value "${text}"`, ExitCode.USAGE)
+  return v
+}
+
+export function parseCount(text: string): number {
+  if (!/^\d+$/.test(text.trim())) throw new CliError(`--min-endpoints-per-zone: invalid value "${text}": use a whole number such as 2`, ExitCode.USAGE)
+  return Number(text.trim())
+}
+
+async function readPolicyFile(path: string): Promise<CheckPolicies> {
+  const [{readFile}, {parse}] = await Promise.all([import('node:fs/promises'), import('yaml')])
+  let text: string
+  try {
+    text = await readFile(path, 'utf8')
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code
+    throw new CliError(`cannot read --policy-file ${path}: ${code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'is a directory' : (e as Error).message}`, ExitCode.INPUT)
+  }
+  let doc: unknown
+  try {
+    doc = parse(text)
+  } catch (e) {
+    throw new CliError(`--policy-file ${path}: invalid YAML: ${(e as Error).message.split('\n')[0]}`, ExitCode.INPUT)
+  }
+  try {
+    return parsePolicyDocument(doc)
+  } catch (e) {
+    if (e instanceof PolicyFileError) throw new CliError(`--policy-file ${path}: ${e.message}`, ExitCode.INPUT)
+    throw e
+  }
+}

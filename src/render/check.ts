@@ -1,0 +1,115 @@
+// Printers for `check`: a kubectl-style table (one row per Service x policy), JSON (the
+// CheckReport, schema/check.v1.json), YAML, and JUnit XML for CI systems (one testsuite per
+// Service and address type, one testcase per policy). Formatting only.
+import {stringify as toYaml} from 'yaml'
+import type {CheckReport, PolicyResult, ServiceCheck} from '../engine/check.js'
+import {PLAIN, type Style} from './style.js'
+import {formatTable} from './table.js'
+
+export type CheckFormat = 'table' | 'json' | 'yaml' | 'junit'
+
+export interface CheckRenderOptions {
+  format: CheckFormat
+  style?: Style
+  noHeaders?: boolean
+}
+
+export function renderCheck(report: CheckReport, opts: CheckRenderOptions): string {
+  switch (opts.format) {
+    case 'json':
+      return `${JSON.stringify(report, null, 2)}\n`
+    case 'yaml':
+      return toYaml(report, {aliasDuplicateObjects: false, lineWidth: 0})
+    case 'junit':
+      return renderJUnit(report)
+    default:
+      return renderTable(report, opts)
+  }
+}
+
+const dual = (report: CheckReport, s: ServiceCheck) =>
+  report.services.filter((x) => x.namespace === s.namespace && x.name === s.name).length > 1
+
+const serviceName = (report: CheckReport, s: ServiceCheck) => `${s.namespace}/${s.name}${dual(report, s) ? ` (${s.addressType})` : ''}`
+
+function statusCell(r: PolicyResult, style: Style): string {
+  if (r.status === 'pass') return style.ok('PASS')
+  if (r.status === 'fail') return style.bad('FAIL')
+  return style.dim('SKIP')
+}
+
+function renderTable(report: CheckReport, opts: CheckRenderOptions): string {
+  const style = opts.style ?? PLAIN
+  const lines: string[] = []
+  for (const w of report.warnings) lines.push(style.warn(`Warning: ${w}`))
+  if (report.services.length === 0) return `${[...lines, 'No Services found.'].join('\n')}\n`
+  const rows: string[][] = []
+  for (const s of report.services) {
+    const name = serviceName(report, s)
+    for (const r of s.results) {
+      rows.push([name, r.policy, statusCell(r, style), r.message])
+      if (r.status === 'fail' || (r.policy === 'lint' && r.details.length > 0)) {
+        for (const d of r.details) rows.push(['', '', '', style.dim(`  ${d}`)])
+      }
+    }
+  }
+  lines.push(formatTable(opts.noHeaders ? null : ['SERVICE', 'POLICY', 'RESULT', 'MESSAGE'], rows))
+  const sm = report.summary
+  lines.push('')
+  const verdict = report.passed ? style.ok('PASSED') : style.bad('FAILED')
+  lines.push(
+    `${verdict}: ${sm.services} Service(s) checked, ${sm.passed} passed, ${sm.failed} failed (${sm.failures} of ${sm.checks} checks failed${sm.skipped ? `, ${sm.skipped} skipped` : ''}).`,
+  )
+  return `${lines.join('\n')}\n`
+}
+
+/** Escapes text for XML attribute values and character data (XML 1.0; drops characters XML cannot carry). */
+export function xmlEscape(s: string): string {
+  return s
+    .replace(/[^\x09\x0A\x0D\x20-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu, '')
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/"/g, '&quot;')
+    .replace(/'/g, '&apos;')
+}
+
+function renderJUnit(report: CheckReport): string {
+  const a = (k: string, v: string | number) => ` ${k}="${xmlEscape(String(v))}"`
+  const sm = report.summary
+  const out: string[] = ['<?xml version="1.0" encoding="UTF-8"?>']
+  out.push(`<testsuites${a('name', 'kubectl topology check')}${a('tests', sm.checks)}${a('failures', sm.failures)}${a('errors', 0)}${a('skipped', sm.skipped)}>`)
+  for (const s of report.services) {
+    const failures = s.results.filter((r) => r.status === 'fail').length
+    const skipped = s.results.filter((r) => r.status === 'skip').length
+    const suite = serviceName(report, s)
+    out.push(`  <testsuite${a('name', suite)}${a('tests', s.results.length)}${a('failures', failures)}${a('errors', 0)}${a('skipped', skipped)}>`)
+    out.push('    <properties>')
+    out.push(`      <property${a('name', 'namespace')}${a('value', s.namespace)}/>`)
+    out.push(`      <property${a('name', 'service')}${a('value', s.name)}/>`)
+    out.push(`      <property${a('name', 'addressType')}${a('value', s.addressType)}/>`)
+    out.push(`      <property${a('name', 'path')}${a('value', s.path)}/>`)
+    out.push(`      <property${a('name', 'kubernetesVersion')}${a('value', report.kubernetesVersion)}/>`)
+    out.push('    </properties>')
+    const classname = `${s.namespace}.${s.name}${dual(report, s) ? `.${s.addressType}` : ''}`
+    for (const r of s.results) {
+      const open = `    <testcase${a('name', r.policy)}${a('classname', classname)}`
+      if (r.status === 'pass') {
+        out.push(`${open}>`)
+        out.push(`      <system-out>${xmlEscape([r.message, ...r.details].join('\n'))}</system-out>`)
+        out.push('    </testcase>')
+      } else if (r.status === 'skip') {
+        out.push(`${open}>`)
+        out.push(`      <skipped${a('message', r.message)}/>`)
+        out.push('    </testcase>')
+      } else {
+        out.push(`${open}>`)
+        out.push(`      <failure${a('message', r.message)}${a('type', r.policy)}>${xmlEscape([r.message, ...r.details].join('\n'))}</failure>`)
+        out.push('    </testcase>')
+      }
+    }
+    out.push('  </testsuite>')
+  }
+  out.push('</testsuites>')
+  return `${out.join('\n')}\n`
+}
