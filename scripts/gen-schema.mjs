@@ -61,6 +61,7 @@ const schema = {
             totalReadyEndpoints: int,
             prediction: {enum: ['next-sync', 'fresh']},
             slicesToUpdate: strings,
+            randomChoices: obj({tieBreaks: int, receiverChoices: int}),
           }),
           zones: {
             type: 'array',

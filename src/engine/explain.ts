@@ -125,6 +125,12 @@ export interface ControllerVerdict {
   prediction: PredictionMode
   /** Slices the controller would rewrite at that sync. */
   slicesToUpdate: string[]
+  /**
+   * Where upstream decides by Go's random map order (we use sorted zone names): tieBreaks =
+   * steps with two zones tied for the largest surplus/deficit (per-zone counts may differ
+   * upstream); receiverChoices = donated endpoints that could have gone to another zone.
+   */
+  randomChoices: {tieBreaks: number; receiverChoices: number}
 }
 
 export interface Advice {
@@ -338,6 +344,7 @@ function explainService(input: ServiceInput): ServiceExplanation {
         totalReadyEndpoints: countReady(slices),
         prediction: predictionMode,
         slicesToUpdate: [],
+        randomChoices: NO_RANDOM_CHOICES,
       }
     : controllerVerdict(prediction, mode.path, managedByController, predictionMode, addressType, service)
 
@@ -529,10 +536,18 @@ function controllerVerdict(
       totalReadyEndpoints: 0,
       prediction: predictionMode,
       slicesToUpdate: [],
+      randomChoices: NO_RANDOM_CHOICES,
     }
   }
   const total = prediction.addHints?.totalReady ?? countReady(prediction.slices)
-  const base = {path, hintsSet: prediction.hintsSet, totalReadyEndpoints: total, prediction: predictionMode, slicesToUpdate: prediction.changedSliceNames}
+  const base = {
+    path,
+    hintsSet: prediction.hintsSet,
+    totalReadyEndpoints: total,
+    prediction: predictionMode,
+    slicesToUpdate: prediction.changedSliceNames,
+    randomChoices: prediction.addHints?.randomChoices ?? NO_RANDOM_CHOICES,
+  }
   if (path === 'topology-mode-auto') {
     const ev = prediction.events.find((e) => e.reason === 'TopologyAwareHintsDisabled') ?? prediction.events[0] ?? null
     const enabled: TopologyEvent = {
@@ -561,6 +576,8 @@ function controllerVerdict(
     event: prediction.events[0] ?? null,
   }
 }
+
+const NO_RANDOM_CHOICES = {tieBreaks: 0, receiverChoices: 0}
 
 const countReady = (slices: readonly EndpointSlice[]) =>
   slices.reduce((a, s) => a + (s.endpoints ?? []).filter((e) => e.conditions?.ready === true).length, 0)

@@ -1,0 +1,179 @@
+// Differential test: explain's prediction against the real EndpointSlice controller on many
+// seeded random clusters (test/e2e/scenarios.ts). For each scenario: build it on the control
+// plane (Nodes, Pods, then the Service), wait until the controller has reconciled, read the
+// state through the product's own reader, run the engine in 'fresh' mode (the controller
+// rebuilt the slice when its endpoints changed, so its hints are a fresh computation), and
+// compare with what the controller wrote.
+//
+// Compared, and why exactly these (upstream randomness, spec §15.2):
+//  - hints set or not; the controller's latest Event on the Service (reason and message), or
+//    none on the other paths;
+//  - node hints of every endpoint (deterministic);
+//  - per-zone counts of zone hints and the number of cross-zone hints: exact, unless two zones
+//    tied for the largest surplus/deficit (Go's map order breaks the tie), which the engine
+//    reports as randomChoices.tieBreaks > 0: then only the total is compared;
+//  - each endpoint's zone hint: exact when no endpoint could have gone to another receiving
+//    zone (randomChoices.receiverChoices = 0); otherwise which endpoints were donated (the
+//    walk order is deterministic) but not where to.
+// Every mismatch is dumped (snapshot + live slices + events) to test-results/differential/.
+//
+// DIFF_SCENARIOS (default 100) and DIFF_SEED (default 1) choose the scenarios; see
+// scripts/differential.mjs for `--scenarios 1000`.
+import {mkdirSync, writeFileSync} from 'node:fs'
+import {afterAll, describe, expect, it} from 'vitest'
+import {stringify} from 'yaml'
+import {loadKubeConfig} from '../../src/cluster/kubeconfig.js'
+import {readClusterState} from '../../src/cluster/live.js'
+import {serializeSnapshot} from '../../src/cluster/snapshot.js'
+import {explain, type ServiceExplanation} from '../../src/engine/explain.js'
+import type {EndpointSlice, EventObject} from '../../src/engine/types.js'
+import {ROOT} from '../cli/run-cli.js'
+import {cluster, sortEvents} from './fixtures.js'
+import {autoAnnotation, generateScenario, type Scenario} from './scenarios.js'
+
+const COUNT = Number(process.env.DIFF_SCENARIOS ?? 100)
+const FIRST_SEED = Number(process.env.DIFF_SEED ?? 1)
+const SERVICE = 'svc'
+const c = cluster()
+const results: {seed: number; agree: boolean; notes: string[]}[] = []
+
+async function build(s: Scenario): Promise<string> {
+  await c.deleteAllNodes()
+  await pool(s.nodes, 16, (n) => c.createNode(n))
+  const ns = await c.createNamespace(`diff-${s.seed}`)
+  await pool(s.pods, 16, (p) =>
+    c.createPod({namespace: ns, name: p.name, labels: {app: SERVICE}, nodeName: p.nodeName, ip: p.ip, ready: p.ready, terminating: p.terminating}),
+  )
+  await c.createService({
+    namespace: ns,
+    name: SERVICE,
+    selector: {app: SERVICE},
+    annotations: s.annotations,
+    trafficDistribution: s.trafficDistribution,
+    publishNotReadyAddresses: s.publishNotReadyAddresses,
+  })
+  await c.waitForReconciled({
+    namespace: ns,
+    service: SERVICE,
+    expectedEndpoints: s.pods.map((p) => ({ip: p.ip, ready: s.publishNotReadyAddresses || (p.ready && !p.terminating)})),
+    expectEvent: autoAnnotation(s.annotations) ? true : undefined,
+    timeoutMs: 30_000,
+  })
+  return ns
+}
+
+async function pool<T>(items: readonly T[], width: number, f: (x: T) => Promise<unknown>): Promise<void> {
+  let next = 0
+  await Promise.all(
+    Array.from({length: Math.min(width, items.length)}, async () => {
+      while (next < items.length) await f(items[next++]!)
+    }),
+  )
+}
+
+interface Live {
+  slices: EndpointSlice[]
+  events: EventObject[]
+}
+
+function compare(s: Scenario, predicted: ServiceExplanation, live: Live): string[] {
+  const diffs: string[] = []
+  const liveEps = live.slices.flatMap((sl) => sl.endpoints ?? [])
+  const zonesOf = (h: {forZones?: {name: string}[] | null} | null | undefined) => (h?.forZones ?? []).map((z) => z.name).sort()
+  const nodesOf = (h: {forNodes?: {name: string}[] | null} | null | undefined) => (h?.forNodes ?? []).map((z) => z.name).sort()
+  const liveSet = liveEps.some((e) => zonesOf(e.hints).length > 0 || nodesOf(e.hints).length > 0)
+  if (liveSet !== predicted.controller.hintsSet) diffs.push(`hints set: live ${liveSet}, predicted ${predicted.controller.hintsSet}`)
+
+  // Events: the latest one from the controller on the Service.
+  const latest = live.events.at(-1)
+  const ev = predicted.controller.event
+  if (predicted.mode.path === 'topology-mode-auto') {
+    if (!latest || latest.reason !== ev?.reason || latest.message !== ev?.message)
+      diffs.push(`event: live ${latest?.reason}: ${latest?.message}; predicted ${ev?.reason}: ${ev?.message}`)
+  } else if (latest) diffs.push(`event: live ${latest.reason} on the ${predicted.mode.path} path, predicted none`)
+
+  const byIp = new Map(liveEps.map((e) => [e.addresses[0]!, e]))
+  const rc = predicted.controller.randomChoices
+  const count = (get: (ip: string) => string[]) => {
+    const m: Record<string, number> = {}
+    for (const e of predicted.endpoints) for (const z of get(e.addresses[0]!)) m[z] = (m[z] ?? 0) + 1
+    return m
+  }
+  const liveCounts = count((ip) => zonesOf(byIp.get(ip)?.hints))
+  const predCounts = count((ip) => [...(predicted.endpoints.find((e) => e.addresses[0] === ip)?.predictedHints?.forZones ?? [])].sort())
+  const cross = (zonesFor: (ip: string) => string[]) =>
+    predicted.endpoints.filter((e) => zonesFor(e.addresses[0]!).some((z) => z !== e.zone)).length
+  const liveCross = cross((ip) => zonesOf(byIp.get(ip)?.hints))
+  const predCross = cross((ip) => predicted.endpoints.find((e) => e.addresses[0] === ip)?.predictedHints?.forZones ?? [])
+  if (rc.tieBreaks === 0) {
+    if (JSON.stringify(liveCounts) !== JSON.stringify(predCounts)) diffs.push(`zone hint counts: live ${JSON.stringify(liveCounts)}, predicted ${JSON.stringify(predCounts)}`)
+  }
+  if (liveCross !== predCross) diffs.push(`cross-zone hints: live ${liveCross}, predicted ${predCross}`)
+
+  for (const e of predicted.endpoints) {
+    const ip = e.addresses[0]!
+    const l = byIp.get(ip)
+    if (!l) {
+      diffs.push(`endpoint ${ip} missing live`)
+      continue
+    }
+    const ln = nodesOf(l.hints)
+    const pn = [...(e.predictedHints?.forNodes ?? [])].sort()
+    if (ln.join() !== pn.join()) diffs.push(`${ip} node hints: live [${ln}], predicted [${pn}]`)
+    if (rc.tieBreaks > 0) continue
+    const lz = zonesOf(l.hints)
+    const pz = [...(e.predictedHints?.forZones ?? [])].sort()
+    if (rc.receiverChoices === 0) {
+      if (lz.join() !== pz.join()) diffs.push(`${ip} zone hints: live [${lz}], predicted [${pz}]`)
+    } else {
+      const donatedLive = lz.length > 0 && lz.some((z) => z !== e.zone)
+      const donatedPred = pz.length > 0 && pz.some((z) => z !== e.zone)
+      if (donatedLive !== donatedPred) diffs.push(`${ip} donated: live ${donatedLive}, predicted ${donatedPred}`)
+    }
+  }
+  return diffs
+}
+
+describe(`differential: explain vs the real EndpointSlice controller (${COUNT} scenarios from seed ${FIRST_SEED})`, () => {
+  const seeds = Array.from({length: COUNT}, (_, i) => FIRST_SEED + i)
+
+  it.each(seeds)('seed %i', async (seed) => {
+    const s = generateScenario(seed)
+    const ns = await build(s)
+    const ctx = await loadKubeConfig({requestTimeoutMs: 30_000})
+    const state = await readClusterState(ctx, {namespace: ns, serviceNames: [SERVICE], withEvents: true})
+    const report = explain(state, state.services, {kubeVersion: state.serverVersion, prediction: 'fresh'})
+    expect(report.services).toHaveLength(1)
+    const predicted = report.services[0]!
+    const events = sortEvents((state.events ?? []).filter((e) => e.involvedObject?.name === SERVICE))
+    const live = {slices: state.endpointSlices, events}
+    const diffs = compare(s, predicted, live)
+    const rc = predicted.controller.randomChoices
+    const notes = [
+      `${s.zones.length} zones, ${s.nodes.length} nodes, ${s.pods.length} pods, ${predicted.mode.path}, ${predicted.controller.reason}`,
+      ...(rc.tieBreaks ? ['tie-break: compared totals only'] : []),
+      ...(rc.receiverChoices ? ['several receivers: compared which endpoints moved, not where'] : []),
+    ]
+    results.push({seed, agree: diffs.length === 0, notes})
+    if (diffs.length > 0) {
+      const dir = `${ROOT}/test-results/differential/seed-${seed}`
+      mkdirSync(dir, {recursive: true})
+      writeFileSync(`${dir}/snapshot.yaml`, stringify(serializeSnapshot(state)))
+      writeFileSync(`${dir}/live.yaml`, stringify({slices: live.slices, events}))
+      writeFileSync(`${dir}/diffs.txt`, `${diffs.join('\n')}\nreproduce: npm run test:differential -- --seed ${seed} --scenarios 1\n`)
+    }
+    await c.core.deleteNamespacedService({name: SERVICE, namespace: ns}).catch(() => undefined)
+    expect(diffs, `seed ${seed} (${notes[0]}): dumped to test-results/differential/seed-${seed}`).toEqual([])
+  })
+
+  afterAll(() => {
+    const agree = results.filter((r) => r.agree).length
+    const paths = new Map<string, number>()
+    for (const r of results) {
+      const k = r.notes[0]!.split(', ').slice(-2).join(', ')
+      paths.set(k, (paths.get(k) ?? 0) + 1)
+    }
+    process.stdout.write(`\ndifferential: ${agree}/${results.length} scenarios agree\n`)
+    for (const [k, n] of [...paths.entries()].sort((a, b) => b[1] - a[1])) process.stdout.write(`  ${String(n).padStart(4)}  ${k}\n`)
+  })
+})
