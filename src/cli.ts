@@ -18,6 +18,11 @@ export const COMMANDS = {
 const ROOT = new URL('..', import.meta.url)
 
 export async function main(argv: string[]): Promise<void> {
+  if (argv[0] === '__complete') {
+    // Shell completion (kubectl_complete-topology): before oclif, see src/complete.ts.
+    const {complete} = await import('./complete.js')
+    return complete(argv.slice(1), COMMANDS)
+  }
   const debug = argv.includes('--debug')
   try {
     await run(argv, ROOT.href)

