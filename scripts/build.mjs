@@ -2,12 +2,18 @@
 // client-node (live cluster access) and ink (watch) load only in the commands that use
 // them. See docs/design.md "Bundling".
 import {build} from 'esbuild'
-import {rmSync} from 'node:fs'
+import {mkdirSync, readdirSync, renameSync, rmSync} from 'node:fs'
+import path from 'node:path'
+import {fileURLToPath} from 'node:url'
 
-rmSync(new URL('../dist', import.meta.url), {recursive: true, force: true})
+// Built into a private folder, then moved into dist/ file by file (chunks first, the entry
+// last; rename is atomic), so a CLI started during a rebuild never sees a half-empty dist/.
+const root = fileURLToPath(new URL('..', import.meta.url))
+const dist = path.join(root, 'dist')
+const tmp = path.join(root, `.dist-${process.pid}`)
 const result = await build({
   entryPoints: {cli: 'src/cli.ts'},
-  outdir: 'dist',
+  outdir: tmp,
   bundle: true,
   splitting: true,
   format: 'esm',
@@ -26,6 +32,23 @@ const result = await build({
   banner: {js: "import {createRequire as __topologyCreateRequire} from 'node:module';const require=__topologyCreateRequire(import.meta.url);"},
   logLevel: 'warning',
 })
+const files = Object.keys(result.metafile.outputs).map((f) => path.relative(tmp, path.resolve(root, f)))
+const withMaps = files.flatMap((f) => (f.endsWith('.map') ? [f] : [f, `${f}.map`])).filter((f, i, a) => a.indexOf(f) === i)
+mkdirSync(path.join(dist, 'chunks'), {recursive: true})
+const order = withMaps.sort((a, b) => Number(a === 'cli.js') - Number(b === 'cli.js'))
+for (const f of order) {
+  try {
+    renameSync(path.join(tmp, f), path.join(dist, f))
+  } catch (e) {
+    if (e.code !== 'ENOENT') throw e
+  }
+}
+rmSync(tmp, {recursive: true, force: true})
+// Chunks of earlier builds that nothing imports any more.
+const keep = new Set(order)
+for (const f of readdirSync(path.join(dist, 'chunks'))) {
+  if (!keep.has(`chunks/${f}`)) rmSync(path.join(dist, 'chunks', f), {force: true})
+}
 if (process.argv.includes('--analyze')) {
   const {analyzeMetafile} = await import('esbuild')
   console.log(await analyzeMetafile(result.metafile))
