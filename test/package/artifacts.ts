@@ -1,0 +1,75 @@
+// Shared helpers for the release-artefact tests: where `npm run package` put the archives,
+// the krew manifest, and running programs with a controlled PATH.
+import {spawnSync} from 'node:child_process'
+import {existsSync, readFileSync} from 'node:fs'
+import {join, resolve} from 'node:path'
+import {fileURLToPath} from 'node:url'
+import {parse} from 'yaml'
+
+export const ROOT = fileURLToPath(new URL('../..', import.meta.url))
+export const PKG = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+  name: string
+  version: string
+  bin: Record<string, string>
+  files: string[]
+  dependencies?: Record<string, string>
+  devDependencies: Record<string, string>
+}
+export const OUT_DIR = resolve(ROOT, process.env.PACKAGE_OUT_DIR ?? 'dist')
+export const EXAMPLE = join(ROOT, 'examples', 'three-zones.yaml')
+
+/** Go's GOOS/GOARCH of this machine (krew's selector values). */
+export const HOST = {
+  os: ({linux: 'linux', darwin: 'darwin', win32: 'windows'} as Record<string, string>)[process.platform] ?? process.platform,
+  arch: ({x64: 'amd64', arm64: 'arm64'} as Record<string, string>)[process.arch] ?? process.arch,
+}
+
+export const archivePath = (os: string, arch: string) => join(OUT_DIR, `kubectl-topology_${PKG.version}_${os}_${arch}.tar.gz`)
+
+export interface KrewPlatform {
+  selector: {matchLabels?: Record<string, string>; matchExpressions?: unknown[]}
+  uri: string
+  sha256: string
+  files?: {from: string; to: string}[]
+  bin: string
+}
+
+export interface KrewManifest {
+  apiVersion: string
+  kind: string
+  metadata: {name: string}
+  spec: {
+    version: string
+    homepage?: string
+    shortDescription: string
+    description: string
+    caveats?: string
+    platforms: KrewPlatform[]
+  }
+}
+
+export function readManifest(): KrewManifest {
+  return parse(readFileSync(join(ROOT, 'krew-manifest.yaml'), 'utf8')) as KrewManifest
+}
+
+/** kubectl from PATH (or $KUBECTL): the plugin discovery under test is kubectl's own. */
+export function kubectlPath(): string {
+  if (process.env.KUBECTL) return process.env.KUBECTL
+  for (const dir of (process.env.PATH ?? '').split(':')) {
+    const p = join(dir, 'kubectl')
+    if (dir && existsSync(p)) return p
+  }
+  throw new Error('kubectl is not on PATH: install it (Debian: kubernetes-client) or set KUBECTL')
+}
+
+export interface Run {
+  stdout: string
+  stderr: string
+  code: number | null
+}
+
+export function run(cmd: string, args: string[], opts: {env?: NodeJS.ProcessEnv; cwd?: string; timeout?: number} = {}): Run {
+  const r = spawnSync(cmd, args, {encoding: 'utf8', env: opts.env, cwd: opts.cwd ?? ROOT, timeout: opts.timeout ?? 60_000, maxBuffer: 64 << 20})
+  if (r.error) throw r.error
+  return {stdout: r.stdout, stderr: r.stderr, code: r.status}
+}
