@@ -3,16 +3,24 @@
 // stderr, a documented exit code, a stack trace only with --debug.
 import {Errors, flush, run} from '@oclif/core'
 import {isCliError, ExitCode} from './errors.js'
+import Apply from './commands/apply.js'
 import Check from './commands/check.js'
 import Explain from './commands/explain.js'
 import Nodes from './commands/nodes.js'
+import Reset from './commands/reset.js'
+import Simulate from './commands/simulate.js'
 import Snapshot from './commands/snapshot.js'
+import Watch from './commands/watch.js'
 
 export const COMMANDS = {
+  apply: Apply,
   check: Check,
   explain: Explain,
   nodes: Nodes,
+  reset: Reset,
+  simulate: Simulate,
   snapshot: Snapshot,
+  watch: Watch,
 }
 
 const ROOT = new URL('..', import.meta.url)

@@ -479,3 +479,99 @@ export function rank(results: readonly StrategyResult[]): StrategyResult[] {
     })
     .map((x) => x.r)
 }
+
+// ---- what-if views ---------------------------------------------------------------------------------
+
+export interface RolloutStepResult {
+  step: number
+  action: string
+  oldPods: number
+  newReady: number
+  newNotReady: number
+  readyByZone: Record<string, number>
+  /** upstream-auto: whether the controller keeps hints at this step, and why not */
+  hints: 'hold' | 'refused'
+  hintsReason: string | null
+  strategies: {strategy: StrategyName; inZoneTraffic: number; maxOverload: number; fallbackZones: string[]; score: number | null}[]
+}
+
+export function evaluateSteps(
+  steps: readonly {step: number; action: string; oldPods: number; newReady: number; newNotReady: number; state: ClusterState}[],
+  svc: Service,
+  opts: SimulateOptions,
+): RolloutStepResult[] {
+  const wanted = opts.strategies ?? ['upstream-auto']
+  const strategies: StrategyName[] = wanted.includes('upstream-auto') ? [...wanted] : ['upstream-auto', ...wanted]
+  return steps.map((s) => {
+    const sim = simulateService(s.state, svc, {...opts, strategies})
+    const auto = sim.strategies.find((r) => r.strategy === 'upstream-auto') as StrategyResult
+    return {
+      step: s.step,
+      action: s.action,
+      oldPods: s.oldPods,
+      newReady: s.newReady,
+      newNotReady: s.newNotReady,
+      readyByZone: sim.input.endpointsByZone,
+      hints: auto.fallback === null ? 'hold' : 'refused',
+      hintsReason: auto.fallback,
+      strategies: sim.strategies
+        .filter((r) => wanted.includes(r.strategy))
+        .map((r) => ({strategy: r.strategy, inZoneTraffic: r.inZoneTraffic, maxOverload: r.maxOverload, fallbackZones: r.fallbackZones, score: r.score})),
+    }
+  })
+}
+
+export interface ZoneDisruption {
+  zone: string
+  readyEndpoints: number
+  /** pods the zone can lose while upstream-auto keeps hints (null: hints are not held even now) */
+  canLoseBeforeHintsDrop: number | null
+  /** pods the zone can lose and still have a local endpoint */
+  canLoseBeforeNoLocalEndpoint: number
+  /** pods the zone can lose before the named strategy falls back somewhere (null: it already does) */
+  canLoseBeforeFallback: number | null
+  strategy: StrategyName
+}
+
+/**
+ * Per zone, remove that zone's ready endpoints one at a time (from the node with the most) and
+ * find the first loss that makes hints drop / a zone fall back.
+ */
+export function disruption(
+  state: ClusterState,
+  svc: Service,
+  opts: SimulateOptions,
+  strategy: StrategyName,
+  remove: (s: ClusterState, zone: string) => ClusterState,
+): ZoneDisruption[] {
+  const base = simulateService(state, svc, {...opts, strategies: ['upstream-auto', strategy]})
+  const out: ZoneDisruption[] = []
+  const holds = (sim: ServiceSimulation) => ({
+    hints: (sim.strategies[0] as StrategyResult).fallback === null,
+    strat: (sim.strategies[strategy === 'upstream-auto' ? 0 : 1] as StrategyResult).fallbackZones.length === 0 &&
+      (sim.strategies[strategy === 'upstream-auto' ? 0 : 1] as StrategyResult).fallback === null,
+  })
+  const now = holds(base)
+  for (const zone of base.input.zones) {
+    if (zone === '') continue
+    const n = base.input.endpointsByZone[zone] ?? 0
+    let hintsAt: number | null = now.hints ? n : null
+    let stratAt: number | null = now.strat ? n : null
+    let cur = state
+    for (let k = 1; k <= n && (hintsAt === n || stratAt === n); k++) {
+      cur = remove(cur, zone)
+      const h = holds(simulateService(cur, svc, {...opts, strategies: ['upstream-auto', strategy]}))
+      if (hintsAt === n && !h.hints) hintsAt = k - 1
+      if (stratAt === n && !h.strat) stratAt = k - 1
+    }
+    out.push({
+      zone,
+      readyEndpoints: n,
+      canLoseBeforeHintsDrop: hintsAt,
+      canLoseBeforeNoLocalEndpoint: Math.max(0, n - 1),
+      canLoseBeforeFallback: stratAt,
+      strategy,
+    })
+  }
+  return out
+}

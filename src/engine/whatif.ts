@@ -1,0 +1,293 @@
+// What-ifs for simulate: pure transformations of a ClusterState (the input is never changed).
+// Pod placement follows simple, documented rules so results are reproducible:
+//   a new pod goes to the zone with the fewest endpoints of the Service (like a topology spread
+//   constraint with maxSkew 1; ties by zone name), on that zone's schedulable Ready node with the
+//   fewest (ties by node name); a removed pod is taken from the node with the most (the ReplicaSet
+//   controller ranks pods on crowded nodes first; ties by node name).
+// Simulated pods get addresses from 198.18.0.0/15 (the benchmarking range, never a real pod IP).
+import {matchesSelector, parseSelector} from './selector.js'
+import {serviceView, simNodes, slicesOf} from './strategies/cluster.js'
+import {LABEL_ZONE, type ClusterState, type Endpoint, type EndpointSlice, type Node, type Service} from './types.js'
+
+export class WhatIfError extends Error {}
+
+function clone(state: ClusterState): ClusterState {
+  return structuredClone(state)
+}
+
+function sameService(s: EndpointSlice, svc: Service): boolean {
+  return slicesOf({nodes: [], services: [], endpointSlices: [s]}, svc).length === 1
+}
+
+/** --without-zone Z: the zone's nodes and every endpoint running there are gone. */
+export function withoutZone(state: ClusterState, zone: string): ClusterState {
+  const zones = new Set(state.nodes.map((n) => n.metadata.labels?.[LABEL_ZONE]).filter((z): z is string => !!z))
+  if (!zones.has(zone)) throw new WhatIfError(`--without-zone: no node is in zone "${zone}" (zones: ${[...zones].sort().join(', ') || 'none'})`)
+  const next = clone(state)
+  const gone = new Set(next.nodes.filter((n) => n.metadata.labels?.[LABEL_ZONE] === zone).map((n) => n.metadata.name))
+  next.nodes = next.nodes.filter((n) => !gone.has(n.metadata.name))
+  for (const s of next.endpointSlices) {
+    s.endpoints = (s.endpoints ?? []).filter((ep) => ep.zone !== zone && !(ep.nodeName && gone.has(ep.nodeName)))
+  }
+  return next
+}
+
+let counter = 0
+function simulatedAddress(state: ClusterState, n: number): string {
+  const used = new Set(state.endpointSlices.flatMap((s) => (s.endpoints ?? []).map((e) => e.addresses?.[0])))
+  for (let i = n; ; i++) {
+    const a = `198.${18 + ((i >> 16) & 1)}.${(i >> 8) & 255}.${i & 255}`
+    if (!used.has(a)) return a
+  }
+}
+
+interface Placement {
+  node: string
+  zone: string
+}
+
+function serviceSlices(state: ClusterState, svc: Service): EndpointSlice[] {
+  const view = serviceView(state, svc)
+  return state.endpointSlices.filter((s) => sameService(s, svc) && s.addressType === view.addressType)
+}
+
+function countBy(eps: Endpoint[], key: (e: Endpoint) => string | null | undefined): Map<string, number> {
+  const m = new Map<string, number>()
+  for (const e of eps) {
+    const k = key(e)
+    if (k) m.set(k, (m.get(k) ?? 0) + 1)
+  }
+  return m
+}
+
+function placeOne(state: ClusterState, svc: Service, preferZone?: string): Placement | null {
+  const nodes = simNodes(state).filter((n) => n.schedulable && n.zone !== null)
+  if (nodes.length === 0) return null
+  const eps = serviceSlices(state, svc).flatMap((s) => s.endpoints ?? [])
+  const byZone = countBy(eps, (e) => e.zone)
+  const byNode = countBy(eps, (e) => e.nodeName)
+  const zones = [...new Set(nodes.map((n) => n.zone as string))].sort()
+  const zone =
+    preferZone !== undefined && zones.includes(preferZone)
+      ? preferZone
+      : zones.reduce((best, z) => ((byZone.get(z) ?? 0) < (byZone.get(best) ?? 0) ? z : best), zones[0] as string)
+  const candidates = nodes.filter((n) => n.zone === zone).sort((a, b) => (byNode.get(a.name) ?? 0) - (byNode.get(b.name) ?? 0) || (a.name < b.name ? -1 : 1))
+  const node = candidates[0]
+  return node === undefined ? null : {node: node.name, zone}
+}
+
+/** Adds one endpoint of the Service (ready or not) where placement puts it; false when no node can take it. */
+export function addEndpoint(state: ClusterState, svc: Service, opts: {ready: boolean; zone?: string; name?: string}): boolean {
+  const where = placeOne(state, svc, opts.zone)
+  if (where === null) return false
+  let slices = serviceSlices(state, svc)
+  if (slices.length === 0) {
+    const s: EndpointSlice = {
+      metadata: {
+        name: `${svc.metadata.name}-simulated`,
+        namespace: svc.metadata.namespace ?? 'default',
+        labels: {'kubernetes.io/service-name': svc.metadata.name, 'endpointslice.kubernetes.io/managed-by': 'endpointslice-controller.k8s.io'},
+      },
+      addressType: 'IPv4',
+      endpoints: [],
+    }
+    state.endpointSlices.push(s)
+    slices = [s]
+  }
+  const target = slices.find((s) => (s.endpoints ?? []).length < 100) ?? (slices[slices.length - 1] as EndpointSlice)
+  target.endpoints ??= []
+  target.endpoints.push({
+    addresses: [simulatedAddress(state, ++counter)],
+    conditions: {ready: opts.ready, serving: opts.ready, terminating: false},
+    nodeName: where.node,
+    zone: where.zone,
+    targetRef: {kind: 'Pod', name: opts.name ?? `simulated-${counter}`},
+  })
+  return true
+}
+
+/** Removes one endpoint of the Service, chosen by `pick` among candidates (default: from the node with the most). */
+export function removeEndpoint(state: ClusterState, svc: Service, filter: (e: Endpoint) => boolean = () => true): boolean {
+  const slices = serviceSlices(state, svc)
+  const eps = slices.flatMap((s) => (s.endpoints ?? []).filter(filter))
+  if (eps.length === 0) return false
+  const byNode = countBy(eps, (e) => e.nodeName ?? '')
+  const victim = eps.reduce((best, e) => {
+    const a = byNode.get(e.nodeName ?? '') ?? 0
+    const b = byNode.get(best.nodeName ?? '') ?? 0
+    return a > b || (a === b && (e.nodeName ?? '') < (best.nodeName ?? '')) ? e : best
+  }, eps[0] as Endpoint)
+  for (const s of slices) {
+    const i = (s.endpoints ?? []).indexOf(victim)
+    if (i >= 0) {
+      s.endpoints!.splice(i, 1)
+      return true
+    }
+  }
+  return false
+}
+
+/** --drain NODE / -l selector: nodes become unschedulable; the Service's pods there are recreated elsewhere. */
+export function drain(state: ClusterState, svc: Service, target: {nodes?: string[]; selector?: string}): ClusterState {
+  const next = clone(state)
+  const reqs = target.selector ? parseSelector(target.selector) : null
+  const drained = new Set<string>()
+  for (const n of next.nodes) {
+    if (target.nodes?.includes(n.metadata.name) || (reqs !== null && matchesSelector(reqs, n.metadata.labels))) drained.add(n.metadata.name)
+  }
+  for (const name of target.nodes ?? []) if (!drained.has(name)) throw new WhatIfError(`--drain: node "${name}" not found`)
+  if (drained.size === 0) throw new WhatIfError(`--drain: no node matches "${target.selector}"`)
+  for (const n of next.nodes) if (drained.has(n.metadata.name)) n.spec = {...(n.spec ?? {}), unschedulable: true}
+  let moved = 0
+  for (const s of serviceSlices(next, svc)) {
+    const before = (s.endpoints ?? []).length
+    s.endpoints = (s.endpoints ?? []).filter((e) => !(e.nodeName && drained.has(e.nodeName)))
+    moved += before - s.endpoints.length
+  }
+  for (let i = 0; i < moved; i++) addEndpoint(next, svc, {ready: true})
+  return next
+}
+
+/** --replicas N: scale to N ready endpoints, keeping today's proportions per zone (largest remainder). */
+export function scaleReplicas(state: ClusterState, svc: Service, replicas: number): ClusterState {
+  if (!Number.isInteger(replicas) || replicas < 0) throw new WhatIfError(`--replicas must be a non-negative integer, got ${replicas}`)
+  const next = clone(state)
+  const view = serviceView(next, svc)
+  const counts = new Map<string, number>()
+  for (const e of view.ready) counts.set(e.zone ?? '', (counts.get(e.zone ?? '') ?? 0) + 1)
+  const now = view.ready.length
+  // drop not-ready endpoints: the simulation is about the steady state
+  for (const s of serviceSlices(next, svc)) s.endpoints = (s.endpoints ?? []).filter((e) => e.conditions?.ready === true)
+  if (now === 0) {
+    for (let i = 0; i < replicas; i++) if (!addEndpoint(next, svc, {ready: true})) throw new WhatIfError('--replicas: no schedulable Ready node with a zone label to place pods on')
+    return next
+  }
+  const zones = [...counts.keys()].sort()
+  const exact = zones.map((z) => ((counts.get(z) as number) * replicas) / now)
+  const target = exact.map(Math.floor)
+  let left = replicas - target.reduce((a, b) => a + b, 0)
+  const order = zones.map((_, i) => i).sort((a, b) => exact[b]! - target[b]! - (exact[a]! - target[a]!) || a - b)
+  for (const i of order) {
+    if (left <= 0) break
+    target[i]!++
+    left--
+  }
+  zones.forEach((z, i) => {
+    let have = counts.get(z) as number
+    while (have > target[i]!) {
+      removeEndpoint(next, svc, (e) => (e.zone ?? '') === z)
+      have--
+    }
+    while (have < target[i]!) {
+      if (!addEndpoint(next, svc, {ready: true, zone: z === '' ? undefined : z})) throw new WhatIfError(`--replicas: no schedulable node in zone "${z}"`)
+      have++
+    }
+  })
+  return next
+}
+
+/** --add-node zone=Z,cpu=C[,name=N]: a Ready worker node. */
+export function addNode(state: ClusterState, spec: {zone: string; cpu: string; name?: string}): ClusterState {
+  const next = clone(state)
+  let name = spec.name
+  if (name === undefined) {
+    for (let i = 1; ; i++) {
+      const candidate = `simulated-${spec.zone}-${i}`
+      if (!next.nodes.some((n) => n.metadata.name === candidate)) {
+        name = candidate
+        break
+      }
+    }
+  } else if (next.nodes.some((n) => n.metadata.name === name)) {
+    throw new WhatIfError(`--add-node: a node named "${name}" already exists`)
+  }
+  const node: Node = {
+    metadata: {name, labels: {[LABEL_ZONE]: spec.zone, 'kubernetes.io/hostname': name}},
+    status: {allocatable: {cpu: spec.cpu}, capacity: {cpu: spec.cpu}, conditions: [{type: 'Ready', status: 'True'}]},
+  }
+  next.nodes.push(node)
+  return next
+}
+
+// ---- rolling update -----------------------------------------------------------------------------
+
+export interface RolloutParams {
+  maxSurge: number | string
+  maxUnavailable: number | string
+  /** desired replicas (default: the Service's ready endpoints) */
+  replicas?: number
+}
+
+export interface RolloutStep {
+  step: number
+  action: string
+  oldPods: number
+  newReady: number
+  newNotReady: number
+  state: ClusterState
+}
+
+/** An int-or-percent, resolved like the Deployment controller: surge rounds up, unavailable rounds down. */
+export function resolveIntOrPercent(v: number | string, total: number, roundUp: boolean, flag: string): number {
+  if (typeof v === 'number') return v
+  const m = v.trim().match(/^(\d+)(%?)$/)
+  if (!m) throw new WhatIfError(`--rollout: ${flag} must be an integer or a percentage, got "${v}"`)
+  const n = Number(m[1])
+  if (m[2] !== '%') return n
+  return roundUp ? Math.ceil((n * total) / 100) : Math.floor((n * total) / 100)
+}
+
+/**
+ * Steps through a Deployment rolling update of the Service's pods: create new pods (not ready),
+ * they become ready, old pods are deleted while at least replicas - maxUnavailable stay ready
+ * and at most replicas + maxSurge exist. New pods are placed by the spread rule; old pods go
+ * from the node with the most old pods first.
+ */
+export function rollout(state: ClusterState, svc: Service, params: RolloutParams): RolloutStep[] {
+  let cur = clone(state)
+  const view = serviceView(cur, svc)
+  const R = params.replicas ?? view.ready.length
+  const surge = resolveIntOrPercent(params.maxSurge, R, true, 'maxSurge')
+  const unavailable = resolveIntOrPercent(params.maxUnavailable, R, false, 'maxUnavailable')
+  if (surge === 0 && unavailable === 0) throw new WhatIfError('--rollout: maxSurge and maxUnavailable cannot both be 0')
+  if (R === 0) throw new WhatIfError('--rollout: the Service has no ready endpoint to roll')
+  // mark existing ready endpoints as the old revision; drop not-ready ones
+  const isOld = (e: Endpoint) => e.targetRef?.name?.startsWith('new-') !== true
+  for (const s of serviceSlices(cur, svc)) s.endpoints = (s.endpoints ?? []).filter((e) => e.conditions?.ready === true)
+  let old = serviceView(cur, svc).ready.length
+  let newReady = 0
+  let newNotReady = 0
+  let made = 0
+  const steps: RolloutStep[] = [{step: 0, action: 'start', oldPods: old, newReady, newNotReady, state: cur}]
+  const push = (action: string) => steps.push({step: steps.length, action, oldPods: old, newReady, newNotReady, state: cur})
+  for (let guard = 0; guard < 4 * R + 10 && (old > 0 || newReady < R); guard++) {
+    // scale up the new ReplicaSet
+    const canCreate = Math.min(R + surge - (old + newReady + newNotReady), R - (newReady + newNotReady))
+    if (canCreate > 0) {
+      cur = clone(cur)
+      for (let i = 0; i < canCreate; i++) addEndpoint(cur, svc, {ready: false, name: `new-${++made}`})
+      newNotReady += canCreate
+      push(`create ${canCreate} new pod(s) (not ready)`)
+    }
+    if (newNotReady > 0) {
+      cur = clone(cur)
+      for (const s of serviceSlices(cur, svc)) {
+        for (const e of s.endpoints ?? []) if (!isOld(e)) e.conditions = {ready: true, serving: true, terminating: false}
+      }
+      newReady += newNotReady
+      push(`${newNotReady} new pod(s) become ready`)
+      newNotReady = 0
+    }
+    // scale down the old ReplicaSet
+    const canDelete = Math.min(old, old + newReady - (R - unavailable))
+    if (canDelete > 0) {
+      cur = clone(cur)
+      for (let i = 0; i < canDelete; i++) removeEndpoint(cur, svc, isOld)
+      old -= canDelete
+      push(`delete ${canDelete} old pod(s)`)
+    } else if (canCreate <= 0 && newNotReady === 0) {
+      break
+    }
+  }
+  return steps
+}

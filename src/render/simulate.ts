@@ -1,0 +1,223 @@
+// Rendering of simulate reports: table / wide (ranked, one row per strategy), json / yaml (the
+// report as is, schema/simulate.v1.json), csv. Formatting only.
+import {stringify} from 'yaml'
+import type {Aggregate, RowScore} from '../engine/simulate-dataset.js'
+import {rank, type RolloutStepResult, type ServiceSimulation, type StrategyResult, type ZoneDisruption} from '../engine/simulate.js'
+import {formatTable} from './table.js'
+import {PLAIN, type Style} from './style.js'
+
+export type SimulateFormat = 'table' | 'wide' | 'json' | 'yaml' | 'csv'
+
+export interface ServiceReport extends ServiceSimulation {
+  rollout?: RolloutStepResult[]
+  disruption?: ZoneDisruption[]
+}
+
+export interface SimulateReport {
+  apiVersion: 'kubectl-topology.io/v1'
+  kind: 'TopologySimulation'
+  source: 'live' | 'snapshot' | 'synthetic'
+  trafficModel: string
+  whatIf: string[]
+  services: ServiceReport[]
+}
+
+export interface DatasetReport {
+  apiVersion: 'kubectl-topology.io/v1'
+  kind: 'TopologySimulationDataset'
+  dataset: string
+  seed: string | null
+  clusters: number
+  aggregates: Aggregate[]
+}
+
+const pct = (v: number, digits = 1) => `${(v * 100).toFixed(digits)}%`
+const num = (v: number | null, digits = 2) => (v === null ? 'invalid' : v.toFixed(digits))
+
+function bar(share: number, width = 20): string {
+  const n = Math.max(0, Math.min(width, Math.round(share * width)))
+  return '█'.repeat(n) + '·'.repeat(width - n)
+}
+
+export function renderSimulate(report: SimulateReport, opts: {format: SimulateFormat; style?: Style; noHeaders?: boolean}): string {
+  const style = opts.style ?? PLAIN
+  if (opts.format === 'json') return JSON.stringify(report, null, 2)
+  if (opts.format === 'yaml') return stringify(report, {lineWidth: 0}).trimEnd()
+  if (opts.format === 'csv') return csvOfReport(report, opts.noHeaders === true)
+  const out: string[] = []
+  for (const svc of report.services) {
+    if (report.services.length > 1 || report.whatIf.length > 0 || true) {
+      const zones = svc.input.zones
+        .map((z) => `${z === '' ? '(no zone)' : z} ${svc.input.endpointsByZone[z] ?? 0} ep / ${pct(svc.input.trafficShare[z] ?? 0, 0)} traffic`)
+        .join(', ')
+      out.push(style.bold(`Service ${svc.namespace}/${svc.name}`) + ` (${svc.input.readyEndpoints} ready endpoints; ${zones}; traffic model ${report.trafficModel})`)
+      if (report.whatIf.length > 0) out.push(`What-if: ${report.whatIf.join('; ')}`)
+    }
+    const ranked = rank(svc.strategies)
+    const header = ['RANK', 'STRATEGY', 'SCORE', 'IN-ZONE', 'MAX-OVERLOAD', 'MEAN-OVERLOAD', 'SLICES', 'FALLBACK-ZONES']
+    if (opts.format === 'wide') header.push('SD', 'UNSERVED', 'NOTE')
+    const rows = ranked.map((r, i) => {
+      const row = [
+        String(i + 1),
+        r.strategy,
+        r.score === null ? style.bad('invalid') : num(r.score),
+        pct(r.inZoneTraffic),
+        r.maxOverload > 0.5 ? style.bad(pct(r.maxOverload)) : r.maxOverload > 0.2 ? style.warn(pct(r.maxOverload)) : pct(r.maxOverload),
+        pct(r.meanOverload),
+        String(r.endpointSlices),
+        r.fallbackZones.length === 0 ? '-' : style.warn(r.fallbackZones.join(',')),
+      ]
+      if (opts.format === 'wide') row.push(r.sdOverload.toFixed(4), pct(r.unservedTraffic), r.fallback ?? '-')
+      return row
+    })
+    out.push(formatTable(opts.noHeaders ? null : header, rows))
+    if (opts.format === 'wide') {
+      out.push('')
+      out.push(formatTable(opts.noHeaders ? null : ['STRATEGY', 'ZONE', 'TRAFFIC', 'IN-ZONE', 'SERVES', 'LOAD', 'MAX-OVERLOAD', 'FALLBACK'], wideZoneRows(ranked)))
+    } else if (style.level > 0) {
+      out.push('')
+      out.push(...zoneBars(ranked.slice(0, 3), style))
+    }
+    if (svc.rollout) {
+      out.push('')
+      out.push(style.bold('Rolling update'))
+      const strategies = svc.rollout[0]?.strategies.map((s) => s.strategy) ?? []
+      out.push(
+        formatTable(
+          opts.noHeaders ? null : ['STEP', 'ACTION', 'OLD', 'NEW-READY', 'NEW-NOT-READY', 'READY-BY-ZONE', 'HINTS', ...strategies.map((s) => `IN-ZONE(${s})`), 'FALLBACK-ZONES'],
+          svc.rollout.map((st) => [
+            String(st.step),
+            st.action,
+            String(st.oldPods),
+            String(st.newReady),
+            String(st.newNotReady),
+            Object.entries(st.readyByZone).map(([z, n]) => `${z || '(none)'}=${n}`).join(','),
+            st.hints === 'hold' ? style.ok('hold') : style.bad(`refused: ${st.hintsReason}`),
+            ...st.strategies.map((s) => pct(s.inZoneTraffic)),
+            [...new Set(st.strategies.flatMap((s) => s.fallbackZones))].join(',') || '-',
+          ]),
+        ),
+      )
+    }
+    if (svc.disruption) {
+      out.push('')
+      out.push(style.bold('Per-zone disruption (pods a zone can lose)'))
+      const strat = svc.disruption[0]?.strategy ?? 'upstream-auto'
+      out.push(
+        formatTable(
+          opts.noHeaders ? null : ['ZONE', 'READY', 'BEFORE-HINTS-DROP', 'BEFORE-NO-LOCAL-ENDPOINT', `BEFORE-FALLBACK(${strat})`],
+          svc.disruption.map((d) => [
+            d.zone,
+            String(d.readyEndpoints),
+            d.canLoseBeforeHintsDrop === null ? style.bad('dropped now') : String(d.canLoseBeforeHintsDrop),
+            String(d.canLoseBeforeNoLocalEndpoint),
+            d.canLoseBeforeFallback === null ? style.bad('falls back now') : String(d.canLoseBeforeFallback),
+          ]),
+        ),
+      )
+    }
+    out.push('')
+  }
+  return out.join('\n').trimEnd()
+}
+
+function wideZoneRows(ranked: StrategyResult[]): string[][] {
+  const rows: string[][] = []
+  for (const r of ranked) {
+    for (const z of r.zones) {
+      rows.push([
+        r.strategy,
+        z.zone === '' ? '(no zone)' : z.zone,
+        pct(z.trafficShare),
+        pct(z.inZoneTraffic),
+        Object.entries(z.serves).map(([k, v]) => `${k || '(none)'}:${v}`).join(',') || '-',
+        pct(z.load),
+        z.maxOverload === null ? '-' : pct(z.maxOverload),
+        z.fallback ? (z.reason ?? 'yes') : '-',
+      ])
+    }
+  }
+  return rows
+}
+
+function zoneBars(top: StrategyResult[], style: Style): string[] {
+  const out: string[] = []
+  for (const r of top) {
+    out.push(style.bold(`${r.strategy}: in-zone traffic per zone`))
+    for (const z of r.zones) {
+      if (z.zone === '') continue
+      out.push(`  ${z.zone.padEnd(16)} ${style.ok(bar(z.inZoneTraffic))} ${pct(z.inZoneTraffic).padStart(6)}${z.fallback ? style.warn(`  fallback: ${z.reason ?? ''}`) : ''}`)
+    }
+  }
+  return out
+}
+
+function csvCell(v: string | number | null): string {
+  const s = v === null ? '' : String(v)
+  return /[",\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s
+}
+
+export const CSV_HEADER = ['namespace', 'service', 'strategy', 'valid', 'score', 'inZoneTraffic', 'maxOverload', 'meanOverload', 'sdOverload', 'endpointSlices', 'fallbackZones', 'fallback']
+
+function csvOfReport(report: SimulateReport, noHeaders: boolean): string {
+  const lines = noHeaders ? [] : [CSV_HEADER.join(',')]
+  for (const svc of report.services) {
+    for (const r of rank(svc.strategies)) {
+      lines.push(
+        [svc.namespace, svc.name, r.strategy, String(r.valid), r.score === null ? null : r.score.toFixed(4), r.inZoneTraffic.toFixed(6), r.maxOverload.toFixed(6), r.meanOverload.toFixed(6), r.sdOverload.toFixed(6), r.endpointSlices, r.fallbackZones.join(' '), r.fallback]
+          .map(csvCell)
+          .join(','),
+      )
+    }
+  }
+  return lines.join('\n')
+}
+
+// ---- datasets ----------------------------------------------------------------------------------
+
+/** The tool's per-row output columns (process/output-parser.go), plus the strategy. */
+export const ROW_CSV_HEADER = ['input name', 'strategy', 'score', 'in-zone-traffic score', 'deviation score', 'slice score', 'max deviation', 'mean deviation', 'SD of deviation']
+
+export function rowCsv(r: RowScore): string {
+  const cells: (string | null)[] = [r.row, r.strategy]
+  if (r.score === null) cells.push(...Array(7).fill('invalid'))
+  else {
+    cells.push(
+      r.score.score.toFixed(4),
+      r.score.inZoneScore.toFixed(4),
+      r.score.deviationScore.toFixed(4),
+      r.score.sliceScore.toFixed(4),
+      `${(r.measures.maxOverload * 100).toFixed(4)}%`,
+      `${(r.measures.meanOverload * 100).toFixed(4)}%`,
+      r.measures.sdOverload.toFixed(4),
+    )
+  }
+  return cells.map(csvCell).join(',')
+}
+
+/** The tool's data/results.csv columns. */
+export const AGGREGATE_CSV_HEADER = ['alg name', 'invalid cases', 'valid cases', 'mean total score', 'max total score', 'min total score', 'mean inzone score', 'max inzone score', 'min inzone score', 'mean deviation score', 'max deviation score', 'min deviation score', 'mean slice score', 'max slice score', 'min slice score', 'max deviation %', 'average max deviation %']
+
+export function renderDataset(report: DatasetReport, opts: {format: SimulateFormat; noHeaders?: boolean}): string {
+  if (opts.format === 'json') return JSON.stringify(report, null, 2)
+  if (opts.format === 'yaml') return stringify(report, {lineWidth: 0}).trimEnd()
+  const f2 = (v: number) => v.toFixed(2)
+  if (opts.format === 'csv') {
+    const lines = opts.noHeaders ? [] : [AGGREGATE_CSV_HEADER.join(',')]
+    for (const a of report.aggregates) {
+      lines.push(
+        [a.strategy, a.invalid, a.clusters, f2(a.score.mean), f2(a.score.max), f2(a.score.min), f2(a.inZoneScore.mean), f2(a.inZoneScore.max), f2(a.inZoneScore.min), f2(a.deviationScore.mean), f2(a.deviationScore.max), f2(a.deviationScore.min), f2(a.sliceScore.mean), f2(a.sliceScore.max), f2(a.sliceScore.min), `${f2(a.maxOverload * 100)}%`, `${f2(a.meanMaxOverload * 100)}%`].join(','),
+      )
+    }
+    return lines.join('\n')
+  }
+  const sorted = [...report.aggregates].sort((a, b) => b.score.mean - a.score.mean)
+  const header = ['RANK', 'STRATEGY', 'CLUSTERS', 'INVALID', 'MEAN-SCORE', 'MEAN-IN-ZONE', 'MEAN-DEVIATION-SCORE', 'MEAN-SLICE-SCORE', 'MAX-OVERLOAD', 'AVG-MAX-OVERLOAD']
+  if (opts.format === 'wide') header.push('MIN-SCORE', 'MAX-SCORE')
+  const rows = sorted.map((a, i) => {
+    const row = [String(i + 1), a.strategy, String(a.clusters), String(a.invalid), f2(a.score.mean), f2(a.inZoneScore.mean), f2(a.deviationScore.mean), f2(a.sliceScore.mean), pct(a.maxOverload, 2), pct(a.meanMaxOverload, 2)]
+    if (opts.format === 'wide') row.push(f2(a.score.min), f2(a.score.max))
+    return row
+  })
+  return `Dataset ${report.dataset}${report.seed !== null ? ` (seed ${report.seed})` : ''}: ${report.clusters} clusters\n` + formatTable(opts.noHeaders ? null : header, rows)
+}
