@@ -9,6 +9,7 @@ import {
   createPod,
   createService,
   deleteAllNodes,
+  EVENT_SOURCE,
   listEvents,
   statusOf,
   waitForReconciled,
@@ -60,7 +61,7 @@ describe('control plane', () => {
       expect(e.hints?.forZones).toEqual([{name: e.zone}])
       expect(e.hints?.forNodes ?? undefined).toBeUndefined()
     }
-    const events = await listEvents(namespace, 'web')
+    const events = await listEvents(namespace, 'web', {source: EVENT_SOURCE})
     const enabled = events.filter((e) => e.reason === 'TopologyAwareHintsEnabled')
     expect(enabled.length).toBeGreaterThan(0)
     expect(enabled[0]).toMatchObject({type: 'Normal', message: expect.stringContaining('addressType: IPv4')})

@@ -281,10 +281,16 @@ export class Cluster {
     return plain<Service>(await this.core.createNamespacedService({namespace: o.namespace, body}))
   }
 
-  /** Events whose involvedObject is the Service, sorted by (lastTimestamp, resourceVersion). */
-  async listEvents(namespace: string, service: string): Promise<EventObject[]> {
+  /**
+   * Events whose involvedObject is the Service, sorted by (lastTimestamp, resourceVersion).
+   * Not only the EndpointSlice controller's: the API server's ClusterIP repair loop, for one,
+   * may record ClusterIPNotAllocated on a new Service. Pass {source: EVENT_SOURCE} for the
+   * controller's alone.
+   */
+  async listEvents(namespace: string, service: string, opts: {source?: string} = {}): Promise<EventObject[]> {
     const list = await this.core.listNamespacedEvent({namespace, fieldSelector: serviceEventSelector(service)})
-    return sortEvents(list.items.map((e) => plain<EventObject>(e)))
+    const events = list.items.map((e) => plain<EventObject>(e))
+    return sortEvents(opts.source === undefined ? events : events.filter((e) => eventSource(e) === opts.source))
   }
 
   /** The EndpointSlice controller's slices for a Service. */
@@ -445,7 +451,8 @@ function serviceEventSelector(service: string): string {
   return `involvedObject.kind=Service,involvedObject.name=${service}`
 }
 
-function eventSource(e: EventObject): string | undefined {
+/** Who recorded an Event: source.component (core/v1 recorders) or reportingComponent (events.k8s.io). */
+export function eventSource(e: EventObject): string | undefined {
   const x = e as EventObject & {source?: {component?: string}; reportingComponent?: string}
   return x.source?.component || x.reportingComponent || undefined
 }
@@ -516,6 +523,6 @@ export const createNode = (o: NodeOptions) => cluster().createNode(o)
 export const deleteAllNodes = (timeoutMs?: number) => cluster().deleteAllNodes(timeoutMs)
 export const createPod = (o: PodOptions) => cluster().createPod(o)
 export const createService = (o: ServiceOptions) => cluster().createService(o)
-export const listEvents = (namespace: string, service: string) => cluster().listEvents(namespace, service)
+export const listEvents = (namespace: string, service: string, opts?: {source?: string}) => cluster().listEvents(namespace, service, opts)
 export const listEndpointSlices = (namespace: string, service: string) => cluster().listEndpointSlices(namespace, service)
 export const waitForReconciled = (o: WaitOptions) => cluster().waitForReconciled(o)
