@@ -18,6 +18,7 @@ Where Go's random map order makes upstream random (which zone receives a donated
 
   static override examples = [
     {description: 'Explain one Service in the current namespace', command: '<%= config.bin %> explain svc/web'},
+    {description: 'Every Service in a namespace (like kubectl describe svc -n shop)', command: '<%= config.bin %> explain -n shop'},
     {description: 'Explain from a snapshot file (no cluster needed)', command: '<%= config.bin %> explain svc/checkout -n shop --from-file examples/three-zones.yaml'},
     {description: 'Every Service in every namespace, as JSON', command: '<%= config.bin %> explain -A -o json'},
     {description: 'One row per endpoint: live and predicted hints', command: '<%= config.bin %> explain svc/web -o wide'},
@@ -47,9 +48,6 @@ Where Go's random map order makes upstream random (which zone receives a donated
     const {flags, argv} = await this.parse(Explain)
     // Validation, before any I/O.
     const names = parseServiceArgs(argv as string[])
-    if (names.length === 0 && !flags['all-namespaces'] && flags.selector === undefined) {
-      throw new CliError('name a Service (svc/NAME), or select Services with -l SELECTOR or -A', ExitCode.USAGE)
-    }
     if (names.length > 0 && flags.selector !== undefined) {
       throw new CliError('Service names cannot be combined with -l: use one or the other', ExitCode.USAGE)
     }

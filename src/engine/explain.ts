@@ -428,7 +428,8 @@ function explainService(input: ServiceInput): ServiceExplanation {
 
   const n = prediction?.addHints?.totalReady ?? endpoints.filter((e) => e.controllerReady).length
   const allocations = prediction?.addHints?.allocations ?? null
-  const figures = allocations === null && ratios !== null && n > 0 ? allocationFigures(n, ratios) : null
+  const auto = mode.path === 'topology-mode-auto'
+  const figures = auto && allocations === null && ratios !== null && n > 0 ? allocationFigures(n, ratios) : null
   const trafficShares = trafficModel(opts.traffic, ratios, capacity)
 
   const zones: ZoneRow[] = sortStrings(zoneNames).map((zone) => {
@@ -437,9 +438,11 @@ function explainService(input: ServiceInput): ServiceExplanation {
     const ready = endpoints.filter((e) => e.controllerReady && e.zone === zone).length
     const assigned = endpoints.filter((e) => e.controllerReady && e.predictedHints?.forZones.includes(zone)).length
     const liveHints = endpoints.filter((e) => e.controllerReady && e.liveHints?.forZones.includes(zone)).length
-    const alloc = allocations?.[zone] ?? figures?.[zone] ?? null
+    const alloc = auto ? (allocations?.[zone] ?? figures?.[zone] ?? null) : null
     const share = trafficShares?.[zone] ?? null
     const desiredForOverload = share !== null ? share * n : null
+    // desired/minimum/target/maximum are the Auto heuristic's; on other paths only the
+    // traffic-proportional desired count is shown (what the overload is measured against).
     const hinted = endpoints.some((e) => e.controllerReady && (e.predictedHints?.forZones.length ?? 0) > 0)
     return {
       name: zone,
@@ -448,7 +451,7 @@ function explainService(input: ServiceInput): ServiceExplanation {
       cpuRatio: ratios?.[zone] ?? null,
       trafficShare: share,
       readyEndpoints: ready,
-      desired: alloc?.desired ?? null,
+      desired: alloc?.desired ?? (auto ? null : desiredForOverload),
       minimum: alloc?.minimum ?? null,
       target: alloc?.target ?? null,
       maximum: alloc?.maximum ?? null,
@@ -586,8 +589,8 @@ const countReady = (slices: readonly EndpointSlice[]) =>
  * desired/minimum/target/maximum per zone for N endpoints, also when the controller refuses
  * (getAllocations stops at the first failed check; explain still shows the figures).
  */
-export function allocationFigures(n: number, ratios: Record<string, number>): Record<string, {desired: number; minimum: number; target: number; maximum: number}> {
-  const out: Record<string, {desired: number; minimum: number; target: number; maximum: number}> = {}
+export function allocationFigures(n: number, ratios: Record<string, number>): Record<string, {desired: number; minimum: number; target: number; maximum: number | null}> {
+  const out: Record<string, {desired: number; minimum: number; target: number; maximum: number | null}> = {}
   let sumMin = 0
   for (const zone of sortStrings(Object.keys(ratios))) {
     const desired = ratios[zone]! * n
@@ -595,7 +598,8 @@ export function allocationFigures(n: number, ratios: Record<string, number>): Re
     sumMin += minimum
     out[zone] = {desired, minimum, target: Math.max(desired, minimum), maximum: 0}
   }
-  for (const z of Object.values(out)) z.maximum = z.minimum + (n - sumMin)
+  // Upstream computes the maximum only once the minimums fit (sum <= N).
+  for (const z of Object.values(out)) z.maximum = sumMin <= n ? z.minimum + (n - sumMin) : null
   return out
 }
 

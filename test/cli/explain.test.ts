@@ -257,10 +257,9 @@ describe('bad input: one line, a documented exit code, no stack trace', () => {
     expect(r.services[0]!.controller.message).toMatch(/^Insufficient Node information/)
   })
 
-  it('no Service named: exit 2', () => {
-    const r = runCli(['explain', '--from-file', EXAMPLE])
-    expect(r.code).toBe(2)
-    oneLine(r)
+  it('no Service named: every Service of the namespace, like kubectl describe svc', () => {
+    const r = json(['explain', '-n', 'shop', '--from-file', EXAMPLE])
+    expect(r.services.map((s) => s.name)).toEqual(['cart', 'catalog', 'checkout', 'inventory', 'payments', 'search', 'sessions'])
   })
 
   it('bad flag values: exit 2', () => {
