@@ -385,7 +385,7 @@ async function healthy(state) {
 }
 
 /** Returns {state, started}: started is false when a healthy control plane was already up. */
-async function up() {
+async function upUnlocked() {
   const existing = readState()
   if (existing) {
     if (existing.version !== K8S_VERSION) {
@@ -566,9 +566,47 @@ async function up() {
   return {state, started: true}
 }
 
+/**
+ * One `up`/`down` at a time per instance (two terminals running `npm run test:e2e` would
+ * otherwise both start a control plane and one would be orphaned). The lock file holds the
+ * holder's pid; a dead holder's lock is taken over. Bounded: a first build may take a while.
+ */
+async function withLock(fn) {
+  mkdirSync(RUN_DIR, {recursive: true})
+  const lock = path.join(RUN_DIR, 'lock')
+  const deadline = Date.now() + 45 * 60_000
+  let told = false
+  for (;;) {
+    try {
+      writeFileSync(lock, String(process.pid), {flag: 'wx'})
+      break
+    } catch (e) {
+      if (e.code !== 'EEXIST') throw e
+    }
+    const holder = Number.parseInt(readFileSync(lock, 'utf8'), 10)
+    if (!isAlive(holder)) {
+      rmSync(lock, {force: true})
+      continue
+    }
+    if (interrupted) throw new Error(`interrupted (${interrupted}) while waiting for pid ${holder}`)
+    if (Date.now() > deadline) throw new Error(`${lock} held by pid ${holder} for too long`)
+    if (!told) log(`waiting for pid ${holder} (another up/down of this instance) ...`)
+    told = true
+    await sleep(500)
+  }
+  try {
+    return await fn()
+  } finally {
+    rmSync(lock, {force: true})
+  }
+}
+
+const up = () => withLock(upUnlocked)
+const down = () => withLock(downUnlocked)
+
 // ---- down / env / run -------------------------------------------------------------------
 
-async function down() {
+async function downUnlocked() {
   const state = readState()
   if (!state) {
     log('not up (no state file)')
