@@ -8,9 +8,11 @@ export {
   CoreV1Api,
   DiscoveryV1Api,
   VersionApi,
+  AuthorizationV1Api,
   ApiException,
   PatchStrategy,
   setHeaderOptions,
+  Watch,
 } from '@kubernetes/client-node'
 export type {
   ConfigurationOptions,
@@ -21,6 +23,7 @@ export type {
   V1Node,
   V1Service,
   V1EndpointSlice,
+  V1ManagedFieldsEntry,
   CoreV1Event,
   VersionInfo,
 } from '@kubernetes/client-node'
