@@ -406,17 +406,22 @@ function explainService(input: ServiceInput): ServiceExplanation {
     else nodesByZone.set(z, [n])
   }
 
+  // kube-proxy on a node picks PreferSameNode when every ready endpoint has a node hint and
+  // one names that node (topologyModeFromHints): so the nodes that do are exactly the nodes
+  // named in node hints, when all ready endpoints have one. One pass instead of one
+  // categorization per node.
+  const sameNodeNodes = (eps: readonly ProxyEndpoint[]): Set<string> => {
+    const ready = eps.filter((e) => e.ready)
+    if (!preferSameGate || ready.length === 0 || !ready.every((e) => (e.nodeHints?.size ?? 0) > 0)) return new Set()
+    return new Set(ready.flatMap((e) => [...(e.nodeHints ?? [])]))
+  }
+  const liveSameNode = sameNodeNodes(liveProxy)
+  const predSameNode = sameNodeNodes(predProxy)
   const zoneVerdict = (eps: readonly ProxyEndpoint[], zone: string): KubeProxyVerdict => {
-    // A node of the zone that holds no endpoint: the zone-wide view. Nodes holding a
-    // node-hinted endpoint are counted separately (PreferSameNode).
+    // A node of the zone that holds no node-hinted endpoint: the zone-wide view.
     const generic = verdictFor(eps, {name: '', labels: {[LABEL_ZONE]: zone}})
-    let nodesPreferSameNode = 0
-    if (preferSameGate) {
-      for (const n of nodesByZone.get(zone) ?? []) {
-        const c = verdictFor(eps, {name: n.metadata.name, labels: n.metadata.labels ?? {}})
-        if (c.topologyMode === 'PreferSameNode') nodesPreferSameNode++
-      }
-    }
+    const sameNode = eps === liveProxy ? liveSameNode : predSameNode
+    const nodesPreferSameNode = (nodesByZone.get(zone) ?? []).filter((n) => sameNode.has(n.metadata.name)).length
     return {
       mode: generic.topologyMode,
       fallback: generic.fallbackReason !== null,

@@ -114,6 +114,9 @@ export interface EventObject {
   message?: string
   type?: string
   count?: number
+  /** Who recorded it, e.g. {component: 'endpoint-slice-controller'}. */
+  source?: {component?: string; host?: string}
+  reportingComponent?: string
   lastTimestamp?: string | null
   eventTime?: string | null
   firstTimestamp?: string | null
