@@ -3,7 +3,7 @@ import {defineConfig} from 'vitest/config'
 // Unit tests (literals) and CLI tests (snapshot files). No network.
 export default defineConfig({
   test: {
-    include: ['test/unit/**/*.test.ts', 'test/cli/**/*.test.ts'],
+    include: ['test/unit/**/*.test.ts', 'test/unit/**/*.test.tsx', 'test/cli/**/*.test.ts'],
     testTimeout: 30_000,
   },
 })

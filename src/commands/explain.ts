@@ -105,7 +105,11 @@ Where Go's random map order makes upstream random (which zone receives a donated
     if (report.services.length === 0 && (format === 'table' || format === 'wide')) {
       this.note(flags['all-namespaces'] ? 'No Services found.' : `No Services found in ${read.namespace ?? 'default'} namespace.`)
     } else {
-      this.out(renderExplain(report, {format, style: this.style(flags.color), noHeaders: flags['no-headers'], perNode: flags['per-node']}))
+      if (format === 'json') {
+        // Streamed: at thousands of Services the whole text would double peak memory.
+        const {jsonChunks, writeChunks} = await import('../render/json-stream.js')
+        await writeChunks(process.stdout, jsonChunks(report as unknown as Record<string, unknown>, 'services'))
+      } else this.out(renderExplain(report, {format, style: this.style(flags.color), noHeaders: flags['no-headers'], perNode: flags['per-node']}))
     }
     if (flags['exit-code'] && report.services.some((s) => s.findings.length > 0)) this.exit(ExitCode.FINDING)
   }

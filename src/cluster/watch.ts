@@ -1,0 +1,344 @@
+// The I/O behind `kubectl topology watch`: API watches on the Nodes, the Service, its
+// EndpointSlices and its Events, each kept as an in-memory cache by a small reflector
+// (list, then watch from the list's resourceVersion), the way client-go's informers work:
+//  * 410 Gone (an expired resourceVersion, as an ERROR event or as the watch's HTTP status)
+//    -> re-list, then watch again;
+//  * the server closing the watch, or client-node's inactivity timeout -> watch again from the
+//    last resourceVersion at once;
+//  * any other failure (connection refused, reset, 5xx) -> back off (0.5 s doubling to 30 s,
+//    reset by the next successful event) and try again;
+//  * bookmarks (allowWatchBookmarks) keep the resourceVersion fresh on quiet resources.
+// Lists are paginated (500 per page). Objects are plain wire JSON, like live.ts returns.
+
+import {CliError, ExitCode} from '../errors.js'
+import type {ClusterState, EndpointSlice, EventObject, Node, Service} from '../engine/types.js'
+import {LABEL_SERVICE_NAME} from '../engine/types.js'
+import {apiStatusCode, toCliError, type ErrorContext} from './errors.js'
+import type {KubeContext} from './kubeconfig.js'
+import {clean, normalizeServerVersion} from './live.js'
+
+export interface ListPage<T> {
+  items: T[]
+  resourceVersion: string
+  continue?: string
+}
+
+/** client-node's Watch.watch shape: resolves once the request is under way; done() ends it. */
+export type WatchFn = (
+  path: string,
+  query: Record<string, string | boolean | undefined>,
+  onEvent: (type: string, obj: any) => void,
+  done: (err: unknown) => void,
+) => Promise<{abort(): void}>
+
+export interface ReflectorOptions<T> {
+  /** For messages: "nodes", "endpointslices", ... */
+  resource: string
+  path: string
+  query: Record<string, string | undefined>
+  list: (cont: string | undefined) => Promise<ListPage<T>>
+  watch: WatchFn
+  /** Called after the cache changed (a list, or a watch event). */
+  onChange: (resource: string, type: 'LIST' | 'ADDED' | 'MODIFIED' | 'DELETED', obj: T | null) => void
+  /** Connection status for the UI: "re-listing (410 Gone)", "reconnecting in 2s: ...". */
+  onStatus: (resource: string, status: ReflectorStatus) => void
+  sleep?: (ms: number, signal: AbortSignal) => Promise<void>
+  baseDelayMs?: number
+  maxDelayMs?: number
+}
+
+export type ReflectorStatus =
+  | {state: 'synced'; items: number}
+  | {state: 'relisting'; reason: string}
+  | {state: 'backoff'; delayMs: number; error: string}
+  | {state: 'watching'}
+
+const keyOf = (o: {metadata?: {namespace?: string; name?: string}}) => `${o.metadata?.namespace ?? ''}/${o.metadata?.name ?? ''}`
+
+const defaultSleep = (ms: number, signal: AbortSignal) =>
+  new Promise<void>((resolve) => {
+    if (signal.aborted) return resolve()
+    const t = setTimeout(resolve, ms)
+    signal.addEventListener('abort', () => {
+      clearTimeout(t)
+      resolve()
+    }, {once: true})
+  })
+
+/** A list+watch cache of one resource. */
+export class Reflector<T extends {metadata?: {namespace?: string; name?: string; resourceVersion?: string}}> {
+  readonly items = new Map<string, T>()
+  resourceVersion = ''
+  lists = 0
+  watches = 0
+  private readonly stopCtl = new AbortController()
+  private current: {abort(): void} | undefined
+  private failures = 0
+  private synced = false
+  private syncWaiters: {resolve: () => void; reject: (e: unknown) => void}[] = []
+
+  constructor(private readonly o: ReflectorOptions<T>) {}
+
+  get stopped(): boolean {
+    return this.stopCtl.signal.aborted
+  }
+
+  /** Resolves after the first successful list; rejects if that list fails (the caller decides). */
+  waitSynced(): Promise<void> {
+    if (this.synced) return Promise.resolve()
+    return new Promise((resolve, reject) => this.syncWaiters.push({resolve, reject}))
+  }
+
+  stop(): void {
+    this.stopCtl.abort()
+    this.current?.abort()
+  }
+
+  /** Runs until stop(). */
+  async run(): Promise<void> {
+    const sleep = this.o.sleep ?? defaultSleep
+    const base = this.o.baseDelayMs ?? 500
+    const max = this.o.maxDelayMs ?? 30_000
+    while (!this.stopped) {
+      let error: unknown = null
+      try {
+        if (this.resourceVersion === '') await this.relist()
+        if (this.stopped) break
+        error = await this.watchOnce()
+      } catch (e) {
+        error = e
+        if (!this.synced) {
+          // The first list failed: let the caller report it (kubeconfig, RBAC, not reachable).
+          for (const w of this.syncWaiters.splice(0)) w.reject(e)
+        }
+      }
+      if (this.stopped) break
+      if (error === null) continue
+      if (isGone(error)) {
+        this.resourceVersion = ''
+        this.o.onStatus(this.o.resource, {state: 'relisting', reason: '410 Gone: the resourceVersion expired'})
+        continue
+      }
+      if (isTimeout(error)) continue
+      const delayMs = Math.min(base * 2 ** this.failures, max)
+      this.failures++
+      this.o.onStatus(this.o.resource, {state: 'backoff', delayMs, error: describe(error)})
+      await sleep(delayMs, this.stopCtl.signal)
+    }
+  }
+
+  private async relist(): Promise<void> {
+    const fresh = new Map<string, T>()
+    let cont: string | undefined
+    let rv = ''
+    do {
+      const page = await this.o.list(cont)
+      this.lists++
+      for (const item of page.items) fresh.set(keyOf(item), item)
+      rv = page.resourceVersion || rv
+      cont = page.continue || undefined
+    } while (cont && !this.stopped)
+    this.items.clear()
+    for (const [k, v] of fresh) this.items.set(k, v)
+    this.resourceVersion = rv
+    this.failures = 0
+    this.o.onStatus(this.o.resource, {state: 'synced', items: this.items.size})
+    this.o.onChange(this.o.resource, 'LIST', null)
+    if (!this.synced) {
+      this.synced = true
+      for (const w of this.syncWaiters.splice(0)) w.resolve()
+    }
+  }
+
+  /** One watch request; resolves with null (closed normally) or the error that ended it. */
+  private watchOnce(): Promise<unknown> {
+    return new Promise<unknown>((resolve) => {
+      let gone: unknown = null
+      const query = {...this.o.query, resourceVersion: this.resourceVersion, allowWatchBookmarks: 'true'}
+      this.watches++
+      this.o
+        .watch(
+          this.o.path,
+          query,
+          (type, obj) => {
+            if (type === 'ERROR') {
+              if (obj?.code === 410) gone = Object.assign(new Error(obj.message ?? 'Gone'), {statusCode: 410})
+              else gone = Object.assign(new Error(obj?.message ?? 'watch error'), {statusCode: obj?.code})
+              return
+            }
+            const rv = obj?.metadata?.resourceVersion
+            if (rv) this.resourceVersion = rv
+            this.failures = 0
+            if (type === 'BOOKMARK') return
+            const item = obj as T
+            if (type === 'ADDED' || type === 'MODIFIED') this.items.set(keyOf(item), item)
+            else if (type === 'DELETED') this.items.delete(keyOf(item))
+            else return
+            this.o.onChange(this.o.resource, type, item)
+          },
+          (err) => resolve(err ?? gone),
+        )
+        .then((req) => {
+          this.current = req
+          if (this.stopped) req.abort()
+          else this.o.onStatus(this.o.resource, {state: 'watching'})
+        }, resolve)
+    })
+  }
+}
+
+const isGone = (e: unknown) => {
+  const x = e as {statusCode?: number; code?: number} | null
+  return x?.statusCode === 410 || x?.code === 410 || apiStatusCode(e) === 410
+}
+const isTimeout = (e: unknown) => (e as {name?: string} | null)?.name === 'TimeoutError'
+
+function describe(e: unknown): string {
+  const x = e as {statusCode?: number; message?: string; cause?: {code?: string; message?: string}} | null
+  if (x?.statusCode) return `HTTP ${x.statusCode}${x.message ? ` ${x.message}` : ''}`
+  const code = x?.cause?.code
+  return code ? `${code}` : (x?.message ?? String(e)).split('\n')[0]!
+}
+
+// ---- the Service watch ----------------------------------------------------------------
+
+export interface ServiceWatchHandlers {
+  /** The cached state changed (debounced by the caller). */
+  onChange: (resource: string) => void
+  /** A controller Event on the Service was added or updated (count/lastTimestamp). */
+  onEvent: (event: EventObject, initial: boolean) => void
+  onStatus: (resource: string, status: ReflectorStatus) => void
+}
+
+export interface ServiceWatch {
+  state(): ClusterState
+  stop(): void
+  /** List and watch requests sent so far. */
+  requests(): {lists: number; watches: number}
+  /** Resolves after every resource was listed once. */
+  synced: Promise<void>
+  /** Resolves when every reflector stopped. */
+  done: Promise<void>
+}
+
+export interface ServiceWatchOptions {
+  namespace: string
+  name: string
+  pageSize?: number
+  /** For tests: a smaller back-off. */
+  baseDelayMs?: number
+  maxDelayMs?: number
+}
+
+export async function startServiceWatch(ctx: KubeContext, opts: ServiceWatchOptions, h: ServiceWatchHandlers): Promise<ServiceWatch> {
+  const k8s = await import('./k8s.js')
+  const core = ctx.kc.makeApiClient(k8s.CoreV1Api)
+  const disc = ctx.kc.makeApiClient(k8s.DiscoveryV1Api)
+  const o = ctx.apiOptions
+  const {namespace: ns, name} = opts
+  const limit = opts.pageSize ?? 500
+  const errCtx: ErrorContext = {server: ctx.server, contextName: ctx.contextName, requestTimeoutMs: ctx.requestTimeoutMs, ...(ctx.execCommand ? {execCommand: ctx.execCommand} : {})}
+
+  let serverVersion: string | undefined
+  try {
+    serverVersion = normalizeServerVersion(await ctx.kc.makeApiClient(k8s.VersionApi).getCode({}, o))
+  } catch (e) {
+    const code = apiStatusCode(e)
+    if (code !== 403 && code !== 404) throw toCliError(e, 'read the server version', errCtx)
+  }
+
+  const watcher = new k8s.Watch(ctx.kc)
+  const watch: WatchFn = (path, query, onEvent, done) => watcher.watch(path, query, onEvent, done)
+  const wire = <T>(obj: unknown, type: string, apiVersion: string, kind: string): T =>
+    ({apiVersion, kind, ...(clean(k8s.ObjectSerializer.serialize(obj, type, '')) as object)}) as T
+  const page = <T>(res: {items?: unknown[]; metadata?: {resourceVersion?: string; _continue?: string}}, type: string, apiVersion: string, kind: string): ListPage<T> => {
+    const out: ListPage<T> = {items: (res.items ?? []).map((i) => wire<T>(i, type, apiVersion, kind)), resourceVersion: res.metadata?.resourceVersion ?? ''}
+    if (res.metadata?._continue) out.continue = res.metadata._continue
+    return out
+  }
+  const common = {watch, baseDelayMs: opts.baseDelayMs, maxDelayMs: opts.maxDelayMs, onStatus: h.onStatus}
+  const onChange = (resource: string) => h.onChange(resource)
+
+  const nodes = new Reflector<Node>({
+    ...common,
+    resource: 'nodes',
+    path: '/api/v1/nodes',
+    query: {},
+    list: async (c) => page<Node>(await core.listNode({limit, _continue: c}, o), 'V1Node', 'v1', 'Node'),
+    onChange,
+  })
+  const fieldSelector = `metadata.name=${name}`
+  const services = new Reflector<Service>({
+    ...common,
+    resource: 'services',
+    path: `/api/v1/namespaces/${encodeURIComponent(ns)}/services`,
+    query: {fieldSelector},
+    list: async (c) => page<Service>(await core.listNamespacedService({namespace: ns, fieldSelector, limit, _continue: c}, o), 'V1Service', 'v1', 'Service'),
+    onChange,
+  })
+  const labelSelector = `${LABEL_SERVICE_NAME}=${name}`
+  const slices = new Reflector<EndpointSlice>({
+    ...common,
+    resource: 'endpointslices',
+    path: `/apis/discovery.k8s.io/v1/namespaces/${encodeURIComponent(ns)}/endpointslices`,
+    query: {labelSelector},
+    list: async (c) =>
+      page<EndpointSlice>(await disc.listNamespacedEndpointSlice({namespace: ns, labelSelector, limit, _continue: c}, o), 'V1EndpointSlice', 'discovery.k8s.io/v1', 'EndpointSlice'),
+    onChange,
+  })
+  const eventSelector = `involvedObject.kind=Service,involvedObject.name=${name}`
+  let eventsListed = false
+  const events = new Reflector<EventObject>({
+    ...common,
+    resource: 'events',
+    path: `/api/v1/namespaces/${encodeURIComponent(ns)}/events`,
+    query: {fieldSelector: eventSelector},
+    list: async (c) => page<EventObject>(await core.listNamespacedEvent({namespace: ns, fieldSelector: eventSelector, limit, _continue: c}, o), 'CoreV1Event', 'v1', 'Event'),
+    onChange: (_r, type, obj) => {
+      if (type === 'LIST') {
+        // After a re-list nothing is replayed; the first list shows what is already recorded.
+        if (!eventsListed) for (const e of sortByTime([...events.items.values()])) h.onEvent(e, true)
+        eventsListed = true
+      } else if (obj && type !== 'DELETED') h.onEvent(obj, false)
+    },
+  })
+
+  const all = [nodes, services, slices, events]
+  const runs = all.map((r) => r.run())
+  const synced = Promise.all(all.map((r) => r.waitSynced())).then(
+    () => undefined,
+    (e) => {
+      for (const r of all) r.stop()
+      throw e instanceof CliError ? e : toCliError(e, `watch services "${name}" in namespace "${ns}"`, errCtx)
+    },
+  )
+  return {
+    state: () => {
+      const st: ClusterState = {
+        nodes: sortByName([...nodes.items.values()]),
+        services: [...services.items.values()],
+        endpointSlices: sortByName([...slices.items.values()]),
+        events: [...events.items.values()],
+        nodesReadable: true,
+      }
+      if (serverVersion) st.serverVersion = serverVersion
+      return st
+    },
+    stop: () => {
+      for (const r of all) r.stop()
+    },
+    requests: () => ({lists: all.reduce((a, r) => a + r.lists, 0), watches: all.reduce((a, r) => a + r.watches, 0)}),
+    synced,
+    done: Promise.all(runs).then(() => undefined),
+  }
+}
+
+const sortByName = <T extends {metadata: {name: string}}>(xs: T[]) => xs.sort((a, b) => (a.metadata.name < b.metadata.name ? -1 : a.metadata.name > b.metadata.name ? 1 : 0))
+
+const eventTime = (e: EventObject) => e.lastTimestamp ?? e.eventTime ?? e.firstTimestamp ?? e.metadata.creationTimestamp ?? ''
+export const sortByTime = (xs: EventObject[]) => xs.sort((a, b) => (eventTime(a) < eventTime(b) ? -1 : eventTime(a) > eventTime(b) ? 1 : 0))
+
+/** Thrown when the Service does not exist when the watch starts. */
+export function serviceNotFound(name: string, ns: string, hint: string): CliError {
+  return new CliError(`services "${name}" not found in namespace "${ns}"${hint}`, ExitCode.NOT_FOUND)
+}

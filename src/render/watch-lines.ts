@@ -1,0 +1,116 @@
+// Text for `watch`: the one-line-per-change output used without a terminal, and the pieces
+// the live ink view (watch-view.tsx) shows: the header, the zone table with changed cells
+// highlighted, cliffs, changes and events. Formatting only: every figure comes from the
+// watch model (src/engine/watchmodel.ts). No ink or react here: this module is loaded on
+// every path of the command.
+import type {ServiceExplanation, ZoneRow} from '../engine/explain.js'
+import type {EventObject} from '../engine/types.js'
+import type {Change, WatchFrame} from '../engine/watchmodel.js'
+import {PLAIN, type Style} from './style.js'
+import {formatTable} from './table.js'
+
+/** Everything the live view shows; the command updates it, the view renders it. */
+export interface WatchViewState {
+  frame: WatchFrame
+  /** The frame before the last update: cells that differ are highlighted. */
+  previous: WatchFrame | null
+  /** Newest last. */
+  changes: {time: string; change: Change}[]
+  /** Newest last. */
+  events: {time: string; event: EventObject}[]
+  /** Connection state, e.g. "watching" or "endpointslices: reconnecting in 2s (ECONNREFUSED)". */
+  status: string
+  updatedAt: string
+}
+
+const pct = (x: number | null) => (x === null ? '-' : `${(x * 100).toFixed(1)}%`)
+const signedPct = (x: number | null) => (x === null ? '-' : `${x >= 0 ? '+' : ''}${(x * 100).toFixed(1)}%`)
+const num = (x: number | null) => (x === null ? '-' : Number.isInteger(x) ? String(x) : x.toFixed(2))
+
+export function modeText(e: ServiceExplanation): string {
+  if (!e.mode.managedByController) return 'not managed by the EndpointSlice controller (no selector)'
+  switch (e.mode.path) {
+    case 'topology-mode-auto':
+      return `topology-mode ${e.mode.annotationValue}`
+    case 'traffic-distribution':
+      return `trafficDistribution ${e.mode.trafficDistribution}`
+    default:
+      return 'no topology'
+  }
+}
+
+export function verdictText(e: ServiceExplanation, style: Style = PLAIN): string {
+  const c = e.controller
+  if (c.hintsSet) return style.ok('hints set')
+  if (c.path === 'not-managed') return style.dim('not managed')
+  if (c.path === 'none') return style.dim('no hints')
+  return style.bad('hints dropped')
+}
+
+/** One line per address type: "Service default/web (IPv4): topology-mode Auto: hints set: 9 ready endpoints in 3 zones". */
+export function summaryLines(frame: WatchFrame): string[] {
+  const ref = `Service ${frame.namespace}/${frame.name}`
+  if (!frame.exists) return [`${ref}: not found (waiting for it to be created)`]
+  return frame.explanations.map((e) => {
+    const zones = e.zones.filter((z) => z.nodes.counted > 0).length
+    const why = e.controller.hintsSet || e.controller.path === 'none' || e.controller.path === 'not-managed' ? '' : ` (${e.controller.message})`
+    const fallback = e.zones.filter((z) => z.kubeProxy.fallback).map((z) => z.name)
+    return `${ref} (${e.addressType}): ${modeText(e)}: ${verdictText(e)}${why}: ${e.totals.readyEndpoints} ready endpoints, ${zones} zones with counted nodes${fallback.length ? `; kube-proxy falls back in ${fallback.join(', ')}` : ''}`
+  })
+}
+
+export function changeLine(time: string, c: Change): string {
+  return `${time}  ${c.message}`
+}
+
+export function eventText(e: EventObject): string {
+  const count = e.count && e.count > 1 ? ` (x${e.count})` : ''
+  return `event ${e.type ?? 'Normal'} ${e.reason ?? ''}: ${e.message ?? ''}${count}`
+}
+
+export function eventLine(time: string, e: EventObject): string {
+  return `${time}  ${eventText(e)}`
+}
+
+const toneStyle = (tone: Change['tone'], style: Style) => (tone === 'good' ? style.ok : tone === 'bad' ? style.bad : (s: string) => s)
+
+export function styledChange(c: Change, style: Style): string {
+  return toneStyle(c.tone, style)(c.message)
+}
+
+function proxyCell(z: ZoneRow): string {
+  const v = z.kubeProxy
+  if (v.fallback) return `falls back (${v.reason})`
+  if (v.mode === '') return 'no hints'
+  return v.nodesPreferSameNode > 0 ? `uses hints (+${v.nodesPreferSameNode} node-local)` : 'uses hints'
+}
+
+/** The per-zone table of the live view; a cell that differs from the previous frame is highlighted. */
+export function zoneTable(e: ServiceExplanation, previous: ServiceExplanation | undefined, style: Style = PLAIN): string {
+  const header = ['ZONE', 'NODES', 'CPU SHARE', 'READY', 'MIN', 'MAX', 'ASSIGNED', 'LIVE HINTS', 'OVERLOAD', 'KUBE-PROXY']
+  const cells = (z: ZoneRow) => [
+    z.name,
+    `${z.nodes.counted}/${z.nodes.ignored}`,
+    pct(z.cpuRatio),
+    String(z.readyEndpoints),
+    num(z.minimum),
+    num(z.maximum),
+    String(z.assigned),
+    String(z.liveHints),
+    signedPct(z.expectedOverload),
+    proxyCell(z),
+  ]
+  const before = new Map((previous?.zones ?? []).map((z) => [z.name, cells(z)]))
+  const rows = e.zones.map((z) => {
+    const now = cells(z)
+    const old = before.get(z.name)
+    return now.map((cell, i) => {
+      const changed = previous !== undefined && (old === undefined || old[i] !== cell)
+      let out = cell
+      if (i === now.length - 1) out = z.kubeProxy.fallback ? style.bad(cell) : z.kubeProxy.mode === '' ? style.dim(cell) : style.ok(cell)
+      else if (i === 8 && z.expectedOverload !== null && z.expectedOverload > 0.2) out = style.warn(cell)
+      return changed ? style.changed(`*${out}`) : out
+    })
+  })
+  return formatTable(header, rows)
+}

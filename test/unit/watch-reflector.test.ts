@@ -1,0 +1,153 @@
+// The reflector behind `watch`, driven by scripted list/watch functions: 410 Gone re-lists
+// (as an HTTP status and as an ERROR event), a closed watch resumes from the last
+// resourceVersion, failures back off with doubling delays reset by the next event.
+import {describe, expect, it} from 'vitest'
+import {Reflector, type ListPage, type WatchFn} from '../../src/cluster/watch.js'
+
+interface Obj {
+  metadata: {name: string; namespace?: string; resourceVersion?: string}
+}
+const obj = (name: string, rv: string): Obj => ({metadata: {name, resourceVersion: rv}})
+
+type Step =
+  | {events: [string, unknown][]; end?: unknown} // a watch that delivers events, then ends (end = error or null)
+  | {fail: unknown} // the watch request fails right away
+
+function harness(lists: ListPage<Obj>[][], steps: Step[]) {
+  const log: string[] = []
+  const sleeps: number[] = []
+  let listCall = 0
+  let pageInList = 0
+  let stepIndex = 0
+  let reflector: Reflector<Obj>
+  const watch: WatchFn = async (_path, query, onEvent, done) => {
+    log.push(`watch rv=${query.resourceVersion}`)
+    const step = steps[stepIndex++]
+    if (!step) {
+      reflector.stop()
+      done(null)
+      return {abort() {}}
+    }
+    setTimeout(() => {
+      if ('fail' in step) return done(step.fail)
+      for (const [type, o] of step.events) onEvent(type, o)
+      done(step.end ?? null)
+    }, 0)
+    return {abort() {}}
+  }
+  reflector = new Reflector<Obj>({
+    resource: 'things',
+    path: '/x',
+    query: {},
+    list: async (cont) => {
+      const pages = lists[Math.min(listCall, lists.length - 1)]!
+      const page = pages[pageInList]!
+      log.push(`list page=${pageInList} cont=${cont ?? ''}`)
+      if (page.continue) pageInList++
+      else {
+        pageInList = 0
+        listCall++
+      }
+      return page
+    },
+    watch,
+    onChange: (_r, type, o) => log.push(`change ${type}${o ? ` ${o.metadata.name}` : ''}`),
+    onStatus: (_r, s) => log.push(`status ${s.state}${s.state === 'backoff' ? ` ${s.delayMs}` : ''}`),
+    sleep: async (ms) => {
+      sleeps.push(ms)
+    },
+    baseDelayMs: 100,
+    maxDelayMs: 400,
+  })
+  return {reflector, log, sleeps}
+}
+
+describe('Reflector', () => {
+  it('lists every page, then watches from the list resourceVersion and applies events', async () => {
+    const {reflector, log} = harness(
+      [[{items: [obj('a', '5')], resourceVersion: '10', continue: 'c1'}, {items: [obj('b', '6')], resourceVersion: '10'}]],
+      [{events: [['ADDED', obj('c', '11')], ['MODIFIED', obj('a', '12')], ['DELETED', obj('b', '13')], ['BOOKMARK', obj('', '14')]]}],
+    )
+    await reflector.run()
+    expect([...reflector.items.keys()]).toEqual(['/a', '/c'])
+    expect(log).toEqual([
+      'list page=0 cont=',
+      'list page=1 cont=c1',
+      'status synced',
+      'change LIST',
+      'watch rv=10',
+      'status watching',
+      'change ADDED c',
+      'change MODIFIED a',
+      'change DELETED b',
+      // the server closed the watch: resume from the bookmark's resourceVersion, no re-list
+      'watch rv=14',
+    ])
+  })
+
+  it('re-lists on 410 Gone as an HTTP status and as an ERROR event', async () => {
+    const {reflector, log} = harness(
+      [[{items: [obj('a', '1')], resourceVersion: '10'}], [{items: [obj('a', '1'), obj('z', '30')], resourceVersion: '30'}], [{items: [], resourceVersion: '40'}]],
+      [{fail: Object.assign(new Error('Gone'), {statusCode: 410})}, {events: [['ERROR', {kind: 'Status', code: 410, message: 'too old resource version: 31 (35)'}]]}],
+    )
+    await reflector.run()
+    expect(reflector.lists).toBe(3)
+    expect(reflector.items.size).toBe(0)
+    expect(log.filter((l) => l.startsWith('watch') || l.startsWith('status relisting') || l.startsWith('list'))).toEqual([
+      'list page=0 cont=',
+      'watch rv=10',
+      'status relisting',
+      'list page=0 cont=',
+      'watch rv=30',
+      'status relisting',
+      'list page=0 cont=',
+      'watch rv=40',
+    ])
+  })
+
+  it('backs off on failures (100, 200, 400, 400 ms) and resets after an event', async () => {
+    const refused = Object.assign(new Error('fetch failed'), {cause: {code: 'ECONNREFUSED'}})
+    const {reflector, log, sleeps} = harness(
+      [[{items: [], resourceVersion: '1'}]],
+      [{fail: refused}, {fail: refused}, {fail: Object.assign(new Error('Service Unavailable'), {statusCode: 503})}, {fail: refused}, {events: [['ADDED', obj('a', '2')]], end: refused}, {fail: refused}],
+    )
+    await reflector.run()
+    expect(sleeps).toEqual([100, 200, 400, 400, 100, 200])
+    expect(log.filter((l) => l.startsWith('watch'))).toEqual(['watch rv=1', 'watch rv=1', 'watch rv=1', 'watch rv=1', 'watch rv=1', 'watch rv=2', 'watch rv=2'])
+    expect(reflector.lists).toBe(1)
+  })
+
+  it('a client-side inactivity timeout resumes at once, without back-off', async () => {
+    const timeout = new DOMException('The operation was aborted due to timeout', 'TimeoutError')
+    const {reflector, sleeps} = harness([[{items: [], resourceVersion: '1'}]], [{fail: timeout}, {fail: timeout}])
+    await reflector.run()
+    expect(sleeps).toEqual([])
+    expect(reflector.watches).toBe(3)
+  })
+
+  it('a failing first list rejects waitSynced (the command reports it) and keeps retrying with back-off', async () => {
+    let calls = 0
+    const sleeps: number[] = []
+    const r: Reflector<Obj> = new Reflector<Obj>({
+      resource: 'things',
+      path: '/x',
+      query: {},
+      list: async () => {
+        calls++
+        if (calls >= 3) r.stop()
+        throw Object.assign(new Error('Forbidden'), {statusCode: 403})
+      },
+      watch: async () => ({abort() {}}),
+      onChange: () => {},
+      onStatus: () => {},
+      sleep: async (ms) => {
+        sleeps.push(ms)
+      },
+      baseDelayMs: 100,
+    })
+    const synced = r.waitSynced()
+    await r.run()
+    await expect(synced).rejects.toThrow('Forbidden')
+    expect(sleeps).toEqual([100, 200])
+  })
+})
