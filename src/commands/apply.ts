@@ -2,6 +2,8 @@
 // -> permission check -> journal -> writes -> (--wait) check. docs/apply.md is the guide.
 import {Flags} from '@oclif/core'
 import {CliError, ExitCode} from '../errors.js'
+import {journalPath, readJournal, removeJournal, writeJournal} from '../cluster/journal.js'
+import {Writer} from '../cluster/write.js'
 import {changesOf, predictionOf, type ApplyReport, type ObjectRef} from '../engine/applyreport.js'
 import {explain, type ExplainReport} from '../engine/explain.js'
 import {
@@ -117,7 +119,7 @@ Nothing is written without --yes or a confirmation on a terminal. Every write ca
 
     // ---- read + plan -----------------------------------------------------------------------
     const ctx = flags['from-file'] === undefined ? await loadContext(flags) : undefined
-    const writer = ctx ? await (await import('../cluster/write.js')).Writer.create(ctx, flags.namespace || ctx.namespace, dryRun === 'server') : undefined
+    const writer = ctx ? await Writer.create(ctx, flags.namespace || ctx.namespace, dryRun === 'server') : undefined
 
     const readAndPlan = async (): Promise<{target: Target; plan: Plan; prediction: ExplainReport}> => {
       const target = await readTarget(flags, name, ctx)
@@ -206,7 +208,6 @@ Nothing is written without --yes or a confirmation on a terminal. Every write ca
     )
 
     // ---- journal + writes ------------------------------------------------------------------------
-    const {journalPath, readJournal, writeJournal, removeJournal} = await import('../cluster/journal.js')
     const key = {server: ctx!.server, context: ctx!.contextName, namespace: target.namespace, service: name}
     const file = journalPath(key)
     let journal: Journal | null = dryRun === 'server' ? null : (readJournal(file) ?? emptyJournal(key))
@@ -377,7 +378,7 @@ Nothing is written without --yes or a confirmation on a terminal. Every write ca
    * --timeout.
    */
   private async waitForController(
-    writer: import('../cluster/write.js').Writer,
+    writer: Writer,
     name: string,
     prediction: ExplainReport,
     timeoutMs: number,

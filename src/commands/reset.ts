@@ -3,6 +3,8 @@
 // resourceVersion preconditions with re-read and retry, stop between writes on a signal.
 import {Flags} from '@oclif/core'
 import {CliError, ExitCode} from '../errors.js'
+import {journalPath, readJournal, removeJournal, writeJournal} from '../cluster/journal.js'
+import {ConflictError, Writer} from '../cluster/write.js'
 import {changesOf, type ApplyReport, type ObjectRef} from '../engine/applyreport.js'
 import {hasChanges} from '../engine/plan.js'
 import {planReset, type Journal, type ResetPlan} from '../engine/undo.js'
@@ -40,8 +42,6 @@ export default class Reset extends TopologyCommand {
 
     const ctx = await loadContext(flags)
     const namespace = flags.namespace || ctx.namespace
-    const {journalPath, readJournal, writeJournal, removeJournal} = await import('../cluster/journal.js')
-    const {Writer} = await import('../cluster/write.js')
     const file = journalPath({server: ctx.server, namespace, service: name})
     const journal0 = readJournal(file)
     if (!journal0 || journal0.objects.length === 0) {
@@ -111,7 +111,6 @@ export default class Reset extends TopologyCommand {
     if (plan.slices.length > 0) checks.push({verb: 'patch', group: 'discovery.k8s.io', resource: 'endpointslices', why: `restore the hints of service ${name}'s EndpointSlices`})
     await writer.checkAccess(checks, '')
 
-    const {ConflictError} = await import('../cluster/write.js')
     const interrupts = new Interrupts().install()
     const written: ObjectRef[] = []
     let notWritten: ObjectRef[] = []
@@ -135,7 +134,9 @@ export default class Reset extends TopologyCommand {
             written.push(w.ref)
             if (dryRun === 'none') {
               // Record progress after each object: a restored object leaves the journal.
-              journal = {...journal, objects: journal.objects.filter((o) => !(o.kind === w.ref.kind && o.name === w.ref.name))}
+              // (an object with a value left as is stays, for reset --force).
+              const restored = plan.done.some((d) => d.kind === w.ref.kind && d.name === w.ref.name)
+              if (restored) journal = {...journal, objects: journal.objects.filter((o) => !(o.kind === w.ref.kind && o.name === w.ref.name))}
               if (journal.objects.length === 0) removeJournal(file)
               else writeJournal(file, journal)
             }

@@ -9,7 +9,7 @@ import type {ClusterState, EndpointSlice, Service} from '../engine/types.js'
 import {LABEL_SERVICE_NAME} from '../engine/types.js'
 import {markState, recordPending, compactJournal, type Journal, type ObjectRecord} from '../engine/undo.js'
 import type {KubeContext} from '../cluster/kubeconfig.js'
-import type {Writer} from '../cluster/write.js'
+import {ConflictError, type Writer} from '../cluster/write.js'
 
 /** Conflicts answered by re-reading and re-planning before apply gives up (exit 8). */
 export const MAX_CONFLICT_RETRIES = 3
@@ -166,7 +166,6 @@ export async function executeWrites(
   writer: Writer,
   opts: {journal: Journal | null; io: JournalIO | null; interrupts: Interrupts; onWritten?: (ref: ObjectRef) => void},
 ): Promise<WriteOutcome> {
-  const {ConflictError} = await import('../cluster/write.js')
   const preRun = opts.journal
   let journal = opts.journal
   const out: WriteOutcome = {written: [], failed: [], notWritten: [], conflict: null, interrupted: null, error: null, journal}
@@ -204,7 +203,6 @@ export async function executeWrites(
       break
     }
   }
-  if (!out.interrupted && opts.interrupts.signal && i >= writes.length) out.interrupted = null
   const failedOrSkipped = new Set<string>()
   for (const w of writes.slice(out.written.length + out.failed.length)) {
     out.notWritten.push(w.ref)
