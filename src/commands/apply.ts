@@ -160,6 +160,17 @@ Nothing is written without --yes or a confirmation on a terminal. Every write ca
       warn(`service ${name} has no selector: the EndpointSlice controller does not manage its EndpointSlices, so this change writes no hints; use --hints to write them directly`)
     }
 
+    // ---- permissions: before anything is shown or asked, when a write will be attempted ----------
+    const willWrite = hasChanges(plan.changes) && (dryRun === 'server' || (dryRun === 'none' && (flags.yes || (canPrompt() && !json))))
+    if (willWrite) {
+      await writer!.checkAccess(
+        plan.kind === 'service'
+          ? [{verb: 'patch', group: '', resource: 'services', why: `write service ${name}`}]
+          : [{verb: 'patch', group: 'discovery.k8s.io', resource: 'endpointslices', why: `write hints onto the EndpointSlices of service ${name}`}],
+        plan.kind === 'service' ? name : '',
+      )
+    }
+
     // ---- preview -----------------------------------------------------------------------------
     const show = (p: Plan, pred: ExplainReport, heading: string) => {
       if (json) return
@@ -199,14 +210,6 @@ Nothing is written without --yes or a confirmation on a terminal. Every write ca
       if (!(await confirm(`Apply these changes to service ${target.namespace}/${name}?`))) return finish('preview', 'Nothing was written.')
     }
 
-    // ---- permissions ---------------------------------------------------------------------------
-    await writer!.checkAccess(
-      plan.kind === 'service'
-        ? [{verb: 'patch', group: '', resource: 'services', why: `write service ${name}`}]
-        : [{verb: 'patch', group: 'discovery.k8s.io', resource: 'endpointslices', why: `write hints onto the EndpointSlices of service ${name}`}],
-      plan.kind === 'service' ? name : '',
-    )
-
     // ---- journal + writes ------------------------------------------------------------------------
     const key = {server: ctx!.server, context: ctx!.contextName, namespace: target.namespace, service: name}
     const file = journalPath(key)
@@ -217,7 +220,8 @@ Nothing is written without --yes or a confirmation on a terminal. Every write ca
     let outcome: WriteOutcome
     try {
       for (let attempt = 0; ; attempt++) {
-        outcome = await executeWrites(this.writesFor(plan, flags.force), writer!, {journal, io, interrupts})
+        const action = mode !== undefined ? `apply --mode ${mode}${flags.force ? ' --force' : ''}` : `apply --hints --strategy ${strategy}${flags.force ? ' --force' : ''}`
+        outcome = await executeWrites(this.writesFor(plan, flags.force), writer!, {journal, io, interrupts, history: {time: new Date().toISOString(), action}})
         journal = outcome.journal
         written.push(...outcome.written)
         if (!outcome.conflict) break

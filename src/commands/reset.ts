@@ -71,6 +71,13 @@ export default class Reset extends TopologyCommand {
       warnings: plan.skipped.map((s) => `${s.kind} ${s.name}: ${s.reason}`),
       result: {status: 'preview', written: [], failed: [], notWritten: [], retries: 0, message: ''},
     }
+    // Permissions: before anything is shown or asked, when a write will be attempted.
+    if (hasChanges(plan.changes) && (dryRun === 'server' || (dryRun === 'none' && (flags.yes || (canPrompt() && !json))))) {
+      const checks = []
+      if (plan.service) checks.push({verb: 'patch', group: '', resource: 'services', why: `restore service ${name}`})
+      if (plan.slices.length > 0) checks.push({verb: 'patch', group: 'discovery.k8s.io', resource: 'endpointslices', why: `restore the hints of service ${name}'s EndpointSlices`})
+      await writer.checkAccess(checks, '')
+    }
     for (const w of report.warnings) this.note(style.warn(`Warning: left as is: ${w}`))
     const show = (p: ResetPlan, heading: string) => {
       if (json) return
@@ -105,11 +112,6 @@ export default class Reset extends TopologyCommand {
       if (!canPrompt() || json) return finish('preview', 'Preview only: nothing was written. Run again with --yes to restore.')
       if (!(await confirm(`Restore these values on service ${namespace}/${name}?`))) return finish('preview', 'Nothing was written.')
     }
-
-    const checks = []
-    if (plan.service) checks.push({verb: 'patch', group: '', resource: 'services', why: `restore service ${name}`})
-    if (plan.slices.length > 0) checks.push({verb: 'patch', group: 'discovery.k8s.io', resource: 'endpointslices', why: `restore the hints of service ${name}'s EndpointSlices`})
-    await writer.checkAccess(checks, '')
 
     const interrupts = new Interrupts().install()
     const written: ObjectRef[] = []

@@ -164,7 +164,7 @@ export interface JournalIO {
 export async function executeWrites(
   writes: ObjectWrite[],
   writer: Writer,
-  opts: {journal: Journal | null; io: JournalIO | null; interrupts: Interrupts; onWritten?: (ref: ObjectRef) => void},
+  opts: {journal: Journal | null; io: JournalIO | null; interrupts: Interrupts; onWritten?: (ref: ObjectRef) => void; history?: {time: string; action: string}},
 ): Promise<WriteOutcome> {
   const preRun = opts.journal
   let journal = opts.journal
@@ -174,6 +174,7 @@ export async function executeWrites(
   }
   if (journal) {
     for (const w of writes) if (w.record) journal = recordPending(journal, w.record)
+    if (opts.history) journal = {...journal, history: [...journal.history, {...opts.history, outcome: 'started'}]}
     save() // write-ahead: before the first request
   }
   let i = 0
@@ -218,6 +219,11 @@ export async function executeWrites(
       })
       .filter((o): o is ObjectRecord => o !== null)
     journal = compactJournal({...journal, objects: restored})
+    if (opts.history && journal.history.length > 0) {
+      const outcome = out.interrupted ? `interrupted by ${out.interrupted}` : out.error ? `failed: ${out.error.message}` : out.conflict ? 'conflict: re-planning' : 'written'
+      const last = journal.history[journal.history.length - 1]!
+      journal = {...journal, history: [...journal.history.slice(0, -1), {...last, outcome: `${outcome} (${out.written.map(refText).join(', ') || 'nothing written'})`}]}
+    }
     out.journal = journal
     if (opts.io) {
       if (journal.objects.length === 0) opts.io.remove(opts.io.file)
