@@ -2,8 +2,10 @@
 // The CLI runs as a child process and talks to the API server through a recording proxy
 // (apiproxy.ts), which counts requests and lets a test act at the moment a write arrives.
 import {Ajv2020 as Ajv} from 'ajv/dist/2020.js'
+import {spawn} from 'node:child_process'
 import fs from 'node:fs'
 import {afterAll, beforeAll, beforeEach, describe, expect, it} from 'vitest'
+import {BIN} from '../cli/run-cli.js'
 import {ApiProxy, runCliAsync} from './apiproxy.js'
 import {
   comparable,
@@ -57,6 +59,42 @@ describe('apply --mode (Service mode)', () => {
     expect(proxy.writes()).toEqual([])
     expect(comparable(await getService(ns, 'web'))).toEqual(comparable(before))
     expect(journalFiles(home)).toEqual([])
+  })
+
+  it('on a terminal, apply asks y/N first: "n" writes nothing, "y" writes', async () => {
+    const ns = await createNamespace('apply-tty')
+    await serviceWithPods(ns, 'web', 12)
+    const before = await getService(ns, 'web')
+    // util-linux script(1) gives the CLI a pseudo-terminal; the answer is typed after the prompt.
+    const onTty = (answer: string) =>
+      new Promise<{out: string; code: number | null}>((resolve) => {
+        const cmd = [process.execPath, BIN, 'apply', 'svc/web', '-n', ns, '--mode', 'PreferSameZone', '--context', 'admin', '--color', 'never'].map((a) => `'${a}'`).join(' ')
+        const child = spawn('script', ['-qec', cmd, '/dev/null'], {env: {...process.env, KUBECONFIG: proxy.kubeconfig, XDG_STATE_HOME: home}, stdio: ['pipe', 'pipe', 'pipe']})
+        let out = ''
+        let answered = false
+        child.stdout.on('data', (c: Buffer) => {
+          out += c.toString()
+          if (!answered && out.includes('[y/N]')) {
+            answered = true
+            child.stdin.write(`${answer}\n`)
+          }
+        })
+        const timer = setTimeout(() => child.kill('SIGKILL'), 60_000)
+        child.on('close', (code) => {
+          clearTimeout(timer)
+          resolve({out, code})
+        })
+      })
+    const no = await onTty('n')
+    expect(no.out).toContain(`Apply these changes to service ${ns}/web? [y/N]`)
+    expect(no.out).toContain('Nothing was written.')
+    expect(no.code).toBe(0)
+    expect(proxy.writes()).toEqual([])
+    expect(comparable(await getService(ns, 'web'))).toEqual(comparable(before))
+    const yes = await onTty('y')
+    expect(yes.out).toContain('Applied: service/web.')
+    expect(yes.code).toBe(0)
+    expect((await getService(ns, 'web')).spec?.trafficDistribution).toBe('PreferSameZone')
   })
 
   it('--yes writes with server-side apply (field manager kubectl-topology), only the asked field changes, --wait sees the predicted hints, a second apply changes nothing, reset restores the whole object', async () => {
