@@ -1,6 +1,8 @@
 // kubectl topology check: evaluates Services against policies (a CI gate). Options ->
 // validation -> read -> explain -> check (pure, src/engine/check.ts) -> render.
 import {Flags} from '@oclif/core'
+// Static: a dynamic import() of yaml (CommonJS) from a split chunk exposes only `default`.
+import {parse} from 'yaml'
 import {CliError, ExitCode} from '../errors.js'
 import {
   check,
@@ -123,7 +125,7 @@ export function parseCount(text: string): number {
 }
 
 async function readPolicyFile(path: string): Promise<CheckPolicies> {
-  const [{readFile}, {parse}] = await Promise.all([import('node:fs/promises'), import('yaml')])
+  const {readFile} = await import('node:fs/promises')
   let text: string
   try {
     text = await readFile(path, 'utf8')

@@ -1,0 +1,248 @@
+#!/usr/bin/env node
+// Whole-cluster scale bench: `explain -A` and `check -A` on 2,000 Services, 20,000 endpoints
+// and 1,000 nodes, against `kubectl get endpointslices,services,nodes -A -o json` on the same
+// API server, in the same run. Reports wall time (median) and peak RSS (max) of each, and
+// the ratios against kubectl. Targets (issue 6): <= 1.5x kubectl's wall time, <= 300 MB RSS.
+//
+//   CLUSTER_INSTANCE=bench node scripts/cluster.mjs up
+//   eval "$(CLUSTER_INSTANCE=bench node scripts/cluster.mjs env)"
+//   npm run build && npx node bench/scale.mjs [--services 2000] [--nodes 1000] [--runs 5]
+//   CLUSTER_INSTANCE=bench node scripts/cluster.mjs down
+//
+// The load: nodes scale-node-NNNN in 3 zones (Ready, 4 CPUs); Services without a selector,
+// spread over 20 namespaces (bench-scale-NN), each with one hand-made EndpointSlice of 10
+// ready endpoints on those nodes, hinted for their own zone; a third annotated
+// topology-mode Auto, a third trafficDistribution PreferSameZone, a third plain. It is
+// created once (with bounded concurrency) and reused by later runs. Only 127.0.0.1 servers.
+//
+// Measuring: every command runs under /usr/bin/time -f '%e %M' (wall seconds, max RSS KiB),
+// round-robin (kubectl, explain, check, kubectl, ...) after one warm-up round, stdout to a
+// file whose size is reported (and whose JSON is parsed once, so a broken run is noticed).
+
+import {spawnSync} from 'node:child_process'
+import {mkdtempSync, readFileSync, rmSync, statSync} from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import {fileURLToPath} from 'node:url'
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
+const args = process.argv.slice(2)
+const opt = (name, def) => {
+  const i = args.indexOf(`--${name}`)
+  return i >= 0 ? Number(args[i + 1]) : def
+}
+const SERVICES = opt('services', 2000)
+const NODES = opt('nodes', 1000)
+const RUNS = opt('runs', 5)
+const PER_SLICE = 10
+const NAMESPACES = 20
+const ZONES = ['zone-a', 'zone-b', 'zone-c']
+const CONCURRENCY = 24
+const KUBECTL = '/usr/bin/kubectl'
+const TIME = '/usr/bin/time'
+const LABEL = {'bench.kubectl-topology.io/load': 'scale'}
+
+if (!process.env.KUBECONFIG) {
+  console.error('KUBECONFIG is not set: start a control plane (CLUSTER_INSTANCE=bench node scripts/cluster.mjs up) and eval its env')
+  process.exit(2)
+}
+
+const k8s = await import('@kubernetes/client-node')
+const kc = new k8s.KubeConfig()
+kc.loadFromDefault()
+const server = kc.getCurrentCluster()?.server ?? ''
+if (!/^https?:\/\/(127\.0\.0\.1|localhost)(:\d+)?\/?$/.test(server)) {
+  console.error(`refusing to create load on ${server}: only a local control plane (127.0.0.1) is allowed`)
+  process.exit(2)
+}
+const core = kc.makeApiClient(k8s.CoreV1Api)
+const disc = kc.makeApiClient(k8s.DiscoveryV1Api)
+const mergePatch = k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch)
+
+async function pool(items, fn) {
+  let next = 0
+  let done = 0
+  const worker = async () => {
+    while (next < items.length) {
+      const item = items[next++]
+      for (let attempt = 0; ; attempt++) {
+        try {
+          await fn(item)
+          break
+        } catch (e) {
+          if (e?.code === 409) break // already exists: created by an earlier run
+          if (attempt >= 4) throw e
+          await new Promise((r) => setTimeout(r, 200 * 2 ** attempt))
+        }
+      }
+      done++
+      if (done % 500 === 0) process.stderr.write(`  ${done}/${items.length}\n`)
+    }
+  }
+  await Promise.all(Array.from({length: CONCURRENCY}, worker))
+}
+
+async function countAll(list) {
+  let n = 0
+  let cont
+  do {
+    const page = await list(cont)
+    n += page.items.length
+    cont = page.metadata?._continue || undefined
+  } while (cont)
+  return n
+}
+
+const nodeName = (i) => `scale-node-${String(i).padStart(4, '0')}`
+const zoneOf = (i) => ZONES[i % ZONES.length]
+const nsName = (i) => `bench-scale-${String(i % NAMESPACES).padStart(2, '0')}`
+const svcName = (i) => `svc-${String(i).padStart(4, '0')}`
+
+async function createLoad() {
+  const labelSelector = Object.entries(LABEL).map(([k, v]) => `${k}=${v}`).join(',')
+  const [haveNodes, haveSvcs, haveSlices] = await Promise.all([
+    countAll((c) => core.listNode({labelSelector, limit: 500, _continue: c})),
+    countAll((c) => core.listServiceForAllNamespaces({labelSelector, limit: 500, _continue: c})),
+    countAll((c) => disc.listEndpointSliceForAllNamespaces({labelSelector, limit: 500, _continue: c})),
+  ])
+  if (haveNodes >= NODES && haveSvcs >= SERVICES && haveSlices >= SERVICES) {
+    process.stderr.write(`load present: ${haveNodes} nodes, ${haveSvcs} Services, ${haveSlices} EndpointSlices\n`)
+    return
+  }
+  const t0 = Date.now()
+  process.stderr.write(`creating ${NODES} nodes\n`)
+  await pool(
+    Array.from({length: NODES}, (_, i) => i),
+    async (i) => {
+      const name = nodeName(i)
+      try {
+        await core.createNode({body: {metadata: {name, labels: {...LABEL, 'kubernetes.io/hostname': name, 'topology.kubernetes.io/zone': zoneOf(i)}}}})
+      } catch (e) {
+        if (e?.code !== 409) throw e
+      }
+      const now = new Date().toISOString()
+      await core.patchNodeStatus(
+        {
+          name,
+          body: {
+            status: {
+              allocatable: {cpu: '4', memory: '16Gi', pods: '110'},
+              capacity: {cpu: '4', memory: '16Gi', pods: '110'},
+              conditions: [{type: 'Ready', status: 'True', reason: 'KubeletReady', message: 'bench', lastHeartbeatTime: now, lastTransitionTime: now}],
+            },
+          },
+        },
+        mergePatch,
+      )
+    },
+  )
+  process.stderr.write(`creating ${NAMESPACES} namespaces\n`)
+  await pool(
+    Array.from({length: NAMESPACES}, (_, i) => i),
+    (i) => core.createNamespace({body: {metadata: {name: nsName(i), labels: LABEL}}}),
+  )
+  process.stderr.write(`creating ${SERVICES} Services with one ${PER_SLICE}-endpoint EndpointSlice each\n`)
+  await pool(
+    Array.from({length: SERVICES}, (_, i) => i),
+    async (i) => {
+      const namespace = nsName(i)
+      const name = svcName(i)
+      const kind = i % 3
+      const metadata = {name, namespace, labels: {...LABEL, app: name}}
+      if (kind === 0) metadata.annotations = {'service.kubernetes.io/topology-mode': 'Auto'}
+      const spec = {ports: [{name: 'http', port: 80, protocol: 'TCP', targetPort: 8080}]}
+      if (kind === 1) spec.trafficDistribution = 'PreferSameZone'
+      try {
+        await core.createNamespacedService({namespace, body: {metadata, spec}})
+      } catch (e) {
+        if (e?.code !== 409) throw e
+      }
+      const endpoints = Array.from({length: PER_SLICE}, (_, j) => {
+        const n = (i * PER_SLICE + j) % NODES
+        const ip = `10.${100 + ((i >> 8) & 0x3f)}.${i & 0xff}.${j + 1}`
+        return {
+          addresses: [ip],
+          conditions: {ready: true, serving: true, terminating: false},
+          nodeName: nodeName(n),
+          zone: zoneOf(n),
+          hints: {forZones: [{name: zoneOf(n)}]},
+          targetRef: {kind: 'Pod', name: `${name}-${j}`, namespace},
+        }
+      })
+      await disc.createNamespacedEndpointSlice({
+        namespace,
+        body: {
+          metadata: {name: `${name}-bench`, namespace, labels: {...LABEL, 'kubernetes.io/service-name': name, 'endpointslice.kubernetes.io/managed-by': 'bench.kubectl-topology.io'}},
+          addressType: 'IPv4',
+          endpoints,
+          ports: [{name: 'http', port: 8080, protocol: 'TCP'}],
+        },
+      })
+    },
+  )
+  process.stderr.write(`load created in ${((Date.now() - t0) / 1000).toFixed(1)}s\n`)
+}
+
+// ---- measuring ------------------------------------------------------------------------
+
+const tmp = mkdtempSync(path.join(os.tmpdir(), 'topology-scale-'))
+const NODE = process.execPath
+const BIN = path.join(ROOT, 'bin', 'kubectl-topology.js')
+const cases = [
+  {name: 'kubectl get endpointslices,services,nodes -A -o json', argv: [KUBECTL, 'get', 'endpointslices,services,nodes', '-A', '-o', 'json'], ok: [0]},
+  {name: 'kubectl topology explain -A -o json', argv: [NODE, BIN, 'explain', '-A', '-o', 'json'], ok: [0]},
+  {name: 'kubectl topology check -A -o json', argv: [NODE, BIN, 'check', '-A', '-o', 'json'], ok: [0, 1]},
+  {name: 'kubectl topology check -A (table)', argv: [NODE, BIN, 'check', '-A'], ok: [0, 1]},
+]
+
+function runOnce(c, i) {
+  const out = path.join(tmp, `out-${i}`)
+  const r = spawnSync('/bin/sh', ['-c', `exec "$@" > "${out}"`, 'sh', TIME, '-f', '%e %M', ...c.argv], {encoding: 'utf8', env: {...process.env, NO_COLOR: '1'}, maxBuffer: 1 << 26})
+  const last = r.stderr.trim().split('\n').at(-1) ?? ''
+  const m = /^(\d+(?:\.\d+)?) (\d+)$/.exec(last)
+  const code = r.status
+  if (!m || !c.ok.includes(code === null ? -1 : code)) {
+    throw new Error(`${c.name}: exit ${code}: ${r.stderr.trim().split('\n').slice(0, 3).join(' | ')}`)
+  }
+  const bytes = statSync(out).size
+  if (!c.parsed && c.argv.includes('json')) {
+    const doc = JSON.parse(readFileSync(out, 'utf8'))
+    c.parsed = doc.items?.length ?? doc.services?.length
+  }
+  return {wall: Number(m[1]), rssKiB: Number(m[2]), bytes}
+}
+
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b)
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2
+}
+
+await createLoad()
+process.stderr.write(`measuring: ${RUNS} runs each after 1 warm-up, round-robin\n`)
+const results = cases.map(() => [])
+for (let round = -1; round < RUNS; round++) {
+  cases.forEach((c, i) => {
+    const r = runOnce(c, i)
+    if (round >= 0) results[i].push(r)
+  })
+}
+rmSync(tmp, {recursive: true, force: true})
+
+const base = median(results[0].map((r) => r.wall))
+const rows = cases.map((c, i) => {
+  const wall = median(results[i].map((r) => r.wall))
+  const rss = Math.max(...results[i].map((r) => r.rssKiB)) / 1024
+  return {case: c.name, wall, min: Math.min(...results[i].map((r) => r.wall)), rss, bytes: results[i][0].bytes, items: c.parsed, ratio: wall / base}
+})
+console.log(`Load: ${NODES} nodes, ${SERVICES} Services, ${SERVICES * PER_SLICE} endpoints in ${SERVICES} EndpointSlices; ${RUNS} runs each; server ${server}; node ${process.version}; ${os.cpus().length} CPUs`)
+console.log('')
+const header = ['command', 'wall median (s)', 'wall min (s)', 'x kubectl', 'peak RSS (MB)', 'stdout (MB)']
+const table = [header, ...rows.map((r) => [r.case, r.wall.toFixed(2), r.min.toFixed(2), r.ratio.toFixed(2), r.rss.toFixed(0), (r.bytes / 1e6).toFixed(1)])]
+const widths = header.map((_, i) => Math.max(...table.map((row) => row[i].length)))
+for (const row of table) console.log(row.map((cell, i) => cell.padEnd(widths[i])).join('  '))
+console.log('')
+for (const r of rows.slice(1)) {
+  const okWall = r.ratio <= 1.5
+  const okRss = r.rss <= 300
+  console.log(`${r.case}: ${okWall ? 'meets' : 'MISSES'} the wall-time target (<= 1.5x kubectl: ${r.ratio.toFixed(2)}x), ${okRss ? 'meets' : 'MISSES'} the RSS target (<= 300 MB: ${r.rss.toFixed(0)} MB)`)
+}

@@ -1,0 +1,82 @@
+// check and nodes on the bundled snapshot files (no cluster), as a user runs them; and
+// watch's argument validation. `npm run build` first.
+import {XMLValidator} from 'fast-xml-parser'
+import {mkdtempSync, writeFileSync} from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import {describe, expect, it} from 'vitest'
+import {EXAMPLE, ROOT, runCli} from './run-cli.js'
+
+const UNLABELED = path.join(ROOT, 'examples', 'unlabeled-node.yaml')
+const tmp = mkdtempSync(path.join(os.tmpdir(), 'kt-check-'))
+
+describe('check --from-file', () => {
+  it('default policies on every Service: exit 1, one row per Service x policy, the verdict line', () => {
+    const r = runCli(['check', '-A', '-f', EXAMPLE])
+    expect(r.code).toBe(1)
+    expect(r.stderr).toBe('')
+    expect(r.stdout.split('\n')[0]).toMatch(/^SERVICE\s+POLICY\s+RESULT\s+MESSAGE$/)
+    expect(r.stdout).toMatch(/shop\/checkout\s+require-hints\s+PASS\s+hints set \(topology-mode Auto, 9 ready endpoints\)/)
+    expect(r.stdout).toMatch(/shop\/inventory\s+lint\s+FAIL\s+1 error\(s\): ignored-value/)
+    expect(r.stdout.trimEnd().split('\n').at(-1)).toMatch(/^FAILED: 8 Service\(s\) checked, \d+ passed, \d+ failed \(\d+ of 24 checks failed, \d+ skipped\)\.$/)
+  })
+  it('a Service that passes exits 0', () => {
+    const r = runCli(['check', 'svc/checkout', '-n', 'shop', '-f', EXAMPLE, '--require-hints', '--no-fallback', '--no-drift'])
+    expect(r.code).toBe(0)
+    expect(r.stdout.trimEnd().split('\n').at(-1)).toBe('PASSED: 1 Service(s) checked, 1 passed, 0 failed (0 of 3 checks failed).')
+  })
+  it('-o junit is well-formed XML', () => {
+    const r = runCli(['check', '-A', '-f', EXAMPLE, '-o', 'junit', '--lint', '--max-overload', '0.2'])
+    expect(r.code).toBe(1)
+    expect(XMLValidator.validate(r.stdout)).toBe(true)
+    expect(r.stdout.match(/<testcase /g)).toHaveLength(16)
+  })
+  it('a policy file, with flags on top', () => {
+    const file = path.join(tmp, 'policy.yaml')
+    writeFileSync(file, 'apiVersion: kubectl-topology.io/v1\nkind: CheckPolicy\npolicies:\n  requireHints: true\n  minEndpointsPerZone: 3\n')
+    const r = runCli(['check', 'svc/checkout', '-n', 'shop', '-f', EXAMPLE, '--policy-file', file, '--no-drift', '-o', 'json'])
+    expect(r.code).toBe(1)
+    const doc = JSON.parse(r.stdout)
+    expect(doc.policies).toEqual({requireHints: true, noFallback: false, maxOverload: null, minEndpointsPerZone: 3, noDrift: true, lint: false})
+    expect(doc.services[0].results.map((x: {policy: string; status: string}) => `${x.policy}=${x.status}`)).toEqual(['require-hints=pass', 'min-endpoints-per-zone=fail', 'no-drift=pass'])
+  })
+  it('a bad policy file: exit 3 naming the field', () => {
+    const file = path.join(tmp, 'bad.yaml')
+    writeFileSync(file, 'policies:\n  maxOverlaod: 0.2\n')
+    const r = runCli(['check', '-A', '-f', EXAMPLE, '--policy-file', file])
+    expect(r.code).toBe(3)
+    expect(r.stderr.trim()).toBe(`error: --policy-file ${file}: unknown policy "policies.maxOverlaod" (known: requireHints, noFallback, maxOverload, minEndpointsPerZone, noDrift, lint)`)
+    expect(r.stdout).toBe('')
+  })
+  it('usage errors: exit 2', () => {
+    expect(runCli(['check', '-f', EXAMPLE]).code).toBe(2)
+    expect(runCli(['check', '-A', '-f', EXAMPLE, '--min-endpoints-per-zone', '-1']).code).toBe(2)
+    expect(runCli(['check', '-A', '-f', EXAMPLE, '-o', 'xml']).code).toBe(2)
+  })
+})
+
+describe('nodes --from-file', () => {
+  it('lists zones, counted and ignored nodes', () => {
+    const r = runCli(['nodes', '-f', EXAMPLE])
+    expect(r.code).toBe(0)
+    expect(r.stdout.split('\n')[0]).toBe('topology-mode Auto: hints possible: zone CPU shares computed from 9 counted node(s) in 3 zones')
+    expect(r.stdout).toMatch(/eu-west-1a\s+3\s+1\s+23730m\s+33\.3%/)
+    expect(r.stdout).toMatch(/ip-10-0-3-99\.eu-west-1\.compute\.internal\s+eu-west-1c\s+7910m\s+ignored: not Ready/)
+  })
+  it('names the node that disables hints for every Service, with the fix', () => {
+    const r = runCli(['nodes', '-f', UNLABELED])
+    expect(r.stdout).toContain('topology-mode Auto: hints disabled for every Service')
+    expect(r.stdout).toContain('  - ip-10-0-4-10.eu-west-1.compute.internal (no-zone-label): kubectl label node ip-10-0-4-10.eu-west-1.compute.internal topology.kubernetes.io/zone=<zone>')
+    const json = JSON.parse(runCli(['nodes', '-f', UNLABELED, '-o', 'json']).stdout)
+    expect(json.auto.reason).toBe('disabling-nodes')
+  })
+})
+
+describe('watch: argument checks before any I/O', () => {
+  it('needs exactly one Service', () => {
+    const none = runCli(['watch'])
+    expect(none.code).toBe(2)
+    expect(none.stderr.trim()).toBe('error: watch takes exactly one Service: kubectl topology watch svc/NAME')
+    expect(runCli(['watch', 'svc/a', 'svc/b']).code).toBe(2)
+  })
+})
