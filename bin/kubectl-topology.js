@@ -1,5 +1,9 @@
 #!/usr/bin/env node
 // kubectl finds this as `kubectl-topology` on PATH and runs it for `kubectl topology ...`.
-import {main} from '../dist/cli.js'
+// Node's compile cache (in the OS temp dir) spares re-compiling the bundle on every run.
+import {enableCompileCache} from 'node:module'
 
-main(process.argv.slice(2))
+enableCompileCache?.()
+// Not a top-level await: Node would warn about an "unsettled top-level await" when a
+// closed pipe (`| head`) ends the process early.
+void import('../dist/main.js').then(({main}) => main(process.argv.slice(2)))

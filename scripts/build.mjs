@@ -1,8 +1,11 @@
-// Bundles the CLI with esbuild: one ESM entry (dist/cli.js) with code splitting, so that
+// Bundles the CLI with esbuild: two ESM entries with code splitting. dist/main.js (what
+// bin/kubectl-topology.js runs: oclif + error reporting) and dist/cli.js (the COMMANDS
+// registry, oclif's explicit target), so that `--help` never evaluates the commands, and
 // client-node (live cluster access) and ink (watch) load only in the commands that use
-// them. See docs/design.md "Bundling".
+// them. Then writes oclif.manifest.json, which lets oclif show help and find commands
+// without importing dist/cli.js. See docs/design.md "Bundling" and "Startup".
 import {build} from 'esbuild'
-import {mkdirSync, readdirSync, renameSync, rmSync} from 'node:fs'
+import {mkdirSync, readdirSync, renameSync, rmSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {fileURLToPath} from 'node:url'
 
@@ -12,7 +15,7 @@ const root = fileURLToPath(new URL('..', import.meta.url))
 const dist = path.join(root, 'dist')
 const tmp = path.join(root, `.dist-${process.pid}`)
 const result = await build({
-  entryPoints: {cli: 'src/cli.ts'},
+  entryPoints: {cli: 'src/cli.ts', main: 'src/main.ts'},
   outdir: tmp,
   bundle: true,
   splitting: true,
@@ -35,7 +38,8 @@ const result = await build({
 const files = Object.keys(result.metafile.outputs).map((f) => path.relative(tmp, path.resolve(root, f)))
 const withMaps = files.flatMap((f) => (f.endsWith('.map') ? [f] : [f, `${f}.map`])).filter((f, i, a) => a.indexOf(f) === i)
 mkdirSync(path.join(dist, 'chunks'), {recursive: true})
-const order = withMaps.sort((a, b) => Number(a === 'cli.js') - Number(b === 'cli.js'))
+const rank = (f) => (f === 'main.js' ? 2 : f === 'cli.js' ? 1 : 0)
+const order = withMaps.sort((a, b) => rank(a) - rank(b))
 for (const f of order) {
   try {
     renameSync(path.join(tmp, f), path.join(dist, f))
@@ -48,6 +52,16 @@ rmSync(tmp, {recursive: true, force: true})
 const keep = new Set(order)
 for (const f of readdirSync(path.join(dist, 'chunks'))) {
   if (!keep.has(`chunks/${f}`)) rmSync(path.join(dist, 'chunks', f), {force: true})
+}
+// oclif.manifest.json: what `oclif manifest` writes (the commands' ids, flags, args, help
+// text), made by oclif's own Plugin loader from the COMMANDS just built. Written atomically.
+{
+  const {Plugin} = await import('@oclif/core')
+  const plugin = new Plugin({root, isRoot: true, ignoreManifest: true, errorOnManifestCreate: true})
+  await plugin.load()
+  const manifestTmp = path.join(root, `.oclif.manifest.${process.pid}.json`)
+  writeFileSync(manifestTmp, `${JSON.stringify(plugin.manifest)}\n`)
+  renameSync(manifestTmp, path.join(root, 'oclif.manifest.json'))
 }
 if (process.argv.includes('--analyze')) {
   const {analyzeMetafile} = await import('esbuild')

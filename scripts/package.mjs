@@ -93,6 +93,8 @@ const seaStubs = {
     // only), ws's native speed-ups. They fail the way they do when not installed. ink imports
     // react-devtools-core only when DEV=true; the stub keeps the bundle self-contained.
     b.onResolve({filter: /^(typescript|bufferutil|utf-8-validate|react-devtools-core)$/}, (a) => ({path: a.path, namespace: 'sea-stub'}))
+    // The oclif manifest `npm run build` wrote (src/sea-entry.ts).
+    b.onResolve({filter: /^sea:oclif-manifest$/}, () => ({path: join(ROOT, 'oclif.manifest.json')}))
     b.onLoad({filter: /.*/, namespace: 'sea-stub'}, (a) => ({
       contents:
         a.path === 'react-devtools-core'
@@ -106,6 +108,8 @@ const seaStubs = {
 /** One ES module holding the whole CLI. esbuild turns the lazy `await import()`s into lazily
  *  initialised modules, so client-node and ink still run only on the paths that use them. */
 async function bundle() {
+  const manifest = JSON.parse(readFileSync(join(ROOT, 'oclif.manifest.json'), 'utf8'))
+  if (manifest.version !== VERSION) throw new Error('oclif.manifest.json is stale: run `npm run build` first')
   rmSync(WORK, {recursive: true, force: true})
   mkdirSync(WORK, {recursive: true})
   const outfile = join(WORK, 'kubectl-topology.mjs')

@@ -1,8 +1,5 @@
-// Entry point of the bundle. Commands are registered explicitly (oclif's "explicit"
-// strategy), so nothing is discovered on disk at run time. Errors end here: one line on
-// stderr, a documented exit code, a stack trace only with --debug.
-import {Errors, flush, run} from '@oclif/core'
-import {isCliError, ExitCode} from './errors.js'
+// The command registry: oclif's "explicit" strategy target (package.json oclif.commands), so
+// nothing is discovered on disk at run time. Register a command with one line here.
 import Apply from './commands/apply.js'
 import Check from './commands/check.js'
 import Explain from './commands/explain.js'
@@ -23,47 +20,6 @@ export const COMMANDS = {
   watch: Watch,
 }
 
-const ROOT = new URL('..', import.meta.url)
-
-export async function main(argv: string[]): Promise<void> {
-  if (argv[0] === '__complete') {
-    // Shell completion (kubectl_complete-topology): before oclif, see src/complete.ts.
-    const {complete} = await import('./complete.js')
-    return complete(argv.slice(1), COMMANDS)
-  }
-  const debug = argv.includes('--debug')
-  try {
-    await run(argv, ROOT.href)
-    await flush()
-  } catch (error) {
-    process.exitCode = reportError(error, debug)
-  }
-}
-
-/** Prints one line for the error and returns the exit code. */
-export function reportError(error: unknown, debug: boolean): number {
-  // oclif signals a normal exit (e.g. `this.exit(1)`) with an ExitError.
-  if (error instanceof Errors.ExitError) return error.oclif.exit ?? 0
-  if (isCliError(error)) {
-    process.stderr.write(`error: ${error.message}\n`)
-    if (debug && error.cause) process.stderr.write(`${formatStack(error.cause)}\n`)
-    if (debug) process.stderr.write(`${error.stack}\n`)
-    return error.exitCode
-  }
-  if (error instanceof Errors.CLIError) {
-    // Parse errors (unknown flag, bad option value, missing argument): usage, exit 2.
-    const first = String(error.message).split('\n').find((l) => l.trim() !== '') ?? 'invalid usage'
-    process.stderr.write(`error: ${first.trim()} (see --help)\n`)
-    if (debug) process.stderr.write(`${error.stack}\n`)
-    const code = error.oclif?.exit
-    return code === undefined || code === 1 ? ExitCode.USAGE : code
-  }
-  const message = error instanceof Error ? error.message : String(error)
-  process.stderr.write(`error: internal error: ${message.split('\n')[0]} (run with --debug for details, and please report it)\n`)
-  if (debug) process.stderr.write(`${formatStack(error)}\n`)
-  return ExitCode.INTERNAL
-}
-
-function formatStack(e: unknown): string {
-  return e instanceof Error ? (e.stack ?? e.message) : String(e)
-}
+// main() and the error reporter live in main.ts, the entry that does not import the commands:
+// with oclif.manifest.json (written by scripts/build.mjs) `--help` never loads this module.
+export {main, reportError} from './main.js'

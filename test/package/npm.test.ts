@@ -46,14 +46,15 @@ describe('npm package', () => {
       /^LICENSE$/,
       /^bin\/kubectl-topology\.js$/,
       /^bin\/kubectl_complete-topology\.js$/,
-      /^dist\/cli\.js$/,
+      /^dist\/(cli|main)\.js$/,
+      /^oclif\.manifest\.json$/,
       /^dist\/chunks\/[\w-]+\.js$/,
       /^examples\/[\w-]+\.(yaml|md)$/,
       /^schema\/[\w.-]+\.json$/,
     ]
     const unexpected = paths.filter((p) => !allowed.some((re) => re.test(p)))
     expect(unexpected, 'files npm would publish that users do not need').toEqual([])
-    for (const must of ['package.json', 'LICENSE', 'bin/kubectl-topology.js', 'bin/kubectl_complete-topology.js', 'dist/cli.js', 'examples/three-zones.yaml']) {
+    for (const must of ['package.json', 'LICENSE', 'bin/kubectl-topology.js', 'bin/kubectl_complete-topology.js', 'dist/cli.js', 'dist/main.js', 'oclif.manifest.json', 'examples/three-zones.yaml']) {
       expect(paths).toContain(must)
     }
     expect(paths.some((p) => p.startsWith('dist/chunks/k8s-')), 'the lazily loaded client-node chunk').toBe(true)
