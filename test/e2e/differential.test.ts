@@ -176,6 +176,9 @@ describe(`differential: explain vs the real EndpointSlice controller (${COUNT} s
       paths.set(k, (paths.get(k) ?? 0) + 1)
     }
     process.stdout.write(`\ndifferential: ${agree}/${results.length} scenarios agree\n`)
+    const ties = results.filter((r) => r.notes.some((n) => n.startsWith('tie-break'))).length
+    const receivers = results.filter((r) => r.notes.some((n) => n.startsWith('several receivers'))).length
+    process.stdout.write(`  (upstream random: ${ties} with a tie-break, compared totals; ${receivers} with several receivers, compared which endpoints moved)\n`)
     for (const [k, n] of [...paths.entries()].sort((a, b) => b[1] - a[1])) process.stdout.write(`  ${String(n).padStart(4)}  ${k}\n`)
   })
 })
