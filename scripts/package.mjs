@@ -227,7 +227,12 @@ function updateManifest(results) {
     item.set('uri', releaseUrl(r.archive.split('/').pop()))
     item.set('sha256', r.sha256)
   }
-  writeFileSync(MANIFEST, doc.toString({lineWidth: 0}))
+  const text = doc.toString({lineWidth: 0})
+  writeFileSync(MANIFEST, text)
+  // The same manifest where krew looks in an index repository (`kubectl krew index add NAME
+  // <this repository>`; docs/install.md).
+  mkdirSync(join(ROOT, 'plugins'), {recursive: true})
+  writeFileSync(join(ROOT, 'plugins', 'topology.yaml'), text)
 }
 
 const {targets, node} = parseArgs(process.argv.slice(2))

@@ -34,7 +34,7 @@ Strategies: ${STRATEGIES.join(', ')}. See docs/simulate.md for the exact definit
 
   static override examples = [
     {description: 'Rank every strategy for one Service', command: '<%= config.bin %> simulate svc/web'},
-    {description: 'From a snapshot, as if zone-a were lost', command: '<%= config.bin %> simulate svc/checkout -n shop -f examples/three-zones.yaml --without-zone zone-a'},
+    {description: 'From a snapshot, as if zone eu-west-1a were lost', command: '<%= config.bin %> simulate svc/checkout -n shop -f examples/three-zones.yaml --without-zone eu-west-1a'},
     {description: 'Step through a rolling update', command: '<%= config.bin %> simulate svc/web --rollout maxSurge=25%,maxUnavailable=0'},
     {description: 'How many pods each zone can lose', command: '<%= config.bin %> simulate svc/web --disruption'},
     {description: 'KEP-536 topologyKeys with a rack label', command: '<%= config.bin %> simulate svc/web --strategies topology-keys --keys example.com/rack,topology.kubernetes.io/zone'},

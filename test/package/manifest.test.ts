@@ -2,10 +2,10 @@
 // and that `npm run package` wrote the archives' real sha256.
 import {createHash} from 'node:crypto'
 import {existsSync, readFileSync} from 'node:fs'
-import {basename} from 'node:path'
+import {basename, join} from 'node:path'
 import {Ajv} from 'ajv'
 import {describe, expect, it} from 'vitest'
-import {archivePath, PKG, readManifest} from './artifacts.js'
+import {archivePath, PKG, readManifest, ROOT} from './artifacts.js'
 
 // krew's v1alpha2 Plugin (krew: pkg/index/types.go; validation: pkg/index/validation).
 const GOOS = ['linux', 'darwin', 'windows']
@@ -72,6 +72,10 @@ describe('krew-manifest.yaml', () => {
     const ok = validate(manifest)
     expect(validate.errors ?? [], JSON.stringify(validate.errors, null, 2)).toEqual([])
     expect(ok).toBe(true)
+  })
+
+  it('is also at plugins/topology.yaml, where krew looks in an index repository', () => {
+    expect(readFileSync(join(ROOT, 'plugins', 'topology.yaml'), 'utf8')).toBe(readFileSync(join(ROOT, 'krew-manifest.yaml'), 'utf8'))
   })
 
   it('carries the package version, v-prefixed', () => {
