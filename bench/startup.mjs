@@ -1,0 +1,115 @@
+// Start-up time and peak memory of `kubectl topology`, as ratios against `node -e 0` (the
+// pinned Node) measured in the same hyperfine run. Targets (issue 7): `--help` <= 2.5x,
+// `explain --from-file examples/three-zones.yaml` <= 4x, for the npm install
+// (bin/kubectl-topology.js run by the pinned Node) and the standalone executable.
+//
+//   npm run build && npm run package     # (once) dist/cli.js and the executable
+//   node bench/startup.mjs [--runs 15] [--sea PATH] [--kubectl]
+//
+// Every run is a new process ("cold" start of the program; the OS file cache is warm,
+// as it is for a user's second command). --kubectl also measures the same commands
+// through kubectl's plugin discovery (kubectl's own start-up included, for information).
+// Peak RSS: /usr/bin/time -v, median of 5 runs each. Prints a Markdown table. The verdict
+// uses the wall-clock median ratio; the CPU ratio (hyperfine's mean user+sys) is printed too,
+// as it is far steadier when other work shares the machine.
+import {spawnSync} from 'node:child_process'
+import {existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {join, resolve} from 'node:path'
+
+const ROOT = resolve(import.meta.dirname, '..')
+const args = process.argv.slice(2)
+const opt = (name, dflt) => {
+  const i = args.indexOf(name)
+  return i >= 0 ? args[i + 1] : dflt
+}
+const RUNS = Number(opt('--runs', '15'))
+const NODE = process.execPath
+const SEA = resolve(ROOT, opt('--sea', '.cache/sea-build/linux-amd64/kubectl-topology'))
+const EXAMPLE = 'examples/three-zones.yaml'
+const THROUGH_KUBECTL = args.includes('--kubectl')
+
+if (!existsSync(join(ROOT, 'dist', 'cli.js'))) throw new Error('dist/cli.js is missing: run `npm run build`')
+const hasSea = existsSync(SEA)
+if (!hasSea) process.stderr.write(`bench: no standalone executable at ${SEA} (run \`npm run package\`); measuring the npm install only\n`)
+
+const q = (s) => (/[^\w@%+=:,./-]/.test(s) ? `'${s.replace(/'/g, "'\\''")}'` : s)
+const line = (argv) => argv.map(q).join(' ')
+
+const HELP = ['--help']
+const EXPLAIN = ['explain', '-A', '--from-file', EXAMPLE]
+const cases = [{name: 'baseline: node -e 0', argv: [NODE, '-e', '0'], baseline: true}]
+const bin = join(ROOT, 'bin', 'kubectl-topology.js')
+cases.push({name: 'npm: --help', argv: [NODE, bin, ...HELP], target: 2.5})
+cases.push({name: 'npm: explain --from-file', argv: [NODE, bin, ...EXPLAIN], target: 4})
+if (hasSea) {
+  cases.push({name: 'standalone: --help', argv: [SEA, ...HELP], target: 2.5})
+  cases.push({name: 'standalone: explain --from-file', argv: [SEA, ...EXPLAIN], target: 4})
+}
+let pathDir
+if (THROUGH_KUBECTL) {
+  // kubectl finds kubectl-topology on PATH; one directory per install kind.
+  pathDir = mkdtempSync(join(tmpdir(), 'bench-path-'))
+  const kubectl = spawnSync('sh', ['-c', 'command -v kubectl'], {encoding: 'utf8'}).stdout.trim()
+  if (!kubectl) throw new Error('--kubectl: kubectl is not on PATH')
+  cases.push({name: 'kubectl version --client (kubectl alone)', argv: [kubectl, 'version', '--client'], info: true})
+  if (hasSea) {
+    symlinkSync(SEA, join(pathDir, 'kubectl-topology'))
+    const env = `PATH=${pathDir}:/usr/bin:/bin`
+    cases.push({name: 'kubectl topology --help (standalone)', argv: ['env', env, kubectl, 'topology', ...HELP], info: true})
+    cases.push({name: 'kubectl topology explain (standalone)', argv: ['env', env, kubectl, 'topology', ...EXPLAIN], info: true})
+  }
+}
+
+for (const c of cases) {
+  const r = spawnSync(c.argv[0], c.argv.slice(1), {cwd: ROOT, encoding: 'utf8'})
+  if (r.status !== 0) throw new Error(`${c.name}: exit ${r.status}: ${r.stderr}`)
+}
+
+// One hyperfine invocation: all commands interleave over the same minutes of machine load.
+const exportFile = join(tmpdir(), `startup-${process.pid}.json`)
+const hf = spawnSync(
+  'hyperfine',
+  ['-N', '--warmup', '2', '--runs', String(RUNS), '--style', 'none', '--export-json', exportFile, ...cases.map((c) => line(c.argv))],
+  {cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'ignore', 'inherit']},
+)
+if (hf.status !== 0) throw new Error('hyperfine failed (is it installed? Debian: apt-get install hyperfine)')
+const results = JSON.parse(readFileSync(exportFile, 'utf8')).results
+rmSync(exportFile)
+
+function peakRssKb(argv) {
+  const samples = []
+  for (let i = 0; i < 5; i++) {
+    const r = spawnSync('/usr/bin/time', ['-v', ...argv], {cwd: ROOT, encoding: 'utf8'})
+    const m = r.stderr.match(/Maximum resident set size \(kbytes\): (\d+)/)
+    if (!m) throw new Error(`/usr/bin/time -v gave no RSS for ${line(argv)} (Debian: apt-get install time)`)
+    samples.push(Number(m[1]))
+  }
+  return samples.sort((a, b) => a - b)[2]
+}
+
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]
+const base = results[0]
+const baseMedian = median(base.times)
+const rows = cases.map((c, i) => {
+  const r = results[i]
+  const med = median(r.times)
+  return {c, med, min: Math.min(...r.times), ratio: med / baseMedian, rss: peakRssKb(c.argv), user: r.user, system: r.system}
+})
+if (pathDir) rmSync(pathDir, {recursive: true, force: true})
+
+const ms = (s) => `${(s * 1000).toFixed(0)} ms`
+const out = []
+out.push(`Node ${process.version}, ${RUNS} runs each (after 2 warm-ups), hyperfine -N; ${new Date().toISOString().slice(0, 16)}Z`)
+out.push('')
+out.push('| command | median wall | min wall | mean CPU (user+sys) | wall ratio (median) | CPU ratio | target | peak RSS |')
+out.push('|---|---|---|---|---|---|---|---|')
+let missed = 0
+for (const r of rows) {
+  const verdict = r.c.target === undefined ? '' : r.ratio <= r.c.target ? `<= ${r.c.target}x ok` : `<= ${r.c.target}x MISSED`
+  if (r.c.target !== undefined && r.ratio > r.c.target) missed++
+  const cpuRatio = (r.user + r.system) / (base.user + base.system)
+  out.push(`| ${r.c.name} | ${ms(r.med)} | ${ms(r.min)} | ${ms(r.user + r.system)} | ${r.c.baseline ? '1.00x' : `${r.ratio.toFixed(2)}x`} | ${r.c.baseline ? '1.00x' : `${cpuRatio.toFixed(2)}x`} | ${verdict} | ${(r.rss / 1024).toFixed(0)} MB |`)
+}
+process.stdout.write(`${out.join('\n')}\n`)
+if (missed) process.stdout.write(`\n${missed} target(s) missed\n`)
