@@ -274,9 +274,10 @@ export function rollout(state: ClusterState, svc: Service, params: RolloutParams
       for (const s of serviceSlices(cur, svc)) {
         for (const e of s.endpoints ?? []) if (!isOld(e)) e.conditions = {ready: true, serving: true, terminating: false}
       }
+      const became = newNotReady
       newReady += newNotReady
-      push(`${newNotReady} new pod(s) become ready`)
       newNotReady = 0
+      push(`${became} new pod(s) become ready`)
     }
     // scale down the old ReplicaSet
     const canDelete = Math.min(old, old + newReady - (R - unavailable))

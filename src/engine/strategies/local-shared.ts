@@ -104,6 +104,9 @@ export function localShared(region: Region, opts: {threshold?: number} = {}): Al
     if (d < 1) break
     if (receivers.length === 0) break // the tool would panic here (heap.Pop on an empty queue)
     const receiveZone = receivers.pop()
+    // The tool loops forever when the neediest zone is the donor itself (possible only when
+    // every zone's traffic share is 0, e.g. no nodes): giving to itself changes nothing. We stop.
+    if (receiveZone === candidate) break
     addTo(groups.get(name(receiveZone)), candidate, 1)
     receivers.push(receiveZone)
     addTo(groups.get(name(candidate)), candidate, -1)

@@ -1,0 +1,118 @@
+import {mkdtempSync, readFileSync, writeFileSync} from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import {Ajv2020} from 'ajv/dist/2020.js'
+import {describe, expect, it} from 'vitest'
+import {parse as parseYaml} from 'yaml'
+import {EXAMPLE, ROOT, runCli} from './run-cli.js'
+
+const schema = JSON.parse(readFileSync(path.join(ROOT, 'schema/simulate.v1.json'), 'utf8'))
+const validate = new Ajv2020({allErrors: true, strict: false}).compile(schema)
+
+describe('simulate on a snapshot', () => {
+  it('ranks every strategy for one Service (table)', () => {
+    const r = runCli(['simulate', 'svc/checkout', '-n', 'shop', '-f', EXAMPLE])
+    expect(r.code, r.stderr).toBe(0)
+    const lines = r.stdout.trim().split('\n')
+    expect(lines[0]).toMatch(/^Service shop\/checkout \(9 ready endpoints/)
+    expect(lines[1]).toMatch(/^RANK\s+STRATEGY\s+SCORE\s+IN-ZONE\s+MAX-OVERLOAD\s+MEAN-OVERLOAD\s+SLICES\s+FALLBACK-ZONES$/)
+    expect(lines.slice(2)).toHaveLength(8)
+    expect(lines[2]).toMatch(/^1\s+upstream-auto\s+95\.00\s+88\.9%/)
+  })
+  it('-o json validates against schema/simulate.v1.json and keeps fractions as 0..1', () => {
+    const r = runCli(['simulate', '-A', '-f', EXAMPLE, '-o', 'json', '--strategies', 'upstream-auto,same-zone,local,topology-keys'])
+    expect(r.code, r.stderr).toBe(0)
+    const report = JSON.parse(r.stdout)
+    expect(validate(report), JSON.stringify(validate.errors)).toBe(true)
+    for (const svc of report.services) for (const s of svc.strategies) expect(s.inZoneTraffic).toBeLessThanOrEqual(1 + 1e-9)
+  })
+  it('-o yaml carries the same report', () => {
+    const json = JSON.parse(runCli(['simulate', 'svc/cart', '-n', 'shop', '-f', EXAMPLE, '-o', 'json']).stdout)
+    const yaml = parseYaml(runCli(['simulate', 'svc/cart', '-n', 'shop', '-f', EXAMPLE, '-o', 'yaml']).stdout)
+    expect(yaml).toEqual(json)
+  })
+  it('what-ifs combine: without a zone, plus a node, plus replicas; rollout and disruption validate', () => {
+    const r = runCli(['simulate', 'svc/checkout', '-n', 'shop', '-f', EXAMPLE, '--without-zone', 'eu-west-1c', '--add-node', 'zone=eu-west-1a,cpu=4', '--replicas', '12', '--rollout', 'maxSurge=25%,maxUnavailable=0', '--disruption', '-o', 'json'])
+    expect(r.code, r.stderr).toBe(0)
+    const report = JSON.parse(r.stdout)
+    expect(validate(report), JSON.stringify(validate.errors)).toBe(true)
+    const svc = report.services[0]
+    expect(report.whatIf).toEqual(['without zone eu-west-1c', 'add node zone=eu-west-1a,cpu=4', 'replicas 12'])
+    expect(svc.input.readyEndpoints).toBe(12)
+    expect(Object.keys(svc.input.endpointsByZone)).toEqual(['eu-west-1a', 'eu-west-1b'])
+    const last = svc.rollout[svc.rollout.length - 1]
+    expect(last.oldPods).toBe(0)
+    expect(last.newReady).toBe(12)
+    expect(svc.disruption.map((d: {zone: string}) => d.zone)).toEqual(['eu-west-1a', 'eu-west-1b'])
+  })
+  it('-o csv: one row per strategy', () => {
+    const r = runCli(['simulate', 'svc/checkout', '-n', 'shop', '-f', EXAMPLE, '-o', 'csv', '--strategies', 'random,local'])
+    expect(r.code, r.stderr).toBe(0)
+    const lines = r.stdout.trim().split('\n')
+    expect(lines[0]).toBe('namespace,service,strategy,valid,score,inZoneTraffic,maxOverload,meanOverload,sdOverload,endpointSlices,fallbackZones,fallback')
+    expect(lines).toHaveLength(3)
+  })
+})
+
+describe('simulate on synthetic data', () => {
+  it('one synthetic cluster from a seed is reproducible', () => {
+    const a = runCli(['simulate', '--synthetic', '--seed', '42', '-o', 'json'])
+    const b = runCli(['simulate', '--synthetic', '--seed', '42', '-o', 'json'])
+    expect(a.code, a.stderr).toBe(0)
+    expect(a.stdout).toBe(b.stdout)
+    expect(validate(JSON.parse(a.stdout)), JSON.stringify(validate.errors)).toBe(true)
+  })
+  it('--dataset representative -o csv prints the tool\'s results.csv columns for the five KEP-2004 strategies', () => {
+    const r = runCli(['simulate', '--dataset', 'representative', '-o', 'csv'])
+    expect(r.code, r.stderr).toBe(0)
+    const lines = r.stdout.trim().split('\n')
+    expect(lines[0]).toMatch(/^alg name,invalid cases,valid cases,mean total score/)
+    expect(lines.slice(1).map((l) => l.split(',')[0])).toEqual(['random', 'local', 'local-shared', 'local-weighted', 'local-opt'])
+    for (const l of lines.slice(1)) expect(l.split(',')[2]).toBe('19')
+  })
+  it('--dataset FILE in the tool\'s format, per cluster, and json validates', () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'sim-'))
+    const file = path.join(dir, 'in.csv')
+    writeFileSync(file, 'name,zone1,zone2,zone3\nperfect,10 10,10 10,20 20\n"a, b",1 5,1 3,1 2\n')
+    const rows = runCli(['simulate', '--dataset', file, '-o', 'csv', '--per-cluster', '--strategies', 'random'])
+    expect(rows.code, rows.stderr).toBe(0)
+    expect(rows.stdout.trim().split('\n')).toEqual([
+      'input name,strategy,score,in-zone-traffic score,deviation score,slice score,max deviation,mean deviation,SD of deviation',
+      'perfect,random,71.8750,37.5000,100.0000,100.0000,0.0000%,0.0000%,0.0000',
+      '"a, b",random,70.0000,33.3333,100.0000,100.0000,0.0000%,0.0000%,0.0000',
+    ])
+    const json = runCli(['simulate', '--dataset', 'unbalanced', '--clusters', '50', '-o', 'json'])
+    expect(validate(JSON.parse(json.stdout)), JSON.stringify(validate.errors)).toBe(true)
+  })
+})
+
+describe('bad input: one line, documented exit code', () => {
+  const cases: [string[], number, RegExp][] = [
+    [['simulate', 'svc/checkout', '-n', 'shop', '-f', EXAMPLE, '--strategies', 'bogus'], 2, /unknown strategy "bogus"/],
+    [['simulate', 'svc/checkout', '-n', 'shop', '-f', EXAMPLE, '--without-zone', 'mars'], 2, /no node is in zone "mars"/],
+    [['simulate', 'svc/checkout', '-n', 'shop', '-f', EXAMPLE, '--keys', '*,kubernetes.io/hostname', '--strategies', 'topology-keys'], 2, /"\*" must be the last key/],
+    [['simulate', 'svc/checkout', '-n', 'shop', '-f', EXAMPLE, '--traffic', 'nowhere=1'], 2, /--traffic names zone "nowhere"/],
+    [['simulate', 'svc/checkout', '-n', 'shop', '-f', EXAMPLE, '--rollout', 'maxSurge=lots'], 2, /maxSurge must be an integer or a percentage/],
+    [['simulate', 'svc/checkout', '-n', 'shop', '-f', EXAMPLE, '--add-node', 'zone=a'], 2, /zone= and cpu= are both needed/],
+    [['simulate', '--dataset', 'no-such-family-or-file'], 3, /neither a file nor a dataset family/],
+    [['simulate', '--dataset', 'representative', '--strategies', 'same-node'], 2, /needs a cluster/],
+    [['simulate'], 2, /name a Service/],
+  ]
+  for (const [args, code, message] of cases) {
+    it(args.slice(1).join(' '), () => {
+      const r = runCli(args)
+      expect(r.code).toBe(code)
+      expect(r.stderr.trim().split('\n')).toHaveLength(1)
+      expect(r.stderr).toMatch(message)
+      expect(r.stdout).toBe('')
+    })
+  }
+  it('a malformed dataset line names the file and line (exit 3)', () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'sim-'))
+    const file = path.join(dir, 'bad.csv')
+    writeFileSync(file, 'name,zone1\nok,1 1\nbad,one\n')
+    const r = runCli(['simulate', '--dataset', file])
+    expect(r.code).toBe(3)
+    expect(r.stderr).toMatch(/bad\.csv:3: zone zone1: expected "NODES ENDPOINTS"/)
+  })
+})
