@@ -1,0 +1,107 @@
+import {describe, expect, it} from 'vitest'
+import {rowToClusterState} from '../../src/engine/simulate-dataset.js'
+import {simulateService, type StrategyResult} from '../../src/engine/simulate.js'
+import {topologyKeysReach, validateTopologyKeys} from '../../src/engine/strategies/topology-keys.js'
+import {addNode, drain, rollout, scaleReplicas, withoutZone} from '../../src/engine/whatif.js'
+import type {SimNode, SimEndpoint} from '../../src/engine/strategies/cluster.js'
+
+const cluster = (nodes: number[], eps: number[]) =>
+  rowToClusterState({name: 't', zones: nodes.map((k, i) => ({name: `zone-${'abc'[i]}`, nodes: k, endpoints: eps[i]!}))})
+const run = (state: ReturnType<typeof cluster>, strategies: Parameters<typeof simulateService>[2]['strategies'], extra = {}) =>
+  simulateService(state, state.services[0]!, {strategies, ...extra}).strategies
+const by = (rs: StrategyResult[], s: string) => rs.find((r) => r.strategy === s)!
+
+describe('hint strategies on a cluster', () => {
+  it('upstream-auto: 4/3/2 endpoints, equal CPU -> hints hold with one donation, 8/9 in-zone', () => {
+    const [auto] = run(cluster([1, 1, 1], [4, 3, 2]), ['upstream-auto'])
+    expect(auto!.fallback).toBeNull()
+    expect(auto!.inZoneTraffic).toBeCloseTo(8 / 9, 12)
+    expect(auto!.maxOverload).toBeCloseTo(0, 12)
+    expect(auto!.zones.find((z) => z.zone === 'zone-c')!.serves).toEqual({'zone-a': 1, 'zone-c': 2})
+  })
+  it('upstream-auto refuses 4/4/3 (sum of minimums 12 > 11): every zone falls back, like random', () => {
+    const rs = run(cluster([1, 1, 1], [4, 4, 3]), ['upstream-auto', 'random'])
+    expect(by(rs, 'upstream-auto').fallback).toMatch(/Unable to allocate minimum required endpoints/)
+    expect(by(rs, 'upstream-auto').fallbackZones).toEqual(['zone-a', 'zone-b', 'zone-c'])
+    expect(by(rs, 'upstream-auto').score).toBeCloseTo(by(rs, 'random').score!, 10)
+  })
+  it('same-zone: zones keep their own endpoints; a zone without any falls back to all', () => {
+    const [sz] = run(cluster([1, 1, 1], [3, 3, 0]), ['same-zone'])
+    expect(sz!.fallbackZones).toEqual(['zone-c'])
+    // a and b: 1/3 each in-zone; c: sends to all 6, none local
+    expect(sz!.inZoneTraffic).toBeCloseTo(2 / 3, 12)
+  })
+  it('same-node: a node with an endpoint keeps its traffic on the node', () => {
+    const [sn] = run(cluster([2, 1, 1], [2, 1, 1]), ['same-node'])
+    expect(sn!.inZoneTraffic).toBeCloseTo(1, 12)
+    expect(sn!.fallbackZones).toEqual([])
+  })
+})
+
+describe('KEP-536 topologyKeys', () => {
+  const node = (name: string, zone: string, labels: Record<string, string> = {}): SimNode => ({
+    name, zone, milliCPU: 1000, counted: true, schedulable: true,
+    labels: {'kubernetes.io/hostname': name, 'topology.kubernetes.io/zone': zone, ...labels},
+  })
+  const ep = (address: string, nodeName: string, zone: string): SimEndpoint => ({address, nodeName, zone, ready: true})
+  const nodes = [node('n1', 'a', {rack: 'r1'}), node('n2', 'a', {rack: 'r2'}), node('n3', 'b')]
+  const eps = [ep('10.0.0.1', 'n1', 'a'), ep('10.0.0.2', 'n3', 'b')]
+  it('hostname, then zone: n1 has a local endpoint, n2 uses its zone, n3 its own', () => {
+    const r = topologyKeysReach(nodes, eps, ['kubernetes.io/hostname', 'topology.kubernetes.io/zone'])
+    expect(r.clients.map((c) => [c.node, c.matchedKey, c.endpoints])).toEqual([
+      ['n1', 'kubernetes.io/hostname', [0]],
+      ['n2', 'topology.kubernetes.io/zone', [0]],
+      ['n3', 'kubernetes.io/hostname', [1]],
+    ])
+  })
+  it('hard requirement: no key matches and no "*" -> no backends; "*" last -> everything', () => {
+    const hard = topologyKeysReach(nodes, eps, ['rack'])
+    expect(hard.clients.map((c) => c.matchedKey)).toEqual(['rack', null, null])
+    const soft = topologyKeysReach(nodes, eps, ['rack', '*'])
+    expect(soft.clients.map((c) => [c.matchedKey, c.endpoints.length])).toEqual([['rack', 1], ['*', 2], ['*', 2]])
+  })
+  it('validation: "*" only last, at most 16 keys, valid label keys', () => {
+    expect(validateTopologyKeys(['*', 'kubernetes.io/hostname'])).toMatch(/last/)
+    expect(validateTopologyKeys(Array.from({length: 17}, (_, i) => `k${i}`))).toMatch(/at most 16/)
+    expect(validateTopologyKeys(['bad key'])).toMatch(/not a valid label key/)
+    expect(validateTopologyKeys(['example.com/rack', '*'])).toBeNull()
+  })
+  it('on a cluster: a node matching no key makes the result invalid with unserved traffic', () => {
+    const state = cluster([2, 1, 1], [1, 1, 1])
+    const [tk] = run(state, ['topology-keys'], {topologyKeys: ['kubernetes.io/hostname']})
+    expect(tk!.valid).toBe(false)
+    expect(tk!.score).toBeNull()
+    expect(tk!.unservedTraffic).toBeCloseTo(0.25, 12)
+    expect(tk!.zones.find((z) => z.zone === 'zone-a')!.nodesWithoutBackends).toEqual(['zone-a-node-2'])
+  })
+})
+
+describe('what-ifs are pure and combine', () => {
+  const base = cluster([2, 2, 2], [4, 4, 4])
+  const svc = base.services[0]!
+  it('without-zone removes the zone; the input is untouched', () => {
+    const before = JSON.stringify(base)
+    const s = withoutZone(base, 'zone-c')
+    expect(JSON.stringify(base)).toBe(before)
+    expect(simulateService(s, svc, {strategies: ['random']}).input.endpointsByZone).toEqual({'zone-a': 4, 'zone-b': 4})
+  })
+  it('drain recreates the node\'s pods in the zone with the fewest (here its own zone, on the other node)', () => {
+    const s = drain(base, svc, {nodes: ['zone-a-node-1']})
+    expect(simulateService(s, svc, {strategies: ['random']}).input.endpointsByZone).toEqual({'zone-a': 4, 'zone-b': 4, 'zone-c': 4})
+    const onDrained = s.endpointSlices.flatMap((sl) => sl.endpoints ?? []).filter((e) => e.nodeName === 'zone-a-node-1')
+    expect(onDrained).toHaveLength(0)
+    expect(s.nodes.find((n) => n.metadata.name === 'zone-a-node-1')!.spec?.unschedulable).toBe(true)
+  })
+  it('replicas keeps the proportions; add-node shifts the CPU share', () => {
+    const s = scaleReplicas(base, svc, 7)
+    expect(simulateService(s, svc, {strategies: ['random']}).input.endpointsByZone).toEqual({'zone-a': 3, 'zone-b': 2, 'zone-c': 2})
+    const t = addNode(base, {zone: 'zone-a', cpu: '2'})
+    expect(simulateService(t, svc, {strategies: ['random']}).input.trafficShare['zone-a']).toBeCloseTo(0.5, 12)
+  })
+  it('rollout with maxSurge 25%, maxUnavailable 0 never drops below the desired ready count', () => {
+    const steps = rollout(base, svc, {maxSurge: '25%', maxUnavailable: 0})
+    for (const st of steps) expect(st.oldPods + st.newReady).toBeGreaterThanOrEqual(12)
+    expect(steps.at(-1)!.oldPods).toBe(0)
+    expect(steps.at(-1)!.newReady).toBe(12)
+  })
+})
