@@ -267,7 +267,7 @@ export function summariseNodes(capacity: ZoneCapacity): NodeSummary {
     sufficientNodeInfo: capacity.sufficientNodeInfo,
     zones: [...zones.entries()]
       .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-      .map(([name, z]) => ({name, ...z, cpuRatio: capacity.cpuRatiosByZone?.[name] ?? null})),
+      .map(([name, z]) => ({name, ...z, cpuRatio: own(capacity.cpuRatiosByZone, name) ?? null})),
     nodes: capacity.nodes,
     disablingNodes: capacity.nodes
       .filter((n) => n.disablesHints)
@@ -302,6 +302,10 @@ const sameHints = (a: HintNames | null, b: HintNames | null): boolean => {
     h === null || (h.forZones.length === 0 && h.forNodes.length === 0) ? '' : `${[...h.forZones].sort().join(',')}|${[...h.forNodes].sort().join(',')}`
   return norm(a) === norm(b)
 }
+
+/** rec[key] for own keys only: a zone may be named like an Object.prototype member ("constructor"). */
+const own = <T>(rec: Record<string, T> | null | undefined, key: string): T | undefined =>
+  rec != null && Object.hasOwn(rec, key) ? rec[key] : undefined
 
 const isManaged = (s: EndpointSlice) => s.metadata.labels?.[LABEL_MANAGED_BY] === CONTROLLER_NAME
 const sortStrings = (xs: Iterable<string>) => [...xs].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
@@ -443,8 +447,8 @@ function explainService(input: ServiceInput): ServiceExplanation {
     const ready = endpoints.filter((e) => e.controllerReady && e.zone === zone).length
     const assigned = endpoints.filter((e) => e.controllerReady && e.predictedHints?.forZones.includes(zone)).length
     const liveHints = endpoints.filter((e) => e.controllerReady && e.liveHints?.forZones.includes(zone)).length
-    const alloc = auto ? (allocations?.[zone] ?? figures?.[zone] ?? null) : null
-    const share = trafficShares?.[zone] ?? null
+    const alloc = auto ? (own(allocations, zone) ?? own(figures, zone) ?? null) : null
+    const share = own(trafficShares, zone) ?? null
     const desiredForOverload = share !== null ? share * n : null
     // desired/minimum/target/maximum are the Auto heuristic's; on other paths only the
     // traffic-proportional desired count is shown (what the overload is measured against).
@@ -453,7 +457,7 @@ function explainService(input: ServiceInput): ServiceExplanation {
       name: zone,
       nodes: {counted: counted.length, ignored: zoneNodes.length - counted.length},
       cpuMilli: counted.reduce((a, v) => a + v.milliCPU, 0),
-      cpuRatio: ratios?.[zone] ?? null,
+      cpuRatio: own(ratios, zone) ?? null,
       trafficShare: share,
       readyEndpoints: ready,
       desired: alloc?.desired ?? (auto ? null : desiredForOverload),
@@ -498,7 +502,7 @@ function explainService(input: ServiceInput): ServiceExplanation {
   if ((mode.path !== 'none' || anyLiveHints) && zones.some((z) => z.kubeProxy.fallback && (nodesByZone.get(z.name)?.length ?? 0) > 0))
     findings.push('fallback')
   if (driftCount > 0) findings.push('drift')
-  if (controller.hintsSet && zones.some((z) => (ratios?.[z.name] ?? 0) > 0 && z.readyEndpoints === 0)) findings.push('no-endpoints-zone')
+  if (controller.hintsSet && zones.some((z) => (own(ratios, z.name) ?? 0) > 0 && z.readyEndpoints === 0)) findings.push('no-endpoints-zone')
 
   const result: ServiceExplanation = {
     namespace: service.metadata.namespace ?? 'default',
@@ -623,7 +627,8 @@ function trafficModel(custom: Record<string, number> | undefined, ratios: Record
   }
   const total = [...cpu.values()].reduce((a, b) => a + b, 0)
   if (total <= 0) return null
-  return Object.fromEntries([...cpu.entries()].map(([z, c]) => [z, c / total]))
+  // Sorted zone names, like the ratios: the estimate sums over zones in this order.
+  return Object.fromEntries(sortStrings(cpu.keys()).map((z) => [z, cpu.get(z)! / total]))
 }
 
 function estimateTraffic(
@@ -681,7 +686,7 @@ function advise(s: ServiceExplanation, capacity: ZoneCapacity, ratios: Record<st
   if (s.mode.path === 'topology-mode-auto' && !s.controller.hintsSet) {
     const msg = s.controller.message
     if (msg.startsWith('Insufficient Node information')) {
-      const bad = capacity.nodes.filter((v) => v.disablesHints).map((v) => `${v.name} (${v.status})`)
+      const bad = sortStrings(capacity.nodes.filter((v) => v.disablesHints).map((v) => `${v.name} (${v.status})`))
       advice.push({
         code: 'fix-nodes',
         message: bad.length > 0
