@@ -115,6 +115,22 @@ describe('cross-check against the evaluation tool', () => {
       }
     }
   })
+  it('max deviations of data/results.csv @b2a4aae at rows data/details.out names (local-shared, local-weighted, local-opt)', () => {
+    const rowOf = (nodes: [number, number, number], i: number) => {
+      for (const r of rangeASection(nodes)) if (r.name === `${i}-(${nodes.join(', ')})`) return r
+      throw new Error('row not found')
+    }
+    const cases: [Parameters<typeof scoreRow>[1][number], [number, number, number], number, string][] = [
+      ['local-shared', [7, 10, 10], 3, '48.15'],
+      ['local-shared', [8, 9, 10], 10397, '48.15'],
+      ['local-weighted', [3, 9, 10], 117227, '7.14'], // a label collision drops a shared group's endpoints
+      ['local-opt', [1, 10, 10], 18, '55.10'],
+    ]
+    for (const [strategy, nodes, i, want] of cases) {
+      const [r] = scoreRow(rowOf(nodes, i), [strategy])
+      expect((r!.measures.maxOverload * 100).toFixed(2), `${strategy} ${i}`).toBe(want)
+    }
+  })
   it('range generator: 176,850 endpoint triples per node triple, named like hack/range-input-generator.py', () => {
     const it = rangeASection([1, 2, 3])
     const first = it.next().value!
