@@ -1,13 +1,13 @@
 import {describe, expect, it} from 'vitest'
 import {rowToClusterState} from '../../src/engine/simulate-dataset.js'
-import {simulateService, type StrategyResult} from '../../src/engine/simulate.js'
+import {simulateService, type SimulateOptions, type StrategyResult} from '../../src/engine/simulate.js'
 import {topologyKeysReach, validateTopologyKeys} from '../../src/engine/strategies/topology-keys.js'
 import {addNode, drain, rollout, scaleReplicas, withoutZone} from '../../src/engine/whatif.js'
 import type {SimNode, SimEndpoint} from '../../src/engine/strategies/cluster.js'
 
 const cluster = (nodes: number[], eps: number[]) =>
   rowToClusterState({name: 't', zones: nodes.map((k, i) => ({name: `zone-${'abc'[i]}`, nodes: k, endpoints: eps[i]!}))})
-const run = (state: ReturnType<typeof cluster>, strategies: Parameters<typeof simulateService>[2]['strategies'], extra = {}) =>
+const run = (state: ReturnType<typeof cluster>, strategies: SimulateOptions['strategies'], extra: SimulateOptions = {}) =>
   simulateService(state, state.services[0]!, {strategies, ...extra}).strategies
 const by = (rs: StrategyResult[], s: string) => rs.find((r) => r.strategy === s)!
 

@@ -1,11 +1,11 @@
 import {readFileSync} from 'node:fs'
 import fc from 'fast-check'
 import {describe, expect, it} from 'vitest'
-import {generate, parseDatasetCsv, rangeASection} from '../../src/engine/dataset.js'
+import {generate, parseDatasetCsv, rangeASection, type DatasetRow} from '../../src/engine/dataset.js'
 import {measure, scoreOf} from '../../src/engine/measure.js'
 import {prngStep, seedFrom} from '../../src/engine/prng.js'
 import {scoreRow} from '../../src/engine/simulate-dataset.js'
-import {KEP2004_STRATEGIES, runKep2004} from '../../src/engine/simulate.js'
+import {KEP2004_STRATEGIES, runKep2004, type Kep2004Strategy} from '../../src/engine/simulate.js'
 import {local} from '../../src/engine/strategies/local.js'
 import {localWithPadding, subsettingOn} from '../../src/engine/strategies/padding.js'
 import {random} from '../../src/engine/strategies/random.js'
@@ -120,7 +120,7 @@ describe('cross-check against the evaluation tool', () => {
       for (const r of rangeASection(nodes)) if (r.name === `${i}-(${nodes.join(', ')})`) return r
       throw new Error('row not found')
     }
-    const cases: [Parameters<typeof scoreRow>[1][number], [number, number, number], number, string][] = [
+    const cases: [Kep2004Strategy, [number, number, number], number, string][] = [
       ['local-shared', [7, 10, 10], 3, '48.15'],
       ['local-shared', [8, 9, 10], 10397, '48.15'],
       ['local-weighted', [3, 9, 10], 117227, '7.14'], // a label collision drops a shared group's endpoints
@@ -133,7 +133,7 @@ describe('cross-check against the evaluation tool', () => {
   })
   it('range generator: 176,850 endpoint triples per node triple, named like hack/range-input-generator.py', () => {
     const it = rangeASection([1, 2, 3])
-    const first = it.next().value!
+    const first = it.next().value as DatasetRow
     expect(first.name).toBe('0-(1, 2, 3)')
     expect(first.zones.map((z) => [z.nodes, z.endpoints])).toEqual([[1, 0], [2, 0], [3, 1]])
     let n = 1
