@@ -7,7 +7,7 @@ import {EXAMPLE, runCli} from './run-cli.js'
 function complete(...args: string[]) {
   const r = runCli(['__complete', ...args], {env: {KUBECONFIG: '/nonexistent/kubeconfig'}})
   const lines = r.stdout.split('\n').filter((l) => l !== '')
-  return {...r, values: lines.filter((l) => !l.startsWith(':')).map((l) => l.split('\t')[0]), directive: lines.at(-1)}
+  return {...r, values: lines.filter((l) => !l.startsWith(':')).map((l) => l.split('\t')[0] ?? ''), directive: lines.at(-1)}
 }
 
 describe('__complete', () => {
