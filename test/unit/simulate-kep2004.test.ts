@@ -154,14 +154,16 @@ describe('Go container/heap mimic', () => {
 
 describe('properties', () => {
   const zoneArb = fc.array(fc.record({nodes: fc.integer({min: 0, max: 12}), endpoints: fc.integer({min: 0, max: 150})}), {minLength: 1, maxLength: 5})
-  it('never throw; conserve endpoints (local-weighted: up to its label collisions); scores within bounds', () => {
+  it('never throw; conserve endpoints (local-weighted / local-opt: up to the tool's quirks); scores within bounds', () => {
     fc.assert(
       fc.property(zoneArb, (zones) => {
         const region = regionFromCounts(zones.map((z, i) => ({name: `z${i}`, ...z})))
         for (const s of KEP2004_STRATEGIES) {
           const alloc = runKep2004(s, region)
           const assigned = alloc.groups.reduce((a, g) => a + groupSize(g), 0)
-          if (s === 'local-weighted') expect(assigned).toBeLessThanOrEqual(region.total)
+          // local-weighted: label collisions; local-opt: int(E) + ceil(n - E) can be n - 1 in float64
+          // (e.g. nodes 6/12/4, endpoints 149/8/52: E = 56.99999999999999, 149 - E rounds to exactly 92)
+          if (s === 'local-weighted' || s === 'local-opt') expect(assigned).toBeLessThanOrEqual(region.total)
           else expect(assigned, s).toBe(region.total)
           for (const g of alloc.groups) for (const c of g.comp) expect(c).toBeGreaterThanOrEqual(0)
           const m = measure(region.zones.length, region.total, consumersOf(region), alloc.groups)
