@@ -154,7 +154,7 @@ describe('Go container/heap mimic', () => {
 
 describe('properties', () => {
   const zoneArb = fc.array(fc.record({nodes: fc.integer({min: 0, max: 12}), endpoints: fc.integer({min: 0, max: 150})}), {minLength: 1, maxLength: 5})
-  it('never throw; conserve endpoints (local-weighted / local-opt: up to the tool's quirks); scores within bounds', () => {
+  it('never throw; conserve endpoints (local-weighted / local-opt: up to the tool quirks); scores within bounds', () => {
     fc.assert(
       fc.property(zoneArb, (zones) => {
         const region = regionFromCounts(zones.map((z, i) => ({name: `z${i}`, ...z})))
