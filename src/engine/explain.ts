@@ -5,6 +5,7 @@
 import {
   categorizeEndpoints,
   proxyEndpointsFromSlices,
+  type Categorized,
   serviceTrafficFlags,
   type FallbackReason,
   type ProxyEndpoint,
@@ -197,7 +198,7 @@ export function explain(state: ClusterState, services: readonly Service[], opts:
   const capacity = setNodes(state.nodes)
   const cluster = summariseNodes(capacity)
   const slicesByService = groupSlices(state.endpointSlices)
-  const nodeZones = new Map(state.nodes.map((n) => [n.metadata.name, n.metadata.labels?.[LABEL_ZONE] ?? null]))
+  const nodeIndex = indexNodes(state.nodes, capacity)
   const out: ServiceExplanation[] = []
   for (const svc of services) {
     const key = `${svc.metadata.namespace ?? 'default'}/${svc.metadata.name}`
@@ -211,7 +212,7 @@ export function explain(state: ClusterState, services: readonly Service[], opts:
           capacity,
           features: f,
           nodes: state.nodes,
-          nodeZones,
+          nodeIndex,
           nodesReadable,
           opts,
         }),
@@ -289,7 +290,7 @@ interface ServiceInput {
   capacity: ZoneCapacity
   features: Features
   nodes: readonly Node[]
-  nodeZones: Map<string, string | null>
+  nodeIndex: NodeIndex
   nodesReadable: boolean
   opts: ExplainOptions
 }
@@ -298,14 +299,53 @@ const hintNames = (e: Endpoint): HintNames | null =>
   e.hints ? {forZones: (e.hints.forZones ?? []).map((z) => z.name), forNodes: (e.hints.forNodes ?? []).map((n) => n.name)} : null
 
 const sameHints = (a: HintNames | null, b: HintNames | null): boolean => {
+  // Lists of 0 or 1 names (the usual case) need no sorted copy.
+  const sorted = (xs: string[]) => (xs.length === 0 ? '' : xs.length === 1 ? xs[0]! : [...xs].sort().join(','))
   const norm = (h: HintNames | null) =>
-    h === null || (h.forZones.length === 0 && h.forNodes.length === 0) ? '' : `${[...h.forZones].sort().join(',')}|${[...h.forNodes].sort().join(',')}`
+    h === null || (h.forZones.length === 0 && h.forNodes.length === 0) ? '' : `${sorted(h.forZones)}|${sorted(h.forNodes)}`
   return norm(a) === norm(b)
 }
 
 /** rec[key] for own keys only: a zone may be named like an Object.prototype member ("constructor"). */
 const own = <T>(rec: Record<string, T> | null | undefined, key: string): T | undefined =>
   rec != null && Object.hasOwn(rec, key) ? rec[key] : undefined
+
+/** What every Service's explanation needs from the Nodes, computed once per explain() call. */
+interface NodeIndex {
+  /** Non-empty zone labels of the nodes. */
+  zones: Set<string>
+  /** Nodes per non-empty zone label, in input order. */
+  byZone: Map<string, Node[]>
+  /** Per zone (the verdict's zone label), from setNodes' verdicts in input order. */
+  verdicts: Map<string, {counted: number; ignored: number; cpuMilli: number}>
+  /** The nodes sorted by name (the --per-node view). */
+  sorted: Node[]
+}
+
+function indexNodes(nodes: readonly Node[], capacity: ZoneCapacity): NodeIndex {
+  const zones = new Set<string>()
+  const byZone = new Map<string, Node[]>()
+  for (const n of nodes) {
+    const z = n.metadata.labels?.[LABEL_ZONE]
+    if (!z) continue
+    zones.add(z)
+    const list = byZone.get(z)
+    if (list) list.push(n)
+    else byZone.set(z, [n])
+  }
+  const verdicts = new Map<string, {counted: number; ignored: number; cpuMilli: number}>()
+  for (const v of capacity.nodes) {
+    if (v.zone === null) continue
+    let z = verdicts.get(v.zone)
+    if (z === undefined) verdicts.set(v.zone, (z = {counted: 0, ignored: 0, cpuMilli: 0}))
+    if (v.status === 'counted') {
+      z.counted++
+      z.cpuMilli += v.milliCPU
+    } else z.ignored++
+  }
+  const sorted = [...nodes].sort((a, b) => (a.metadata.name < b.metadata.name ? -1 : 1))
+  return {zones, byZone, verdicts, sorted}
+}
 
 const isManaged = (s: EndpointSlice) => s.metadata.labels?.[LABEL_MANAGED_BY] === CONTROLLER_NAME
 const sortStrings = (xs: Iterable<string>) => [...xs].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
@@ -376,7 +416,8 @@ function explainService(input: ServiceInput): ServiceExplanation {
         liveHints: live,
         predictedHints: pred,
         donatedTo: predZone !== null && zone !== null && predZone !== zone && e.conditions?.ready === true ? predZone : null,
-        drift: !sameHints(live, pred),
+        // The same endpoint object (a slice the controller leaves alone) cannot drift.
+        drift: p !== e && !sameHints(live, pred),
       })
     })
   })
@@ -385,30 +426,52 @@ function explainService(input: ServiceInput): ServiceExplanation {
   const preferSameGate = f.preferSameTrafficDistribution
   const flags = serviceTrafficFlags(service)
   const liveProxy = proxyEndpointsFromSlices(slices, {preferSameGate})
-  const predProxy = proxyEndpointsFromSlices(predictedSlices, {preferSameGate})
+  // Nothing rewritten: the predicted endpoints are the live ones (same slices, same result).
+  const predProxy = predictedSlices.every((s, i) => s === slices[i]) ? liveProxy : proxyEndpointsFromSlices(predictedSlices, {preferSameGate})
   const requireAnnotation = f.kubeProxyRequiresAnnotation ? {annotations: service.metadata.annotations} : undefined
   const verdictFor = (eps: readonly ProxyEndpoint[], node: {name: string; labels: Record<string, string>}) =>
     categorizeEndpoints(eps, flags, node, {preferSameGate, requireAnnotation})
+  // The zone-wide view (a node of the zone without a node-hinted endpoint), once per endpoint
+  // list and zone: the zone rows and the traffic estimate both use it.
+  const zoneViews = new Map<readonly ProxyEndpoint[], Map<string, Categorized>>()
+  const zoneView = (eps: readonly ProxyEndpoint[], zone: string): Categorized => {
+    let byZone = zoneViews.get(eps)
+    if (byZone === undefined) zoneViews.set(eps, (byZone = new Map()))
+    let c = byZone.get(zone)
+    if (c === undefined) byZone.set(zone, (c = verdictFor(eps, {name: '', labels: {[LABEL_ZONE]: zone}})))
+    return c
+  }
 
   const zoneNames = new Set<string>()
   for (const z of Object.keys(ratios ?? {})) zoneNames.add(z)
-  for (const n of input.nodes) {
-    const z = n.metadata.labels?.[LABEL_ZONE]
-    if (z) zoneNames.add(z)
-  }
+  for (const z of input.nodeIndex.zones) zoneNames.add(z)
+  // Per-zone endpoint counts, in one pass over the endpoints.
+  const count = (m: Map<string, number>, zone: string) => m.set(zone, (m.get(zone) ?? 0) + 1)
+  const readyBy = new Map<string, number>()
+  const assignedBy = new Map<string, number>()
+  const liveHintsBy = new Map<string, number>()
+  const donatedInBy = new Map<string, number>()
+  const donatedOutBy = new Map<string, number>()
+  let hinted = false
   for (const e of endpoints) {
     if (e.zone) zoneNames.add(e.zone)
-    for (const z of e.liveHints?.forZones ?? []) if (z) zoneNames.add(z)
-    for (const z of e.predictedHints?.forZones ?? []) if (z) zoneNames.add(z)
+    const live = e.liveHints?.forZones ?? []
+    const pred = e.predictedHints?.forZones ?? []
+    for (const z of live) if (z) zoneNames.add(z)
+    for (const z of pred) if (z) zoneNames.add(z)
+    if (e.controllerReady) {
+      if (e.zone !== null) count(readyBy, e.zone)
+      // A zone named twice in one endpoint's hints counts once.
+      pred.forEach((z, i) => pred.indexOf(z) === i && count(assignedBy, z))
+      live.forEach((z, i) => live.indexOf(z) === i && count(liveHintsBy, z))
+      if (pred.length > 0) hinted = true
+    }
+    if (e.donatedTo !== null) {
+      count(donatedInBy, e.donatedTo)
+      if (e.zone !== null) count(donatedOutBy, e.zone)
+    }
   }
-  const nodesByZone = new Map<string, Node[]>()
-  for (const n of input.nodes) {
-    const z = n.metadata.labels?.[LABEL_ZONE]
-    if (!z) continue
-    const list = nodesByZone.get(z)
-    if (list) list.push(n)
-    else nodesByZone.set(z, [n])
-  }
+  const nodesByZone = input.nodeIndex.byZone
 
   // kube-proxy on a node picks PreferSameNode when every ready endpoint has a node hint and
   // one names that node (topologyModeFromHints): so the nodes that do are exactly the nodes
@@ -421,16 +484,20 @@ function explainService(input: ServiceInput): ServiceExplanation {
   }
   const liveSameNode = sameNodeNodes(liveProxy)
   const predSameNode = sameNodeNodes(predProxy)
+  // The routed addresses of a zone-wide view, computed once (live and predicted often share it).
+  const routedIps = new WeakMap<Categorized, string[]>()
   const zoneVerdict = (eps: readonly ProxyEndpoint[], zone: string): KubeProxyVerdict => {
     // A node of the zone that holds no node-hinted endpoint: the zone-wide view.
-    const generic = verdictFor(eps, {name: '', labels: {[LABEL_ZONE]: zone}})
+    const generic = zoneView(eps, zone)
+    let ips = routedIps.get(generic)
+    if (ips === undefined) routedIps.set(generic, (ips = generic.clusterEndpoints.map((e) => e.ip)))
     const sameNode = eps === liveProxy ? liveSameNode : predSameNode
-    const nodesPreferSameNode = (nodesByZone.get(zone) ?? []).filter((n) => sameNode.has(n.metadata.name)).length
+    const nodesPreferSameNode = sameNode.size === 0 ? 0 : (nodesByZone.get(zone) ?? []).filter((n) => sameNode.has(n.metadata.name)).length
     return {
       mode: generic.topologyMode,
       fallback: generic.fallbackReason !== null,
       reason: generic.fallbackReason,
-      endpoints: generic.clusterEndpoints.map((e) => e.ip),
+      endpoints: ips,
       nodesPreferSameNode,
     }
   }
@@ -442,21 +509,19 @@ function explainService(input: ServiceInput): ServiceExplanation {
   const trafficShares = trafficModel(opts.traffic, ratios, capacity)
 
   const zones: ZoneRow[] = sortStrings(zoneNames).map((zone) => {
-    const zoneNodes = capacity.nodes.filter((v) => v.zone === zone)
-    const counted = zoneNodes.filter((v) => v.status === 'counted')
-    const ready = endpoints.filter((e) => e.controllerReady && e.zone === zone).length
-    const assigned = endpoints.filter((e) => e.controllerReady && e.predictedHints?.forZones.includes(zone)).length
-    const liveHints = endpoints.filter((e) => e.controllerReady && e.liveHints?.forZones.includes(zone)).length
+    const zoneNodes = input.nodeIndex.verdicts.get(zone) ?? {counted: 0, ignored: 0, cpuMilli: 0}
+    const ready = readyBy.get(zone) ?? 0
+    const assigned = assignedBy.get(zone) ?? 0
+    const liveHints = liveHintsBy.get(zone) ?? 0
     const alloc = auto ? (own(allocations, zone) ?? own(figures, zone) ?? null) : null
     const share = own(trafficShares, zone) ?? null
     const desiredForOverload = share !== null ? share * n : null
     // desired/minimum/target/maximum are the Auto heuristic's; on other paths only the
     // traffic-proportional desired count is shown (what the overload is measured against).
-    const hinted = endpoints.some((e) => e.controllerReady && (e.predictedHints?.forZones.length ?? 0) > 0)
     return {
       name: zone,
-      nodes: {counted: counted.length, ignored: zoneNodes.length - counted.length},
-      cpuMilli: counted.reduce((a, v) => a + v.milliCPU, 0),
+      nodes: {counted: zoneNodes.counted, ignored: zoneNodes.ignored},
+      cpuMilli: zoneNodes.cpuMilli,
       cpuRatio: own(ratios, zone) ?? null,
       trafficShare: share,
       readyEndpoints: ready,
@@ -466,8 +531,8 @@ function explainService(input: ServiceInput): ServiceExplanation {
       maximum: alloc?.maximum ?? null,
       assigned,
       expectedOverload: hinted && assigned > 0 && desiredForOverload !== null ? desiredForOverload / assigned - 1 : null,
-      donatedIn: endpoints.filter((e) => e.donatedTo === zone).length,
-      donatedOut: endpoints.filter((e) => e.zone === zone && e.donatedTo !== null).length,
+      donatedIn: donatedInBy.get(zone) ?? 0,
+      donatedOut: donatedOutBy.get(zone) ?? 0,
       liveHints,
       kubeProxy: zoneVerdict(liveProxy, zone),
       kubeProxyPredicted: zoneVerdict(predProxy, zone),
@@ -476,8 +541,7 @@ function explainService(input: ServiceInput): ServiceExplanation {
 
   let nodes: NodeProxyRow[] | undefined
   if (opts.perNode) {
-    nodes = [...input.nodes]
-      .sort((a, b) => (a.metadata.name < b.metadata.name ? -1 : 1))
+    nodes = input.nodeIndex.sorted
       .map((node) => {
         const c = verdictFor(liveProxy, {name: node.metadata.name, labels: node.metadata.labels ?? {}})
         return {
@@ -491,8 +555,8 @@ function explainService(input: ServiceInput): ServiceExplanation {
       })
   }
 
-  const traffic = estimateTraffic(trafficShares, opts.traffic ? 'custom' : 'zone-cpu', zones, endpoints, liveProxy, predProxy, (eps, zone) =>
-    verdictFor(eps, {name: '', labels: {[LABEL_ZONE]: zone}}).clusterEndpoints,
+  const traffic = estimateTraffic(trafficShares, opts.traffic ? 'custom' : 'zone-cpu', endpoints, liveProxy, predProxy, (eps, zone) =>
+    zoneView(eps, zone).clusterEndpoints,
   )
 
   const driftCount = managedByController ? endpoints.filter((e) => e.drift).length : 0
@@ -634,35 +698,46 @@ function trafficModel(custom: Record<string, number> | undefined, ratios: Record
 function estimateTraffic(
   shares: Record<string, number> | null,
   model: 'zone-cpu' | 'custom',
-  zones: readonly ZoneRow[],
   rows: readonly EndpointRow[],
   live: readonly ProxyEndpoint[],
   predicted: readonly ProxyEndpoint[],
-  routed: (eps: readonly ProxyEndpoint[], zone: string) => ProxyEndpoint[],
+  routed: (eps: readonly ProxyEndpoint[], zone: string) => readonly ProxyEndpoint[],
 ): TrafficEstimate {
   if (shares === null) return {model: 'none', inZoneShareLive: null, inZoneSharePredicted: null, maxEndpointOverloadLive: null, maxEndpointOverloadPredicted: null}
   const zoneOf = new Map(rows.map((r) => [r.addresses[0] ?? '', r.zone]))
   const estimate = (eps: readonly ProxyEndpoint[]) => {
+    // Loads by position in eps (IPs are unique there: proxyEndpointsFromSlices merges them).
+    const epZone = eps.map((e) => zoneOf.get(e.ip))
+    const load = new Float64Array(eps.length)
     let inZone = 0
     let covered = 0
-    const load = new Map<string, number>()
     for (const [zone, share] of Object.entries(shares)) {
       const targets = routed(eps, zone)
       if (targets.length === 0 || share <= 0) continue
       covered += share
-      const local = targets.filter((t) => zoneOf.get(t.ip) === zone).length
+      let local = 0
+      // targets is a subsequence of eps (a filter of it): walk both in step.
+      let j = 0
+      for (const t of targets) {
+        while (j < eps.length && eps[j] !== t) j++
+        if (j === eps.length) throw new Error('estimateTraffic: a routed endpoint is not in the endpoint list')
+        if (epZone[j] === zone) local++
+        load[j] = load[j]! + share / targets.length
+        j++
+      }
       inZone += (share * local) / targets.length
-      for (const t of targets) load.set(t.ip, (load.get(t.ip) ?? 0) + share / targets.length)
     }
-    const ready = eps.filter((e) => e.ready).length
+    let ready = 0
+    for (const e of eps) if (e.ready) ready++
     if (covered === 0 || ready === 0) return {inZone: null, maxOverload: null}
     let max = -1
-    for (const e of eps) if (e.ready) max = Math.max(max, ((load.get(e.ip) ?? 0) / covered) * ready - 1)
+    eps.forEach((e, i) => {
+      if (e.ready) max = Math.max(max, (load[i]! / covered) * ready - 1)
+    })
     return {inZone: inZone / covered, maxOverload: max}
   }
-  void zones
   const l = estimate(live)
-  const p = estimate(predicted)
+  const p = predicted === live ? l : estimate(predicted)
   return {model, inZoneShareLive: l.inZone, inZoneSharePredicted: p.inZone, maxEndpointOverloadLive: l.maxOverload, maxEndpointOverloadPredicted: p.maxOverload}
 }
 

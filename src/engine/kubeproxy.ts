@@ -60,8 +60,15 @@ export interface ProxyEndpointsOptions {
   portName?: string
 }
 
-function hintSet(list: readonly {name: string}[] | null | undefined): ReadonlySet<string> | null {
+function hintSet(list: readonly {name: string}[] | null | undefined, shared?: Map<string, ReadonlySet<string>>): ReadonlySet<string> | null {
   if (!list || list.length === 0) return null
+  if (list.length === 1 && shared) {
+    // One name (the usual case): one read-only Set per name, shared by the endpoints of a call.
+    const name = list[0]!.name
+    let set = shared.get(name)
+    if (set === undefined) shared.set(name, (set = new Set([name])))
+    return set
+  }
   return new Set(list.map((h) => h.name))
 }
 
@@ -83,6 +90,8 @@ function sliceHasPort(slice: EndpointSlice, portName: string): boolean {
 export function proxyEndpointsFromSlices(slices: EndpointSlice[], opts: ProxyEndpointsOptions): ProxyEndpoint[] {
   const byIp = new Map<string, number>()
   const out: ProxyEndpoint[] = []
+  const zoneSets = new Map<string, ReadonlySet<string>>()
+  const nodeSets = new Map<string, ReadonlySet<string>>()
   for (const slice of slices) {
     if (slice.addressType === 'FQDN') continue
     if (opts.addressType !== undefined && slice.addressType !== opts.addressType) continue
@@ -99,8 +108,8 @@ export function proxyEndpointsFromSlices(slices: EndpointSlice[], opts: ProxyEnd
         terminating,
         nodeName: ep.nodeName ?? null,
         zone: ep.zone ?? null,
-        zoneHints: hintSet(ep.hints?.forZones),
-        nodeHints: opts.preferSameGate ? hintSet(ep.hints?.forNodes) : null,
+        zoneHints: hintSet(ep.hints?.forZones, zoneSets),
+        nodeHints: opts.preferSameGate ? hintSet(ep.hints?.forNodes, nodeSets) : null,
         sliceName: slice.metadata.name,
       }
       const at = byIp.get(ip)

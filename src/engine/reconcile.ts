@@ -87,6 +87,7 @@ function sameHints(a: Endpoint | undefined, b: Endpoint | undefined): boolean {
 }
 
 function sliceHintsEqual(a: EndpointSlice, b: EndpointSlice): boolean {
+  if (a === b) return true // an unchanged slice, returned as the same object
   const ea = a.endpoints ?? []
   const eb = b.endpoints ?? []
   if (ea.length !== eb.length) return false

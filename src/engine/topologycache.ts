@@ -119,8 +119,21 @@ function toRecord<T>(m: Map<string, T>): Record<string, T> {
   return Object.fromEntries(sortedKeys(m).map((k) => [k, m.get(k) as T]))
 }
 
+/**
+ * A deep copy of plain (JSON-shaped) data, like structuredClone for the objects and arrays a
+ * snapshot or an API list holds, several times faster on small slices. Keys are defined as own
+ * properties (Object.fromEntries), so a key named "__proto__" stays a plain key.
+ */
+function clonePlain<T>(v: T): T {
+  if (Array.isArray(v)) return v.map(clonePlain) as T
+  if (v !== null && typeof v === 'object') {
+    return Object.fromEntries(Object.keys(v).map((k) => [k, clonePlain((v as Record<string, unknown>)[k])])) as T
+  }
+  return v
+}
+
 function cloneSlice(slice: EndpointSlice): EndpointSlice {
-  return structuredClone(slice)
+  return clonePlain(slice)
 }
 
 /** Upstream EndpointReady: the Ready condition must be set and true (unset counts as not ready). */
