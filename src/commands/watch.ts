@@ -168,6 +168,10 @@ Expired watches (410 Gone) are re-listed; lost connections are retried with back
     const stopAll = () => {
       if (timer) clearTimeout(timer)
       session?.stop()
+      // Aborted watch streams can leave keep-alive connections open for up to 30 s (seen with
+      // http:// servers such as kubectl proxy); exit once the exit code is set. unref: it does
+      // not keep the process alive when nothing else does.
+      setTimeout(() => process.exit(), 1000).unref()
     }
     try {
       await session.synced
