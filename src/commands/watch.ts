@@ -157,7 +157,7 @@ Expired watches (410 Gone) are re-listed; lost connections are retried with back
                   : 'watching'
           const before = statuses.get(resource)
           statuses.set(resource, text)
-          if (!interactive && frame !== null && (s.state === 'backoff' || s.state === 'relisting' || (s.state === 'watching' && before?.startsWith('reconnecting')))) {
+          if (!interactive && (s.state === 'backoff' || s.state === 'relisting' || (s.state === 'watching' && before?.startsWith('reconnecting')))) {
             this.note(`${now()}  ${resource}: ${text}`)
           }
           if (view) schedule()
