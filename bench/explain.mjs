@@ -235,11 +235,18 @@ const state = parseSnapshot(text, file)
 const parseMs = performance.now() - t
 const big = state.services.find((s) => s.metadata.namespace === 'bench' && s.metadata.name === 'big')
 const times = []
+const cpu = []
 let report
 for (let i = 0; i < runs + 2; i++) {
+  const c = process.cpuUsage()
   t = performance.now()
   report = explain(state, [big])
-  if (i >= 2) times.push(performance.now() - t)
+  const wall = performance.now() - t
+  const d = process.cpuUsage(c)
+  if (i >= 2) {
+    times.push(wall)
+    cpu.push((d.user + d.system) / 1000)
+  }
 }
 const all = []
 for (let i = 0; i < 3; i++) {
@@ -248,7 +255,7 @@ for (let i = 0; i < 3; i++) {
   all.push(performance.now() - t)
 }
 const s = report.services[0]
-process.stdout.write(JSON.stringify({parseMs, times, all, check: {hintsSet: s.controller.hintsSet, reason: s.controller.reason, ready: s.totals.readyEndpoints, zones: s.zones.length}}))
+process.stdout.write(JSON.stringify({parseMs, times, cpu, all, check: {hintsSet: s.controller.hintsSet, reason: s.controller.reason, ready: s.totals.readyEndpoints, zones: s.zones.length}}))
 `,
   )
   const engine = JSON.parse(run(NODE, [engineScript, snapshot, String(ENGINE_RUNS)]).stdout)
@@ -295,6 +302,7 @@ process.stdout.write(JSON.stringify({parseMs, times, all, check: {hintsSet: s.co
   out.push('| measure | figure | target |')
   out.push('|---|---|---|')
   out.push(`| engine: explain() for svc/big, median of ${engine.times.length} (min ${Math.min(...engine.times).toFixed(1)}, max ${Math.max(...engine.times).toFixed(1)}) | ${engineMedian.toFixed(1)} ms | <= 50 ms (${(engineMedian / 50).toFixed(2)}x of target) |`)
+  out.push(`| engine: CPU time (user+system, all threads) of the same runs, median | ${median(engine.cpu).toFixed(1)} ms | |`)
   out.push(`| engine: explain() for all ${SMALL_SERVICES + 1} Services, median of 3 | ${median(engine.all).toFixed(1)} ms | |`)
   out.push(`| engine: parseSnapshot of the file | ${engine.parseMs.toFixed(1)} ms | |`)
   out.push(`| \`explain svc/big --from-file\` wall, mean ± sd (hyperfine, ${bigR.times.length} runs) | ${ms(bigR.mean)} ± ${ms(bigR.stddev)} | |`)
@@ -304,6 +312,7 @@ process.stdout.write(JSON.stringify({parseMs, times, all, check: {hintsSet: s.co
   out.push(`| \`node -e 0\` wall (baseline), mean | ${ms(baseR.mean)} (RSS ${rssBase.toFixed(0)} MiB) | |`)
   out.push(`| \`kubectl topology --help\` wall, mean | ${ms(helpR.mean)} | |`)
   out.push(`| \`--help\` / \`node -e 0\` | ${(helpR.mean / baseR.mean).toFixed(2)}x | <= 2.5x |`)
+  out.push(`load average (1, 5, 15 min) at the end: ${(await import('node:os')).loadavg().map((x) => x.toFixed(1)).join(' ')}`)
   out.push('')
   out.push(`commands (snapshot at ${KEEP ? snapshot : '<tmp>/snapshot.json'}):`)
   for (const c of [explainBig, explainAll, help, base]) out.push(`  ${line(c.map((a) => (a === snapshot && !KEEP ? '<tmp>/snapshot.json' : rel(a))))}`)
