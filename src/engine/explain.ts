@@ -399,7 +399,7 @@ function explainService(input: ServiceInput): ServiceExplanation {
     ;(slice.endpoints ?? []).forEach((e, j) => {
       const p = predicted.endpoints?.[j] ?? e
       const live = hintNames(e)
-      const pred = hintNames(p)
+      const pred = p === e || p.hints === e.hints ? live : hintNames(p)
       const zone = e.zone ?? null
       const predZone = pred?.forZones.length === 1 ? pred.forZones[0]! : null
       endpoints.push({
