@@ -1,20 +1,78 @@
 // kubectl's table layout (its tabwriter: left-aligned, 3 spaces between columns, upper-case
-// headers). Widths ignore ANSI colour codes (string-width), so coloured cells line up.
-import stringWidth from 'string-width'
+// headers). Widths ignore ANSI colour codes, so coloured cells line up.
+import {stripVTControlCharacters} from 'node:util'
 
 export function formatTable(header: string[] | null, rows: string[][], opts: {indent?: string} = {}): string {
   const all = header ? [header, ...rows] : rows
   if (all.length === 0) return ''
   const cols = Math.max(...all.map((r) => r.length))
-  const widths = Array.from({length: cols}, (_, i) => Math.max(...all.map((r) => stringWidth(r[i] ?? ''))))
+  const widths = Array.from({length: cols}, (_, i) => Math.max(...all.map((r) => displayWidth(r[i] ?? ''))))
   const indent = opts.indent ?? ''
   return all
     .map((r) =>
       indent +
       r
-        .map((cell, i) => (i === r.length - 1 ? cell : cell + ' '.repeat(widths[i]! - stringWidth(cell) + 3)))
+        .map((cell, i) => (i === r.length - 1 ? cell : cell + ' '.repeat(widths[i]! - displayWidth(cell) + 3)))
         .join('')
         .trimEnd(),
     )
     .join('\n')
+}
+
+const PRINTABLE_ASCII = /^[\x20-\x7e]*$/
+let wide: RegExp | undefined
+let zero: RegExp | undefined
+let emoji: RegExp | undefined
+
+/**
+ * Terminal columns a cell takes. Zone, node and Service names, addresses and numbers are
+ * ASCII (Kubernetes validates label values and DNS names), so the common case is the
+ * string's length. Otherwise: ANSI escape sequences take no column; control characters,
+ * combining marks, format characters (zero-width joiner, ...), emoji modifiers and
+ * whatever follows a zero-width joiner take none; East Asian wide and fullwidth
+ * characters and emoji shown as emoji (by default or with variation selector 16) take two;
+ * the rest one. Emoji sequences other than
+ * ZWJ, modifier and flag sequences may be counted wider than a terminal shows them
+ * (docs/design.md "Startup": why not string-width).
+ */
+export function displayWidth(text: string): number {
+  if (PRINTABLE_ASCII.test(text)) return text.length
+  const s = stripVTControlCharacters(text)
+  // Compiled on first use only: Unicode property classes cost a few ms to build.
+  wide ??=
+    /[\p{Emoji_Presentation}\u1100-\u115f\u2e80-\u303e\u3041-\u33ff\u3400-\u4dbf\u4e00-\u9fff\ua000-\ua4cf\ua960-\ua97f\uac00-\ud7a3\uf900-\ufaff\ufe10-\ufe19\ufe30-\ufe6f\uff00-\uff60\uffe0-\uffe6\u{16fe0}-\u{16fe4}\u{17000}-\u{18aff}\u{1b000}-\u{1b2ff}\u{20000}-\u{2fffd}\u{30000}-\u{3fffd}]/u
+  zero ??= /[\p{Cc}\p{Mn}\p{Me}\p{Cf}\p{Emoji_Modifier}]/u
+  emoji ??= /\p{Emoji}/u
+  let width = 0
+  let narrowEmoji = false
+  let afterJoiner = false
+  let regionalIndicators = 0
+  for (const ch of s) {
+    const cp = ch.codePointAt(0)!
+    if (afterJoiner) {
+      afterJoiner = false
+      if (!zero.test(ch)) continue
+    }
+    if (cp === 0x200d) {
+      afterJoiner = true
+      continue
+    }
+    if (cp >= 0x1f1e6 && cp <= 0x1f1ff) {
+      // Regional indicators: a pair is one flag, two columns.
+      if (regionalIndicators++ % 2 === 0) width += 2
+      continue
+    }
+    regionalIndicators = 0
+    if (cp === 0xfe0f && narrowEmoji) {
+      // Variation selector 16: the character before it is shown as an emoji.
+      narrowEmoji = false
+      width += 1
+      continue
+    }
+    if (zero.test(ch)) continue
+    const w = wide.test(ch) ? 2 : 1
+    narrowEmoji = w === 1 && emoji.test(ch)
+    width += w
+  }
+  return width
 }
