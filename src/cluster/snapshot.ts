@@ -6,6 +6,7 @@
 // Errors name the file, line and column.
 
 import fs from 'node:fs/promises'
+import {constructFromEvents, CORE_SCHEMA, defineMappingTag, defineScalarTag, EVENT_ID, mapTag, NOT_RESOLVED, parseEvents} from 'js-yaml'
 import {isMap, isSeq, LineCounter, parseAllDocuments, type Document} from 'yaml'
 import {CliError, ExitCode} from '../errors.js'
 import {
@@ -278,6 +279,60 @@ function parseJsonText(text: string, source: string): Parsed {
   }
 }
 
+// The fast path for YAML: js-yaml builds plain objects straight from its event stream, about
+// 3x faster than `yaml`'s document model, which we need only for line:column positions, so
+// only when something is wrong (docs/design.md "Startup"). It must give exactly what `yaml`
+// gives (its YAML 1.2 core schema, as used above), so it leaves to `yaml` every document that
+// uses a feature where the two differ or that `yaml` limits: directives (%YAML 1.1 changes
+// the schema), tags, aliases (maxAliasCount), keys that are null or collections. js-yaml's
+// core schema resolves plain scalars like `yaml`'s except floats that overflow: `yaml` gives
+// Infinity for 1e400, so this float tag is `yaml`'s. test/unit/snapshot-yaml.test.ts
+// compares the two on generated documents.
+const YAML_FLOAT_NAN = /^(?:[-+]?\.(?:inf|Inf|INF)|\.nan|\.NaN|\.NAN)$/
+const YAML_FLOAT_EXP = /^[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)[eE][-+]?[0-9]+$/
+const YAML_FLOAT = /^[-+]?(?:\.[0-9]+|[0-9]+\.[0-9]*)$/
+const FAST_SCHEMA = CORE_SCHEMA.withTags(
+  defineScalarTag('tag:yaml.org,2002:float', {
+    implicit: true,
+    implicitFirstChars: ['-', '+', '.', ...'0123456789'],
+    resolve: (src) =>
+      YAML_FLOAT_NAN.test(src)
+        ? src.slice(-3).toLowerCase() === 'nan'
+          ? Number.NaN
+          : src[0] === '-'
+            ? Number.NEGATIVE_INFINITY
+            : Number.POSITIVE_INFINITY
+        : YAML_FLOAT_EXP.test(src) || YAML_FLOAT.test(src)
+          ? Number.parseFloat(src)
+          : NOT_RESOLVED,
+    identify: () => false,
+  }),
+  defineMappingTag('tag:yaml.org,2002:map', {
+    create: mapTag.create,
+    // `yaml` turns a null key into "" and a collection key into its YAML text.
+    addPair: (map, key, value) => (key === null || typeof key === 'object' ? 'left to yaml' : mapTag.addPair(map, key, value)),
+    has: mapTag.has,
+    keys: mapTag.keys,
+    get: mapTag.get,
+    identify: mapTag.identify,
+  }),
+)
+
+/** The documents, or undefined when `yaml` must read the text (see above) or finds it invalid. */
+export function fastYamlDocs(text: string): unknown[] | undefined {
+  try {
+    const events = parseEvents(text, {})
+    for (const e of events) {
+      if (e.type === EVENT_ID.DOCUMENT ? e.directives.length > 0 : e.type !== EVENT_ID.POP && (e.type === EVENT_ID.ALIAS || e.tagStart !== -1)) {
+        return undefined
+      }
+    }
+    return constructFromEvents(events, {source: text, schema: FAST_SCHEMA, maxAliases: 0})
+  } catch {
+    return undefined
+  }
+}
+
 function parseText(text: string, source: string): Parsed {
   // Like kubectl's YAML-or-JSON decoder: text that starts with "{" or "[" is JSON.
   const first = /\S/.exec(text)?.[0]
@@ -526,7 +581,20 @@ function toEvent(c: Collector, at: Located): EventObject {
 export function parseSnapshot(text: string, source: string): ClusterState {
   const body = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text
   if (body.trim() === '') throw inputError(`${displayName(source)}: the snapshot is empty (${EXPECTED})`)
-  const parsed = parseText(body, source)
+  const first = /\S/.exec(body)?.[0]
+  const fast = first === '{' || first === '[' ? undefined : fastYamlDocs(body)
+  if (fast) {
+    try {
+      return collect({docs: fast, locate: () => undefined}, source)
+    } catch (e) {
+      if (!(e instanceof CliError)) throw e
+      // Invalid content: read again with `yaml` to say where (file:line:col).
+    }
+  }
+  return collect(parseText(body, source), source)
+}
+
+function collect(parsed: Parsed, source: string): ClusterState {
   const c = new Collector(parsed, source)
   parsed.docs.forEach((d, i) => c.document(d, i))
 

@@ -1,0 +1,111 @@
+// The js-yaml fast path of snapshot parsing (src/cluster/snapshot.ts fastYamlDocs) must give
+// exactly what `yaml` gives (the reference: parseAllDocuments + toJS, as the slow path does),
+// or leave the text to `yaml` (undefined).
+import fs from 'node:fs'
+import fc from 'fast-check'
+import {dump} from 'js-yaml'
+import {describe, expect, it} from 'vitest'
+import {parseAllDocuments, stringify} from 'yaml'
+import {fastYamlDocs} from '../../src/cluster/snapshot.js'
+
+function reference(text: string): unknown[] | 'error' {
+  const docs = parseAllDocuments(text)
+  const list = Array.isArray(docs) ? docs : []
+  if (list.some((d) => d.errors.length > 0)) return 'error'
+  try {
+    return list.map((d) => d.toJS({maxAliasCount: 10_000}))
+  } catch {
+    return 'error'
+  }
+}
+
+function expectSame(text: string): unknown[] | undefined {
+  const fast = fastYamlDocs(text)
+  if (fast !== undefined) expect(fast).toStrictEqual(reference(text))
+  return fast
+}
+
+describe('fastYamlDocs', () => {
+  it('reads the shipped examples like yaml does', () => {
+    for (const f of fs.readdirSync('examples').filter((n) => n.endsWith('.yaml'))) {
+      expect(expectSame(fs.readFileSync(`examples/${f}`, 'utf8')), f).toBeDefined()
+    }
+  })
+
+  it.each([
+    ['a YAML 1.1 directive', '%YAML 1.1\n---\nk: yes\n'],
+    ['a TAG directive', '%TAG !e! tag:example.com,2000:\n---\nk: !e!foo x\n'],
+    ['an explicit tag', 'k: !!float 1\n'],
+    ['a local tag', 'k: !foo x\n'],
+    ['an alias', 'k: &a 1\nj: *a\n'],
+    ['a null key', '~: a\n'],
+    ['a "null" key', 'null: a\n'],
+    ['a collection key', '? [a, b]\n: c\n'],
+    ['a flow collection key', '{a: b}: c\n'],
+    ['a duplicate key', 'a: 1\na: 2\n'],
+    ['invalid YAML', 'k: "a" b\n'],
+    ['tabs as indentation', '\tk: 1\n'],
+  ])('leaves %s to yaml', (_, text) => {
+    expect(fastYamlDocs(text)).toBeUndefined()
+  })
+
+  it.each([
+    'k: 1e400\n',
+    'k: -.5\nj: +.INF\nl: .NaN\nm: 0o17\nn: 0x1F\no: 0b101\np: 1_000\nq: -0\n',
+    'k: ~\nj: Null\nl: NULL\nm: nUll\nn:\n',
+    'k: true\nj: TRUE\nl: yes\nm: off\nn: tRue\n',
+    'k: 2026-11-21T12:10:52Z\nj: 12:30:00\n',
+    '1: a\n1.5: b\ntrue: c\n.inf: d\n0x10: e\n__proto__: f\nconstructor: g\n',
+    'a: 1\n...\n---\nb: 2\n---\n',
+    'k: "\\x41\\u00e9\\U0001F600\\N\\_\\L\\P"\nj: \'it\'\'s\'\n',
+    'k: >-\n  a\n  b\n\n  c\nj: |+\n  a\n\n',
+    'k: a\n  b\n  c\nj: [a\n  , b]\nl: {a: , b}\n',
+    'k: &anchor 1\n',
+  ])('reads %j like yaml', (text) => {
+    expect(expectSame(text)).toBeDefined()
+  })
+
+  const key = fc.oneof(
+    fc.constantFrom('name', 'namespace', 'topology.kubernetes.io/zone', 'cpu', 'y', 'no', '1', '0x1F', '1e3', 'a b', 'a:b', 'a #b', '-x', '"q"', "'q'", '[x]', '{x}', '&x', '*x', '!x', '%x', '?x', '|', '>', '@', '`'),
+    fc.string({maxLength: 8}),
+  )
+  const scalar = fc.oneof(
+    fc.constantFrom('', ' ', 'true', 'False', 'yes', 'Off', '~', 'null', 'NULL', '0', '-0', '010', '0o7', '0x1f', '1e400', '.5', '5.', '+1', '1_0', '.inf', '.NaN', '2026-11-21T12:10:52Z', '12:30', '1930m', '16Gi', '"', "'", '#', ' # ', ': ', '- ', 'a\nb', 'a\n\nb\n', '\t', '\u00e9', '\u{1f600}', '\\', '\u0085', '\u2028'),
+    fc.string({maxLength: 12}),
+    fc.integer(),
+    fc.double(),
+    fc.boolean(),
+    fc.constant(null),
+  )
+  const value = fc.letrec((tie) => ({
+    node: fc.oneof({depthSize: 'small'}, scalar, tie('list'), tie('map')),
+    list: fc.array(tie('node'), {maxLength: 4}),
+    map: fc.dictionary(key, tie('node'), {maxKeys: 5}),
+  })).node
+  const yamlOptions = fc.record({
+    defaultStringType: fc.constantFrom('PLAIN', 'QUOTE_DOUBLE', 'QUOTE_SINGLE', 'BLOCK_LITERAL', 'BLOCK_FOLDED') as fc.Arbitrary<'PLAIN'>,
+    collectionStyle: fc.constantFrom('any', 'block', 'flow') as fc.Arbitrary<'any'>,
+    lineWidth: fc.constantFrom(0, 20, 80),
+    indent: fc.constantFrom(2, 4),
+    indentSeq: fc.boolean(),
+  })
+
+  it('reads what yaml writes like yaml does (property)', () => {
+    fc.assert(
+      fc.property(fc.array(value, {minLength: 1, maxLength: 3}), yamlOptions, (docs, opts) => {
+        const text = docs.map((d) => stringify(d, opts)).join('---\n')
+        expectSame(text)
+      }),
+      {numRuns: 400},
+    )
+  })
+
+  it('reads what js-yaml writes like yaml does (property)', () => {
+    fc.assert(
+      fc.property(value, fc.boolean(), fc.constantFrom(-1, 1, 40), (doc, flow, flowLevel) => {
+        expectSame(dump(doc, {flowLevel: flow ? flowLevel : -1} as never))
+      }),
+      {numRuns: 400},
+    )
+  })
+})
