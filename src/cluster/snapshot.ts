@@ -6,7 +6,7 @@
 // Errors name the file, line and column.
 
 import fs from 'node:fs/promises'
-import {constructFromEvents, CORE_SCHEMA, defineMappingTag, defineScalarTag, EVENT_ID, mapTag, NOT_RESOLVED, parseEvents} from 'js-yaml'
+import {constructFromEvents, CORE_SCHEMA, defineMappingTag, defineScalarTag, EVENT_ID, mapTag, NOT_RESOLVED, parseEvents, SCALAR_STYLE} from 'js-yaml'
 import {isMap, isSeq, LineCounter, parseAllDocuments, type Document} from 'yaml'
 import {CliError, ExitCode} from '../errors.js'
 import {
@@ -284,7 +284,9 @@ function parseJsonText(text: string, source: string): Parsed {
 // only when something is wrong (docs/design.md "Startup"). It must give exactly what `yaml`
 // gives (its YAML 1.2 core schema, as used above), so it leaves to `yaml` every document that
 // uses a feature where the two differ or that `yaml` limits: directives (%YAML 1.1 changes
-// the schema), tags, aliases (maxAliasCount), keys that are null or collections. js-yaml's
+// the schema), tags, aliases (maxAliasCount), keys that are null or collections, and a
+// block scalar as a whole document (never a snapshot; `yaml` reads the indentation
+// indicator of a top-level block scalar differently). js-yaml's
 // core schema resolves plain scalars like `yaml`'s except floats that overflow: `yaml` gives
 // Infinity for 1e400, so this float tag is `yaml`'s. test/unit/snapshot-yaml.test.ts
 // compares the two on generated documents.
@@ -322,10 +324,12 @@ const FAST_SCHEMA = CORE_SCHEMA.withTags(
 export function fastYamlDocs(text: string): unknown[] | undefined {
   try {
     const events = parseEvents(text, {})
+    let root = false
     for (const e of events) {
-      if (e.type === EVENT_ID.DOCUMENT ? e.directives.length > 0 : e.type !== EVENT_ID.POP && (e.type === EVENT_ID.ALIAS || e.tagStart !== -1)) {
+      if (e.type === EVENT_ID.DOCUMENT ? e.directives.length > 0 : e.type !== EVENT_ID.POP && (e.type === EVENT_ID.ALIAS || e.tagStart !== -1 || (root && e.type === EVENT_ID.SCALAR && e.style >= SCALAR_STYLE.LITERAL_BLOCK))) {
         return undefined
       }
+      root = e.type === EVENT_ID.DOCUMENT
     }
     return constructFromEvents(events, {source: text, schema: FAST_SCHEMA, maxAliases: 0})
   } catch {
@@ -966,3 +970,4 @@ export function serializeSnapshot(state: ClusterState, opts: {redact?: boolean} 
   if (body.events) snap.events = body.events
   return snap
 }
+

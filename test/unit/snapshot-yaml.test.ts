@@ -45,6 +45,8 @@ describe('fastYamlDocs', () => {
     ['a duplicate key', 'a: 1\na: 2\n'],
     ['invalid YAML', 'k: "a" b\n'],
     ['tabs as indentation', '\tk: 1\n'],
+    ['a block scalar document', '|1-\n # \n'],
+    ['a block scalar among documents', 'a: 1\n--- >\n x\n'],
   ])('leaves %s to yaml', (_, text) => {
     expect(fastYamlDocs(text)).toBeUndefined()
   })
@@ -96,7 +98,7 @@ describe('fastYamlDocs', () => {
         const text = docs.map((d) => stringify(d, opts)).join('---\n')
         expectSame(text)
       }),
-      {numRuns: 400},
+      {numRuns: 1000},
     )
   })
 
@@ -105,7 +107,7 @@ describe('fastYamlDocs', () => {
       fc.property(value, fc.boolean(), fc.constantFrom(-1, 1, 40), (doc, flow, flowLevel) => {
         expectSame(dump(doc, {flowLevel: flow ? flowLevel : -1} as never))
       }),
-      {numRuns: 400},
+      {numRuns: 1000},
     )
   })
 })
