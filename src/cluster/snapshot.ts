@@ -7,7 +7,7 @@
 
 import fs from 'node:fs/promises'
 import {constructFromEvents, CORE_SCHEMA, defineMappingTag, defineScalarTag, EVENT_ID, mapTag, NOT_RESOLVED, parseEvents, SCALAR_STYLE} from 'js-yaml'
-import {isMap, isSeq, LineCounter, parseAllDocuments, type Document} from 'yaml'
+import {isMap, isSeq, LineCounter, parseAllDocuments, stringify, type Document} from 'yaml'
 import {CliError, ExitCode} from '../errors.js'
 import {
   ANNOTATION_TOPOLOGY_AWARE_HINTS,
@@ -971,3 +971,7 @@ export function serializeSnapshot(state: ClusterState, opts: {redact?: boolean} 
   return snap
 }
 
+/** The Snapshot as YAML, as `kubectl topology snapshot` prints it. */
+export function snapshotYaml(snap: Snapshot): string {
+  return stringify(snap, {lineWidth: 0})
+}

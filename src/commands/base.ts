@@ -36,17 +36,17 @@ export const commonFlags = {
 }
 
 export abstract class TopologyCommand extends Command {
-  protected style(mode: ColorMode, stream: NodeJS.WriteStream = process.stdout): Style {
+  style(mode: ColorMode, stream: NodeJS.WriteStream = process.stdout): Style {
     return makeStyle(decideColorLevel(mode, process.env, Boolean(stream.isTTY)))
   }
 
   /** Data goes to stdout. */
-  protected out(text: string): void {
+  out(text: string): void {
     process.stdout.write(text.endsWith('\n') ? text : `${text}\n`)
   }
 
   /** Diagnostics go to stderr. */
-  protected note(text: string): void {
+  note(text: string): void {
     process.stderr.write(text.endsWith('\n') ? text : `${text}\n`)
   }
 }

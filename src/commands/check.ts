@@ -1,21 +1,9 @@
 // kubectl topology check: evaluates Services against policies (a CI gate). Options ->
 // validation -> read -> explain -> check (pure, src/engine/check.ts) -> render.
 import {Flags} from '@oclif/core'
-// Static: a dynamic import() of yaml (CommonJS) from a split chunk exposes only `default`.
-import {parse} from 'yaml'
 import {CliError, ExitCode} from '../errors.js'
-import {
-  check,
-  DEFAULT_POLICIES,
-  hasAnyPolicy,
-  mergePolicies,
-  parsePolicyDocument,
-  PolicyFileError,
-  type CheckPolicies,
-} from '../engine/check.js'
-import {explain} from '../engine/explain.js'
-import {parseVersion} from '../engine/version.js'
-import {renderCheck, type CheckFormat} from '../render/check.js'
+import type {CheckPolicies} from '../engine/check.js'
+import type {CheckFormat} from '../render/check.js'
 import {commonFlags, parseServiceArgs, readFlags, readState, TopologyCommand} from './base.js'
 import {parseTraffic} from './explain.js'
 import {requireSelection, selectOrFail} from './select.js'
@@ -66,6 +54,13 @@ Exit codes: 0 every check passed, 1 a check failed, 2 usage, 3 unreadable snapsh
 
   async run(): Promise<void> {
     const {flags, argv} = await this.parse(Check)
+    // Loaded here, not with the command class (docs/design.md "Startup").
+    const [{check, DEFAULT_POLICIES, hasAnyPolicy, mergePolicies}, {explain}, {parseVersion}, {renderCheck}] = await Promise.all([
+      import('../engine/check.js'),
+      import('../engine/explain.js'),
+      import('../engine/version.js'),
+      import('../render/check.js'),
+    ])
     const names = parseServiceArgs(argv as string[])
     requireSelection(names, flags)
     const fromFlags: CheckPolicies = {}
@@ -83,7 +78,7 @@ Exit codes: 0 every check passed, 1 a check failed, 2 usage, 3 unreadable snapsh
         throw new CliError(`--kube-version: ${(e as Error).message}`, ExitCode.USAGE)
       }
     }
-    const file = flags['policy-file'] === undefined ? undefined : await readPolicyFile(flags['policy-file'])
+    const file = flags['policy-file'] === undefined ? undefined : await (await import('./policy-file.js')).readPolicyFile(flags['policy-file'])
     let policies = mergePolicies(file, fromFlags)
     if (!hasAnyPolicy(policies)) policies = {...DEFAULT_POLICIES}
 
@@ -122,27 +117,4 @@ export function parseRatio(text: string): number {
 export function parseCount(text: string): number {
   if (!/^\d+$/.test(text.trim())) throw new CliError(`--min-endpoints-per-zone: invalid value "${text}": use a whole number such as 2`, ExitCode.USAGE)
   return Number(text.trim())
-}
-
-async function readPolicyFile(path: string): Promise<CheckPolicies> {
-  const {readFile} = await import('node:fs/promises')
-  let text: string
-  try {
-    text = await readFile(path, 'utf8')
-  } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code
-    throw new CliError(`cannot read --policy-file ${path}: ${code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'is a directory' : (e as Error).message}`, ExitCode.INPUT)
-  }
-  let doc: unknown
-  try {
-    doc = parse(text)
-  } catch (e) {
-    throw new CliError(`--policy-file ${path}: invalid YAML: ${(e as Error).message.split('\n')[0]}`, ExitCode.INPUT)
-  }
-  try {
-    return parsePolicyDocument(doc)
-  } catch (e) {
-    if (e instanceof PolicyFileError) throw new CliError(`--policy-file ${path}: ${e.message}`, ExitCode.INPUT)
-    throw e
-  }
 }

@@ -1,11 +1,8 @@
 // kubectl topology explain: options -> validation -> run, like kubectl's commands.
 import {Flags} from '@oclif/core'
 import {CliError, ExitCode} from '../errors.js'
-import {explain, type ExplainReport} from '../engine/explain.js'
-import {selectServices} from '../engine/select.js'
-import {SelectorError} from '../engine/selector.js'
-import {parseVersion} from '../engine/version.js'
-import {renderExplain, type ExplainFormat} from '../render/explain.js'
+import type {ExplainReport} from '../engine/explain.js'
+import type {ExplainFormat} from '../render/explain.js'
 import {commonFlags, parseServiceArgs, readFlags, readState, TopologyCommand} from './base.js'
 
 export default class Explain extends TopologyCommand {
@@ -46,6 +43,15 @@ Where Go's random map order makes upstream random (which zone receives a donated
 
   async run(): Promise<void> {
     const {flags, argv} = await this.parse(Explain)
+    // The engine and renderer load here, not with the command class: every command's class
+    // is loaded to run any one of them (docs/design.md "Startup").
+    const [{explain}, {selectServices}, {SelectorError}, {parseVersion}, {renderExplain}] = await Promise.all([
+      import('../engine/explain.js'),
+      import('../engine/select.js'),
+      import('../engine/selector.js'),
+      import('../engine/version.js'),
+      import('../render/explain.js'),
+    ])
     // Validation, before any I/O.
     const names = parseServiceArgs(argv as string[])
     if (names.length > 0 && flags.selector !== undefined) {

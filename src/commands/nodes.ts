@@ -1,9 +1,8 @@
 // kubectl topology nodes: the cluster-wide basis of the topology-mode Auto heuristic.
 import {Flags} from '@oclif/core'
 import {CliError, ExitCode} from '../errors.js'
-import {nodesReport} from '../engine/nodesreport.js'
 import type {ClusterState} from '../engine/types.js'
-import {renderNodes, type NodesFormat} from '../render/nodes.js'
+import type {NodesFormat} from '../render/nodes.js'
 import {commonFlags, connectionFlags, TopologyCommand} from './base.js'
 
 export default class Nodes extends TopologyCommand {
@@ -27,6 +26,7 @@ Also lists "threshold cliffs": single nodes whose loss would leave counted nodes
 
   async run(): Promise<void> {
     const {flags} = await this.parse(Nodes)
+    const [{nodesReport}, {renderNodes}] = await Promise.all([import('../engine/nodesreport.js'), import('../render/nodes.js')])
     let state: Pick<ClusterState, 'nodes' | 'nodesReadable'>
     if (flags['from-file'] !== undefined) {
       if (flags.kubeconfig || flags.context) {

@@ -1,28 +1,12 @@
 // kubectl topology simulate: options -> validation -> read (live, snapshot, synthetic, dataset) ->
 // what-ifs -> engine -> render.
-import {readFile} from 'node:fs/promises'
 import {Flags} from '@oclif/core'
 import {CliError, ExitCode} from '../errors.js'
-import {DatasetParseError, FAMILIES, generate, parseDatasetCsv, type DatasetRow, type Family} from '../engine/dataset.js'
-import {selectServices} from '../engine/select.js'
-import {SelectorError} from '../engine/selector.js'
-import {
-  disruption,
-  evaluateSteps,
-  KEP2004_STRATEGIES,
-  simulateService,
-  SimulateInputError,
-  STRATEGIES,
-  type Kep2004Strategy,
-  type SimulateOptions,
-  type StrategyName,
-} from '../engine/simulate.js'
-import {Aggregator, rowToClusterState, scoreRow} from '../engine/simulate-dataset.js'
-import {validateTopologyKeys} from '../engine/strategies/topology-keys.js'
+import type {DatasetRow} from '../engine/dataset.js'
+import type {SimulateOptions} from '../engine/simulate.js'
+import {FAMILIES, KEP2004_STRATEGIES, STRATEGIES, type Family, type Kep2004Strategy, type StrategyName} from '../engine/simulate-names.js'
 import type {ClusterState, Service} from '../engine/types.js'
-import {parseVersion} from '../engine/version.js'
-import {addNode, drain, removeEndpoint, rollout, scaleReplicas, withoutZone, WhatIfError} from '../engine/whatif.js'
-import {ROW_CSV_HEADER, renderDataset, renderSimulate, rowCsv, type DatasetReport, type ServiceReport, type SimulateReport} from '../render/simulate.js'
+import type {DatasetReport, ServiceReport, SimulateReport} from '../render/simulate.js'
 import {commonFlags, parseServiceArgs, readFlags, readState, TopologyCommand} from './base.js'
 import {parseTraffic} from './explain.js'
 
@@ -73,6 +57,20 @@ Strategies: ${STRATEGIES.join(', ')}. See docs/simulate.md for the exact definit
 
   async run(): Promise<void> {
     const {flags, argv} = await this.parse(Simulate)
+    // The simulator loads here, not with the command class (docs/design.md "Startup").
+    const [{generate}, {selectServices}, {SelectorError}, sim, {rowToClusterState}, {validateTopologyKeys}, {parseVersion}, whatif, {renderSimulate}] = await Promise.all([
+      import('../engine/dataset.js'),
+      import('../engine/select.js'),
+      import('../engine/selector.js'),
+      import('../engine/simulate.js'),
+      import('../engine/simulate-dataset.js'),
+      import('../engine/strategies/topology-keys.js'),
+      import('../engine/version.js'),
+      import('../engine/whatif.js'),
+      import('../render/simulate.js'),
+    ])
+    const {disruption, evaluateSteps, simulateService, SimulateInputError} = sim
+    const {addNode, drain, removeEndpoint, rollout, scaleReplicas, withoutZone, WhatIfError} = whatif
     const names = parseServiceArgs(argv as string[])
     const strategies = parseStrategies(flags.strategies)
     const traffic = flags.traffic === undefined ? undefined : parseTraffic(flags.traffic)
@@ -200,6 +198,12 @@ Strategies: ${STRATEGIES.join(', ')}. See docs/simulate.md for the exact definit
     strategies: Kep2004Strategy[],
     flags: {seed: string; clusters?: number; zones?: number; output: 'table' | 'wide' | 'json' | 'yaml' | 'csv'; 'no-headers': boolean; 'per-cluster': boolean},
   ): Promise<void> {
+    const [{readFile}, {DatasetParseError, generate, parseDatasetCsv}, {Aggregator, scoreRow}, {ROW_CSV_HEADER, renderDataset, rowCsv}] = await Promise.all([
+      import('node:fs/promises'),
+      import('../engine/dataset.js'),
+      import('../engine/simulate-dataset.js'),
+      import('../render/simulate.js'),
+    ])
     let rows: Iterable<DatasetRow>
     let seeded = false
     if ((FAMILIES as readonly string[]).includes(spec)) {

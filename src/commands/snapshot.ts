@@ -1,7 +1,6 @@
 // kubectl topology snapshot: save what explain needs (Nodes, Services, EndpointSlices, the
 // server version) to a file, so explain/check/simulate can run later without the cluster.
 import {Flags} from '@oclif/core'
-import {stringify as toYaml} from 'yaml'
 import {CliError, ExitCode} from '../errors.js'
 import {commonFlags, connectionFlags, parseServiceArgs, readState, TopologyCommand} from './base.js'
 
@@ -30,8 +29,8 @@ export default class Snapshot extends TopologyCommand {
     if (names.length > 0 && flags.selector !== undefined) throw new CliError('Service names cannot be combined with -l', ExitCode.USAGE)
     const read = await readState({flags, serviceNames: names, withEvents: true})
     for (const w of read.warnings) this.note(`Warning: ${w}`)
-    const {serializeSnapshot} = await import('../cluster/snapshot.js')
+    const {serializeSnapshot, snapshotYaml} = await import('../cluster/snapshot.js')
     const doc = serializeSnapshot(read.state, {redact: flags.redact})
-    this.out(flags.output === 'json' ? JSON.stringify(doc, null, 2) : toYaml(doc, {lineWidth: 0}))
+    this.out(flags.output === 'json' ? JSON.stringify(doc, null, 2) : snapshotYaml(doc))
   }
 }

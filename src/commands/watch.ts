@@ -6,9 +6,8 @@ import {Flags} from '@oclif/core'
 import {CliError, ExitCode} from '../errors.js'
 import type {ExplainOptions} from '../engine/explain.js'
 import type {EventObject} from '../engine/types.js'
-import {parseVersion} from '../engine/version.js'
-import {diffFrames, watchFrame, type WatchFrame} from '../engine/watchmodel.js'
-import {changeLine, eventLine, summaryLines, type WatchViewState} from '../render/watch-lines.js'
+import type {WatchFrame} from '../engine/watchmodel.js'
+import type {WatchViewState} from '../render/watch-lines.js'
 import {commonFlags, connectionFlags, parseServiceArgs, TopologyCommand} from './base.js'
 import {parseTraffic} from './explain.js'
 
@@ -40,6 +39,12 @@ Expired watches (410 Gone) are re-listed; lost connections are retried with back
 
   async run(): Promise<void> {
     const {flags, argv} = await this.parse(Watch)
+    // Loaded here, not with the command class (docs/design.md "Startup").
+    const [{parseVersion}, {diffFrames, watchFrame}, {changeLine, eventLine, summaryLines}] = await Promise.all([
+      import('../engine/version.js'),
+      import('../engine/watchmodel.js'),
+      import('../render/watch-lines.js'),
+    ])
     const names = parseServiceArgs(argv as string[])
     if (names.length !== 1) throw new CliError('watch takes exactly one Service: kubectl topology watch svc/NAME', ExitCode.USAGE)
     const name = names[0]!

@@ -2,7 +2,6 @@
 // confirmation, SIGINT/SIGTERM between writes, and the write loop that keeps the journal
 // (write-ahead: recorded before the first write, updated after each object).
 import {createInterface} from 'node:readline'
-import {Flags} from '@oclif/core'
 import {CliError, ExitCode} from '../errors.js'
 import type {ObjectRef} from '../engine/applyreport.js'
 import type {ClusterState, EndpointSlice, Service} from '../engine/types.js'
@@ -11,19 +10,7 @@ import {markState, recordPending, compactJournal, type Journal, type ObjectRecor
 import type {KubeContext} from '../cluster/kubeconfig.js'
 import {ConflictError, type Writer} from '../cluster/write.js'
 
-/** Conflicts answered by re-reading and re-planning before apply gives up (exit 8). */
-export const MAX_CONFLICT_RETRIES = 3
-
-export const writeFlags = {
-  yes: Flags.boolean({char: 'y', description: 'Write without asking (needed when not on a terminal).', default: false}),
-  'dry-run': Flags.option({
-    options: ['none', 'client', 'server'] as const,
-    default: 'none' as const,
-    description: 'client: only show the plan; server: send the writes with dryRun=All (the API server validates and admits them, nothing is stored).',
-  })(),
-  output: Flags.option({char: 'o', options: ['text', 'json'] as const, default: 'text' as const, description: 'text: readable diff and outcome; json: the plan and result (schema/apply.v1.json).'})(),
-  'exit-code': Flags.boolean({description: 'Exit 1 when changes would be (or were) made, like kubectl diff.', default: false}),
-}
+export {MAX_CONFLICT_RETRIES, writeFlags} from './write-flags.js'
 
 // ---- reading ------------------------------------------------------------------------------
 

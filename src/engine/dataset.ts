@@ -11,6 +11,7 @@
 //  unbalanced      seeded: nodes 1..10 and endpoints 0..100 drawn independently per zone (unlike range-a, a big
 //                  zone can have few endpoints); all-zero rows are redrawn
 import {prngInt, prngStep, seedFrom} from './prng.js'
+import {FAMILIES, type Family} from './simulate-names.js'
 
 export interface DatasetZone {
   name: string
@@ -22,8 +23,7 @@ export interface DatasetRow {
   zones: DatasetZone[]
 }
 
-export const FAMILIES = ['representative', 'range', 'range-a', 'range-high', 'balanced', 'unbalanced'] as const
-export type Family = (typeof FAMILIES)[number]
+export {FAMILIES, type Family}
 
 const REPRESENTATIVE: [string, number, number, number, number, number, number][] = [
   ['2 zones with no endpoints', 30, 100, 30, 0, 30, 0],

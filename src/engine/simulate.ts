@@ -27,20 +27,8 @@ import {topologyKeysReach, type TopologyKeysResult} from './strategies/topology-
 import {ANNOTATION_TOPOLOGY_AWARE_HINTS, ANNOTATION_TOPOLOGY_MODE, type ClusterState, type Service} from './types.js'
 import {features as featuresFor} from './version.js'
 
-export const STRATEGIES = [
-  'upstream-auto',
-  'same-zone',
-  'same-node',
-  'random',
-  'local',
-  'local-shared',
-  'local-weighted',
-  'local-opt',
-  'topology-keys',
-] as const
-export type StrategyName = (typeof STRATEGIES)[number]
-export const KEP2004_STRATEGIES = ['random', 'local', 'local-shared', 'local-weighted', 'local-opt'] as const
-export type Kep2004Strategy = (typeof KEP2004_STRATEGIES)[number]
+import {KEP2004_STRATEGIES, STRATEGIES, type Kep2004Strategy, type StrategyName} from './simulate-names.js'
+export {KEP2004_STRATEGIES, STRATEGIES, type Kep2004Strategy, type StrategyName}
 
 export const TRAFFIC_MODELS = ['cpu', 'nodes', 'uniform'] as const
 export type TrafficModel = (typeof TRAFFIC_MODELS)[number]
