@@ -103,7 +103,9 @@ export async function runWatchView(
   streams: {stdout?: NodeJS.WriteStream; stdin?: NodeJS.ReadStream} = {},
 ): Promise<'quit' | 'interrupt' | 'ended'> {
   let how: 'quit' | 'interrupt' | 'ended' = 'ended'
-  const instance = render(<App store={store} style={style} onKey={(k) => (how = k)} />, {exitOnCtrlC: false, patchConsole: false, ...streams})
+  // watch draws with ink only after deciding stdout is a terminal: that decision wins over
+  // ink's own CI detection (CI=true would otherwise make it print only the last frame).
+  const instance = render(<App store={store} style={style} onKey={(k) => (how = k)} />, {exitOnCtrlC: false, patchConsole: false, interactive: true, ...streams})
   void until.then(
     () => instance.unmount(),
     () => instance.unmount(),
