@@ -8,6 +8,7 @@ import {build} from 'esbuild'
 import {mkdirSync, readdirSync, renameSync, rmSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {fileURLToPath} from 'node:url'
+import {oclifWithoutCollator} from './esbuild-oclif.mjs'
 
 // Built into a private folder, then moved into dist/ file by file (chunks first, the entry
 // last; rename is atomic), so a CLI started during a rebuild never sees a half-empty dist/.
@@ -31,6 +32,7 @@ const result = await build({
   // @oclif/core requires typescript inside a try/catch (only for ts-node setups); ink loads
   // react-devtools-core only when DEV=true.
   external: ['typescript', 'react-devtools-core'],
+  plugins: [oclifWithoutCollator],
   // @oclif/core is CommonJS and calls require() for node built-ins.
   banner: {js: "import {createRequire as __topologyCreateRequire} from 'node:module';const require=__topologyCreateRequire(import.meta.url);"},
   logLevel: 'warning',

@@ -22,6 +22,7 @@ import {join, resolve} from 'node:path'
 import {gzipSync} from 'node:zlib'
 import {build} from 'esbuild'
 import {parseDocument} from 'yaml'
+import {oclifWithoutCollator} from './esbuild-oclif.mjs'
 
 const ROOT = resolve(import.meta.dirname, '..')
 const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'))
@@ -125,7 +126,7 @@ async function bundle() {
     jsx: 'automatic',
     legalComments: 'none',
     define: {'process.env.NODE_ENV': '"production"'},
-    plugins: [seaStubs],
+    plugins: [seaStubs, oclifWithoutCollator],
     // CommonJS dependencies (@oclif/core) call require() for node built-ins. In a SEA,
     // import.meta.url is the executable's file URL; every non-built-in is bundled or stubbed.
     banner: {

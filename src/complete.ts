@@ -165,7 +165,7 @@ export function plan(args: string[], commands: Record<string, CommandMeta>): {pl
 
   if (cur.startsWith('-')) {
     const items: string[] = []
-    for (const [name, f] of Object.entries(flags).sort(([a], [b]) => a.localeCompare(b))) {
+    for (const [name, f] of Object.entries(flags).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
       if (f.hidden) continue
       items.push(describe(`--${name}`, f.summary ?? f.description))
       if (cur.length === 1 && f.char) items.push(describe(`-${f.char}`, f.summary ?? f.description))

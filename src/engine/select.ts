@@ -37,7 +37,13 @@ export function selectServices(state: ClusterState, q: ServiceQuery): Selection 
   } else {
     services = inScope.filter((s) => matchesSelector(reqs, s.metadata.labels))
   }
-  services.sort((a, b) => key(a).localeCompare(key(b)))
+  // Code-unit order: the same for every user locale (namespaces and names are DNS labels, in
+  // which it equals en-US collation), and no ICU collator to load (~20 ms at first use).
+  services.sort((a, b) => {
+    const ka = key(a)
+    const kb = key(b)
+    return ka < kb ? -1 : ka > kb ? 1 : 0
+  })
   const namespaceEmpty =
     !q.allNamespaces &&
     inScope.length === 0 &&
