@@ -45,10 +45,9 @@ Where Go's random map order makes upstream random (which zone receives a donated
     const {flags, argv} = await this.parse(Explain)
     // The engine and renderer load here, not with the command class: every command's class
     // is loaded to run any one of them (docs/design.md "Startup").
-    const [{explain}, {selectServices}, {SelectorError}, {parseVersion}, {renderExplain}] = await Promise.all([
+    const [{explain}, {selectOrFail}, {parseVersion}, {renderExplain}] = await Promise.all([
       import('../engine/explain.js'),
-      import('../engine/select.js'),
-      import('../engine/selector.js'),
+      import('./select.js'),
       import('../engine/version.js'),
       import('../render/explain.js'),
     ])
@@ -70,35 +69,11 @@ Where Go's random map order makes upstream random (which zone receives a donated
     const read = await readState({flags, serviceNames: names})
     for (const w of read.warnings) this.note(`Warning: ${w}`)
 
-    let selection
-    try {
-      selection = selectServices(read.state, {
-        namespace: read.namespace,
-        allNamespaces: flags['all-namespaces'],
-        names,
-        labelSelector: flags.selector,
-      })
-    } catch (e) {
-      if (e instanceof SelectorError) throw new CliError(e.message, ExitCode.USAGE)
-      throw e
-    }
-    if (selection.missing.length > 0) {
-      const ns = read.namespace ?? 'default'
-      if (selection.namespaceEmpty && read.source === 'snapshot') {
-        throw new CliError(`namespace "${ns}" not found in the snapshot (it holds no Service or EndpointSlice); pass -n NAMESPACE or -A`, ExitCode.NOT_FOUND)
-      }
-      const {suggest} = await import('../cluster/suggest.js')
-      const missing = selection.missing[0]!
-      const hint = suggest(missing, selection.candidates)
-      throw new CliError(
-        `services "${missing}" not found in namespace "${ns}"${hint.length ? `; did you mean ${hint.map((h) => `"${h}"`).join(' or ')}?` : ''}`,
-        ExitCode.NOT_FOUND,
-      )
-    }
+    const services = await selectOrFail(read, names, flags)
 
     // Engine.
     const kubeVersion = flags['kube-version'] ?? read.state.serverVersion
-    const report: ExplainReport = explain(read.state, selection.services, {
+    const report: ExplainReport = explain(read.state, services, {
       kubeVersion,
       versionSource: flags['kube-version'] ? 'flag' : read.state.serverVersion ? 'server' : 'default',
       traffic,

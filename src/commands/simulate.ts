@@ -58,9 +58,9 @@ Strategies: ${STRATEGIES.join(', ')}. See docs/simulate.md for the exact definit
   async run(): Promise<void> {
     const {flags, argv} = await this.parse(Simulate)
     // The simulator loads here, not with the command class (docs/design.md "Startup").
-    const [{generate}, {selectServices}, {SelectorError}, sim, {rowToClusterState}, {validateTopologyKeys}, {parseVersion}, whatif, {renderSimulate}] = await Promise.all([
+    const [{generate}, {selectOrFail}, {SelectorError}, sim, {rowToClusterState}, {validateTopologyKeys}, {parseVersion}, whatif, {renderSimulate}] = await Promise.all([
       import('../engine/dataset.js'),
-      import('../engine/select.js'),
+      import('./select.js'),
       import('../engine/selector.js'),
       import('../engine/simulate.js'),
       import('../engine/simulate-dataset.js'),
@@ -132,18 +132,7 @@ Strategies: ${STRATEGIES.join(', ')}. See docs/simulate.md for the exact definit
       state = read.state
       source = read.source
       if (opts.kubeVersion === undefined && state.serverVersion !== undefined) opts.kubeVersion = state.serverVersion
-      let selection
-      try {
-        selection = selectServices(state, {namespace: read.namespace, allNamespaces: flags['all-namespaces'], names, labelSelector: flags.selector})
-      } catch (e) {
-        if (e instanceof SelectorError) throw new CliError(e.message, ExitCode.USAGE)
-        throw e
-      }
-      if (selection.missing.length > 0) {
-        const ns = read.namespace ?? 'default'
-        throw new CliError(`services "${selection.missing[0]}" not found in namespace "${ns}"`, ExitCode.NOT_FOUND)
-      }
-      services = selection.services
+      services = await selectOrFail({...read, state}, names, flags)
     }
 
     const whatIf: string[] = []
