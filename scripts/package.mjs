@@ -106,13 +106,72 @@ const seaStubs = {
   },
 }
 
-/** One ES module holding the whole CLI. esbuild turns the lazy `await import()`s into lazily
- *  initialised modules, so client-node and ink still run only on the paths that use them. */
-async function bundle() {
+/** @kubernetes/client-node (src/cluster/k8s.ts) as a CommonJS SEA asset, outside the main
+ *  module, which every run parses (src/sea-k8s.ts). Returns the file and its export names. */
+async function bundleK8s() {
+  const common = {
+    absWorkingDir: ROOT,
+    entryPoints: ['src/cluster/k8s.ts'],
+    bundle: true,
+    platform: 'node',
+    target: `node${NODE_VERSION.split('.')[0]}`,
+    minify: true,
+    legalComments: 'none',
+    plugins: [seaStubs],
+    logLevel: 'warning',
+    metafile: true,
+  }
+  const esm = await build({...common, format: 'esm', write: false, outdir: WORK})
+  const names = Object.values(esm.metafile.outputs).find((o) => o.entryPoint)?.exports ?? []
+  if (!names.includes('KubeConfig')) throw new Error(`src/cluster/k8s.ts: unexpected exports ${names.join(', ')}`)
+  const file = join(WORK, 'k8s.cjs')
+  const cjs = await build({...common, format: 'cjs', outfile: file})
+  const outside = Object.values(cjs.metafile.outputs)[0].imports.filter((i) => i.external && !isBuiltin(i.path))
+  if (outside.length) throw new Error(`k8s.cjs would load from disk at run time: ${outside.map((i) => i.path).join(', ')}`)
+  return {file, names}
+}
+
+/** The SEA's main bundle resolves every import of src/cluster/k8s.ts to a module that loads
+ *  the k8s.cjs asset (src/sea-k8s.ts), so client-node is not in the main module. */
+const seaK8s = (names) => ({
+  name: 'sea-k8s',
+  setup(b) {
+    b.onResolve({filter: /(^|\/)k8s\.js$/}, (a) =>
+      resolve(a.resolveDir, a.path) === join(ROOT, 'src', 'cluster', 'k8s.js') ? {path: 'k8s', namespace: 'sea-k8s'} : undefined,
+    )
+    b.onLoad({filter: /.*/, namespace: 'sea-k8s'}, () => ({
+      contents: `import {loadK8s} from ${JSON.stringify(join(ROOT, 'src', 'sea-k8s.ts'))}\nexport const {${names.join(', ')}} = loadK8s()\n`,
+      loader: 'js',
+      resolveDir: ROOT,
+    }))
+  },
+})
+
+/** The V8 code cache of k8s.cjs, made by the target's own Node binary (host target only). */
+async function k8sCodeCache(node, k8sFile, out) {
+  const maker = join(WORK, 'make-k8s-cache.mjs')
+  await build({
+    absWorkingDir: ROOT,
+    stdin: {
+      contents: `import {readFileSync, writeFileSync} from 'node:fs'\nimport {k8sScript, runK8s} from './src/sea-k8s.ts'\nconst script = k8sScript(readFileSync(process.argv[2], 'utf8'))\nrunK8s(script)\nwriteFileSync(process.argv[3], script.createCachedData())\n`,
+      resolveDir: ROOT,
+      loader: 'js',
+    },
+    outfile: maker,
+    bundle: true,
+    format: 'esm',
+    platform: 'node',
+    logLevel: 'warning',
+  })
+  run(node, [maker, k8sFile, out])
+  rmSync(maker)
+}
+
+/** One ES module holding the whole CLI but client-node (bundleK8s). esbuild turns the lazy
+ *  `await import()`s into lazily initialised modules, so ink still runs only in watch. */
+async function bundle(k8sNames) {
   const manifest = JSON.parse(readFileSync(join(ROOT, 'oclif.manifest.json'), 'utf8'))
   if (manifest.version !== VERSION) throw new Error('oclif.manifest.json is stale: run `npm run build` first')
-  rmSync(WORK, {recursive: true, force: true})
-  mkdirSync(WORK, {recursive: true})
   const outfile = join(WORK, 'kubectl-topology.mjs')
   const result = await build({
     absWorkingDir: ROOT,
@@ -126,7 +185,7 @@ async function bundle() {
     jsx: 'automatic',
     legalComments: 'none',
     define: {'process.env.NODE_ENV': '"production"'},
-    plugins: [seaStubs, oclifWithoutCollator],
+    plugins: [seaK8s(k8sNames), seaStubs, oclifWithoutCollator],
     // CommonJS dependencies (@oclif/core) call require() for node built-ins. In a SEA,
     // import.meta.url is the executable's file URL; every non-built-in is bundled or stubbed.
     banner: {
@@ -156,7 +215,7 @@ function tarGz(dir, names, archive) {
   writeFileSync(archive, gzipSync(r.stdout, {level: 9}))
 }
 
-async function buildTarget(name, main, nodeOverride) {
+async function buildTarget(name, main, k8s, nodeOverride) {
   const t = TARGETS[name]
   const exe = t.os === 'windows' ? 'kubectl-topology.exe' : 'kubectl-topology'
   const stage = join(WORK, name)
@@ -178,6 +237,11 @@ async function buildTarget(name, main, nodeOverride) {
   }
 
   const isHost = name === hostTarget()
+  const assets = {'k8s.cjs': k8s.file}
+  if (isHost) {
+    assets['k8s.cjs.cache'] = join(stage, 'k8s.cjs.cache')
+    await k8sCodeCache(node, k8s.file, assets['k8s.cjs.cache'])
+  }
   const config = {
     main,
     mainFormat: 'module',
@@ -188,11 +252,13 @@ async function buildTarget(name, main, nodeOverride) {
     // platform: cross-built targets start without it (+~50-80 ms CPU per run).
     useCodeCache: isHost,
     useSnapshot: false,
+    assets,
   }
   const configFile = join(stage, 'sea-config.json')
   writeFileSync(configFile, JSON.stringify(config, null, 2))
   run(process.execPath, ['--build-sea', configFile])
   if (base !== node) rmSync(base)
+  if (assets['k8s.cjs.cache']) rmSync(assets['k8s.cjs.cache'])
   chmodSync(join(stage, exe), 0o755)
 
   copyFileSync(join(ROOT, 'LICENSE'), join(stage, 'LICENSE'))
@@ -239,9 +305,12 @@ function updateManifest(results) {
 const {targets, node} = parseArgs(process.argv.slice(2))
 if (node && targets.length !== 1) throw new Error('--node applies to exactly one --target')
 const t0 = Date.now()
-const main = await bundle()
+rmSync(WORK, {recursive: true, force: true})
+mkdirSync(WORK, {recursive: true})
+const k8s = await bundleK8s()
+const main = await bundle(k8s.names)
 const results = []
-for (const name of targets) results.push(await buildTarget(name, main, node))
+for (const name of targets) results.push(await buildTarget(name, main, k8s, node))
 updateManifest(results)
 const mb = (n) => `${(n / 1e6).toFixed(1)} MB`
 for (const r of results) {

@@ -4,7 +4,8 @@
 // $KREW_ROOT/store/topology/<version>/ and $KREW_ROOT/bin/kubectl-topology links to `bin`.
 // Then kubectl's own plugin discovery runs it from a PATH without Node.
 import {spawnSync} from 'node:child_process'
-import {cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, symlinkSync} from 'node:fs'
+import {cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync} from 'node:fs'
+import {createServer, type AddressInfo} from 'node:net'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
@@ -76,6 +77,26 @@ describe(`archive ${HOST.os}/${HOST.arch}`, () => {
     const npm = run(process.execPath, [join(ROOT, 'bin', 'kubectl-topology.js'), ...args])
     expect(sea.code).toBe(0)
     expect(JSON.parse(sea.stdout)).toEqual(JSON.parse(npm.stdout))
+  })
+
+  it('loads client-node (the k8s.cjs asset, outside the main module) for a live cluster: the same one-line error as the npm build', async () => {
+    // A port on 127.0.0.1 that nothing listens on: the connection is refused.
+    const port = await new Promise<number>((done) => {
+      const srv = createServer().listen(0, '127.0.0.1', () => {
+        const p = (srv.address() as AddressInfo).port
+        srv.close(() => done(p))
+      })
+    })
+    const kubeconfig = join(krewRoot, 'refused.kubeconfig')
+    writeFileSync(kubeconfig, `apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster: {server: "https://127.0.0.1:${port}"}\ncontexts:\n- name: c\n  context: {cluster: c, user: u}\ncurrent-context: c\nusers:\n- name: u\n  user: {token: t}\n`)
+    const args = ['nodes', '--kubeconfig', kubeconfig, '--request-timeout', '10s']
+    const sea = run(kubectl, ['topology', ...args], {env})
+    const npm = run(process.execPath, [join(ROOT, 'bin', 'kubectl-topology.js'), ...args])
+    expect(npm.code).toBe(6)
+    expect(sea.code).toBe(6)
+    expect(sea.stderr).toBe(npm.stderr)
+    expect(sea.stderr).toMatch(/^error: The connection to the server https:\/\/127\.0\.0\.1:\d+ was refused/)
+    expect(sea.stderr.trim().split('\n')).toHaveLength(1)
   })
 
   it('lists every command in --help (oclif got the COMMANDS map) and prints usage as `kubectl topology`', () => {
