@@ -11,7 +11,7 @@ import {buildExample, controller, makeDrift} from './example-build.js'
 import {DRIFT, SERVICES} from './example-scenario.js'
 
 function cli(args: string[], opts: {input?: string} = {}) {
-  const r = spawnSync(process.execPath, [BIN, ...args], {cwd: ROOT, env: process.env, encoding: 'utf8', input: opts.input ?? '', timeout: 60_000})
+  const r = spawnSync(process.execPath, [BIN, ...args], {cwd: ROOT, env: process.env, encoding: 'utf8', maxBuffer: 1 << 30, input: opts.input ?? '', timeout: 60_000})
   return {stdout: r.stdout, stderr: r.stderr, code: r.status}
 }
 
@@ -42,7 +42,7 @@ let ns = ''
 const fromExample = explainJsonFile()
 
 function explainJsonFile(): ExplainReport {
-  const r = spawnSync(process.execPath, [BIN, 'explain', '-n', 'shop', '-A', '--from-file', EXAMPLE, '-o', 'json'], {cwd: ROOT, encoding: 'utf8'})
+  const r = spawnSync(process.execPath, [BIN, 'explain', '-n', 'shop', '-A', '--from-file', EXAMPLE, '-o', 'json'], {cwd: ROOT, encoding: 'utf8', maxBuffer: 1 << 30})
   return JSON.parse(r.stdout) as ExplainReport
 }
 

@@ -6,7 +6,7 @@ import {cluster} from './fixtures.js'
 import {buildExample} from './example-build.js'
 
 function cli(args: string[], input = '') {
-  const r = spawnSync(process.execPath, [BIN, ...args], {cwd: ROOT, env: process.env, encoding: 'utf8', input, timeout: 120_000})
+  const r = spawnSync(process.execPath, [BIN, ...args], {cwd: ROOT, env: process.env, encoding: 'utf8', maxBuffer: 1 << 30, input, timeout: 120_000})
   return {stdout: r.stdout, stderr: r.stderr, code: r.status}
 }
 
