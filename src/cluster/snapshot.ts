@@ -799,6 +799,45 @@ function withoutManagedFields<T extends {metadata: ObjectMeta}>(o: T): T {
   return {...o, metadata: rest}
 }
 
+/**
+ * A Node as the snapshot keeps it: what kubectl-topology reads (metadata, spec.unschedulable and
+ * taints, allocatable, capacity, and each condition's type, status and reason). A Node's
+ * nodeInfo, images, addresses, daemonEndpoints, volumes and condition heartbeats are most of
+ * its bytes, change all the time, and only slow down reading the file (docs/design.md "Startup").
+ */
+function nodeForSnapshot(n: Node): Node {
+  const {spec: _spec, status: _status, ...rest} = withoutManagedFields(n)
+  const out: Node = rest
+  const spec = n.spec as (Obj & {unschedulable?: boolean; taints?: unknown}) | undefined
+  if (spec && (spec.unschedulable !== undefined || spec.taints !== undefined)) {
+    out.spec = {} as Node['spec'] & Obj
+    if (spec.unschedulable !== undefined) out.spec!.unschedulable = spec.unschedulable
+    if (spec.taints !== undefined) (out.spec as Obj).taints = spec.taints
+  }
+  if (n.status) {
+    const st: NonNullable<Node['status']> = {}
+    if (n.status.allocatable) st.allocatable = n.status.allocatable
+    if (n.status.capacity) st.capacity = n.status.capacity
+    if (n.status.conditions) st.conditions = n.status.conditions.map((c) => ({type: c.type, status: c.status, ...(c.reason ? {reason: c.reason} : {})}))
+    out.status = st
+  }
+  return out
+}
+
+/** An EndpointSlice as the snapshot keeps it: endpoints refer to their Pods by kind, namespace and name. */
+function sliceForSnapshot(sl: EndpointSlice): EndpointSlice {
+  const out = withoutManagedFields(sl)
+  if (!out.endpoints?.some((e) => e.targetRef?.uid !== undefined || (e.targetRef as Obj | undefined)?.resourceVersion !== undefined)) return out
+  return {
+    ...out,
+    endpoints: out.endpoints.map((e) => {
+      if (e.targetRef === undefined) return e
+      const {uid: _uid, resourceVersion: _rv, ...ref} = e.targetRef as NonNullable<Endpoint['targetRef']> & {resourceVersion?: string}
+      return {...e, targetRef: ref}
+    }),
+  }
+}
+
 function redactState(state: ClusterState): Omit<Snapshot, 'apiVersion' | 'kind'> {
   const p = new Pseudonyms()
   // Pass 1: collect every value to replace.
@@ -951,14 +990,14 @@ function redactState(state: ClusterState): Omit<Snapshot, 'apiVersion' | 'kind'>
   return out
 }
 
-/** Our Snapshot document for `kubectl topology snapshot`; with redact, no addresses or node/pod names. */
+/** Our Snapshot document for `kubectl topology snapshot`: what kubectl-topology reads; with redact, also no addresses or node/pod names. */
 export function serializeSnapshot(state: ClusterState, opts: {redact?: boolean} = {}): Snapshot {
   const body = opts.redact
     ? redactState(state)
     : {
-        nodes: state.nodes.map(withoutManagedFields),
+        nodes: state.nodes.map(nodeForSnapshot),
         services: state.services.map(withoutManagedFields),
-        endpointSlices: state.endpointSlices.map(withoutManagedFields),
+        endpointSlices: state.endpointSlices.map(sliceForSnapshot),
         ...(state.events ? {events: state.events.map(withoutManagedFields)} : {}),
       }
   const snap: Snapshot = {apiVersion: SNAPSHOT_API_VERSION, kind: SNAPSHOT_KIND, nodes: [], services: [], endpointSlices: []}

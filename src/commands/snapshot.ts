@@ -6,7 +6,7 @@ import {commonFlags, connectionFlags, parseServiceArgs, readState, TopologyComma
 
 export default class Snapshot extends TopologyCommand {
   static override summary = 'Save Nodes, Services and EndpointSlices to a file for explain --from-file.'
-  static override description = 'Writes a kubectl-topology Snapshot (YAML by default) to stdout. With --redact, IP addresses, node and pod names are replaced by stable pseudonyms and non-topology annotations are dropped; zones, CPU, conditions and hints are kept.'
+  static override description = 'Writes a kubectl-topology Snapshot (YAML by default) to stdout, with what kubectl-topology reads: a Node\'s nodeInfo, images, addresses and condition heartbeats and the Pods\' uids are left out. With --redact, IP addresses, node and pod names are replaced by stable pseudonyms and non-topology annotations are dropped; zones, CPU, conditions and hints are kept.'
   static override examples = [
     {description: 'Snapshot every namespace', command: '<%= config.bin %> snapshot -A > cluster.yaml'},
     {description: 'One Service, redacted, to share in a bug report', command: '<%= config.bin %> snapshot svc/web -n shop --redact > web.yaml'},

@@ -394,10 +394,43 @@ describe('serializeSnapshot', () => {
     expect(snap.apiVersion).toBe('kubectl-topology/v1')
     expect(snap.kind).toBe('Snapshot')
     const back = parseSnapshot(toYaml(snap), 'snap.yaml')
-    const noManaged = (s: ClusterState) => JSON.parse(JSON.stringify(s, (k, v) => (k === 'managedFields' ? undefined : v)))
-    expect(back).toEqual(noManaged({...withExtras, events: withExtras.events!.map((e) => ({apiVersion: 'v1', kind: 'Event', ...e}))}))
+    const {apiVersion: _a, kind: _k, ...fields} = snap
+    expect(back).toEqual({...fields, events: fields.events!.map((e) => ({apiVersion: 'v1', kind: 'Event', ...e})), nodesReadable: true})
     expect(parseSnapshot(JSON.stringify(snap), 'snap.json')).toEqual(back)
     expect(JSON.stringify(snap)).not.toContain('managedFields')
+  })
+
+  it('keeps what kubectl-topology reads, drops what it never reads', () => {
+    const snap = serializeSnapshot({
+      ...withExtras,
+      nodes: [
+        {
+          ...withExtras.nodes[0]!,
+          spec: {unschedulable: true, taints: [{key: 'k', effect: 'NoSchedule'}], providerID: 'aws:///x', podCIDR: '10.244.1.0/24'} as never,
+        },
+        ...withExtras.nodes.slice(1),
+      ],
+    })
+    const [n0, n1] = snap.nodes
+    expect(n0).toEqual({
+      apiVersion: 'v1',
+      kind: 'Node',
+      metadata: withExtras.nodes[0]!.metadata,
+      spec: {unschedulable: true, taints: [{key: 'k', effect: 'NoSchedule'}]},
+      status: {
+        allocatable: {cpu: '4', memory: '16Gi'},
+        capacity: {cpu: '4', memory: '16Gi'},
+        conditions: [{type: 'Ready', status: 'True', reason: 'KubeletReady'}],
+      },
+    })
+    expect(n1!.spec).toBeUndefined() // only providerID and podCIDR
+    const text = JSON.stringify(snap)
+    for (const gone of ['nodeInfo', 'addresses":[{', 'providerID', 'posting ready status', 'uid-web-']) expect(text).not.toContain(gone)
+    const ep = snap.endpointSlices[0]!.endpoints![0]!
+    expect(ep.targetRef).toEqual({kind: 'Pod', name: expect.any(String), namespace: expect.any(String)})
+    expect(ep.hints).toBeDefined()
+    expect(snap.services).toEqual(withExtras.services.map((svc) => JSON.parse(JSON.stringify(svc, (k, v) => (k === 'managedFields' ? undefined : v)))))
+    expect(snap.events).toEqual(withExtras.events)
   })
 
   it('records unreadable Nodes', () => {
