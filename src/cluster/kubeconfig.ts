@@ -16,6 +16,7 @@ import os from 'node:os'
 import path from 'node:path'
 import {parse as parseYaml, YAMLParseError} from 'yaml'
 import {CliError, ExitCode} from '../errors.js'
+import {describeFileError} from './files.js'
 import type {ConfigurationOptions, KubeConfig, RequestContext, ResponseContext} from './k8s.js'
 
 export interface LoadKubeConfigOptions {
@@ -159,15 +160,7 @@ function readKubeconfigFile(file: string): Obj | undefined {
   try {
     text = fs.readFileSync(file, 'utf8')
   } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code
-    const why =
-      code === 'ENOENT'
-        ? 'no such file'
-        : code === 'EISDIR'
-          ? 'is a directory'
-          : code === 'EACCES' || code === 'EPERM'
-            ? 'permission denied'
-            : ((e as Error).message ?? String(e))
+    const why = describeFileError(e)
     throw kubeconfigError(`cannot read kubeconfig "${file}": ${why}`, e)
   }
   let doc: unknown

@@ -9,6 +9,7 @@ import fs from 'node:fs/promises'
 import {constructFromEvents, CORE_SCHEMA, defineMappingTag, defineScalarTag, EVENT_ID, mapTag, NOT_RESOLVED, parseEvents, SCALAR_STYLE} from 'js-yaml'
 import {isMap, isSeq, LineCounter, parseAllDocuments, stringify, type Document} from 'yaml'
 import {CliError, ExitCode} from '../errors.js'
+import {describeFileError} from './files.js'
 import {
   ANNOTATION_TOPOLOGY_AWARE_HINTS,
   ANNOTATION_TOPOLOGY_MODE,
@@ -663,15 +664,7 @@ export async function readSnapshotFile(path: string): Promise<ClusterState> {
       text = await fs.readFile(path, 'utf8')
     }
   } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code
-    const why =
-      code === 'ENOENT'
-        ? 'no such file'
-        : code === 'EISDIR'
-          ? 'is a directory'
-          : code === 'EACCES' || code === 'EPERM'
-            ? 'permission denied'
-            : (e as Error).message
+    const why = describeFileError(e)
     throw new CliError(`cannot read snapshot file "${path}": ${why}`, ExitCode.INPUT, {cause: e})
   }
   return parseSnapshot(text, path)
