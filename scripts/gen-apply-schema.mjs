@@ -2,14 +2,8 @@
 // (kinds TopologyApply and TopologyReset). Written by hand (not derived from the TypeScript
 // types) so that a change of the output shape is a deliberate, reviewed change of this file;
 // test/unit/apply-schema.test.ts and the e2e tests validate real documents against it.
-import {writeFileSync} from 'node:fs'
+import {nullable, int, str, bool, strings, obj, writeSchema} from './schema-kit.mjs'
 
-const nullable = (s) => ({anyOf: [s, {type: 'null'}]})
-const int = {type: 'integer', minimum: 0}
-const str = {type: 'string'}
-const bool = {type: 'boolean'}
-const strings = {type: 'array', items: str}
-const obj = (properties, required = Object.keys(properties)) => ({type: 'object', properties, required, additionalProperties: false})
 
 const field = {enum: ['topologyMode', 'topologyAwareHints', 'trafficDistribution']}
 const hintNames = nullable(obj({forZones: strings, forNodes: strings}))
@@ -80,4 +74,4 @@ const schema = {
   ),
 }
 
-writeFileSync(new URL('../schema/apply.v1.json', import.meta.url), `${JSON.stringify(schema, null, 2)}\n`)
+writeSchema('apply.v1.json', schema)

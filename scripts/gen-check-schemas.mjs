@@ -2,15 +2,8 @@
 // (`nodes -o json`, kind TopologyNodes). Written by hand, like scripts/gen-schema.mjs, so an
 // output change is a reviewed change of this file; test/unit/check-schema.test.ts validates
 // real reports against both.
-import {writeFileSync} from 'node:fs'
+import {nullable, num, int, str, bool, strings, obj, writeSchema} from './schema-kit.mjs'
 
-const nullable = (s) => ({anyOf: [s, {type: 'null'}]})
-const num = {type: 'number'}
-const int = {type: 'integer', minimum: 0}
-const str = {type: 'string'}
-const bool = {type: 'boolean'}
-const strings = {type: 'array', items: str}
-const obj = (properties, required = Object.keys(properties), extra = false) => ({type: 'object', properties, required, additionalProperties: extra})
 
 const policyName = {enum: ['require-hints', 'no-fallback', 'max-overload', 'min-endpoints-per-zone', 'no-drift', 'lint']}
 const lintRule = {enum: ['both-annotations', 'deprecated-annotation', 'ignored-value', 'annotation-overrides-traffic-distribution', 'unsupported-at-version', 'deprecated-value', 'single-zone', 'internal-traffic-policy-local', 'mode']}
@@ -88,5 +81,5 @@ const nodes = {
   }),
 }
 
-writeFileSync(new URL('../schema/check.v1.json', import.meta.url), `${JSON.stringify(check, null, 2)}\n`)
-writeFileSync(new URL('../schema/nodes.v1.json', import.meta.url), `${JSON.stringify(nodes, null, 2)}\n`)
+writeSchema('check.v1.json', check)
+writeSchema('nodes.v1.json', nodes)

@@ -2,15 +2,8 @@
 // The schema is written by hand here (not derived from the TypeScript types) so that a change
 // of the output shape is a deliberate, reviewed change of this file; test/unit/schema.test.ts
 // validates real reports against it.
-import {writeFileSync} from 'node:fs'
+import {nullable, num, int, str, bool, strings, obj, writeSchema} from './schema-kit.mjs'
 
-const nullable = (s) => ({anyOf: [s, {type: 'null'}]})
-const num = {type: 'number'}
-const int = {type: 'integer', minimum: 0}
-const str = {type: 'string'}
-const bool = {type: 'boolean'}
-const strings = {type: 'array', items: str}
-const obj = (properties, required = Object.keys(properties), extra = false) => ({type: 'object', properties, required, additionalProperties: extra})
 
 const fallbackReason = nullable({enum: ['no-endpoints', 'no-ready-endpoints', 'unhinted-ready-endpoint', 'no-hint-for-zone', 'no-hint-for-node', 'node-has-no-zone', 'annotation-required', 'local-traffic-policy-only']})
 const proxyMode = {enum: ['', 'PreferSameZone', 'PreferSameNode']}
@@ -118,4 +111,4 @@ const schema = {
     },
   }),
 }
-writeFileSync(new URL('../schema/explain.v1.json', import.meta.url), `${JSON.stringify(schema, null, 2)}\n`)
+writeSchema('explain.v1.json', schema)
