@@ -7,9 +7,7 @@ import {spawn} from 'node:child_process'
 import fs from 'node:fs'
 import http from 'node:http'
 import https from 'node:https'
-import os from 'node:os'
-import path from 'node:path'
-import {parse as parseYaml} from 'yaml'
+import {listenWithKubeconfig, localUpstream} from './proxy-upstream.js'
 import {BIN, ROOT} from '../cli/run-cli.js'
 
 export interface Recorded {
@@ -42,13 +40,7 @@ export class ApiProxy {
   ) {}
 
   static async start(): Promise<ApiProxy> {
-    const src = process.env.KUBECONFIG
-    if (!src) throw new Error('KUBECONFIG is not set')
-    const kc = parseYaml(fs.readFileSync(src, 'utf8')) as {clusters: {name: string; cluster: Record<string, string>}[]; [k: string]: unknown}
-    const upstream = new URL(kc.clusters[0]!.cluster.server!)
-    if (upstream.hostname !== '127.0.0.1') throw new Error(`refusing to proxy to ${upstream.href}: only the local control plane`)
-    const ca = Buffer.from(kc.clusters[0]!.cluster['certificate-authority-data']!, 'base64')
-    const agent = new https.Agent({ca, keepAlive: true})
+    const {kc, url: upstream, agent} = localUpstream()
     let self: ApiProxy | undefined
     const server = http.createServer((req, res) => {
       const chunks: Buffer[] = []
@@ -96,13 +88,7 @@ export class ApiProxy {
         })()
       })
     })
-    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
-    const port = (server.address() as {port: number}).port
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kt-proxy-'))
-    const proxied = structuredClone(kc)
-    for (const c of proxied.clusters) c.cluster = {server: `http://127.0.0.1:${port}`}
-    const file = path.join(dir, 'kubeconfig')
-    fs.writeFileSync(file, JSON.stringify(proxied), {mode: 0o600})
+    const {file, dir} = await listenWithKubeconfig(server, kc, 'kt-proxy-')
     self = new ApiProxy(server, file, dir)
     return self
   }
