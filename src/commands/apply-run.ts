@@ -23,7 +23,7 @@ import {
 } from '../engine/plan.js'
 import {CONTROLLER_NAME, LABEL_MANAGED_BY, type EndpointSlice} from '../engine/types.js'
 import {emptyJournal, hintsRecord, type Journal} from '../engine/undo.js'
-import {parseVersion} from '../engine/version.js'
+import {checkKubeVersion} from './flag-values.js'
 import {renderChanges, renderDifferences, renderApplyJson} from '../render/apply.js'
 import {renderExplain} from '../render/explain.js'
 import type {Style} from '../render/style.js'
@@ -65,13 +65,7 @@ export async function runApply(cmd: Apply, flags: ApplyFlags, argv: string[]): P
     dryRun = 'client'
   }
   if (flags.wait && dryRun !== 'none') throw new CliError('--wait needs a real write: drop --dry-run', ExitCode.USAGE)
-  if (flags['kube-version'] !== undefined) {
-    try {
-      parseVersion(flags['kube-version'])
-    } catch (e) {
-      throw new CliError(`--kube-version: ${(e as Error).message}`, ExitCode.USAGE)
-    }
-  }
+  checkKubeVersion(flags['kube-version'])
   const {parseDuration} = await import('../cluster/kubeconfig.js')
   const waitMs = parseDuration(flags.timeout, '--timeout')
   const json = flags.output === 'json'

@@ -5,7 +5,7 @@ import {CliError, ExitCode} from '../errors.js'
 import type {CheckPolicies} from '../engine/check.js'
 import type {CheckFormat} from '../render/check.js'
 import {commonFlags, parseServiceArgs, readFlags, readState, TopologyCommand} from './base.js'
-import {parseTraffic} from './explain.js'
+import {checkKubeVersion, parseTraffic} from './flag-values.js'
 import {requireSelection, selectOrFail} from './select.js'
 
 export default class Check extends TopologyCommand {
@@ -55,10 +55,9 @@ Exit codes: 0 every check passed, 1 a check failed, 2 usage, 3 unreadable snapsh
   async run(): Promise<void> {
     const {flags, argv} = await this.parse(Check)
     // Loaded here, not with the command class (docs/design.md "Startup").
-    const [{check, DEFAULT_POLICIES, hasAnyPolicy, mergePolicies}, {explain}, {parseVersion}, {renderCheck}] = await Promise.all([
+    const [{check, DEFAULT_POLICIES, hasAnyPolicy, mergePolicies}, {explain}, {renderCheck}] = await Promise.all([
       import('../engine/check.js'),
       import('../engine/explain.js'),
-      import('../engine/version.js'),
       import('../render/check.js'),
     ])
     const names = parseServiceArgs(argv as string[])
@@ -71,13 +70,7 @@ Exit codes: 0 every check passed, 1 a check failed, 2 usage, 3 unreadable snapsh
     if (flags['max-overload'] !== undefined) fromFlags.maxOverload = parseRatio(flags['max-overload'])
     if (flags['min-endpoints-per-zone'] !== undefined) fromFlags.minEndpointsPerZone = parseCount(flags['min-endpoints-per-zone'])
     const traffic = flags.traffic === undefined ? undefined : parseTraffic(flags.traffic)
-    if (flags['kube-version'] !== undefined) {
-      try {
-        parseVersion(flags['kube-version'])
-      } catch (e) {
-        throw new CliError(`--kube-version: ${(e as Error).message}`, ExitCode.USAGE)
-      }
-    }
+    checkKubeVersion(flags['kube-version'])
     const file = flags['policy-file'] === undefined ? undefined : await (await import('./policy-file.js')).readPolicyFile(flags['policy-file'])
     let policies = mergePolicies(file, fromFlags)
     if (!hasAnyPolicy(policies)) policies = {...DEFAULT_POLICIES}

@@ -4,6 +4,7 @@ import {CliError, ExitCode} from '../errors.js'
 import type {ExplainReport} from '../engine/explain.js'
 import type {ExplainFormat} from '../render/explain.js'
 import {commonFlags, parseServiceArgs, readFlags, readState, TopologyCommand} from './base.js'
+import {checkKubeVersion, parseTraffic} from './flag-values.js'
 
 export default class Explain extends TopologyCommand {
   static override summary = 'Explain why a Service does or does not get topology-aware routing.'
@@ -45,10 +46,9 @@ Where Go's random map order makes upstream random (which zone receives a donated
     const {flags, argv} = await this.parse(Explain)
     // The engine and renderer load here, not with the command class: every command's class
     // is loaded to run any one of them (docs/design.md "Startup").
-    const [{explain}, {selectOrFail}, {parseVersion}, {renderExplain}] = await Promise.all([
+    const [{explain}, {selectOrFail}, {renderExplain}] = await Promise.all([
       import('../engine/explain.js'),
       import('./select.js'),
-      import('../engine/version.js'),
       import('../render/explain.js'),
     ])
     // Validation, before any I/O.
@@ -57,13 +57,7 @@ Where Go's random map order makes upstream random (which zone receives a donated
       throw new CliError('Service names cannot be combined with -l: use one or the other', ExitCode.USAGE)
     }
     const traffic = flags.traffic === undefined ? undefined : parseTraffic(flags.traffic)
-    if (flags['kube-version'] !== undefined) {
-      try {
-        parseVersion(flags['kube-version'])
-      } catch (e) {
-        throw new CliError(`--kube-version: ${(e as Error).message}`, ExitCode.USAGE)
-      }
-    }
+    checkKubeVersion(flags['kube-version'])
 
     // Read.
     const read = await readState({flags, serviceNames: names})
@@ -94,18 +88,4 @@ Where Go's random map order makes upstream random (which zone receives a donated
     }
     if (flags['exit-code'] && report.services.some((s) => s.findings.length > 0)) this.exit(ExitCode.FINDING)
   }
-}
-
-/** "zone-a=0.5,zone-b=0.3" -> {zone-a: 0.5, zone-b: 0.3} */
-export function parseTraffic(text: string): Record<string, number> {
-  const out: Record<string, number> = {}
-  for (const part of text.split(',')) {
-    const m = part.trim().match(/^([^=\s]+)=([0-9]*\.?[0-9]+(?:e-?\d+)?)$/)
-    if (!m) throw new CliError(`--traffic: invalid entry "${part.trim()}": expected ZONE=SHARE, e.g. zone-a=0.5,zone-b=0.5`, ExitCode.USAGE)
-    const v = Number(m[2])
-    if (!Number.isFinite(v) || v < 0) throw new CliError(`--traffic: share for "${m[1]}" must be a non-negative number`, ExitCode.USAGE)
-    out[m[1]!] = v
-  }
-  if (Object.values(out).reduce((a, b) => a + b, 0) <= 0) throw new CliError('--traffic: the shares add up to zero', ExitCode.USAGE)
-  return out
 }

@@ -8,7 +8,7 @@ import {FAMILIES, KEP2004_STRATEGIES, STRATEGIES, type Family, type Kep2004Strat
 import type {ClusterState, Service} from '../engine/types.js'
 import type {DatasetReport, ServiceReport, SimulateReport} from '../render/simulate.js'
 import {commonFlags, parseServiceArgs, readFlags, readState, TopologyCommand} from './base.js'
-import {parseTraffic} from './explain.js'
+import {checkKubeVersion, parseTraffic} from './flag-values.js'
 
 export default class Simulate extends TopologyCommand {
   static override summary = 'Compare topology strategies and what-ifs (zone loss, drain, scale, rollout) before changing anything.'
@@ -58,14 +58,13 @@ Strategies: ${STRATEGIES.join(', ')}. See docs/simulate.md for the exact definit
   async run(): Promise<void> {
     const {flags, argv} = await this.parse(Simulate)
     // The simulator loads here, not with the command class (docs/design.md "Startup").
-    const [{generate}, {selectOrFail}, {SelectorError}, sim, {rowToClusterState}, {validateTopologyKeys}, {parseVersion}, whatif, {renderSimulate}] = await Promise.all([
+    const [{generate}, {selectOrFail}, {SelectorError}, sim, {rowToClusterState}, {validateTopologyKeys}, whatif, {renderSimulate}] = await Promise.all([
       import('../engine/dataset.js'),
       import('./select.js'),
       import('../engine/selector.js'),
       import('../engine/simulate.js'),
       import('../engine/simulate-dataset.js'),
       import('../engine/strategies/topology-keys.js'),
-      import('../engine/version.js'),
       import('../engine/whatif.js'),
       import('../render/simulate.js'),
     ])
@@ -79,13 +78,7 @@ Strategies: ${STRATEGIES.join(', ')}. See docs/simulate.md for the exact definit
       const problem = validateTopologyKeys(keys)
       if (problem !== null) throw new CliError(`--keys: ${problem}`, ExitCode.USAGE)
     }
-    if (flags['kube-version'] !== undefined) {
-      try {
-        parseVersion(flags['kube-version'])
-      } catch (e) {
-        throw new CliError(`--kube-version: ${(e as Error).message}`, ExitCode.USAGE)
-      }
-    }
+    checkKubeVersion(flags['kube-version'])
     if (flags.padding !== undefined && flags['previous-mode'] === undefined) throw new CliError('--padding needs --previous-mode subsetting|disabled', ExitCode.USAGE)
     const addNodes = (flags['add-node'] ?? []).map(parseAddNode)
     const rolloutParams = flags.rollout === undefined ? undefined : parseRollout(flags.rollout)

@@ -9,7 +9,7 @@ import type {EventObject} from '../engine/types.js'
 import type {WatchFrame} from '../engine/watchmodel.js'
 import type {WatchViewState} from '../render/watch-lines.js'
 import {commonFlags, connectionFlags, parseServiceArgs, TopologyCommand} from './base.js'
-import {parseTraffic} from './explain.js'
+import {checkKubeVersion, parseTraffic} from './flag-values.js'
 
 export default class Watch extends TopologyCommand {
   static override summary = 'Watch a Service\'s topology-aware routing live: hints set or dropped, zone shares, fallbacks, controller events and threshold cliffs.'
@@ -40,8 +40,7 @@ Expired watches (410 Gone) are re-listed; lost connections are retried with back
   async run(): Promise<void> {
     const {flags, argv} = await this.parse(Watch)
     // Loaded here, not with the command class (docs/design.md "Startup").
-    const [{parseVersion}, {diffFrames, watchFrame}, {changeLine, eventLine, summaryLines}] = await Promise.all([
-      import('../engine/version.js'),
+    const [{diffFrames, watchFrame}, {changeLine, eventLine, summaryLines}] = await Promise.all([
       import('../engine/watchmodel.js'),
       import('../render/watch-lines.js'),
     ])
@@ -49,13 +48,7 @@ Expired watches (410 Gone) are re-listed; lost connections are retried with back
     if (names.length !== 1) throw new CliError('watch takes exactly one Service: kubectl topology watch svc/NAME', ExitCode.USAGE)
     const name = names[0]!
     const traffic = flags.traffic === undefined ? undefined : parseTraffic(flags.traffic)
-    if (flags['kube-version'] !== undefined) {
-      try {
-        parseVersion(flags['kube-version'])
-      } catch (e) {
-        throw new CliError(`--kube-version: ${(e as Error).message}`, ExitCode.USAGE)
-      }
-    }
+    checkKubeVersion(flags['kube-version'])
     const interactive = Boolean(process.stdout.isTTY && process.stdin.isTTY) && !flags.plain && process.env.TERM !== 'dumb' && !process.env.CI
 
     const [{loadKubeConfig, parseDuration}, {startServiceWatch}] = await Promise.all([import('../cluster/kubeconfig.js'), import('../cluster/watch.js')])

@@ -1,0 +1,27 @@
+// Parsing and checking flag values several commands share: one wording for each mistake.
+import {CliError, ExitCode} from '../errors.js'
+import {parseVersion} from '../engine/version.js'
+
+/** --kube-version must be a Kubernetes version (1.33, v1.31.0-eks-abc, 1.30+); undefined is fine. */
+export function checkKubeVersion(value: string | undefined): void {
+  if (value === undefined) return
+  try {
+    parseVersion(value)
+  } catch (e) {
+    throw new CliError(`--kube-version: ${(e as Error).message}`, ExitCode.USAGE)
+  }
+}
+
+/** "zone-a=0.5,zone-b=0.3" -> {zone-a: 0.5, zone-b: 0.3} */
+export function parseTraffic(text: string): Record<string, number> {
+  const out: Record<string, number> = {}
+  for (const part of text.split(',')) {
+    const m = part.trim().match(/^([^=\s]+)=([0-9]*\.?[0-9]+(?:e-?\d+)?)$/)
+    if (!m) throw new CliError(`--traffic: invalid entry "${part.trim()}": expected ZONE=SHARE, e.g. zone-a=0.5,zone-b=0.5`, ExitCode.USAGE)
+    const v = Number(m[2])
+    if (!Number.isFinite(v) || v < 0) throw new CliError(`--traffic: share for "${m[1]}" must be a non-negative number`, ExitCode.USAGE)
+    out[m[1]!] = v
+  }
+  if (Object.values(out).reduce((a, b) => a + b, 0) <= 0) throw new CliError('--traffic: the shares add up to zero', ExitCode.USAGE)
+  return out
+}
