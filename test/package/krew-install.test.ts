@@ -35,11 +35,19 @@ beforeAll(() => {
   mkdirSync(join(krewRoot, 'bin'))
   // krew: symlink name = "kubectl-" + plugin name with dashes as underscores.
   symlinkSync(join(store, platform.bin), join(krewRoot, 'bin', `kubectl-${manifest.metadata.name.replace(/-/g, '_')}`))
-  // The completion script, linked as the caveats tell users to.
-  symlinkSync(join(store, 'kubectl_complete-topology'), join(krewRoot, 'bin', 'kubectl_complete-topology'))
   // No node on PATH: the executable must be standalone. kubectl's own directory is kept.
   env = {PATH: `${join(krewRoot, 'bin')}:/usr/bin:/bin`, HOME: krewRoot, KUBECONFIG: join(krewRoot, 'no-kubeconfig')}
+  // The completion script, linked by running the shell lines the caveats tell users to run.
+  const link = spawnSync('sh', ['-ec', caveatsCommands(manifest.spec.caveats ?? '')], {encoding: 'utf8', env: {...env, KREW_ROOT: krewRoot}})
+  if (link.status !== 0) throw new Error(`the caveats' completion commands failed: ${link.stderr}`)
 })
+
+/** The indented lines of the caveats: the shell commands users are told to run. */
+function caveatsCommands(caveats: string): string {
+  const lines = caveats.split('\n').filter((l) => l.startsWith('  '))
+  if (lines.length === 0) throw new Error('the caveats hold no indented shell commands')
+  return lines.map((l) => l.trim()).join('\n')
+}
 
 afterAll(() => {
   if (krewRoot) rmSync(krewRoot, {recursive: true, force: true})
