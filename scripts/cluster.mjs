@@ -38,7 +38,6 @@ import {
   readFileSync,
   renameSync,
   rmSync,
-  statSync,
   writeFileSync,
 } from 'node:fs'
 import https from 'node:https'
@@ -47,6 +46,7 @@ import net from 'node:net'
 import os from 'node:os'
 import path from 'node:path'
 import {fileURLToPath} from 'node:url'
+import {aptInstall, which} from './debian.mjs'
 
 const K8S_VERSION = 'v1.36.3'
 
@@ -84,17 +84,6 @@ class StartError extends Error {
 }
 
 // ---- small helpers ----------------------------------------------------------------------
-
-function which(cmd, extra = []) {
-  for (const dir of [...(process.env.PATH || '').split(path.delimiter), ...extra]) {
-    if (!dir) continue
-    const p = path.join(dir, cmd)
-    try {
-      if (statSync(p).isFile()) return p
-    } catch {}
-  }
-  return null
-}
 
 function freePort() {
   return new Promise((resolve, reject) => {
@@ -259,23 +248,9 @@ async function ensureBinaries() {
 function ensureEtcd() {
   const found = which('etcd', ['/usr/bin', '/usr/local/bin'])
   if (found) return found
-  log('etcd not found: installing Debian package etcd-server ...')
-  const t0 = Date.now()
-  const asRoot = process.getuid?.() === 0
-  const sudo = asRoot ? [] : which('sudo') ? ['sudo', '-n'] : null
-  if (!sudo) throw new Error('etcd is missing and neither root nor sudo is available: apt-get install etcd-server')
-  const env = {...process.env, DEBIAN_FRONTEND: 'noninteractive'}
-  for (const args of [
-    ['apt-get', 'update'],
-    ['apt-get', 'install', '-y', '--no-install-recommends', 'etcd-server'],
-  ]) {
-    const cmd = [...sudo, ...args]
-    const r = spawnSync(cmd[0], cmd.slice(1), {stdio: ['ignore', 'inherit', 'inherit'], env})
-    if (r.status !== 0) throw new Error(`${cmd.join(' ')} failed (exit ${r.status})`)
-  }
+  aptInstall(['etcd-server'], 'etcd', log)
   const etcd = which('etcd', ['/usr/bin', '/usr/local/bin'])
   if (!etcd) throw new Error('etcd-server installed but no etcd binary found')
-  log(`etcd install: ${secs(t0)}`)
   return etcd
 }
 

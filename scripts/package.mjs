@@ -229,10 +229,16 @@ async function buildTarget(name, main, k8s, nodeOverride) {
     base = join(stage, 'node-base')
     copyFileSync(node, base)
     chmodSync(base, 0o755)
-    const s = spawnSync('strip', [base], {encoding: 'utf8'})
+    // GNU strip reads only the host's format; llvm-strip (Debian's llvm, when present) reads
+    // every target's, so the arm64 executable is stripped on an amd64 machine too.
+    let s
+    for (const tool of ['strip', 'llvm-strip']) {
+      s = spawnSync(tool, [base], {encoding: 'utf8'})
+      if (s.status === 0) break
+      copyFileSync(node, base)
+    }
     if (s.status !== 0) {
       process.stderr.write(`package: ${name}: strip failed (${(s.stderr || s.error || '').toString().trim().split('\n')[0]}); shipping unstripped\n`)
-      copyFileSync(node, base)
     }
   }
 
