@@ -2,6 +2,7 @@
 // report as is, schema/simulate.v1.json), csv. Formatting only.
 import {stringify} from 'yaml'
 import type {Aggregate, RowScore} from '../engine/simulate-dataset.js'
+import {goFormatFixed} from '../engine/gofmt.js'
 import {rank, type RolloutStepResult, type ServiceSimulation, type StrategyResult, type ZoneDisruption} from '../engine/simulate.js'
 import {formatTable} from './table.js'
 import {PLAIN, type Style} from './style.js'
@@ -182,14 +183,16 @@ export function rowCsv(r: RowScore): string {
   const cells: (string | null)[] = [r.row, r.strategy]
   if (r.score === null) cells.push(...Array(7).fill('invalid'))
   else {
+    // formatted as the tool formats them (strconv.FormatFloat 'f' 4: ties to even)
+    const f4 = (x: number) => goFormatFixed(x, 4)
     cells.push(
-      r.score.score.toFixed(4),
-      r.score.inZoneScore.toFixed(4),
-      r.score.deviationScore.toFixed(4),
-      r.score.sliceScore.toFixed(4),
-      `${(r.measures.maxOverload * 100).toFixed(4)}%`,
-      `${(r.measures.meanOverload * 100).toFixed(4)}%`,
-      r.measures.sdOverload.toFixed(4),
+      f4(r.score.score),
+      f4(r.score.inZoneScore),
+      f4(r.score.deviationScore),
+      f4(r.score.sliceScore),
+      `${f4(r.measures.maxOverload * 100)}%`,
+      `${f4(r.measures.meanOverload * 100)}%`,
+      f4(r.measures.sdOverload),
     )
   }
   return cells.map(csvCell).join(',')
