@@ -4,7 +4,7 @@ import {Flags} from '@oclif/core'
 import {CliError, ExitCode} from '../errors.js'
 import type {DatasetRow} from '../engine/dataset.js'
 import type {SimulateOptions} from '../engine/simulate.js'
-import {FAMILIES, KEP2004_STRATEGIES, STRATEGIES, type Family, type Kep2004Strategy, type StrategyName} from '../engine/simulate-names.js'
+import {FAMILIES, STRATEGIES, type Family, type StrategyName} from '../engine/simulate-names.js'
 import type {ClusterState, Service} from '../engine/types.js'
 import type {DatasetReport, ServiceReport, SimulateReport} from '../render/simulate.js'
 import {commonFlags, parseServiceArgs, readFlags, readState, TopologyCommand} from './base.js'
@@ -23,7 +23,7 @@ Strategies: ${STRATEGIES.join(', ')}. See docs/simulate.md for the exact definit
     {description: 'How many pods each zone can lose', command: '<%= config.bin %> simulate svc/web --disruption'},
     {description: 'KEP-536 topologyKeys with a rack label', command: '<%= config.bin %> simulate svc/web --strategies topology-keys --keys example.com/rack,topology.kubernetes.io/zone'},
     {description: 'One synthetic cluster', command: '<%= config.bin %> simulate --synthetic --seed 7'},
-    {description: 'Score every KEP-2004 strategy over the evaluation tool\'s representative rows', command: '<%= config.bin %> simulate --dataset representative -o csv'},
+    {description: 'Score every strategy over the evaluation tool\'s representative rows', command: '<%= config.bin %> simulate --dataset representative -o csv'},
   ]
 
   static override strict = false
@@ -34,7 +34,7 @@ Strategies: ${STRATEGIES.join(', ')}. See docs/simulate.md for the exact definit
     ...commonFlags,
     output: Flags.option({char: 'o', options: ['table', 'wide', 'json', 'yaml', 'csv'] as const, default: 'table' as const, description: 'Output format.'})(),
     'no-headers': Flags.boolean({description: 'Omit table and CSV headers.', default: false}),
-    strategies: Flags.string({description: `Strategies to compare, comma-separated (default: all but topology-keys; with --dataset: ${KEP2004_STRATEGIES.join(',')}).`}),
+    strategies: Flags.string({description: 'Strategies to compare, comma-separated (default: all but topology-keys; --keys adds it).'}),
     'traffic-model': Flags.option({options: ['cpu', 'nodes', 'uniform'] as const, default: 'cpu' as const, description: 'Where traffic comes from: zone allocatable CPU (upstream\'s assumption), node count (the evaluation tool\'s), or uniform per zone.'})(),
     traffic: Flags.string({description: 'Traffic share per zone, e.g. zone-a=0.5,zone-b=0.3,zone-c=0.2 (overrides --traffic-model).'}),
     keys: Flags.string({description: 'topology-keys: ordered node label keys, "*" last for "anywhere" (default kubernetes.io/hostname,topology.kubernetes.io/zone,*).'}),
@@ -48,7 +48,7 @@ Strategies: ${STRATEGIES.join(', ')}. See docs/simulate.md for the exact definit
     rollout: Flags.string({description: 'Step through a rolling update: maxSurge=25%,maxUnavailable=0[,replicas=N].'}),
     disruption: Flags.boolean({description: 'Per zone: how many pods it can lose before hints drop, a zone has no local endpoint, or the first strategy falls back.', default: false}),
     synthetic: Flags.boolean({description: 'Simulate a synthetic cluster from --seed (or, with --dataset, a generated dataset).', default: false}),
-    dataset: Flags.string({description: `Score KEP-2004 strategies over a dataset: a CSV file in the evaluation tool's format, or a family (${FAMILIES.join(', ')}).`}),
+    dataset: Flags.string({description: `Score the strategies over a dataset: a CSV file in the evaluation tool's format, or a family (${FAMILIES.join(', ')}).`}),
     seed: Flags.string({description: 'Seed for synthetic clusters and seeded dataset families.', default: '1'}),
     clusters: Flags.integer({description: 'Rows to generate for seeded families (default 1000); a cap for the others.', min: 1}),
     zones: Flags.integer({description: 'Zones per synthetic cluster (default 3).', min: 1, max: 26}),
@@ -88,10 +88,11 @@ Strategies: ${STRATEGIES.join(', ')}. See docs/simulate.md for the exact definit
       const whatIfs = ['without-zone', 'drain', 'drain-selector', 'replicas', 'add-node', 'rollout'] as const
       for (const w of whatIfs) if (flags[w] !== undefined) throw new CliError(`--${w} works on a cluster, not on a dataset: use --synthetic without --dataset`, ExitCode.USAGE)
       if (flags.disruption) throw new CliError('--disruption works on a cluster, not on a dataset', ExitCode.USAGE)
-      const kep = (strategies ?? KEP2004_STRATEGIES) as StrategyName[]
-      const bad = kep.find((s) => !(KEP2004_STRATEGIES as readonly string[]).includes(s))
-      if (bad !== undefined) throw new CliError(`--dataset scores the KEP-2004 strategies (${KEP2004_STRATEGIES.join(', ')}); "${bad}" needs a cluster: use --synthetic without --dataset`, ExitCode.USAGE)
-      await this.runDataset(flags.dataset, kep as Kep2004Strategy[], flags)
+      // the rows are counts per zone: --dataset models the newest Kubernetes, traffic from node counts
+      if (flags['kube-version'] !== undefined) throw new CliError('--kube-version applies to a cluster: --dataset models the newest Kubernetes', ExitCode.USAGE)
+      if (flags.traffic !== undefined) throw new CliError('--traffic applies to a cluster: a dataset\'s traffic comes from its node counts', ExitCode.USAGE)
+      const chosen = strategies ?? (keys !== undefined ? [...STRATEGIES] : undefined)
+      await this.runDataset(flags.dataset, chosen, keys, flags)
       return
     }
 
@@ -177,10 +178,11 @@ Strategies: ${STRATEGIES.join(', ')}. See docs/simulate.md for the exact definit
 
   private async runDataset(
     spec: string,
-    strategies: Kep2004Strategy[],
+    chosen: StrategyName[] | undefined,
+    topologyKeys: string[] | undefined,
     flags: {seed: string; clusters?: number; zones?: number; output: 'table' | 'wide' | 'json' | 'yaml' | 'csv'; 'no-headers': boolean; 'per-cluster': boolean},
   ): Promise<void> {
-    const [{readFile}, {DatasetParseError, generate, parseDatasetCsv}, {Aggregator, scoreRow}, {ROW_CSV_HEADER, renderDataset, rowCsv}] = await Promise.all([
+    const [{readFile}, {DatasetParseError, generate, parseDatasetCsv}, {Aggregator, DATASET_DEFAULT_STRATEGIES, DATASET_NOTES, scoreRow}, {ROW_CSV_HEADER, renderDataset, rowCsv}] = await Promise.all([
       import('node:fs/promises'),
       import('../engine/dataset.js'),
       import('../engine/simulate-dataset.js'),
@@ -210,6 +212,8 @@ Strategies: ${STRATEGIES.join(', ')}. See docs/simulate.md for the exact definit
       }
       if (flags.clusters !== undefined) rows = [...rows].slice(0, flags.clusters)
     }
+    const strategies = chosen ?? [...DATASET_DEFAULT_STRATEGIES]
+    const notes = strategies.flatMap((s) => (DATASET_NOTES[s] !== undefined ? [`${s}: ${DATASET_NOTES[s]}`] : []))
     const agg = new Aggregator(strategies)
     const perCluster = flags['per-cluster']
     if (perCluster && flags.output !== 'csv') throw new CliError('--per-cluster needs -o csv', ExitCode.USAGE)
@@ -218,7 +222,7 @@ Strategies: ${STRATEGIES.join(', ')}. See docs/simulate.md for the exact definit
     for (const row of rows) {
       let scores
       try {
-        scores = scoreRow(row, strategies)
+        scores = scoreRow(row, strategies, {topologyKeys})
       } catch (e) {
         throw new CliError(`--dataset: row "${row.name}": ${(e as Error).message}`, ExitCode.INPUT)
       }
@@ -232,6 +236,7 @@ Strategies: ${STRATEGIES.join(', ')}. See docs/simulate.md for the exact definit
         buf.length = 0
       }
     }
+    if (flags.output !== 'json' && flags.output !== 'yaml') for (const n of notes) this.note(`Note: ${n}`)
     if (perCluster) {
       if (buf.length > 0) process.stdout.write(buf.join('\n') + '\n')
       return
@@ -242,6 +247,7 @@ Strategies: ${STRATEGIES.join(', ')}. See docs/simulate.md for the exact definit
       dataset: spec,
       seed: seeded ? flags.seed : null,
       clusters: count,
+      notes,
       aggregates: agg.result(),
     }
     this.out(renderDataset(report, {format: flags.output, noHeaders: flags['no-headers']}))

@@ -176,6 +176,12 @@ export function parseDatasetCsv(text: string): DatasetRow[] {
   const header = splitCsv(lines[0] ?? '', 1)
   if (header.length < 2) throw new DatasetParseError('the header must be name,zone1,zone2,... (at least one zone column)', 1)
   const zoneNames = header.slice(1).map((h) => h.trim())
+  const seen = new Set<string>()
+  for (const z of zoneNames) {
+    if (z === '') throw new DatasetParseError('a zone column has no name', 1)
+    if (seen.has(z)) throw new DatasetParseError(`zone ${JSON.stringify(z)} is named twice`, 1)
+    seen.add(z)
+  }
   const rows: DatasetRow[] = []
   for (let i = 1; i < lines.length; i++) {
     const line = lines[i] as string

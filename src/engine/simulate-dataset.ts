@@ -1,27 +1,71 @@
-// simulate over a dataset: every KEP-2004 strategy (count-level, the evaluation tool's path) on
-// every row, with per-row scores and the aggregates of the tool's hack/results-parser.py
-// (mean/max/min of each score, max and average max overload). Also turns one row into a
-// ClusterState (--synthetic), so every strategy and what-if works on synthetic clusters.
+// simulate over a dataset: every strategy the rows have the data for, on every row, with per-row
+// scores and the aggregates of the evaluation tool's hack/results-parser.py (mean/max/min of each
+// score, max and average max overload). KEP-2004 strategies run as the tool runs them (count level);
+// upstream-auto, same-zone, same-node and topology-keys run on the cluster rowToClusterState builds
+// from the row, computed from the counts (strategies/counts.ts; equal to simulate.ts on that
+// cluster). Also turns one row into a ClusterState (--synthetic), so every strategy and what-if
+// works on synthetic clusters.
 import type {DatasetRow} from './dataset.js'
 import {measure, scoreOf, type Measures, type ScoreParts} from './measure.js'
-import {KEP2004_STRATEGIES, runKep2004, type Kep2004Strategy} from './simulate.js'
+import {DEFAULT_TOPOLOGY_KEYS, KEP2004_STRATEGIES, runKep2004, type Kep2004Strategy, type StrategyName} from './simulate.js'
+import {sameNodeCounts, sameZoneCounts, topologyKeysCounts, upstreamAutoCounts, type CountEvaluation} from './strategies/counts.js'
 import {regionFromCounts} from './strategies/region.js'
 import {CONTROLLER_NAME, LABEL_HOSTNAME, LABEL_MANAGED_BY, LABEL_SERVICE_NAME, LABEL_ZONE, type ClusterState, type EndpointSlice, type Node} from './types.js'
 
+/** Every strategy but topology-keys (which --keys or --strategies adds), as for a cluster. */
+export const DATASET_DEFAULT_STRATEGIES: readonly StrategyName[] = ['upstream-auto', 'same-zone', 'same-node', ...KEP2004_STRATEGIES]
+
+/**
+ * What a dataset row lacks for each strategy, and what stands in for it (printed with the results).
+ * A row has per zone a node count and an endpoint count, nothing else.
+ */
+export const DATASET_NOTES: Partial<Record<StrategyName, string>> = {
+  'upstream-auto': 'zone CPU shares are node shares (every node the same size): the rows have no CPU',
+  'same-node': 'endpoints are spread round-robin over their zone\'s nodes: the rows do not say which node runs which endpoint',
+  'topology-keys': 'endpoints are spread round-robin over their zone\'s nodes, and nodes carry only the zone and hostname labels: the rows have no placement or other labels',
+}
+
 export interface RowScore {
   row: string
-  strategy: Kep2004Strategy
+  strategy: StrategyName
   measures: Measures
   score: ScoreParts | null
 }
 
-export function scoreRow(row: DatasetRow, strategies: readonly Kep2004Strategy[] = KEP2004_STRATEGIES): RowScore[] {
+export interface ScoreRowOptions {
+  /** topology-keys: the keys (default kubernetes.io/hostname,topology.kubernetes.io/zone,*) */
+  topologyKeys?: readonly string[]
+}
+
+function countEvaluation(strategy: Exclude<StrategyName, Kep2004Strategy>, row: DatasetRow, opts: ScoreRowOptions): CountEvaluation {
+  switch (strategy) {
+    case 'upstream-auto':
+      return upstreamAutoCounts(row.zones)
+    case 'same-zone':
+      return sameZoneCounts(row.zones)
+    case 'same-node':
+      return sameNodeCounts(row.zones)
+    case 'topology-keys':
+      return topologyKeysCounts(row.zones, opts.topologyKeys ?? DEFAULT_TOPOLOGY_KEYS)
+  }
+}
+
+const isKep = (s: StrategyName): s is Kep2004Strategy => (KEP2004_STRATEGIES as readonly string[]).includes(s)
+
+export function scoreRow(row: DatasetRow, strategies: readonly StrategyName[] = KEP2004_STRATEGIES, opts: ScoreRowOptions = {}): RowScore[] {
   const region = regionFromCounts(row.zones)
   const consumers = region.zones.map((_, i) => ({zone: i, share: region.share[i] as number}))
   return strategies.map((strategy) => {
-    const alloc = runKep2004(strategy, region)
-    const m = measure(region.zones.length, region.total, consumers, alloc.groups)
-    if (alloc.error !== undefined) m.valid = false
+    if (isKep(strategy)) {
+      const alloc = runKep2004(strategy, region)
+      const m = measure(region.zones.length, region.total, consumers, alloc.groups)
+      if (alloc.error !== undefined) m.valid = false
+      return {row: row.name, strategy, measures: m, score: scoreOf(m)}
+    }
+    const ev = countEvaluation(strategy, row, opts)
+    const m = measure(ev.zoneCount, ev.total, ev.consumers, ev.groups, {slices: Math.ceil(ev.total / 100)})
+    // no node, no client: nothing sends traffic through kube-proxy (the KEP-2004 tool still scores such rows)
+    if (region.share.every((s) => s === 0)) m.valid = false
     return {row: row.name, strategy, measures: m, score: scoreOf(m)}
   })
 }
@@ -39,7 +83,7 @@ function add(m: Metric, v: number): void {
 }
 
 export interface Aggregate {
-  strategy: Kep2004Strategy
+  strategy: StrategyName
   clusters: number
   invalid: number
   score: {mean: number; max: number; min: number}
@@ -53,8 +97,8 @@ export interface Aggregate {
 }
 
 export class Aggregator {
-  private readonly acc = new Map<Kep2004Strategy, {valid: number; invalid: number; score: Metric; inZone: Metric; dev: Metric; slice: Metric; maxDev: Metric}>()
-  constructor(readonly strategies: readonly Kep2004Strategy[]) {
+  private readonly acc = new Map<StrategyName, {valid: number; invalid: number; score: Metric; inZone: Metric; dev: Metric; slice: Metric; maxDev: Metric}>()
+  constructor(readonly strategies: readonly StrategyName[]) {
     for (const s of strategies) this.acc.set(s, {valid: 0, invalid: 0, score: metric(), inZone: metric(), dev: metric(), slice: metric(), maxDev: metric()})
   }
   add(r: RowScore): void {

@@ -29,6 +29,8 @@ export interface DatasetReport {
   dataset: string
   seed: string | null
   clusters: number
+  /** what stands in for data the rows lack, per strategy */
+  notes: string[]
   aggregates: Aggregate[]
 }
 

@@ -62,13 +62,32 @@ describe('simulate on synthetic data', () => {
     expect(a.stdout).toBe(b.stdout)
     expect(validate(JSON.parse(a.stdout)), JSON.stringify(validate.errors)).toBe(true)
   })
-  it('--dataset representative -o csv prints the tool\'s results.csv columns for the five KEP-2004 strategies', () => {
+  it('--dataset representative -o csv prints the tool\'s results.csv columns for every strategy but topology-keys, and notes what stands in for missing data', () => {
     const r = runCli(['simulate', '--dataset', 'representative', '-o', 'csv'])
     expect(r.code, r.stderr).toBe(0)
     const lines = r.stdout.trim().split('\n')
     expect(lines[0]).toMatch(/^alg name,invalid cases,valid cases,mean total score/)
-    expect(lines.slice(1).map((l) => l.split(',')[0])).toEqual(['random', 'local', 'local-shared', 'local-weighted', 'local-opt'])
+    expect(lines.slice(1).map((l) => l.split(',')[0])).toEqual(['upstream-auto', 'same-zone', 'same-node', 'random', 'local', 'local-shared', 'local-weighted', 'local-opt'])
     for (const l of lines.slice(1)) expect(l.split(',')[2]).toBe('19')
+    expect(r.stderr).toMatch(/^Note: upstream-auto: zone CPU shares are node shares/m)
+    expect(r.stderr).toMatch(/^Note: same-node: endpoints are spread round-robin/m)
+  })
+  it('--dataset with --keys adds topology-keys; without "*" a zone with no endpoints leaves its nodes without backends', () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'sim-'))
+    const file = path.join(dir, 'in.csv')
+    writeFileSync(file, 'name,zone1,zone2\nboth,2 4,2 4\nhalf,2 4,2 0\n')
+    const r = runCli(['simulate', '--dataset', file, '-o', 'csv', '--per-cluster', '--keys', 'kubernetes.io/hostname,topology.kubernetes.io/zone'])
+    expect(r.code, r.stderr).toBe(0)
+    const lines = r.stdout.trim().split('\n')
+    expect(lines).toHaveLength(1 + 2 * 9)
+    expect(lines).toContain('both,topology-keys,100.0000,100.0000,100.0000,100.0000,0.0000%,0.0000%,0.0000')
+    expect(lines).toContain('half,topology-keys,invalid,invalid,invalid,invalid,invalid,invalid,invalid')
+    // PreferSameZone: zone2 has no endpoint, so its nodes route cluster-wide; zone1's 4 endpoints take all the traffic
+    expect(lines).toContain('half,same-zone,77.5000,50.0000,100.0000,100.0000,0.0000%,0.0000%,0.0000')
+    const json = JSON.parse(runCli(['simulate', '--dataset', file, '-o', 'json', '--strategies', 'same-node,local']).stdout)
+    expect(json.notes).toEqual([expect.stringMatching(/^same-node: endpoints are spread round-robin/)])
+    expect(json.aggregates.map((a: {strategy: string}) => a.strategy)).toEqual(['same-node', 'local'])
+    expect(validate(json), JSON.stringify(validate.errors)).toBe(true)
   })
   it('--dataset FILE in the tool\'s format, per cluster, and json validates', () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'sim-'))
@@ -95,7 +114,8 @@ describe('bad input: one line, documented exit code', () => {
     [['simulate', 'svc/checkout', '-n', 'shop', '-f', EXAMPLE, '--rollout', 'maxSurge=lots'], 2, /maxSurge must be an integer or a percentage/],
     [['simulate', 'svc/checkout', '-n', 'shop', '-f', EXAMPLE, '--add-node', 'zone=a'], 2, /zone= and cpu= are both needed/],
     [['simulate', '--dataset', 'no-such-family-or-file'], 3, /neither a file nor a dataset family/],
-    [['simulate', '--dataset', 'representative', '--strategies', 'same-node'], 2, /needs a cluster/],
+    [['simulate', '--dataset', 'representative', '--kube-version', '1.30'], 2, /--kube-version applies to a cluster/],
+    [['simulate', '--dataset', 'representative', '--traffic', 'zone1=1'], 2, /--traffic applies to a cluster/],
     [['simulate'], 2, /name a Service/],
   ]
   for (const [args, code, message] of cases) {
@@ -114,5 +134,9 @@ describe('bad input: one line, documented exit code', () => {
     const r = runCli(['simulate', '--dataset', file])
     expect(r.code).toBe(3)
     expect(r.stderr).toMatch(/bad\.csv:3: zone zone1: expected "NODES ENDPOINTS"/)
+    writeFileSync(file, 'name,a,a\nok,1 1,1 1\n')
+    const twice = runCli(['simulate', '--dataset', file])
+    expect(twice.code).toBe(3)
+    expect(twice.stderr).toMatch(/bad\.csv:1: zone "a" is named twice/)
   })
 })

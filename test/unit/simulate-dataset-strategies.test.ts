@@ -1,0 +1,90 @@
+// simulate --dataset scores upstream-auto, same-zone, same-node and topology-keys from counts
+// (strategies/counts.ts). They must give what simulate gives on the cluster the row stands for
+// (rowToClusterState): the same controller, trafficDistribution and kube-proxy engines that
+// `explain` uses, on real Node and EndpointSlice objects.
+import fc from 'fast-check'
+import {describe, expect, it} from 'vitest'
+import type {DatasetRow} from '../../src/engine/dataset.js'
+import {Aggregator, DATASET_DEFAULT_STRATEGIES, rowToClusterState, scoreRow} from '../../src/engine/simulate-dataset.js'
+import {simulateService, type StrategyName} from '../../src/engine/simulate.js'
+import {sameNodeCounts, upstreamAutoCounts} from '../../src/engine/strategies/counts.js'
+
+const CLUSTER_STRATEGIES = ['upstream-auto', 'same-zone', 'same-node', 'topology-keys'] as const
+const KEY_SETS: (readonly string[])[] = [
+  ['kubernetes.io/hostname', 'topology.kubernetes.io/zone', '*'],
+  ['topology.kubernetes.io/zone'],
+  ['kubernetes.io/hostname'],
+  ['example.com/rack', '*'],
+]
+
+function compare(row: DatasetRow, strategy: (typeof CLUSTER_STRATEGIES)[number], keys: readonly string[]): void {
+  const [mine] = scoreRow(row, [strategy], {topologyKeys: keys})
+  const state = rowToClusterState(row)
+  const sim = simulateService(state, state.services[0]!, {strategies: [strategy], trafficModel: 'cpu', topologyKeys: keys})
+  const theirs = sim.strategies[0]!
+  const what = `${strategy} ${JSON.stringify(row.zones.map((z) => [z.name, z.nodes, z.endpoints]))} keys ${keys.join(',')}`
+  expect(mine!.measures.valid, what).toBe(theirs.valid)
+  expect(mine!.measures.inZone, what).toBeCloseTo(theirs.inZoneTraffic, 9)
+  expect(mine!.measures.maxOverload, what).toBeCloseTo(theirs.maxOverload, 9)
+  expect(mine!.measures.meanOverload, what).toBeCloseTo(theirs.meanOverload, 9)
+  expect(mine!.measures.sdOverload, what).toBeCloseTo(theirs.sdOverload, 9)
+  expect(mine!.measures.endpointSlices, what).toBe(theirs.endpointSlices)
+  expect(mine!.measures.unserved, what).toBeCloseTo(theirs.unservedTraffic, 9)
+  if (theirs.score === null) expect(mine!.score, what).toBeNull()
+  else expect(mine!.score!.score, what).toBeCloseTo(theirs.score, 7)
+}
+
+// zone names out of sorted order, so that row order (endpoint order) and name order differ
+const NAMES = ['zc', 'za', 'zd', 'zb', 'ze']
+const rowArb = fc
+  .array(fc.record({nodes: fc.integer({min: 0, max: 6}), endpoints: fc.oneof(fc.integer({min: 0, max: 12}), fc.integer({min: 0, max: 140}))}), {minLength: 1, maxLength: 5})
+  .map((zs): DatasetRow => ({name: 'r', zones: zs.map((z, i) => ({name: NAMES[i]!, ...z}))}))
+
+describe('dataset strategies from counts = simulate on the row\'s cluster', () => {
+  it('upstream-auto, same-zone, same-node, topology-keys (several key lists) on random rows', () => {
+    fc.assert(
+      fc.property(rowArb, fc.constantFrom(...CLUSTER_STRATEGIES), fc.constantFrom(...KEY_SETS), (row, strategy, keys) => {
+        fc.pre(row.zones.some((z) => z.nodes > 0)) // simulate needs a node to take traffic shares from
+        compare(row, strategy, keys)
+      }),
+      {numRuns: 600},
+    )
+  })
+  it('worked examples', () => {
+    // upstream's example shape: 3 equal zones, 4/3/2 endpoints -> one endpoint of the first zone goes to the third
+    const three = {name: 'x', zones: [{name: 'a', nodes: 1, endpoints: 4}, {name: 'b', nodes: 1, endpoints: 3}, {name: 'c', nodes: 1, endpoints: 2}]}
+    for (const s of CLUSTER_STRATEGIES) compare(three, s, KEY_SETS[0]!)
+    const ev = upstreamAutoCounts(three.zones)
+    expect(ev.groups.map((g) => g.comp)).toEqual([[3, 0, 0], [0, 3, 0], [1, 0, 2]])
+    // a zone with endpoints but no node: its endpoints have no node hint, so every node uses zone hints
+    const orphan = {name: 'y', zones: [{name: 'a', nodes: 2, endpoints: 5}, {name: 'b', nodes: 0, endpoints: 3}]}
+    for (const s of CLUSTER_STRATEGIES) compare(orphan, s, KEY_SETS[0]!)
+    expect(sameNodeCounts(orphan.zones).fallback).toMatch(/no node hint/)
+    // more zones than endpoints: upstream refuses hints
+    const few = {name: 'z', zones: [{name: 'a', nodes: 1, endpoints: 1}, {name: 'b', nodes: 1, endpoints: 0}, {name: 'c', nodes: 1, endpoints: 0}]}
+    expect(upstreamAutoCounts(few.zones).fallback).toMatch(/Insufficient number of endpoints/)
+    for (const s of CLUSTER_STRATEGIES) compare(few, s, KEY_SETS[1]!)
+  })
+  it('a row without nodes has no traffic source: invalid for the cluster strategies (the KEP-2004 ones score it as the tool does, see simulate-kep2004-tool.test.ts)', () => {
+    const row = {name: 'n', zones: [{name: 'a', nodes: 0, endpoints: 3}, {name: 'b', nodes: 0, endpoints: 2}]}
+    const scores = scoreRow(row, [...DATASET_DEFAULT_STRATEGIES, 'topology-keys'])
+    expect(scores.map((r) => r.strategy)).toEqual([...DATASET_DEFAULT_STRATEGIES, 'topology-keys'])
+    for (const r of scores) if (['upstream-auto', 'same-zone', 'same-node', 'topology-keys'].includes(r.strategy)) expect(r.score, r.strategy).toBeNull()
+    expect(scores.find((r) => r.strategy === 'random')!.score!.score).toBeCloseTo(35, 9) // the tool prints 35.0000
+  })
+  it('aggregates every strategy; topology-keys without "*" makes rows with endpoint-less zones invalid', () => {
+    const rows: DatasetRow[] = [
+      {name: 'ok', zones: [{name: 'a', nodes: 2, endpoints: 4}, {name: 'b', nodes: 2, endpoints: 4}]},
+      {name: 'empty-zone', zones: [{name: 'a', nodes: 2, endpoints: 4}, {name: 'b', nodes: 2, endpoints: 0}]},
+    ]
+    const strategies: StrategyName[] = [...DATASET_DEFAULT_STRATEGIES, 'topology-keys']
+    const agg = new Aggregator(strategies)
+    for (const row of rows) for (const r of scoreRow(row, strategies, {topologyKeys: ['kubernetes.io/hostname', 'topology.kubernetes.io/zone']})) agg.add(r)
+    const byName = new Map(agg.result().map((a) => [a.strategy, a]))
+    expect([...byName.keys()]).toEqual(strategies)
+    expect(byName.get('topology-keys')).toMatchObject({clusters: 1, invalid: 1})
+    expect(byName.get('same-zone')).toMatchObject({clusters: 2, invalid: 0})
+    // balanced row: every hint strategy keeps all traffic in its zone with no overload
+    expect(byName.get('same-node')!.score.max).toBeCloseTo(100, 9)
+  })
+})
