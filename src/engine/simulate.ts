@@ -45,6 +45,12 @@ export interface SimulateOptions {
   /** KEP-2004 padding for `local`: the previous subsetting mode (unset: the tool's stateless rule) */
   previousMode?: SubsettingMode
   padding?: number
+  /**
+   * --traffic names a zone that has neither a node nor a ready endpoint: an error (a typo),
+   * unless this is set (rollout steps, where a zone can lose every ready endpoint for a while
+   * and, with Nodes unreadable, is then known only from --traffic): the zone keeps its share.
+   */
+  trafficZonesKnown?: boolean
 }
 
 export class SimulateInputError extends Error {}
@@ -121,8 +127,8 @@ export interface TrafficPlan {
   nodeShare: Map<string, number>
 }
 
-export function trafficPlan(view: ServiceView, model: TrafficModel, custom?: Record<string, number>): TrafficPlan {
-  const zones = view.zones
+export function trafficPlan(view: ServiceView, model: TrafficModel, custom?: Record<string, number>, customZonesKnown = false): TrafficPlan {
+  const zones = customZonesKnown && custom !== undefined ? [...new Set([...view.zones, ...Object.keys(custom)])].sort() : view.zones
   const sources = view.nodes.filter((n) => n.counted && n.zone !== null)
   const weightOf = (n: SimNode): number => (model === 'cpu' ? n.milliCPU : 1)
   const zoneWeight = new Map<string, number>()
@@ -359,7 +365,7 @@ function keysStrategy(view: ServiceView, plan: TrafficPlan, keys: readonly strin
 
 export function simulateService(state: ClusterState, svc: Service, opts: SimulateOptions = {}): ServiceSimulation {
   const view = serviceView(state, svc)
-  const plan = trafficPlan(view, opts.trafficModel ?? 'cpu', opts.traffic)
+  const plan = trafficPlan(view, opts.trafficModel ?? 'cpu', opts.traffic, opts.trafficZonesKnown)
   const strategies = opts.strategies ?? STRATEGIES.filter((s) => s !== 'topology-keys')
   const region = regionOf(plan, view)
   const results: StrategyResult[] = []
@@ -491,7 +497,7 @@ export function evaluateSteps(
   const wanted = opts.strategies ?? ['upstream-auto']
   const strategies: StrategyName[] = wanted.includes('upstream-auto') ? [...wanted] : ['upstream-auto', ...wanted]
   return steps.map((s) => {
-    const sim = simulateService(s.state, svc, {...opts, strategies})
+    const sim = simulateService(s.state, svc, {...opts, strategies, trafficZonesKnown: true})
     const auto = sim.strategies.find((r) => r.strategy === 'upstream-auto') as StrategyResult
     return {
       step: s.step,

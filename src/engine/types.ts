@@ -122,6 +122,60 @@ export interface EventObject {
   firstTimestamp?: string | null
 }
 
+/** An int-or-string field such as maxSurge: 1 or "25%". */
+export type IntOrString = number | string
+
+export interface LabelSelectorRequirement {
+  key: string
+  operator: string
+  values?: string[] | null
+}
+
+export interface LabelSelector {
+  matchLabels?: Record<string, string> | null
+  matchExpressions?: LabelSelectorRequirement[] | null
+}
+
+/** What simulate reads of a pod template: its labels (a Service's selector matches them). */
+export interface PodTemplateMeta {
+  metadata?: {labels?: Record<string, string> | null} | null
+}
+
+/** apps/v1 Deployment: the fields `simulate --rollout from-workload` reads. */
+export interface Deployment {
+  apiVersion?: string
+  kind?: 'Deployment'
+  metadata: ObjectMeta
+  spec?: {
+    replicas?: number | null
+    selector?: LabelSelector | null
+    template?: PodTemplateMeta | null
+    strategy?: {
+      type?: string | null
+      rollingUpdate?: {maxSurge?: IntOrString | null; maxUnavailable?: IntOrString | null} | null
+    } | null
+    paused?: boolean | null
+  }
+}
+
+/** apps/v1 StatefulSet: the fields `simulate --rollout from-workload` reads. */
+export interface StatefulSet {
+  apiVersion?: string
+  kind?: 'StatefulSet'
+  metadata: ObjectMeta
+  spec?: {
+    replicas?: number | null
+    selector?: LabelSelector | null
+    template?: PodTemplateMeta | null
+    serviceName?: string | null
+    podManagementPolicy?: string | null
+    updateStrategy?: {
+      type?: string | null
+      rollingUpdate?: {partition?: number | null; maxUnavailable?: IntOrString | null} | null
+    } | null
+  }
+}
+
 /** Everything explain needs, from a live cluster or a snapshot file. */
 export interface ClusterState {
   nodes: Node[]
@@ -129,6 +183,13 @@ export interface ClusterState {
   endpointSlices: EndpointSlice[]
   /** Events on Services (optional; a snapshot may not carry them). */
   events?: EventObject[]
+  /**
+   * The Deployments and StatefulSets that may stand behind the Services (simulate
+   * --rollout from-workload). Absent when they were not read (an older snapshot, a
+   * command that does not need them).
+   */
+  deployments?: Deployment[]
+  statefulSets?: StatefulSet[]
   /** The API server's version, e.g. "1.36.3"; absent for snapshots. */
   serverVersion?: string
   /** False when Nodes could not be read (RBAC): the CPU heuristic cannot be computed. */

@@ -8,6 +8,7 @@
 import {matchesSelector, parseSelector} from './selector.js'
 import {serviceView, simNodes, slicesOf} from './strategies/cluster.js'
 import {LABEL_ZONE, type ClusterState, type Endpoint, type EndpointSlice, type Node, type Service} from './types.js'
+import {deploymentParamsProblem, podNameMatcher, resolveFenceposts, statefulSetMaxUnavailable, statefulSetParamsProblem, type RolloutSpec} from './workload.js'
 
 export class WhatIfError extends Error {}
 
@@ -42,7 +43,8 @@ function simulatedAddress(state: ClusterState, n: number): string {
 }
 
 interface Placement {
-  node: string
+  /** null: the Nodes could not be read (RBAC), the pod is placed by zone only */
+  node: string | null
   zone: string
 }
 
@@ -60,11 +62,19 @@ function countBy(eps: Endpoint[], key: (e: Endpoint) => string | null | undefine
   return m
 }
 
-function placeOne(state: ClusterState, svc: Service, preferZone?: string): Placement | null {
+function placeOne(state: ClusterState, svc: Service, preferZone?: string, knownZones?: readonly string[]): Placement | null {
   const nodes = simNodes(state).filter((n) => n.schedulable && n.zone !== null)
-  if (nodes.length === 0) return null
   const eps = serviceSlices(state, svc).flatMap((s) => s.endpoints ?? [])
   const byZone = countBy(eps, (e) => e.zone)
+  if (nodes.length === 0) {
+    if (state.nodesReadable !== false) return null
+    // The Nodes could not be read (RBAC): by zone only, among the zones the Service's endpoints
+    // ran in (knownZones: when the rollout started) or run in.
+    const known = [...new Set([...(knownZones ?? []), ...byZone.keys()])].sort()
+    if (known.length === 0) return null
+    const zone = preferZone !== undefined && known.includes(preferZone) ? preferZone : known.reduce((best, z) => ((byZone.get(z) ?? 0) < (byZone.get(best) ?? 0) ? z : best), known[0] as string)
+    return {node: null, zone}
+  }
   const byNode = countBy(eps, (e) => e.nodeName)
   const zones = [...new Set(nodes.map((n) => n.zone as string))].sort()
   const zone =
@@ -77,8 +87,8 @@ function placeOne(state: ClusterState, svc: Service, preferZone?: string): Place
 }
 
 /** Adds one endpoint of the Service (ready or not) where placement puts it; false when no node can take it. */
-export function addEndpoint(state: ClusterState, svc: Service, opts: {ready: boolean; zone?: string; name?: string}): boolean {
-  const where = placeOne(state, svc, opts.zone)
+export function addEndpoint(state: ClusterState, svc: Service, opts: {ready: boolean; zone?: string; name?: string; knownZones?: readonly string[]}): boolean {
+  const where = placeOne(state, svc, opts.zone, opts.knownZones)
   if (where === null) return false
   let slices = serviceSlices(state, svc)
   if (slices.length === 0) {
@@ -106,25 +116,40 @@ export function addEndpoint(state: ClusterState, svc: Service, opts: {ready: boo
   return true
 }
 
-/** Removes one endpoint of the Service, chosen by `pick` among candidates (default: from the node with the most). */
+/**
+ * Removes one endpoint of the Service among those `filter` accepts: from the node with the most
+ * of them (the ReplicaSet controller deletes pods on crowded nodes first); among equally crowded
+ * nodes, from the zone with the most endpoints of the Service (the controller's last tie-break
+ * is random, which spreads deletions over the zones on average), then by node name.
+ */
 export function removeEndpoint(state: ClusterState, svc: Service, filter: (e: Endpoint) => boolean = () => true): boolean {
+  return takeEndpoint(state, svc, filter) !== null
+}
+
+/** removeEndpoint, returning the endpoint removed (null: none matched). */
+function takeEndpoint(state: ClusterState, svc: Service, filter: (e: Endpoint) => boolean): Endpoint | null {
   const slices = serviceSlices(state, svc)
   const eps = slices.flatMap((s) => (s.endpoints ?? []).filter(filter))
-  if (eps.length === 0) return false
+  if (eps.length === 0) return null
   const byNode = countBy(eps, (e) => e.nodeName ?? '')
+  const byZone = countBy(slices.flatMap((s) => s.endpoints ?? []), (e) => e.zone)
   const victim = eps.reduce((best, e) => {
     const a = byNode.get(e.nodeName ?? '') ?? 0
     const b = byNode.get(best.nodeName ?? '') ?? 0
-    return a > b || (a === b && (e.nodeName ?? '') < (best.nodeName ?? '')) ? e : best
+    if (a !== b) return a > b ? e : best
+    const za = byZone.get(e.zone ?? '') ?? 0
+    const zb = byZone.get(best.zone ?? '') ?? 0
+    if (za !== zb) return za > zb ? e : best
+    return (e.nodeName ?? '') < (best.nodeName ?? '') ? e : best
   }, eps[0] as Endpoint)
   for (const s of slices) {
     const i = (s.endpoints ?? []).indexOf(victim)
     if (i >= 0) {
       s.endpoints!.splice(i, 1)
-      return true
+      return victim
     }
   }
-  return false
+  return null
 }
 
 /** --drain NODE / -l selector: nodes become unschedulable; the Service's pods there are recreated elsewhere. */
@@ -211,6 +236,7 @@ export function addNode(state: ClusterState, spec: {zone: string; cpu: string; n
 
 // ---- rolling update -----------------------------------------------------------------------------
 
+/** The flag-only form (a Deployment's rolling update), kept for callers that give just the numbers. */
 export interface RolloutParams {
   maxSurge: number | string
   maxUnavailable: number | string
@@ -227,37 +253,61 @@ export interface RolloutStep {
   state: ClusterState
 }
 
-/** An int-or-percent, resolved like the Deployment controller: surge rounds up, unavailable rounds down. */
-export function resolveIntOrPercent(v: number | string, total: number, roundUp: boolean, flag: string): number {
-  if (typeof v === 'number') return v
-  const m = v.trim().match(/^(\d+)(%?)$/)
-  if (!m) throw new WhatIfError(`--rollout: ${flag} must be an integer or a percentage, got "${v}"`)
-  const n = Number(m[1])
-  if (m[2] !== '%') return n
-  return roundUp ? Math.ceil((n * total) / 100) : Math.floor((n * total) / 100)
-}
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`
 
 /**
- * Steps through a Deployment rolling update of the Service's pods: create new pods (not ready),
- * they become ready, old pods are deleted while at least replicas - maxUnavailable stay ready
- * and at most replicas + maxSurge exist. New pods are placed by the spread rule; old pods go
- * from the node with the most old pods first.
+ * Steps through an update of the workload's pods: every ready endpoint of the Service (or,
+ * with spec.podsOf, every one whose pod name is the workload's) is a pod of the old revision;
+ * not-ready ones are dropped first; other endpoints stay as they are:
+ *   Deployment RollingUpdate: create new pods (not ready), they become ready, old pods are
+ *     deleted while at least replicas - maxUnavailable stay ready and at most replicas +
+ *     maxSurge exist (ResolveFenceposts arithmetic). New pods are placed by the spread rule,
+ *     old pods go from the node with the most old pods first.
+ *   Deployment Recreate: every old pod is deleted, then all new pods are created, then ready.
+ *   StatefulSet RollingUpdate: from the highest ordinal down to the partition, maxUnavailable
+ *     pods at a time are deleted and recreated (not ready, in the zone they left: a
+ *     StatefulSet pod keeps its identity and usually its zonal volume), then become ready.
+ *     Ordinals come from the endpoints' pod names (<statefulset>-<ordinal>).
+ *   StatefulSet OnDelete: nothing happens until pods are deleted: only the start.
  */
-export function rollout(state: ClusterState, svc: Service, params: RolloutParams): RolloutStep[] {
-  let cur = clone(state)
-  const view = serviceView(cur, svc)
-  const R = params.replicas ?? view.ready.length
-  const surge = resolveIntOrPercent(params.maxSurge, R, true, 'maxSurge')
-  const unavailable = resolveIntOrPercent(params.maxUnavailable, R, false, 'maxUnavailable')
-  if (surge === 0 && unavailable === 0) throw new WhatIfError('--rollout: maxSurge and maxUnavailable cannot both be 0')
-  if (R === 0) throw new WhatIfError('--rollout: the Service has no ready endpoint to roll')
-  // mark existing ready endpoints as the old revision; drop not-ready ones
-  const isOld = (e: Endpoint) => e.targetRef?.name?.startsWith('new-') !== true
+export function rollout(state: ClusterState, svc: Service, params: RolloutSpec | RolloutParams): RolloutStep[] {
+  const spec: RolloutSpec = 'kind' in params ? params : {kind: 'Deployment', type: 'RollingUpdate', ...params}
+  const cur = clone(state)
   for (const s of serviceSlices(cur, svc)) s.endpoints = (s.endpoints ?? []).filter((e) => e.conditions?.ready === true)
-  let old = serviceView(cur, svc).ready.length
+  const matches = spec.podsOf === undefined ? null : podNameMatcher(spec.podsOf)
+  // The rolled workload's pods among the Service's (ready) endpoints; new pods are named new-N.
+  const own = (e: Endpoint) => !isNew(e) && (matches === null || matches(e.targetRef?.name ?? ''))
+  const R = spec.replicas ?? serviceSlices(cur, svc).flatMap((s) => s.endpoints ?? []).filter(own).length
+  if (R === 0) throw new WhatIfError('--rollout: 0 replicas (and no ready endpoint): nothing to roll')
+  // Without Nodes (RBAC), new pods are placed by zone among those the Service runs in now.
+  const zonesAtStart = cur.nodesReadable === false ? [...new Set(serviceView(cur, svc).ready.map((e) => e.zone).filter((z): z is string => z !== null))] : undefined
+  if (spec.kind === 'StatefulSet') {
+    if (spec.type === 'OnDelete') {
+      const old = serviceSlices(cur, svc).flatMap((s) => s.endpoints ?? []).filter(own).length
+      return [{step: 0, action: 'start (OnDelete: no pod is replaced until it is deleted)', oldPods: old, newReady: 0, newNotReady: 0, state: cur}]
+    }
+    const problem = statefulSetParamsProblem(spec.partition, spec.maxUnavailable)
+    if (problem !== null) throw new WhatIfError(`--rollout: ${problem}`)
+    return statefulSetRollout(cur, svc, spec.name, R, spec.partition, statefulSetMaxUnavailable(spec.maxUnavailable, R), zonesAtStart, matches === null)
+  }
+  if (spec.type === 'Recreate') return recreate(cur, svc, R, own, zonesAtStart)
+  const problem = deploymentParamsProblem(spec.maxSurge, spec.maxUnavailable)
+  if (problem !== null) throw new WhatIfError(`--rollout: ${problem}`)
+  const {surge, unavailable} = resolveFenceposts(spec.maxSurge, spec.maxUnavailable, R)
+  return deploymentRollout(cur, svc, R, surge, unavailable, own, zonesAtStart)
+}
+
+// Simulated new pods: "~" never appears in a real pod name.
+const NEW_PREFIX = '~new-'
+const isNew = (e: Endpoint) => e.targetRef?.name?.startsWith(NEW_PREFIX) === true
+const NOWHERE = '--rollout: no schedulable Ready node with a zone label to place the new pods on'
+
+function deploymentRollout(start: ClusterState, svc: Service, R: number, surge: number, unavailable: number, isOld: (e: Endpoint) => boolean, zonesAtStart: string[] | undefined): RolloutStep[] {
+  let cur = start
+  let made = 0
+  let old = serviceSlices(cur, svc).flatMap((s) => s.endpoints ?? []).filter(isOld).length
   let newReady = 0
   let newNotReady = 0
-  let made = 0
   const steps: RolloutStep[] = [{step: 0, action: 'start', oldPods: old, newReady, newNotReady, state: cur}]
   const push = (action: string) => steps.push({step: steps.length, action, oldPods: old, newReady, newNotReady, state: cur})
   for (let guard = 0; guard < 4 * R + 10 && (old > 0 || newReady < R); guard++) {
@@ -265,14 +315,14 @@ export function rollout(state: ClusterState, svc: Service, params: RolloutParams
     const canCreate = Math.min(R + surge - (old + newReady + newNotReady), R - (newReady + newNotReady))
     if (canCreate > 0) {
       cur = clone(cur)
-      for (let i = 0; i < canCreate; i++) addEndpoint(cur, svc, {ready: false, name: `new-${++made}`})
+      for (let i = 0; i < canCreate; i++) if (!addEndpoint(cur, svc, {ready: false, name: `${NEW_PREFIX}${++made}`, knownZones: zonesAtStart})) throw new WhatIfError(NOWHERE)
       newNotReady += canCreate
       push(`create ${canCreate} new pod(s) (not ready)`)
     }
     if (newNotReady > 0) {
       cur = clone(cur)
       for (const s of serviceSlices(cur, svc)) {
-        for (const e of s.endpoints ?? []) if (!isOld(e)) e.conditions = {ready: true, serving: true, terminating: false}
+        for (const e of s.endpoints ?? []) if (isNew(e)) e.conditions = {ready: true, serving: true, terminating: false}
       }
       const became = newNotReady
       newReady += newNotReady
@@ -289,6 +339,67 @@ export function rollout(state: ClusterState, svc: Service, params: RolloutParams
     } else if (canCreate <= 0 && newNotReady === 0) {
       break
     }
+  }
+  return steps
+}
+
+function recreate(start: ClusterState, svc: Service, R: number, isOld: (e: Endpoint) => boolean, zonesAtStart: string[] | undefined): RolloutStep[] {
+  const old = serviceSlices(start, svc).flatMap((s) => s.endpoints ?? []).filter(isOld).length
+  const steps: RolloutStep[] = [{step: 0, action: 'start', oldPods: old, newReady: 0, newNotReady: 0, state: start}]
+  let cur = clone(start)
+  let made = 0
+  for (const s of serviceSlices(cur, svc)) s.endpoints = (s.endpoints ?? []).filter((e) => !isOld(e))
+  steps.push({step: 1, action: `delete ${old} old pod(s) (Recreate)`, oldPods: 0, newReady: 0, newNotReady: 0, state: cur})
+  cur = clone(cur)
+  for (let i = 0; i < R; i++) {
+    if (!addEndpoint(cur, svc, {ready: false, name: `${NEW_PREFIX}${++made}`, knownZones: zonesAtStart})) throw new WhatIfError(NOWHERE)
+  }
+  steps.push({step: 2, action: `create ${R} new pod(s) (not ready)`, oldPods: 0, newReady: 0, newNotReady: R, state: cur})
+  cur = clone(cur)
+  for (const s of serviceSlices(cur, svc)) for (const e of s.endpoints ?? []) if (isNew(e)) e.conditions = {ready: true, serving: true, terminating: false}
+  steps.push({step: 3, action: `${R} new pod(s) become ready`, oldPods: 0, newReady: R, newNotReady: 0, state: cur})
+  return steps
+}
+
+function statefulSetRollout(start: ClusterState, svc: Service, name: string, R: number, partition: number, maxUnavailable: number, zonesAtStart: string[] | undefined, allEndpointsAreItsPods: boolean): RolloutStep[] {
+  let cur = start
+  let made = 0
+  const ordinalRe = new RegExp(`^${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}-(\\d+)$`)
+  const ordinalOf = (e: Endpoint): number | null => {
+    const m = ordinalRe.exec(e.targetRef?.name ?? '')
+    return m ? Number(m[1]) : null
+  }
+  const ready = serviceView(cur, svc).ready
+  const eps = serviceSlices(cur, svc).flatMap((s) => s.endpoints ?? [])
+  const named = eps.map((e) => ({name: e.targetRef?.name ?? '', ordinal: ordinalOf(e)})).filter((x): x is {name: string; ordinal: number} => x.ordinal !== null)
+  // Pods to update, in the controller's order: highest ordinal first, down to the partition.
+  // Without <name>-<ordinal> pod names (and no other workload behind the Service) the ordinals
+  // are unknown: the same number of pods is taken by the removal rule (node with the most first).
+  const targets: (string | null)[] = named.length > 0 || !allEndpointsAreItsPods
+    ? named.filter((x) => x.ordinal >= partition && x.ordinal < R).sort((a, b) => b.ordinal - a.ordinal).map((x) => x.name)
+    : Array.from({length: Math.max(0, Math.min(ready.length, R) - partition)}, () => null)
+  let old = allEndpointsAreItsPods && named.length === 0 ? ready.length : named.length
+  let newReady = 0
+  const fresh = new Set<string>()
+  const steps: RolloutStep[] = [{step: 0, action: 'start', oldPods: old, newReady, newNotReady: 0, state: cur}]
+  for (let i = 0; i < targets.length; i += maxUnavailable) {
+    const batch = targets.slice(i, i + maxUnavailable)
+    cur = clone(cur)
+    const names: string[] = []
+    for (const target of batch) {
+      const gone = takeEndpoint(cur, svc, target === null ? (e) => !fresh.has(e.targetRef?.name ?? '') : (e) => e.targetRef?.name === target)
+      if (gone === null) continue
+      const podName = target ?? `${NEW_PREFIX}${++made}`
+      fresh.add(podName)
+      names.push(target ?? gone.targetRef?.name ?? podName)
+      if (!addEndpoint(cur, svc, {ready: false, name: podName, zone: gone.zone ?? undefined, knownZones: zonesAtStart})) throw new WhatIfError(NOWHERE)
+    }
+    old -= names.length
+    steps.push({step: steps.length, action: `replace ${plural(names.length, 'pod')} (${names.join(', ')}): recreated, not ready`, oldPods: old, newReady, newNotReady: names.length, state: cur})
+    cur = clone(cur)
+    for (const s of serviceSlices(cur, svc)) for (const e of s.endpoints ?? []) if (fresh.has(e.targetRef?.name ?? '')) e.conditions = {ready: true, serving: true, terminating: false}
+    newReady += names.length
+    steps.push({step: steps.length, action: `${plural(names.length, 'pod')} ${names.length === 1 ? 'becomes' : 'become'} ready`, oldPods: old, newReady, newNotReady: 0, state: cur})
   }
   return steps
 }
