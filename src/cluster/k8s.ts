@@ -5,6 +5,7 @@
 
 export {
   KubeConfig,
+  AppsV1Api,
   CoreV1Api,
   DiscoveryV1Api,
   VersionApi,

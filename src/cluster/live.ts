@@ -3,8 +3,9 @@
 // read with one GET each, as kubectl does).
 
 import {CliError, ExitCode} from '../errors.js'
-import type {ClusterState, EndpointSlice, EventObject, Node, Service} from '../engine/types.js'
+import type {ClusterState, Deployment, EndpointSlice, EventObject, Node, Service, StatefulSet} from '../engine/types.js'
 import {LABEL_SERVICE_NAME} from '../engine/types.js'
+import {selectsTemplate} from '../engine/workload.js'
 import {apiStatusCode, toCliError, type ErrorContext} from './errors.js'
 import type {KubeContext} from './kubeconfig.js'
 import {didYouMean} from './suggest.js'
@@ -21,6 +22,12 @@ export interface ReadOptions {
   pageSize?: number
   /** Also read Events on the selected Services (one list). */
   withEvents?: boolean
+  /**
+   * Also read the Deployments and StatefulSets behind the selected Services (two lists).
+   * 'required': a refusal is the command's error; 'optional': a 403 becomes a warning and
+   * the state carries no workloads.
+   */
+  withWorkloads?: 'required' | 'optional'
 }
 
 export interface LiveClusterState extends ClusterState {
@@ -33,6 +40,9 @@ export interface LiveClusterState extends ClusterState {
 
 /** Above this many distinct names, slices are listed with an existence selector and filtered locally. */
 const MAX_NAMES_IN_SELECTOR = 100
+
+export const workloadsForbiddenWarning = (resources: string[], where: string) =>
+  `cannot list ${resources.join(' and ')} ${where} (missing permission: list ${resources.map((r) => `${r}.apps`).join(', ')}); the snapshot holds no Deployments or StatefulSets (simulate --rollout from-workload needs them)`
 
 export const NODES_FORBIDDEN_WARNING =
   'cannot list nodes (missing permission: list nodes, cluster-scoped); zone CPU shares and topology-mode Auto predictions are unavailable'
@@ -80,6 +90,7 @@ export function normalizeServerVersion(info: {gitVersion?: string; major?: strin
 export async function readClusterState(ctx: KubeContext, opts: ReadOptions = {}): Promise<LiveClusterState> {
   const k8s = await import('./k8s.js')
   const core = ctx.kc.makeApiClient(k8s.CoreV1Api)
+  const apps = ctx.kc.makeApiClient(k8s.AppsV1Api)
   const disc = ctx.kc.makeApiClient(k8s.DiscoveryV1Api)
   const version = ctx.kc.makeApiClient(k8s.VersionApi)
   const o = ctx.apiOptions
@@ -187,6 +198,33 @@ export async function readClusterState(ctx: KubeContext, opts: ReadOptions = {})
         )
   }
 
+  // Deployments and StatefulSets: all of the namespace (or cluster with -A), page by page,
+  // kept when their pod template is selected by a selected Service (below).
+  const listWorkloads = async (): Promise<{deployments: Deployment[]; statefulSets: StatefulSet[]} | undefined> => {
+    const wire = <T>(type: string, kind: string) => (res: {items: unknown[]; metadata?: {_continue?: string}}): ListPage<T> => ({
+      items: res.items.map((x) => serialize<T>(x, type, 'apps/v1', kind)),
+      metadata: res.metadata,
+    })
+    const both = await Promise.allSettled([
+      listAll(`list deployments ${where}`, (c) =>
+        (all ? apps.listDeploymentForAllNamespaces({limit, _continue: c}, o) : apps.listNamespacedDeployment({namespace: ns, limit, _continue: c}, o)).then(wire<Deployment>('V1Deployment', 'Deployment')),
+      ),
+      listAll(`list statefulsets ${where}`, (c) =>
+        (all ? apps.listStatefulSetForAllNamespaces({limit, _continue: c}, o) : apps.listNamespacedStatefulSet({namespace: ns, limit, _continue: c}, o)).then(wire<StatefulSet>('V1StatefulSet', 'StatefulSet')),
+      ),
+    ])
+    const [d, s] = both
+    const forbidden = (r: PromiseSettledResult<unknown>) => r.status === 'rejected' && r.reason instanceof CliError && apiStatusCode(r.reason.cause) === 403
+    if (opts.withWorkloads === 'optional' && (forbidden(d) || forbidden(s))) {
+      for (const r of both) if (r.status === 'rejected' && !forbidden(r)) throw r.reason
+      warnings.push(workloadsForbiddenWarning([forbidden(d) ? 'deployments' : '', forbidden(s) ? 'statefulsets' : ''].filter((x) => x !== ''), where))
+      return undefined
+    }
+    if (d.status === 'rejected') throw d.reason
+    if (s.status === 'rejected') throw s.reason
+    return {deployments: d.value, statefulSets: s.value}
+  }
+
   const sliceSelectorFor = (svcNames: string[]): string => {
     const unique = [...new Set(svcNames)].sort()
     return unique.length > 0 && unique.length <= MAX_NAMES_IN_SELECTOR
@@ -248,6 +286,7 @@ export async function readClusterState(ctx: KubeContext, opts: ReadOptions = {})
 
   const nodesP = settle(readNodes())
   const versionP = settle(readVersion())
+  const workloadsP = opts.withWorkloads ? settle(listWorkloads()) : undefined
 
   let services: Service[]
   let rawSlices: EndpointSlice[]
@@ -303,6 +342,13 @@ export async function readClusterState(ctx: KubeContext, opts: ReadOptions = {})
     requests: 0,
   }
   if (serverVersion !== undefined) state.serverVersion = serverVersion
+  const workloads = workloadsP === undefined ? undefined : unwrap(await workloadsP)
+  if (workloads !== undefined) {
+    const behind = (w: Deployment | StatefulSet) =>
+      services.some((s) => (s.metadata.namespace ?? '') === (w.metadata.namespace ?? '') && selectsTemplate(s, w.spec?.template?.metadata?.labels))
+    state.deployments = workloads.deployments.filter(behind)
+    state.statefulSets = workloads.statefulSets.filter(behind)
+  }
   if (opts.withEvents) {
     state.events = rawEvents
       .map((e) => serialize<EventObject>(e, 'CoreV1Event', 'v1', 'Event'))

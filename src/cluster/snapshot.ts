@@ -15,12 +15,14 @@ import {
   ANNOTATION_TOPOLOGY_MODE,
   LABEL_HOSTNAME,
   type ClusterState,
+  type Deployment,
   type Endpoint,
   type EndpointSlice,
   type EventObject,
   type Node,
   type ObjectMeta,
   type Service,
+  type StatefulSet,
 } from '../engine/types.js'
 
 export const SNAPSHOT_API_VERSION = 'kubectl-topology/v1'
@@ -36,6 +38,9 @@ export interface Snapshot {
   services: Service[]
   endpointSlices: EndpointSlice[]
   events?: EventObject[]
+  /** The Deployments and StatefulSets behind the Services (absent: not read). */
+  deployments?: Deployment[]
+  statefulSets?: StatefulSet[]
 }
 
 type Obj = Record<string, unknown>
@@ -346,7 +351,7 @@ function parseText(text: string, source: string): Parsed {
 
 // ---- recognising and validating objects ----------------------------------------------------------
 
-type Kind = 'Node' | 'Service' | 'EndpointSlice' | 'Event'
+type Kind = 'Node' | 'Service' | 'EndpointSlice' | 'Event' | 'Deployment' | 'StatefulSet'
 
 interface Located {
   kind: Kind
@@ -360,12 +365,16 @@ const LIST_ITEM_KIND: Record<string, Kind> = {
   ServiceList: 'Service',
   EndpointSliceList: 'EndpointSlice',
   EventList: 'Event',
+  DeploymentList: 'Deployment',
+  StatefulSetList: 'StatefulSet',
 }
 
 class Collector {
   readonly found: Located[] = []
   serverVersion: string | undefined
   nodesReadable: boolean | undefined
+  /** A Snapshot document listed deployments/statefulSets (possibly empty): they were read. */
+  workloadsListed = false
   constructor(
     private readonly parsed: Parsed,
     private readonly source: string,
@@ -426,6 +435,12 @@ class Collector {
           this.found.push({kind, obj: value, doc, path})
         }
         return
+      case 'Deployment':
+      case 'StatefulSet':
+        if (apiVersion === undefined || apiVersion.startsWith('apps/') || (kind === 'Deployment' && apiVersion.startsWith('extensions/'))) {
+          this.found.push({kind, obj: value, doc, path})
+        }
+        return
       default:
         return // Pods, Deployments, Endpoints, …: not ours
     }
@@ -442,10 +457,13 @@ class Collector {
       ['services', 'Service'],
       ['endpointSlices', 'EndpointSlice'],
       ['events', 'Event'],
+      ['deployments', 'Deployment'],
+      ['statefulSets', 'StatefulSet'],
     ]
     for (const [field, kind] of fields) {
       const list = value[field]
       if (list === undefined || list === null) continue
+      if (kind === 'Deployment' || kind === 'StatefulSet') this.workloadsListed = true
       if (!Array.isArray(list)) this.fail(doc, [...path, field], `Snapshot: "${field}" must be a list`)
       list.forEach((item, i) => {
         const p = [...path, field, i]
@@ -582,6 +600,43 @@ function toEvent(c: Collector, at: Located): EventObject {
   return {...o, apiVersion: 'v1', kind: 'Event', metadata: meta} as EventObject
 }
 
+/** A Deployment or StatefulSet: checks the shape of the fields simulate reads. */
+function toWorkload(c: Collector, at: Located): Deployment | StatefulSet {
+  const meta = checkMeta(c, at, true)
+  const name = label(at, meta)
+  const spec = at.obj.spec
+  function fail(path: Path, msg: string): never {
+    return c.fail(at.doc, [...at.path, 'spec', ...path], `${name}: spec${path.map((p) => `.${p}`).join('')} ${msg}`)
+  }
+  if (spec !== undefined && spec !== null) {
+    if (!isObj(spec)) c.fail(at.doc, [...at.path, 'spec'], `${name}: spec must be a mapping`)
+    if (spec.replicas !== undefined && spec.replicas !== null && !(Number.isInteger(spec.replicas) && (spec.replicas as number) >= 0)) fail(['replicas'], 'must be a non-negative integer')
+    const tpl = spec.template
+    if (tpl !== undefined && tpl !== null) {
+      if (!isObj(tpl)) fail(['template'], 'must be a mapping')
+      if (tpl.metadata !== undefined && tpl.metadata !== null && !isObj(tpl.metadata)) fail(['template', 'metadata'], 'must be a mapping')
+      const labels = isObj(tpl.metadata) ? tpl.metadata.labels : undefined
+      if (labels !== undefined && labels !== null && !isObj(labels)) fail(['template', 'metadata', 'labels'], 'must be a mapping')
+    }
+    const strategyField = at.kind === 'Deployment' ? 'strategy' : 'updateStrategy'
+    const strategy = spec[strategyField]
+    if (strategy !== undefined && strategy !== null) {
+      if (!isObj(strategy)) fail([strategyField], 'must be a mapping')
+      if (strategy.type !== undefined && strategy.type !== null && typeof strategy.type !== 'string') fail([strategyField, 'type'], 'must be a string')
+      const ru = strategy.rollingUpdate
+      if (ru !== undefined && ru !== null) {
+        if (!isObj(ru)) fail([strategyField, 'rollingUpdate'], 'must be a mapping')
+        for (const f of ['maxSurge', 'maxUnavailable']) {
+          const v = ru[f]
+          if (v !== undefined && v !== null && typeof v !== 'number' && typeof v !== 'string') fail([strategyField, 'rollingUpdate', f], 'must be an integer or a percentage')
+        }
+        if (ru.partition !== undefined && ru.partition !== null && !Number.isInteger(ru.partition)) fail([strategyField, 'rollingUpdate', 'partition'], 'must be an integer')
+      }
+    }
+  }
+  return {...at.obj, kind: at.kind, metadata: meta} as Deployment | StatefulSet
+}
+
 /** Parses snapshot text. `source` is the file name (or "-" for stdin), used in messages. */
 export function parseSnapshot(text: string, source: string): ClusterState {
   const body = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text
@@ -632,21 +687,36 @@ function collect(parsed: Parsed, source: string): ClusterState {
         add('Event', e.metadata, e)
         break
       }
+      case 'Deployment':
+      case 'StatefulSet': {
+        const w = toWorkload(c, at)
+        add(at.kind, w.metadata, w)
+        break
+      }
     }
   }
   const state: ClusterState = {nodes: [], services: [], endpointSlices: []}
   const events: EventObject[] = []
+  const deployments: Deployment[] = []
+  const statefulSets: StatefulSet[] = []
   for (const [key, v] of byKey) {
     const kind = key.slice(0, key.indexOf('\u0000'))
     if (kind === 'Node') state.nodes.push(v as Node)
     else if (kind === 'Service') state.services.push(v as Service)
     else if (kind === 'EndpointSlice') state.endpointSlices.push(v as EndpointSlice)
+    else if (kind === 'Deployment') deployments.push(v as Deployment)
+    else if (kind === 'StatefulSet') statefulSets.push(v as StatefulSet)
     else events.push(v as EventObject)
   }
   if (state.services.length === 0 && state.endpointSlices.length === 0) {
     throw inputError(`${displayName(source)}: no Services or EndpointSlices found (${EXPECTED})`)
   }
   if (events.length > 0) state.events = events
+  // Present when the input lists them (our Snapshot, even empty) or holds any (kubectl get).
+  if (c.workloadsListed || deployments.length > 0 || statefulSets.length > 0) {
+    state.deployments = deployments
+    state.statefulSets = statefulSets
+  }
   if (c.serverVersion !== undefined) state.serverVersion = c.serverVersion
   state.nodesReadable = c.nodesReadable ?? state.nodes.length > 0
   return state
@@ -831,6 +901,24 @@ function sliceForSnapshot(sl: EndpointSlice): EndpointSlice {
   }
 }
 
+/**
+ * A Deployment or StatefulSet as the snapshot keeps it: name, namespace, labels, replicas, the
+ * selector, the update strategy and the pod template's labels. Never the pod template's spec
+ * (its environment can hold secrets) nor annotations (last-applied-configuration holds it too).
+ */
+function workloadForSnapshot(w: Deployment | StatefulSet): Deployment | StatefulSet {
+  const metadata: ObjectMeta = {name: w.metadata.name}
+  if (w.metadata.namespace !== undefined) metadata.namespace = w.metadata.namespace
+  if (w.metadata.labels) metadata.labels = {...w.metadata.labels}
+  const src = (w.spec ?? {}) as Obj
+  const fields = w.kind === 'StatefulSet' ? ['replicas', 'selector', 'serviceName', 'podManagementPolicy', 'updateStrategy'] : ['replicas', 'selector', 'strategy', 'paused']
+  const spec: Obj = {}
+  for (const f of fields) if (src[f] !== undefined) spec[f] = src[f]
+  const labels = w.spec?.template?.metadata?.labels
+  if (labels) spec.template = {metadata: {labels: {...labels}}}
+  return {apiVersion: 'apps/v1', kind: w.kind, metadata, spec} as Deployment | StatefulSet
+}
+
 function redactState(state: ClusterState): Omit<Snapshot, 'apiVersion' | 'kind'> {
   const p = new Pseudonyms()
   // Pass 1: collect every value to replace.
@@ -962,6 +1050,8 @@ function redactState(state: ClusterState): Omit<Snapshot, 'apiVersion' | 'kind'>
   })
 
   const out: Omit<Snapshot, 'apiVersion' | 'kind'> = {nodes, services, endpointSlices}
+  if (state.deployments) out.deployments = state.deployments.map((w) => workloadForSnapshot(w) as Deployment)
+  if (state.statefulSets) out.statefulSets = state.statefulSets.map((w) => workloadForSnapshot(w) as StatefulSet)
   if (state.events) {
     out.events = state.events.map((ev) => {
       const r: EventObject = {metadata: redactMeta(ev.metadata, ev.metadata.name)}
@@ -991,6 +1081,8 @@ export function serializeSnapshot(state: ClusterState, opts: {redact?: boolean} 
         nodes: state.nodes.map(nodeForSnapshot),
         services: state.services.map(withoutManagedFields),
         endpointSlices: state.endpointSlices.map(sliceForSnapshot),
+        ...(state.deployments ? {deployments: state.deployments.map((w) => workloadForSnapshot(w) as Deployment)} : {}),
+        ...(state.statefulSets ? {statefulSets: state.statefulSets.map((w) => workloadForSnapshot(w) as StatefulSet)} : {}),
         ...(state.events ? {events: state.events.map(withoutManagedFields)} : {}),
       }
   const snap: Snapshot = {apiVersion: SNAPSHOT_API_VERSION, kind: SNAPSHOT_KIND, nodes: [], services: [], endpointSlices: []}
@@ -999,6 +1091,8 @@ export function serializeSnapshot(state: ClusterState, opts: {redact?: boolean} 
   snap.nodes = body.nodes
   snap.services = body.services
   snap.endpointSlices = body.endpointSlices
+  if (body.deployments) snap.deployments = body.deployments
+  if (body.statefulSets) snap.statefulSets = body.statefulSets
   if (body.events) snap.events = body.events
   return snap
 }

@@ -98,6 +98,8 @@ export interface ReadRequest {
   }
   serviceNames: string[]
   withEvents?: boolean
+  /** Also read the Deployments and StatefulSets behind the Services (live only; see ReadOptions). */
+  withWorkloads?: 'required' | 'optional'
 }
 
 export interface ReadResult {
@@ -137,6 +139,7 @@ export async function readState(req: ReadRequest): Promise<ReadResult> {
     labelSelector: flags.selector,
     serviceNames: req.serviceNames,
     withEvents: req.withEvents,
+    withWorkloads: req.withWorkloads,
   })
   return {
     state: result,

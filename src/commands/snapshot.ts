@@ -1,12 +1,12 @@
 // kubectl topology snapshot: save what explain needs (Nodes, Services, EndpointSlices, the
-// server version) to a file, so explain/check/simulate can run later without the cluster.
+// server version, and the Deployments/StatefulSets behind the Services) to a file, so explain/check/simulate can run later without the cluster.
 import {Flags} from '@oclif/core'
 import {CliError, ExitCode} from '../errors.js'
 import {commonFlags, connectionFlags, parseServiceArgs, readState, TopologyCommand} from './base.js'
 
 export default class Snapshot extends TopologyCommand {
   static override summary = 'Save Nodes, Services and EndpointSlices to a file for explain --from-file.'
-  static override description = 'Writes a kubectl-topology Snapshot (YAML by default) to stdout, with what kubectl-topology reads: a Node\'s nodeInfo, images, addresses and condition heartbeats and the Pods\' uids are left out. With --redact, IP addresses, node and pod names are replaced by stable pseudonyms and non-topology annotations are dropped; zones, CPU, conditions and hints are kept.'
+  static override description = 'Writes a kubectl-topology Snapshot (YAML by default) to stdout, with what kubectl-topology reads: a Node\'s nodeInfo, images, addresses and condition heartbeats and the Pods\' uids are left out; of the Deployments and StatefulSets behind the Services (for simulate --rollout from-workload), only replicas, selector, update strategy and pod template labels are kept (without permission to list them: a warning, and none). With --redact, IP addresses, node and pod names are replaced by stable pseudonyms and non-topology annotations are dropped; zones, CPU, conditions and hints are kept.'
   static override examples = [
     {description: 'Snapshot every namespace', command: '<%= config.bin %> snapshot -A > cluster.yaml'},
     {description: 'One Service, redacted, to share in a bug report', command: '<%= config.bin %> snapshot svc/web -n shop --redact > web.yaml'},
@@ -27,7 +27,7 @@ export default class Snapshot extends TopologyCommand {
     const {flags, argv} = await this.parse(Snapshot)
     const names = parseServiceArgs(argv as string[])
     if (names.length > 0 && flags.selector !== undefined) throw new CliError('Service names cannot be combined with -l', ExitCode.USAGE)
-    const read = await readState({flags, serviceNames: names, withEvents: true})
+    const read = await readState({flags, serviceNames: names, withEvents: true, withWorkloads: 'optional'})
     for (const w of read.warnings) this.note(`Warning: ${w}`)
     const {serializeSnapshot, snapshotYaml} = await import('../cluster/snapshot.js')
     const doc = serializeSnapshot(read.state, {redact: flags.redact})
