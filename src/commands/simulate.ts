@@ -20,6 +20,7 @@ Strategies: ${STRATEGIES.join(', ')}. See docs/simulate.md for the exact definit
     {description: 'Rank every strategy for one Service', command: '<%= config.bin %> simulate svc/web'},
     {description: 'From a snapshot, as if zone eu-west-1a were lost', command: '<%= config.bin %> simulate svc/checkout -n shop -f examples/three-zones.yaml --without-zone eu-west-1a'},
     {description: 'Step through a rolling update', command: '<%= config.bin %> simulate svc/web --rollout maxSurge=25%,maxUnavailable=0'},
+    {description: 'Step through the rollout of the Deployment or StatefulSet behind the Service, as it is configured', command: '<%= config.bin %> simulate svc/web --rollout from-workload'},
     {description: 'How many pods each zone can lose', command: '<%= config.bin %> simulate svc/web --disruption'},
     {description: 'KEP-536 topologyKeys with a rack label', command: '<%= config.bin %> simulate svc/web --strategies topology-keys --keys example.com/rack,topology.kubernetes.io/zone'},
     {description: 'One synthetic cluster', command: '<%= config.bin %> simulate --synthetic --seed 7'},
@@ -45,7 +46,8 @@ Strategies: ${STRATEGIES.join(', ')}. See docs/simulate.md for the exact definit
     'drain-selector': Flags.string({description: 'What-if: drain the nodes matching this label selector.'}),
     replicas: Flags.integer({description: 'What-if: scale to N ready endpoints, spread across zones as today.', min: 0}),
     'add-node': Flags.string({description: 'What-if: add a Ready node, zone=Z,cpu=C[,name=N]. Repeatable.', multiple: true}),
-    rollout: Flags.string({description: 'Step through a rolling update: maxSurge=25%,maxUnavailable=0[,replicas=N].'}),
+    rollout: Flags.string({description: 'Step through a rollout: from-workload (the Deployment/StatefulSet behind the Service) and/or KEY=VALUE overrides, e.g. maxSurge=25%,maxUnavailable=0[,replicas=N], partition=N, type=Recreate.'}),
+    workload: Flags.string({description: 'With --rollout: the workload to read when several are behind the Service, deployment/NAME or statefulset/NAME.'}),
     disruption: Flags.boolean({description: 'Per zone: how many pods it can lose before hints drop, a zone has no local endpoint, or the first strategy falls back.', default: false}),
     synthetic: Flags.boolean({description: 'Simulate a synthetic cluster from --seed (or, with --dataset, a generated dataset).', default: false}),
     dataset: Flags.string({description: `Score the strategies over a dataset: a CSV file in the evaluation tool's format, or a family (${FAMILIES.join(', ')}).`}),
@@ -81,11 +83,19 @@ Strategies: ${STRATEGIES.join(', ')}. See docs/simulate.md for the exact definit
     checkKubeVersion(flags['kube-version'])
     if (flags.padding !== undefined && flags['previous-mode'] === undefined) throw new CliError('--padding needs --previous-mode subsetting|disabled', ExitCode.USAGE)
     const addNodes = (flags['add-node'] ?? []).map(parseAddNode)
-    const rolloutParams = flags.rollout === undefined ? undefined : parseRollout(flags.rollout)
+    const ro = flags.rollout === undefined && flags.workload === undefined ? undefined : await import('./simulate-rollout.js')
+    const rolloutFlag = flags.rollout === undefined ? undefined : ro!.parseRolloutFlag(flags.rollout)
+    const workloadFlag = flags.workload === undefined ? undefined : ro!.parseWorkloadFlag(flags.workload)
+    if (workloadFlag !== undefined && rolloutFlag === undefined) throw new CliError('--workload picks the workload whose rollout --rollout steps through: add --rollout from-workload', ExitCode.USAGE)
+    if (rolloutFlag !== undefined && flags.replicas !== undefined && rolloutFlag.overrides.replicas === undefined) {
+      // Scaled first: the rollout is of the scaled workload.
+      rolloutFlag.overrides.replicas = flags.replicas
+      rolloutFlag.keys.push('replicas')
+    }
 
     if (flags.dataset !== undefined) {
       if (names.length > 0 || flags['from-file'] !== undefined) throw new CliError('--dataset scores a dataset: drop the Service names and --from-file', ExitCode.USAGE)
-      const whatIfs = ['without-zone', 'drain', 'drain-selector', 'replicas', 'add-node', 'rollout'] as const
+      const whatIfs = ['without-zone', 'drain', 'drain-selector', 'replicas', 'add-node', 'rollout', 'workload'] as const
       for (const w of whatIfs) if (flags[w] !== undefined) throw new CliError(`--${w} works on a cluster, not on a dataset: use --synthetic without --dataset`, ExitCode.USAGE)
       if (flags.disruption) throw new CliError('--disruption works on a cluster, not on a dataset', ExitCode.USAGE)
       // the rows are counts per zone: --dataset models the newest Kubernetes, traffic from node counts
@@ -121,13 +131,14 @@ Strategies: ${STRATEGIES.join(', ')}. See docs/simulate.md for the exact definit
         throw new CliError('name a Service (svc/NAME), select Services with -l SELECTOR or -A, or use --synthetic / --dataset', ExitCode.USAGE)
       }
       if (names.length > 0 && flags.selector !== undefined) throw new CliError('Service names cannot be combined with -l: use one or the other', ExitCode.USAGE)
-      const read = await readState({flags, serviceNames: names})
+      const read = await readState({flags, serviceNames: names, withWorkloads: rolloutFlag?.fromWorkload || workloadFlag !== undefined ? 'required' : undefined})
       for (const w of read.warnings) this.note(`Warning: ${w}`)
       state = read.state
       source = read.source
       if (opts.kubeVersion === undefined && state.serverVersion !== undefined) opts.kubeVersion = state.serverVersion
       services = await selectOrFail({...read, state}, names, flags)
     }
+    if (workloadFlag !== undefined && services.length > 1) throw new CliError('--workload names the workload of one Service: name one Service (svc/NAME)', ExitCode.USAGE)
 
     const whatIf: string[] = []
     const reports: ServiceReport[] = []
@@ -139,7 +150,14 @@ Strategies: ${STRATEGIES.join(', ')}. See docs/simulate.md for the exact definit
         for (const n of addNodes) s = addNode(s, n)
         if (flags.replicas !== undefined) s = scaleReplicas(s, svc, flags.replicas)
         const report: ServiceReport = simulateService(s, svc, opts)
-        if (rolloutParams !== undefined) report.rollout = evaluateSteps(rollout(s, svc, rolloutParams), svc, opts)
+        if (rolloutFlag !== undefined) {
+          const r = ro!.resolveRollout(s, svc, rolloutFlag, workloadFlag, {readyEndpoints: report.input.readyEndpoints, manyServices: services.length > 1, source})
+          if ('warning' in r) this.note(`Warning: ${r.warning}`)
+          else {
+            report.rolloutParameters = r.plan
+            report.rollout = evaluateSteps(rollout(s, svc, r.spec), svc, opts)
+          }
+        }
         if (flags.disruption) {
           const primary = opts.strategies?.[0] ?? 'upstream-auto'
           report.disruption = disruption(s, svc, opts, primary, (st, zone) => {
@@ -286,17 +304,4 @@ export function parseAddNode(text: string): {zone: string; cpu: string; name?: s
   if (!/^\d+(\.\d+)?m?$/.test(cpu) || Number(cpu.replace('m', '')) <= 0) throw new CliError(`--add-node: cpu must be a positive quantity like 4 or 3500m, got "${cpu}"`, ExitCode.USAGE)
   const name = m.get('name')
   return name === undefined ? {zone, cpu} : {zone, cpu, name}
-}
-
-export function parseRollout(text: string): {maxSurge: string; maxUnavailable: string; replicas?: number} {
-  const m = keyValues(text, '--rollout')
-  for (const k of m.keys()) if (!['maxSurge', 'maxUnavailable', 'replicas'].includes(k)) throw new CliError(`--rollout: unknown key "${k}" (use maxSurge=25%,maxUnavailable=0[,replicas=N])`, ExitCode.USAGE)
-  const maxSurge = m.get('maxSurge') ?? '25%'
-  const maxUnavailable = m.get('maxUnavailable') ?? '25%'
-  for (const [k, v] of [['maxSurge', maxSurge], ['maxUnavailable', maxUnavailable]] as const) {
-    if (!/^\d+%?$/.test(v)) throw new CliError(`--rollout: ${k} must be an integer or a percentage, got "${v}"`, ExitCode.USAGE)
-  }
-  const r = m.get('replicas')
-  if (r !== undefined && !/^\d+$/.test(r)) throw new CliError(`--rollout: replicas must be a non-negative integer, got "${r}"`, ExitCode.USAGE)
-  return r === undefined ? {maxSurge, maxUnavailable} : {maxSurge, maxUnavailable, replicas: Number(r)}
 }

@@ -4,12 +4,15 @@ import {stringify} from 'yaml'
 import type {Aggregate, RowScore} from '../engine/simulate-dataset.js'
 import {goFormatFixed} from '../engine/gofmt.js'
 import {rank, type RolloutStepResult, type ServiceSimulation, type StrategyResult, type ZoneDisruption} from '../engine/simulate.js'
+import type {RolloutPlan} from '../engine/workload.js'
 import {formatTable} from './table.js'
 import {PLAIN, type Style} from './style.js'
 
 export type SimulateFormat = 'table' | 'wide' | 'json' | 'yaml' | 'csv'
 
 export interface ServiceReport extends ServiceSimulation {
+  /** With --rollout: the parameters the steps use and where they come from. */
+  rolloutParameters?: RolloutPlan
   rollout?: RolloutStepResult[]
   disruption?: ZoneDisruption[]
 }
@@ -83,7 +86,8 @@ export function renderSimulate(report: SimulateReport, opts: {format: SimulateFo
     }
     if (svc.rollout) {
       out.push('')
-      out.push(style.bold('Rolling update'))
+      out.push(svc.rolloutParameters ? `${style.bold('Rollout')} ${rolloutText(svc.rolloutParameters)}` : style.bold('Rollout'))
+      for (const n of svc.rolloutParameters?.notes ?? []) out.push(`Note: ${n}`)
       const strategies = svc.rollout[0]?.strategies.map((s) => s.strategy) ?? []
       out.push(
         formatTable(
@@ -122,6 +126,20 @@ export function renderSimulate(report: SimulateReport, opts: {format: SimulateFo
     out.push('')
   }
   return out.join('\n').trimEnd()
+}
+
+const pods = (n: number) => `${n} pod${n === 1 ? '' : 's'}`
+
+/** "of deployment/web: RollingUpdate, replicas 9, maxSurge 25% (3 pods), maxUnavailable 25% (2 pods)". */
+export function rolloutText(p: RolloutPlan): string {
+  const who = p.workload === null ? `(--rollout): ${p.kind} ${p.type}` : `of ${p.kind === 'Deployment' ? 'deployment' : 'statefulset'}/${p.workload.name}: ${p.type}`
+  const parts = [`replicas ${p.replicas}`]
+  if (p.type === 'Recreate') parts.push('every old pod goes before the new ones are created')
+  if (p.partition !== null) parts.push(`partition ${p.partition}`)
+  if (p.maxSurge !== null) parts.push(`maxSurge ${p.maxSurge} (${pods(p.resolved.maxSurge)})`)
+  if (p.maxUnavailable !== null) parts.push(`maxUnavailable ${p.maxUnavailable} (${pods(p.resolved.maxUnavailable)})`)
+  const overridden = p.workload !== null && p.overridden.length > 0 ? `; from --rollout: ${p.overridden.join(', ')}` : ''
+  return `${who}, ${parts.join(', ')}${overridden}`
 }
 
 function wideZoneRows(ranked: StrategyResult[]): string[][] {

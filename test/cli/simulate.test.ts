@@ -54,6 +54,68 @@ describe('simulate on a snapshot', () => {
   })
 })
 
+describe('simulate --rollout from the workload behind the Service (examples/rollouts.yaml)', () => {
+  const ROLLOUTS = path.join(ROOT, 'examples/rollouts.yaml')
+  const json = (args: string[]) => {
+    const r = runCli(['simulate', ...args, '-n', 'shop', '-f', ROLLOUTS, '-o', 'json'])
+    expect(r.code, r.stderr).toBe(0)
+    const report = JSON.parse(r.stdout)
+    expect(validate(report), JSON.stringify(validate.errors)).toBe(true)
+    return report.services[0]
+  }
+  it('from-workload reads deployment/web (maxSurge 2, maxUnavailable 1): the same steps as those values given', () => {
+    const w = json(['svc/web', '--strategies', 'upstream-auto', '--rollout', 'from-workload'])
+    const e = json(['svc/web', '--strategies', 'upstream-auto', '--rollout', 'maxSurge=2,maxUnavailable=1,replicas=9'])
+    expect(w.rolloutParameters).toEqual({source: 'workload', workload: {kind: 'Deployment', name: 'web'}, kind: 'Deployment', type: 'RollingUpdate', replicas: 9, maxSurge: 2, maxUnavailable: 1, partition: null, resolved: {maxSurge: 2, maxUnavailable: 1}, overridden: [], notes: []})
+    expect(e.rolloutParameters.source).toBe('flag')
+    expect(w.rollout).toEqual(e.rollout)
+  })
+  it('keys after from-workload override it; --replicas scales the workload first', () => {
+    const o = json(['svc/web', '--strategies', 'upstream-auto', '--rollout', 'from-workload,maxUnavailable=0', '--replicas', '12'])
+    expect(o.rolloutParameters).toMatchObject({maxSurge: 2, maxUnavailable: 0, replicas: 12, overridden: ['maxUnavailable', 'replicas']})
+    for (const st of o.rollout) expect(st.oldPods + st.newReady).toBeGreaterThanOrEqual(12)
+  })
+  it('the table says where the parameters come from', () => {
+    const r = runCli(['simulate', 'svc/db', '-n', 'shop', '-f', ROLLOUTS, '--strategies', 'upstream-auto', '--rollout', 'from-workload'])
+    expect(r.code, r.stderr).toBe(0)
+    expect(r.stdout).toContain('Rollout of statefulset/db: RollingUpdate, replicas 6, partition 1, maxUnavailable 1 (1 pod)')
+    expect(r.stdout).toMatch(/^1\s+replace 1 pod \(db-5\): recreated, not ready\s+5\s+0\s+1\s+eu-west-1a=2,eu-west-1b=2,eu-west-1c=1\s+refused: /m)
+  })
+  const cases: [string[], number, string][] = [
+    [['svc/api', '--rollout', 'from-workload'], 2, 'error: --rollout from-workload: 2 workloads are behind Service shop/api (deployment/api, deployment/api-canary): pick one with --workload deployment/api'],
+    [['svc/web', '--workload', 'deployment/web'], 2, 'error: --workload picks the workload whose rollout --rollout steps through: add --rollout from-workload'],
+    [['svc/web', '--rollout', 'from-workload', '--workload', 'daemonset/web'], 2, 'error: --workload: expected deployment/NAME or statefulset/NAME, got "daemonset/web"'],
+    [['svc/web', '--rollout', 'from-workload', '--workload', 'sts/web'], 4, 'error: --workload: no statefulset/web behind Service shop/web (behind it: deployment/web)'],
+    [['svc/web', '--rollout', 'from-workload,partition=1'], 2, 'error: --rollout: partition applies to a StatefulSet\'s rolling update, not a Deployment\'s'],
+    [['svc/db', '--rollout', 'from-workload,maxSurge=1'], 2, 'error: --rollout: a StatefulSet does not surge: maxSurge applies to Deployments'],
+    [['svc/web', '--rollout', 'maxSurge=0,maxUnavailable=0%'], 2, 'error: --rollout: maxSurge and maxUnavailable cannot both be 0 (the API server refuses it: nothing could ever be replaced)'],
+    [['svc/web', '--rollout', 'maxUnavailable=120%'], 2, 'error: --rollout: maxUnavailable must not be greater than 100%, got "120%"'],
+    [['svc/web', '--rollout', 'partition=1'], 2, 'error: --rollout: partition applies to a StatefulSet: use --rollout from-workload,... with a StatefulSet behind the Service'],
+    [['svc/web', '--rollout', 'type=BlueGreen'], 2, 'error: --rollout: type must be RollingUpdate, Recreate (Deployment) or OnDelete (StatefulSet), got "BlueGreen"'],
+    [['svc/web', '--rollout', 'maxSurge=1,maxSurge=2'], 2, 'error: --rollout: maxSurge is given twice'],
+  ]
+  for (const [args, code, message] of cases) {
+    it(args.join(' '), () => {
+      const r = runCli(['simulate', ...args, '-n', 'shop', '-f', ROLLOUTS])
+      expect(r.stderr.trim()).toBe(message)
+      expect(r.code).toBe(code)
+      expect(r.stdout).toBe('')
+    })
+  }
+  it('a snapshot without workloads: exit 4, saying how to take one that has them', () => {
+    const r = runCli(['simulate', 'svc/checkout', '-n', 'shop', '-f', EXAMPLE, '--rollout', 'from-workload'])
+    expect(r.code).toBe(4)
+    expect(r.stderr.trim()).toBe('error: --rollout from-workload: the snapshot holds no Deployments or StatefulSets: take it with `kubectl topology snapshot`, or add deployments,statefulsets to `kubectl get`; or give the parameters, e.g. --rollout maxSurge=25%,maxUnavailable=0')
+  })
+  it('-A: a Service without a workload behind it gets a warning and no rollout; the others get theirs', () => {
+    const r = runCli(['simulate', '-A', '-f', ROLLOUTS, '--strategies', 'upstream-auto', '--rollout', 'from-workload', '-o', 'json'])
+    expect(r.code, r.stderr).toBe(0)
+    expect(r.stderr.trim()).toBe('Warning: 2 workloads are behind Service shop/api (deployment/api, deployment/api-canary): pick one with --workload deployment/api; no rollout for it')
+    const report = JSON.parse(r.stdout)
+    expect(report.services.map((s: {name: string; rollout?: unknown}) => [s.name, s.rollout !== undefined])).toEqual([['api', false], ['db', true], ['web', true]])
+  })
+})
+
 describe('simulate on synthetic data', () => {
   it('one synthetic cluster from a seed is reproducible', () => {
     const a = runCli(['simulate', '--synthetic', '--seed', '42', '-o', 'json'])
