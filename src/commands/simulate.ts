@@ -35,6 +35,7 @@ Strategies: ${STRATEGIES.join(', ')}. See docs/simulate.md for the exact definit
     ...commonFlags,
     output: Flags.option({char: 'o', options: ['table', 'wide', 'json', 'yaml', 'csv'] as const, default: 'table' as const, description: 'Output format.'})(),
     'no-headers': Flags.boolean({description: 'Omit table and CSV headers.', default: false}),
+    plain: Flags.boolean({description: 'Plain text tables even on a terminal (no bars view).', default: false}),
     strategies: Flags.string({description: 'Strategies to compare, comma-separated (default: all but topology-keys; --keys adds it).'}),
     'traffic-model': Flags.option({options: ['cpu', 'nodes', 'uniform'] as const, default: 'cpu' as const, description: 'Where traffic comes from: zone allocatable CPU (upstream\'s assumption), node count (the evaluation tool\'s), or uniform per zone.'})(),
     traffic: Flags.string({description: 'Traffic share per zone, e.g. zone-a=0.5,zone-b=0.3,zone-c=0.2 (overrides --traffic-model).'}),
@@ -60,7 +61,7 @@ Strategies: ${STRATEGIES.join(', ')}. See docs/simulate.md for the exact definit
   async run(): Promise<void> {
     const {flags, argv} = await this.parse(Simulate)
     // The simulator loads here, not with the command class (docs/design.md "Startup").
-    const [{generate}, {selectOrFail}, {SelectorError}, sim, {rowToClusterState}, {validateTopologyKeys}, whatif, {renderSimulate}] = await Promise.all([
+    const [{generate}, {selectOrFail}, {SelectorError}, sim, {rowToClusterState}, {validateTopologyKeys}, whatif, {chooseSimulateView, renderSimulate}] = await Promise.all([
       import('../engine/dataset.js'),
       import('./select.js'),
       import('../engine/selector.js'),
@@ -191,7 +192,14 @@ Strategies: ${STRATEGIES.join(', ')}. See docs/simulate.md for the exact definit
       this.note('No Services found.')
       return
     }
-    this.out(renderSimulate(report, {format: flags.output, style: this.style(flags.color), noHeaders: flags['no-headers']}))
+    const style = this.style(flags.color)
+    if (chooseSimulateView({format: flags.output, isTTY: Boolean(process.stdout.isTTY), noHeaders: flags['no-headers'], plain: flags.plain, env: process.env}) === 'ink') {
+      // On a terminal: the ink view, drawn once (its own chunk: pipes never load ink).
+      const {renderSimulateView} = await import('../render/simulate-view.js')
+      this.out(renderSimulateView({report, style, columns: process.stdout.columns || 80, allStrategies: strategies !== undefined || keys !== undefined}))
+      return
+    }
+    this.out(renderSimulate(report, {format: flags.output, style, noHeaders: flags['no-headers']}))
   }
 
   private async runDataset(

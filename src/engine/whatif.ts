@@ -253,8 +253,6 @@ export interface RolloutStep {
   state: ClusterState
 }
 
-const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`
-
 /**
  * Steps through an update of the workload's pods: every ready endpoint of the Service (or,
  * with spec.podsOf, every one whose pod name is the workload's) is a pod of the old revision;
@@ -395,11 +393,11 @@ function statefulSetRollout(start: ClusterState, svc: Service, name: string, R: 
       if (!addEndpoint(cur, svc, {ready: false, name: podName, zone: gone.zone ?? undefined, knownZones: zonesAtStart})) throw new WhatIfError(NOWHERE)
     }
     old -= names.length
-    steps.push({step: steps.length, action: `replace ${plural(names.length, 'pod')} (${names.join(', ')}): recreated, not ready`, oldPods: old, newReady, newNotReady: names.length, state: cur})
+    steps.push({step: steps.length, action: `recreate ${names.join(', ')} (not ready)`, oldPods: old, newReady, newNotReady: names.length, state: cur})
     cur = clone(cur)
     for (const s of serviceSlices(cur, svc)) for (const e of s.endpoints ?? []) if (fresh.has(e.targetRef?.name ?? '')) e.conditions = {ready: true, serving: true, terminating: false}
     newReady += names.length
-    steps.push({step: steps.length, action: `${plural(names.length, 'pod')} ${names.length === 1 ? 'becomes' : 'become'} ready`, oldPods: old, newReady, newNotReady: 0, state: cur})
+    steps.push({step: steps.length, action: `${names.join(', ')} ${names.length === 1 ? 'becomes' : 'become'} ready`, oldPods: old, newReady, newNotReady: 0, state: cur})
   }
   return steps
 }

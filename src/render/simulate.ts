@@ -45,6 +45,15 @@ function bar(share: number, width = 20): string {
   return '█'.repeat(n) + '·'.repeat(width - n)
 }
 
+/**
+ * Which output a simulate report gets: the ink view (simulate-view.tsx, drawn once) on a
+ * terminal with the default table; plain text for pipes, files, -o wide/csv, --no-headers,
+ * --plain and TERM=dumb.
+ */
+export function chooseSimulateView(o: {format: SimulateFormat; isTTY: boolean; noHeaders: boolean; plain: boolean; env: Record<string, string | undefined>}): 'ink' | 'text' {
+  return o.format === 'table' && o.isTTY && !o.noHeaders && !o.plain && o.env.TERM !== 'dumb' ? 'ink' : 'text'
+}
+
 export function renderSimulate(report: SimulateReport, opts: {format: SimulateFormat; style?: Style; noHeaders?: boolean}): string {
   const style = opts.style ?? PLAIN
   if (opts.format === 'json') return JSON.stringify(report, null, 2)

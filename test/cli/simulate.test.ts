@@ -79,7 +79,7 @@ describe('simulate --rollout from the workload behind the Service (examples/roll
     const r = runCli(['simulate', 'svc/db', '-n', 'shop', '-f', ROLLOUTS, '--strategies', 'upstream-auto', '--rollout', 'from-workload'])
     expect(r.code, r.stderr).toBe(0)
     expect(r.stdout).toContain('Rollout of statefulset/db: RollingUpdate, replicas 6, partition 1, maxUnavailable 1 (1 pod)')
-    expect(r.stdout).toMatch(/^1\s+replace 1 pod \(db-5\): recreated, not ready\s+5\s+0\s+1\s+eu-west-1a=2,eu-west-1b=2,eu-west-1c=1\s+refused: /m)
+    expect(r.stdout).toMatch(/^1\s+recreate db-5 \(not ready\)\s+5\s+0\s+1\s+eu-west-1a=2,eu-west-1b=2,eu-west-1c=1\s+refused: /m)
   })
   const cases: [string[], number, string][] = [
     [['svc/api', '--rollout', 'from-workload'], 2, 'error: --rollout from-workload: 2 workloads are behind Service shop/api (deployment/api, deployment/api-canary): pick one with --workload deployment/api'],

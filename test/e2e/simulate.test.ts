@@ -106,7 +106,7 @@ describe('simulate on the live control plane', () => {
     expect(w!.rollout).toEqual(explicit.services[0]!.rollout)
     expect(w!.rollout!.map((s) => s.action)).toEqual([
       'start',
-      ...[5, 4, 3, 2, 1].flatMap((o) => [`replace 1 pod (db-${o}): recreated, not ready`, '1 pod becomes ready']),
+      ...[5, 4, 3, 2, 1].flatMap((o) => [`recreate db-${o} (not ready)`, `db-${o} becomes ready`]),
     ])
     // 6 endpoints in three equal zones need 2 per zone: any pod being recreated drops the hints.
     expect(w!.rollout![1]!.readyByZone).toEqual({'eu-west-1a': 2, 'eu-west-1b': 2, 'eu-west-1c': 1})
@@ -114,7 +114,7 @@ describe('simulate on the live control plane', () => {
     expect(w!.rollout!.at(-1)).toMatchObject({oldPods: 1, newReady: 5, hints: 'hold'})
     // Overrides change the steps: two at a time (with the feature gate), every ordinal.
     const two = json([...args, '--rollout', 'from-workload,partition=0,maxUnavailable=2']).services[0]!
-    expect(two.rollout!.map((s) => s.action)[1]).toBe('replace 2 pods (db-5, db-4): recreated, not ready')
+    expect(two.rollout!.map((s) => s.action)[1]).toBe('recreate db-5, db-4 (not ready)')
     expect(two.rollout![1]!.readyByZone).toEqual({'eu-west-1a': 2, 'eu-west-1b': 2, 'eu-west-1c': 0})
     expect(two.rollout!.at(-1)).toMatchObject({oldPods: 0, newReady: 6})
     expect((two.rolloutParameters!.notes as string[])[0]).toMatch(/MaxUnavailableStatefulSet feature gate/)

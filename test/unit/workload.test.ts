@@ -150,12 +150,12 @@ describe('rollout steps', () => {
     const steps = rollout(st, svc, {kind: 'StatefulSet', type: 'RollingUpdate', name: 'db', replicas: 6, partition: 0, maxUnavailable: 2})
     expect(steps.map((x) => x.action)).toEqual([
       'start',
-      'replace 2 pods (db-5, db-4): recreated, not ready',
-      '2 pods become ready',
-      'replace 2 pods (db-3, db-2): recreated, not ready',
-      '2 pods become ready',
-      'replace 2 pods (db-1, db-0): recreated, not ready',
-      '2 pods become ready',
+      'recreate db-5, db-4 (not ready)',
+      'db-5, db-4 become ready',
+      'recreate db-3, db-2 (not ready)',
+      'db-3, db-2 become ready',
+      'recreate db-1, db-0 (not ready)',
+      'db-1, db-0 become ready',
     ])
     // db-4 and db-5 run in zone-c: it has no ready endpoint while they are recreated
     expect(readyByZone(steps[1]!.state)).toEqual({'zone-a': 2, 'zone-b': 2})
@@ -164,7 +164,7 @@ describe('rollout steps', () => {
   })
   it('StatefulSet partition: ordinals below it are left alone; by default one pod at a time', () => {
     const steps = rollout(st, svc, {kind: 'StatefulSet', type: 'RollingUpdate', name: 'db', replicas: 6, partition: 4, maxUnavailable: 1})
-    expect(steps.map((x) => x.action)).toEqual(['start', 'replace 1 pod (db-5): recreated, not ready', '1 pod becomes ready', 'replace 1 pod (db-4): recreated, not ready', '1 pod becomes ready'])
+    expect(steps.map((x) => x.action)).toEqual(['start', 'recreate db-5 (not ready)', 'db-5 becomes ready', 'recreate db-4 (not ready)', 'db-4 becomes ready'])
     expect(steps.at(-1)).toMatchObject({oldPods: 4, newReady: 2})
   })
   it('StatefulSet OnDelete: the start only', () => {
