@@ -7,7 +7,7 @@ import {nullable, num, int, str, bool, strings, obj, writeSchema} from './schema
 
 const fallbackReason = nullable({enum: ['no-endpoints', 'no-ready-endpoints', 'unhinted-ready-endpoint', 'no-hint-for-zone', 'no-hint-for-node', 'node-has-no-zone', 'annotation-required', 'local-traffic-policy-only']})
 const proxyMode = {enum: ['', 'PreferSameZone', 'PreferSameNode']}
-const kubeProxy = obj({mode: proxyMode, fallback: bool, reason: fallbackReason, endpoints: strings, nodesPreferSameNode: int})
+const kubeProxy = obj({mode: proxyMode, fallback: bool, reason: fallbackReason, routedEndpoints: int, nodesPreferSameNode: int})
 const hints = nullable(obj({forZones: strings, forNodes: strings}))
 const event = nullable(obj({type: {enum: ['Normal', 'Warning']}, reason: {enum: ['TopologyAwareHintsEnabled', 'TopologyAwareHintsDisabled']}, message: str}))
 

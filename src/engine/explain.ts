@@ -4,12 +4,13 @@
 // the same report, from a live cluster or a snapshot file. Schema: schema/explain.v1.json.
 import {
   categorizeEndpoints,
+  categorizeZones,
   proxyEndpointsFromSlices,
-  type Categorized,
   serviceTrafficFlags,
   type FallbackReason,
   type ProxyEndpoint,
   type ProxyTopologyMode,
+  type ZoneView,
 } from './kubeproxy.js'
 import {serviceMode, type ServiceMode, type TopologyPath} from './mode.js'
 import {setNodes, type NodeVerdict, type ZoneCapacity} from './nodes.js'
@@ -72,8 +73,8 @@ export interface KubeProxyVerdict {
   fallback: boolean
   /** Why, in kube-proxy's terms (null when hints are used, or when no endpoint carries hints). */
   reason: FallbackReason | null
-  /** Endpoints (addresses[0]) a node of this zone sends cluster traffic to. */
-  endpoints: string[]
+  /** How many endpoints a node of this zone sends cluster traffic to (the addresses: --per-node). */
+  routedEndpoints: number
   /** Nodes of this zone whose kube-proxy picks PreferSameNode (they hold a node-hinted endpoint). */
   nodesPreferSameNode: number
 }
@@ -429,18 +430,7 @@ function explainService(input: ServiceInput): ServiceExplanation {
   // Nothing rewritten: the predicted endpoints are the live ones (same slices, same result).
   const predProxy = predictedSlices.every((s, i) => s === slices[i]) ? liveProxy : proxyEndpointsFromSlices(predictedSlices, {preferSameGate})
   const requireAnnotation = f.kubeProxyRequiresAnnotation ? {annotations: service.metadata.annotations} : undefined
-  const verdictFor = (eps: readonly ProxyEndpoint[], node: {name: string; labels: Record<string, string>}) =>
-    categorizeEndpoints(eps, flags, node, {preferSameGate, requireAnnotation})
-  // The zone-wide view (a node of the zone without a node-hinted endpoint), once per endpoint
-  // list and zone: the zone rows and the traffic estimate both use it.
-  const zoneViews = new Map<readonly ProxyEndpoint[], Map<string, Categorized>>()
-  const zoneView = (eps: readonly ProxyEndpoint[], zone: string): Categorized => {
-    let byZone = zoneViews.get(eps)
-    if (byZone === undefined) zoneViews.set(eps, (byZone = new Map()))
-    let c = byZone.get(zone)
-    if (c === undefined) byZone.set(zone, (c = verdictFor(eps, {name: '', labels: {[LABEL_ZONE]: zone}})))
-    return c
-  }
+  const categorizeOpts = {preferSameGate, requireAnnotation}
 
   const zoneNames = new Set<string>()
   for (const z of Object.keys(ratios ?? {})) zoneNames.add(z)
@@ -484,20 +474,22 @@ function explainService(input: ServiceInput): ServiceExplanation {
   }
   const liveSameNode = sameNodeNodes(liveProxy)
   const predSameNode = sameNodeNodes(predProxy)
-  // The routed addresses of a zone-wide view, computed once (live and predicted often share it).
-  const routedIps = new WeakMap<Categorized, string[]>()
-  const zoneVerdict = (eps: readonly ProxyEndpoint[], zone: string): KubeProxyVerdict => {
-    // A node of the zone that holds no node-hinted endpoint: the zone-wide view.
-    const generic = zoneView(eps, zone)
-    let ips = routedIps.get(generic)
-    if (ips === undefined) routedIps.set(generic, (ips = generic.clusterEndpoints.map((e) => e.ip)))
-    const sameNode = eps === liveProxy ? liveSameNode : predSameNode
+  const trafficShares = trafficModel(opts.traffic, ratios, capacity)
+  // The zone-wide view (a node of the zone that holds no node-hinted endpoint) of every zone
+  // shown or weighted by the traffic model, once per endpoint list: the zone rows and the
+  // traffic estimate both use it.
+  const viewZones = new Set(zoneNames)
+  for (const z of Object.keys(trafficShares ?? {})) viewZones.add(z)
+  const liveViews = categorizeZones(liveProxy, flags, viewZones, categorizeOpts)
+  const predViews = predProxy === liveProxy ? liveViews : categorizeZones(predProxy, flags, viewZones, categorizeOpts)
+  const zoneVerdict = (views: Map<string, ZoneView>, sameNode: Set<string>, zone: string): KubeProxyVerdict => {
+    const v = views.get(zone)!
     const nodesPreferSameNode = sameNode.size === 0 ? 0 : (nodesByZone.get(zone) ?? []).filter((n) => sameNode.has(n.metadata.name)).length
     return {
-      mode: generic.topologyMode,
-      fallback: generic.fallbackReason !== null,
-      reason: generic.fallbackReason,
-      endpoints: ips,
+      mode: v.topologyMode,
+      fallback: v.fallbackReason !== null,
+      reason: v.fallbackReason,
+      routedEndpoints: v.cluster.length,
       nodesPreferSameNode,
     }
   }
@@ -506,7 +498,6 @@ function explainService(input: ServiceInput): ServiceExplanation {
   const allocations = prediction?.addHints?.allocations ?? null
   const auto = mode.path === 'topology-mode-auto'
   const figures = auto && allocations === null && ratios !== null && n > 0 ? allocationFigures(n, ratios) : null
-  const trafficShares = trafficModel(opts.traffic, ratios, capacity)
 
   const zones: ZoneRow[] = sortStrings(zoneNames).map((zone) => {
     const zoneNodes = input.nodeIndex.verdicts.get(zone) ?? {counted: 0, ignored: 0, cpuMilli: 0}
@@ -534,8 +525,8 @@ function explainService(input: ServiceInput): ServiceExplanation {
       donatedIn: donatedInBy.get(zone) ?? 0,
       donatedOut: donatedOutBy.get(zone) ?? 0,
       liveHints,
-      kubeProxy: zoneVerdict(liveProxy, zone),
-      kubeProxyPredicted: zoneVerdict(predProxy, zone),
+      kubeProxy: zoneVerdict(liveViews, liveSameNode, zone),
+      kubeProxyPredicted: zoneVerdict(predViews, predSameNode, zone),
     }
   })
 
@@ -543,7 +534,7 @@ function explainService(input: ServiceInput): ServiceExplanation {
   if (opts.perNode) {
     nodes = input.nodeIndex.sorted
       .map((node) => {
-        const c = verdictFor(liveProxy, {name: node.metadata.name, labels: node.metadata.labels ?? {}})
+        const c = categorizeEndpoints(liveProxy, flags, {name: node.metadata.name, labels: node.metadata.labels ?? {}}, categorizeOpts)
         return {
           name: node.metadata.name,
           zone: node.metadata.labels?.[LABEL_ZONE] ?? null,
@@ -555,9 +546,7 @@ function explainService(input: ServiceInput): ServiceExplanation {
       })
   }
 
-  const traffic = estimateTraffic(trafficShares, opts.traffic ? 'custom' : 'zone-cpu', endpoints, liveProxy, predProxy, (eps, zone) =>
-    zoneView(eps, zone).clusterEndpoints,
-  )
+  const traffic = estimateTraffic(trafficShares, opts.traffic ? 'custom' : 'zone-cpu', endpoints, liveProxy, liveViews, predProxy, predViews)
 
   const driftCount = managedByController ? endpoints.filter((e) => e.drift).length : 0
   const findings: Finding[] = []
@@ -700,30 +689,44 @@ function estimateTraffic(
   model: 'zone-cpu' | 'custom',
   rows: readonly EndpointRow[],
   live: readonly ProxyEndpoint[],
+  liveViews: Map<string, ZoneView>,
   predicted: readonly ProxyEndpoint[],
-  routed: (eps: readonly ProxyEndpoint[], zone: string) => readonly ProxyEndpoint[],
+  predictedViews: Map<string, ZoneView>,
 ): TrafficEstimate {
   if (shares === null) return {model: 'none', inZoneShareLive: null, inZoneSharePredicted: null, maxEndpointOverloadLive: null, maxEndpointOverloadPredicted: null}
-  const zoneOf = new Map(rows.map((r) => [r.addresses[0] ?? '', r.zone]))
-  const estimate = (eps: readonly ProxyEndpoint[]) => {
+  // The zone of each proxy endpoint: the zone of the (last) row with its address.
+  let zoneOf: Map<string, string | null> | undefined
+  const zonesOf = (eps: readonly ProxyEndpoint[]): (string | null | undefined)[] => {
+    // Usually eps[j] is the endpoint of rows[j] (no endpoint without an address, no address
+    // twice): then the row is the only one with that address.
+    if (eps.length === rows.length) {
+      const zones = new Array<string | null>(eps.length)
+      let j = 0
+      for (; j < eps.length; j++) {
+        const row = rows[j]!
+        if (row.addresses[0] !== eps[j]!.ip) break
+        zones[j] = row.zone
+      }
+      if (j === eps.length) return zones
+    }
+    zoneOf ??= new Map(rows.map((r) => [r.addresses[0] ?? '', r.zone]))
+    return eps.map((e) => zoneOf!.get(e.ip))
+  }
+  const estimate = (eps: readonly ProxyEndpoint[], views: Map<string, ZoneView>) => {
+    const epZone = zonesOf(eps)
     // Loads by position in eps (IPs are unique there: proxyEndpointsFromSlices merges them).
-    const epZone = eps.map((e) => zoneOf.get(e.ip))
     const load = new Float64Array(eps.length)
     let inZone = 0
     let covered = 0
     for (const [zone, share] of Object.entries(shares)) {
-      const targets = routed(eps, zone)
+      const targets = views.get(zone)!.cluster
       if (targets.length === 0 || share <= 0) continue
       covered += share
       let local = 0
-      // targets is a subsequence of eps (a filter of it): walk both in step.
-      let j = 0
-      for (const t of targets) {
-        while (j < eps.length && eps[j] !== t) j++
-        if (j === eps.length) throw new Error('estimateTraffic: a routed endpoint is not in the endpoint list')
+      const each = share / targets.length
+      for (const j of targets) {
         if (epZone[j] === zone) local++
-        load[j] = load[j]! + share / targets.length
-        j++
+        load[j] = load[j]! + each
       }
       inZone += (share * local) / targets.length
     }
@@ -736,8 +739,8 @@ function estimateTraffic(
     })
     return {inZone: inZone / covered, maxOverload: max}
   }
-  const l = estimate(live)
-  const p = predicted === live ? l : estimate(predicted)
+  const l = estimate(live, liveViews)
+  const p = predicted === live ? l : estimate(predicted, predictedViews)
   return {model, inZoneShareLive: l.inZone, inZoneSharePredicted: p.inZone, maxEndpointOverloadLive: l.maxOverload, maxEndpointOverloadPredicted: p.maxOverload}
 }
 

@@ -222,6 +222,57 @@ function anyHints(endpoints: readonly ProxyEndpoint[], nodeHintsCount: boolean):
 }
 
 /**
+ * What topology.go `topologyModeFromHints` reads from the ready endpoints for one node, except
+ * `hasEndpointForZone` (see `categorizeZones`, which finds it for many zones in one pass).
+ */
+interface ReadyHintFacts {
+  hasReadyEndpoints: boolean
+  hasEndpointForNode: boolean
+  allEndpointsHaveNodeHints: boolean
+  allEndpointsHaveZoneHints: boolean
+}
+
+/**
+ * The rest of `topologyModeFromHints`, once the facts are known, plus the reason when the answer
+ * is "". `hinted`: some endpoint (ready or not) carries a hint kube-proxy reads; `zoneHintsPresent`:
+ * some endpoint carries a zone hint. Both are only asked for on a fallback.
+ */
+function decideFromHints(
+  f: ReadyHintFacts,
+  hasEndpointForZone: boolean,
+  zone: string,
+  preferSameGate: boolean,
+  hinted: () => boolean,
+  zoneHintsPresent: () => boolean,
+): TopologyDecision {
+  const fallback = (r: FallbackReason): TopologyDecision => ({mode: '', fallbackReason: hinted() ? r : null})
+
+  if (!f.hasReadyEndpoints) return fallback('no-ready-endpoints')
+
+  let nodeReason: FallbackReason | null = null
+  if (preferSameGate) {
+    if (f.allEndpointsHaveNodeHints) {
+      if (f.hasEndpointForNode) return {mode: 'PreferSameNode', fallbackReason: null}
+      nodeReason = 'no-hint-for-node'
+    } else {
+      nodeReason = 'unhinted-ready-endpoint'
+    }
+  }
+  let zoneReason: FallbackReason
+  if (f.allEndpointsHaveZoneHints) {
+    if (hasEndpointForZone) return {mode: 'PreferSameZone', fallbackReason: null}
+    zoneReason = zone === '' ? 'node-has-no-zone' : 'no-hint-for-zone'
+  } else {
+    zoneReason = 'unhinted-ready-endpoint'
+  }
+  // Zone hints are the last fallback, so explain with them; when only node hints exist
+  // (no endpoint has a zone hint), the node-hint reason says more.
+  return fallback(!zoneHintsPresent() && nodeReason !== null ? nodeReason : zoneReason)
+}
+
+const zoneHintsIn = (endpoints: readonly ProxyEndpoint[]) => endpoints.some((ep) => size(ep.zoneHints) > 0)
+
+/**
  * topology.go `topologyModeFromHints`, plus the reason when the answer is "".
  * Only ready endpoints are examined. Node hints count only when `preferSameGate` is on.
  * A node zone of "" matches an endpoint hinted with zone "" (upstream does not special-case it).
@@ -232,46 +283,18 @@ export function topologyDecisionFromHints(
   zone: string,
   preferSameGate: boolean,
 ): TopologyDecision {
-  let hasReadyEndpoints = false
-  let hasEndpointForNode = false
-  let allEndpointsHaveNodeHints = true
+  const f: ReadyHintFacts = {hasReadyEndpoints: false, hasEndpointForNode: false, allEndpointsHaveNodeHints: true, allEndpointsHaveZoneHints: true}
   let hasEndpointForZone = false
-  let allEndpointsHaveZoneHints = true
   for (const ep of endpoints) {
     if (!ep.ready) continue
-    hasReadyEndpoints = true
-    if (size(ep.nodeHints) === 0) allEndpointsHaveNodeHints = false
-    else if (ep.nodeHints!.has(nodeName)) hasEndpointForNode = true
-    if (size(ep.zoneHints) === 0) allEndpointsHaveZoneHints = false
+    f.hasReadyEndpoints = true
+    if (size(ep.nodeHints) === 0) f.allEndpointsHaveNodeHints = false
+    else if (ep.nodeHints!.has(nodeName)) f.hasEndpointForNode = true
+    if (size(ep.zoneHints) === 0) f.allEndpointsHaveZoneHints = false
     else if (ep.zoneHints!.has(zone)) hasEndpointForZone = true
   }
-
   // Reasons are only given when some endpoint (ready or not) carries a hint kube-proxy would read.
-  const hinted = anyHints(endpoints, preferSameGate)
-  const fallback = (r: FallbackReason): TopologyDecision => ({mode: '', fallbackReason: hinted ? r : null})
-
-  if (!hasReadyEndpoints) return fallback('no-ready-endpoints')
-
-  let nodeReason: FallbackReason | null = null
-  if (preferSameGate) {
-    if (allEndpointsHaveNodeHints) {
-      if (hasEndpointForNode) return {mode: 'PreferSameNode', fallbackReason: null}
-      nodeReason = 'no-hint-for-node'
-    } else {
-      nodeReason = 'unhinted-ready-endpoint'
-    }
-  }
-  let zoneReason: FallbackReason
-  if (allEndpointsHaveZoneHints) {
-    if (hasEndpointForZone) return {mode: 'PreferSameZone', fallbackReason: null}
-    zoneReason = zone === '' ? 'node-has-no-zone' : 'no-hint-for-zone'
-  } else {
-    zoneReason = 'unhinted-ready-endpoint'
-  }
-  // Zone hints are the last fallback, so explain with them; when only node hints exist
-  // (no endpoint has a zone hint), the node-hint reason says more.
-  const zoneHintsPresent = endpoints.some((ep) => size(ep.zoneHints) > 0)
-  return fallback(!zoneHintsPresent && nodeReason !== null ? nodeReason : zoneReason)
+  return decideFromHints(f, hasEndpointForZone, zone, preferSameGate, () => anyHints(endpoints, preferSameGate), () => zoneHintsIn(endpoints))
 }
 
 /** topology.go `topologyModeFromHints`: "PreferSameNode", "PreferSameZone" or "" (no topology). */
@@ -309,18 +332,35 @@ function legacyDecision(
   zone: string,
   annotations: Record<string, string> | undefined,
 ): TopologyDecision {
-  const hinted = anyHints(endpoints, false)
-  const fallback = (r: FallbackReason): TopologyDecision => ({mode: '', fallbackReason: hinted ? r : null})
-  if (DISABLED_ANNOTATION_VALUES.has(legacyHintsAnnotation(annotations))) return fallback('annotation-required')
-  if (zone === '') return fallback('node-has-no-zone')
   let hasReady = false
+  let allHaveZoneHints = true
   let hasEndpointForZone = false
   for (const ep of endpoints) {
     if (!ep.ready) continue
     hasReady = true
-    if (size(ep.zoneHints) === 0) return fallback('unhinted-ready-endpoint')
-    if (ep.zoneHints!.has(zone)) hasEndpointForZone = true
+    if (size(ep.zoneHints) === 0) allHaveZoneHints = false
+    else if (ep.zoneHints!.has(zone)) hasEndpointForZone = true
   }
+  return decideLegacy(annotations, zone, hasReady, allHaveZoneHints, hasEndpointForZone, () => anyHints(endpoints, false))
+}
+
+/**
+ * The checks of `legacyDecision` in upstream's order, once the facts are known. (Upstream's loop
+ * returns at the first ready endpoint without a zone hint, whatever it saw before: the result
+ * only depends on whether one exists.)
+ */
+function decideLegacy(
+  annotations: Record<string, string> | undefined,
+  zone: string,
+  hasReady: boolean,
+  allHaveZoneHints: boolean,
+  hasEndpointForZone: boolean,
+  hinted: () => boolean,
+): TopologyDecision {
+  const fallback = (r: FallbackReason): TopologyDecision => ({mode: '', fallbackReason: hinted() ? r : null})
+  if (DISABLED_ANNOTATION_VALUES.has(legacyHintsAnnotation(annotations))) return fallback('annotation-required')
+  if (zone === '') return fallback('node-has-no-zone')
+  if (!allHaveZoneHints) return fallback('unhinted-ready-endpoint')
   if (!hasEndpointForZone) return fallback(hasReady ? 'no-hint-for-zone' : 'no-ready-endpoints')
   return {mode: 'PreferSameZone', fallbackReason: null}
 }
@@ -465,4 +505,101 @@ function availableForTopology(ep: ProxyEndpoint, mode: ProxyTopologyMode, nodeNa
     case 'PreferSameZone':
       return ep.zoneHints !== null && ep.zoneHints.has(zone)
   }
+}
+
+// ---- The zone-wide view, for many zones at once ----------------------------------------------
+
+export interface ZoneView {
+  /** categorizeEndpoints' topologyMode. */
+  topologyMode: ProxyTopologyMode
+  /** categorizeEndpoints' fallbackReason. */
+  fallbackReason: FallbackReason | null
+  /** categorizeEndpoints' clusterEndpoints, as ascending positions in `endpoints` (shared between zones: read-only). */
+  cluster: readonly number[]
+}
+
+/**
+ * `categorizeEndpoints` on a node named "" of each zone in `zones` (a node that holds no endpoint:
+ * the zone-wide view explain shows), reduced to the cluster set: topologyMode, fallbackReason and
+ * clusterEndpoints. One pass over the endpoints for all zones, where categorizeEndpoints takes one
+ * (or three) per zone. kubeproxy.test.ts checks, on random endpoint lists, that each zone's result
+ * equals categorizeEndpoints'.
+ */
+export function categorizeZones(
+  endpoints: readonly ProxyEndpoint[],
+  flags: ServiceTrafficFlags,
+  zones: Iterable<string>,
+  opts: CategorizeOptions,
+): Map<string, ZoneView> {
+  const out = new Map<string, ZoneView>()
+  const wanted = new Set(zones)
+  if (endpoints.length === 0) {
+    for (const zone of wanted) out.set(zone, {topologyMode: '', fallbackReason: 'no-endpoints', cluster: []})
+    return out
+  }
+  if (!flags.usesClusterEndpoints) {
+    const reason = anyHints(endpoints, opts.requireAnnotation ? false : opts.preferSameGate) ? 'local-traffic-policy-only' : null
+    for (const zone of wanted) out.set(zone, {topologyMode: '', fallbackReason: reason, cluster: []})
+    return out
+  }
+
+  // The facts of topologyModeFromHints that do not depend on the zone (the node name is ""), and
+  // the candidate cluster sets: every ready endpoint (mode ""), the ready endpoints hinted for
+  // node "" (PreferSameNode), those hinted for each zone (PreferSameZone), and the fallback to
+  // serving-terminating endpoints.
+  const f: ReadyHintFacts = {hasReadyEndpoints: false, hasEndpointForNode: false, allEndpointsHaveNodeHints: true, allEndpointsHaveZoneHints: true}
+  const ready: number[] = []
+  const readyForNode: number[] = []
+  const servingTerminating: number[] = []
+  const readyForZone = new Map<string, number[]>()
+  // Endpoints share one hint Set per name (proxyEndpointsFromSlices): resolve each Set's wanted
+  // zones once.
+  const listsOf = new Map<ReadonlySet<string>, number[][]>()
+  for (let i = 0; i < endpoints.length; i++) {
+    const ep = endpoints[i]!
+    if (ep.serving && ep.terminating) servingTerminating.push(i)
+    if (!ep.ready) continue
+    f.hasReadyEndpoints = true
+    ready.push(i)
+    if (size(ep.nodeHints) === 0) f.allEndpointsHaveNodeHints = false
+    else if (ep.nodeHints!.has('')) {
+      f.hasEndpointForNode = true
+      readyForNode.push(i)
+    }
+    const zh = ep.zoneHints
+    if (zh === null || zh.size === 0) {
+      f.allEndpointsHaveZoneHints = false
+      continue
+    }
+    let lists = listsOf.get(zh)
+    if (lists === undefined) {
+      lists = []
+      for (const zone of zh) {
+        if (!wanted.has(zone)) continue
+        let list = readyForZone.get(zone)
+        if (list === undefined) readyForZone.set(zone, (list = []))
+        lists.push(list)
+      }
+      listsOf.set(zh, lists)
+    }
+    for (const list of lists) list.push(i)
+  }
+
+  let hinted: boolean | undefined
+  const hintedNew = () => (hinted ??= anyHints(endpoints, opts.preferSameGate))
+  const hintedLegacy = () => (hinted ??= anyHints(endpoints, false))
+  let zoneHints: boolean | undefined
+  const zoneHintsPresent = () => (zoneHints ??= zoneHintsIn(endpoints))
+  for (const zone of wanted) {
+    const forZone = readyForZone.get(zone)
+    const decision = opts.requireAnnotation
+      ? decideLegacy(opts.requireAnnotation.annotations, zone, f.hasReadyEndpoints, f.allEndpointsHaveZoneHints, forZone !== undefined, hintedLegacy)
+      : decideFromHints(f, forZone !== undefined, zone, opts.preferSameGate, hintedNew, zoneHintsPresent)
+    let cluster: readonly number[] =
+      decision.mode === '' ? ready : decision.mode === 'PreferSameNode' ? readyForNode : (forZone ?? [])
+    // No ready endpoints anywhere: serving-terminating ones, with no topology filter.
+    if (cluster.length === 0) cluster = servingTerminating
+    out.set(zone, {topologyMode: decision.mode, fallbackReason: decision.fallbackReason, cluster})
+  }
+  return out
 }

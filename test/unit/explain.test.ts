@@ -33,7 +33,7 @@ describe('traffic estimate (estimateTraffic), by hand', () => {
     // predicted: all in zone; the zone-a endpoint takes 0.5 of the load: 0.5 x 3 - 1 = 0.5
     expect(s.traffic.inZoneSharePredicted).toBe(1)
     expect(s.traffic.maxEndpointOverloadPredicted).toBeCloseTo(0.5, 12)
-    expect(s.zones.map((z) => [z.name, z.kubeProxy.mode, z.kubeProxy.endpoints.length, z.kubeProxyPredicted.mode, z.kubeProxyPredicted.endpoints.length])).toEqual([
+    expect(s.zones.map((z) => [z.name, z.kubeProxy.mode, z.kubeProxy.routedEndpoints, z.kubeProxyPredicted.mode, z.kubeProxyPredicted.routedEndpoints])).toEqual([
       ['zone-a', '', 3, 'PreferSameZone', 1],
       ['zone-b', '', 3, 'PreferSameZone', 2],
     ])

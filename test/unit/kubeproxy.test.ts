@@ -1,6 +1,8 @@
+import fc from 'fast-check'
 import {describe, expect, it} from 'vitest'
 import {
   categorizeEndpoints,
+  categorizeZones,
   legacyHintsAnnotation,
   proxyEndpointsFromSlices,
   serviceTrafficFlags,
@@ -12,7 +14,7 @@ import {
   type ProxyTopologyMode,
   type ServiceTrafficFlags,
 } from '../../src/engine/kubeproxy.js'
-import type {Endpoint, EndpointSlice, Service} from '../../src/engine/types.js'
+import {ANNOTATION_TOPOLOGY_MODE, type Endpoint, type EndpointSlice, type Service} from '../../src/engine/types.js'
 
 // ---- helpers ----------------------------------------------------------------------------------
 
@@ -1040,5 +1042,65 @@ describe('sharp edges', () => {
     expect(r.clusterEndpoints.map((e) => e.ip)).toEqual(['10.0.0.2'])
     expect(r.localEndpoints.map((e) => e.ip)).toEqual(['10.0.0.1'])
     expect(r.allReachableEndpoints.map((e) => e.ip)).toEqual(['10.0.0.1', '10.0.0.2'])
+  })
+})
+
+// ---- categorizeZones: the zone-wide view of many zones in one pass ---------------------------
+
+describe('categorizeZones', () => {
+  // Small name pools, "" included, so that hints match, miss and collide; a pool of shared hint
+  // Sets (as proxyEndpointsFromSlices builds them) next to Sets of their own.
+  const names = ['', 'a', 'b', 'c']
+  const setArb = fc.oneof(
+    {arbitrary: fc.constant(null), weight: 1},
+    {arbitrary: fc.constantFrom(...names.map((n) => new Set([n]))), weight: 6},
+    {arbitrary: fc.uniqueArray(fc.constantFrom(...names), {maxLength: 3}).map((xs) => new Set(xs)), weight: 2},
+  )
+  const endpointArb = fc.record({
+    ready: fc.boolean(),
+    serving: fc.boolean(),
+    terminating: fc.boolean(),
+    nodeName: fc.constantFrom(null, '', 'n1'),
+    zone: fc.constantFrom(null, ...names),
+    zoneHints: setArb,
+    nodeHints: setArb,
+  })
+  const caseArb = fc.record({
+    endpoints: fc.array(endpointArb, {maxLength: 8}).map((eps) => eps.map((e, i): ProxyEndpoint => ({...e, ip: `10.0.0.${i}`, sliceName: 's'}))),
+    flags: fc.record({internalPolicyLocal: fc.boolean(), externalPolicyLocal: fc.boolean(), nodePort: fc.constantFrom(0, 30080)}).map(flagsOf),
+    zones: fc.uniqueArray(fc.constantFrom(...names, 'd'), {maxLength: 5}),
+    preferSameGate: fc.boolean(),
+    // kube-proxy 1.28-1.30 (with the Service's annotations) or newer.
+    requireAnnotation: fc.option(
+      fc.constantFrom(undefined, {[ANNOTATION_TOPOLOGY_MODE]: 'Auto'}, {[ANNOTATION_TOPOLOGY_MODE]: 'disabled'}).map((annotations) => ({annotations})),
+      {nil: undefined},
+    ),
+  })
+
+  it('gives each zone what categorizeEndpoints gives a node named "" in that zone', () => {
+    const seen = {fallback: 0, PreferSameZone: 0, PreferSameNode: 0}
+    fc.assert(
+      fc.property(caseArb, (c) => {
+        const opts = {preferSameGate: c.preferSameGate, requireAnnotation: c.requireAnnotation}
+        const got = categorizeZones(c.endpoints, c.flags, c.zones, opts)
+        expect([...got.keys()]).toEqual(c.zones)
+        for (const zone of c.zones) {
+          const want = categorizeEndpoints(c.endpoints, c.flags, {name: '', labels: {[ZONE]: zone}}, opts)
+          const view = got.get(zone)!
+          expect({mode: view.topologyMode, reason: view.fallbackReason, cluster: [...view.cluster]}).toEqual({
+            mode: want.topologyMode,
+            reason: want.fallbackReason,
+            cluster: want.clusterEndpoints.map((e) => c.endpoints.indexOf(e)),
+          })
+          if (want.fallbackReason !== null) seen.fallback++
+          if (want.topologyMode !== '') seen[want.topologyMode]++
+        }
+      }),
+      {numRuns: 3000},
+    )
+    // The generator reaches each outcome often.
+    expect(seen.fallback).toBeGreaterThan(1000)
+    expect(seen.PreferSameZone).toBeGreaterThan(300)
+    expect(seen.PreferSameNode).toBeGreaterThan(30)
   })
 })
