@@ -200,6 +200,7 @@ export function explain(state: ClusterState, services: readonly Service[], opts:
   const cluster = summariseNodes(capacity)
   const slicesByService = groupSlices(state.endpointSlices)
   const nodeIndex = indexNodes(state.nodes, capacity)
+  const parts = rowParts()
   const out: ServiceExplanation[] = []
   for (const svc of services) {
     const key = `${svc.metadata.namespace ?? 'default'}/${svc.metadata.name}`
@@ -216,6 +217,7 @@ export function explain(state: ClusterState, services: readonly Service[], opts:
           nodeIndex,
           nodesReadable,
           opts,
+          parts,
         }),
       )
     }
@@ -294,10 +296,55 @@ interface ServiceInput {
   nodeIndex: NodeIndex
   nodesReadable: boolean
   opts: ExplainOptions
+  parts: RowParts
 }
 
-const hintNames = (e: Endpoint): HintNames | null =>
-  e.hints ? {forZones: (e.hints.forZones ?? []).map((z) => z.name), forNodes: (e.hints.forNodes ?? []).map((n) => n.name)} : null
+/** Parts of endpoint rows that many rows share, read-only (frozen). */
+interface RowParts {
+  /** The row's conditions (null = unset). */
+  conditions(c: Endpoint['conditions']): EndpointRow['conditions']
+  /** The hint names, null without hints. */
+  hints(h: Endpoint['hints']): HintNames | null
+}
+
+/**
+ * Row parts shared by the rows of one explain() call: conditions, and hints that name at most
+ * one zone and no node. 50,000 endpoints have a handful of distinct ones, so the rows need not
+ * allocate three or four objects each. Other hints get objects of their own.
+ */
+function rowParts(): RowParts {
+  const conditions: EndpointRow['conditions'][] = []
+  const code = (v: boolean | null) => (v === null ? 0 : v === true ? 1 : v === false ? 2 : -1)
+  const zoneOnly = new Map<string, HintNames>()
+  const frozen = (forZones: string[]): HintNames => Object.freeze({forZones: Object.freeze(forZones) as string[], forNodes: Object.freeze([]) as unknown as string[]})
+  let none: HintNames | undefined
+  return {
+    conditions(c) {
+      const ready = c?.ready ?? null
+      const serving = c?.serving ?? null
+      const terminating = c?.terminating ?? null
+      const r = code(ready)
+      const s = code(serving)
+      const t = code(terminating)
+      if (r < 0 || s < 0 || t < 0) return {ready, serving, terminating}
+      const k = r * 9 + s * 3 + t
+      return (conditions[k] ??= Object.freeze({ready, serving, terminating}))
+    },
+    hints(h) {
+      if (!h) return null
+      const zones = h.forZones
+      const nodes = h.forNodes
+      if ((nodes == null || nodes.length === 0) && (zones == null || zones.length <= 1)) {
+        if (zones == null || zones.length === 0) return (none ??= frozen([]))
+        const name = zones[0]!.name
+        let names = zoneOnly.get(name)
+        if (names === undefined) zoneOnly.set(name, (names = frozen([name])))
+        return names
+      }
+      return {forZones: (zones ?? []).map((z) => z.name), forNodes: (nodes ?? []).map((n) => n.name)}
+    },
+  }
+}
 
 const sameHints = (a: HintNames | null, b: HintNames | null): boolean => {
   // Lists of 0 or 1 names (the usual case) need no sorted copy.
@@ -393,35 +440,81 @@ function explainService(input: ServiceInput): ServiceExplanation {
       }
     : controllerVerdict(prediction, mode.path, managedByController, predictionMode, addressType, service)
 
-  // Endpoint rows.
+  // Endpoint rows, and the per-zone counts, in one pass.
   const endpoints: EndpointRow[] = []
-  slices.forEach((slice, i) => {
+  const {parts} = input
+  /** Per zone name: counts over ready endpoints; named: the zone is shown (an endpoint's zone or a hint names it). */
+  const stats = new Map<string, {named: boolean; ready: number; assigned: number; liveHints: number; donatedIn: number; donatedOut: number}>()
+  const stat = (zone: string) => {
+    let z = stats.get(zone)
+    if (z === undefined) stats.set(zone, (z = {named: false, ready: 0, assigned: 0, liveHints: 0, donatedIn: 0, donatedOut: 0}))
+    return z
+  }
+  let readyCount = 0
+  let hinted = false
+  let anyLiveHints = false
+  let driftedRows = 0
+  let donatedCount = 0
+  for (let i = 0; i < slices.length; i++) {
+    const slice = slices[i]!
     const predicted = predictedSlices[i]!
-    ;(slice.endpoints ?? []).forEach((e, j) => {
+    const sliceEndpoints = slice.endpoints ?? []
+    for (let j = 0; j < sliceEndpoints.length; j++) {
+      const e = sliceEndpoints[j]!
       const p = predicted.endpoints?.[j] ?? e
-      const live = hintNames(e)
-      const pred = p === e || p.hints === e.hints ? live : hintNames(p)
+      const live = parts.hints(e.hints)
+      const pred = p === e || p.hints === e.hints ? live : parts.hints(p.hints)
       const zone = e.zone ?? null
+      const ready = e.conditions?.ready === true
       const predZone = pred?.forZones.length === 1 ? pred.forZones[0]! : null
+      const donatedTo = predZone !== null && zone !== null && predZone !== zone && ready ? predZone : null
+      // The same endpoint object (a slice the controller leaves alone) cannot drift.
+      const drift = p !== e && live !== pred && !sameHints(live, pred)
       endpoints.push({
         addresses: [...e.addresses],
         nodeName: e.nodeName ?? null,
         zone,
         slice: slice.metadata.name,
-        conditions: {
-          ready: e.conditions?.ready ?? null,
-          serving: e.conditions?.serving ?? null,
-          terminating: e.conditions?.terminating ?? null,
-        },
-        controllerReady: e.conditions?.ready === true,
+        conditions: parts.conditions(e.conditions),
+        controllerReady: ready,
         liveHints: live,
         predictedHints: pred,
-        donatedTo: predZone !== null && zone !== null && predZone !== zone && e.conditions?.ready === true ? predZone : null,
-        // The same endpoint object (a slice the controller leaves alone) cannot drift.
-        drift: p !== e && !sameHints(live, pred),
+        donatedTo,
+        drift,
       })
-    })
-  })
+      if (drift) driftedRows++
+      // The zone's own counts first: the hints usually name it.
+      const home = zone === null ? null : stat(zone)
+      if (home !== null && zone) home.named = true
+      const at = (z: string) => (home !== null && z === zone ? home : stat(z))
+      const liveZones = live?.forZones ?? []
+      const predZones = pred?.forZones ?? []
+      // A zone named twice in one endpoint's hints counts once.
+      for (let k = 0; k < liveZones.length; k++) {
+        const z = liveZones[k]!
+        const c = at(z)
+        if (z) c.named = true
+        if (ready && (k === 0 || liveZones.indexOf(z) === k)) c.liveHints++
+      }
+      for (let k = 0; k < predZones.length; k++) {
+        const z = predZones[k]!
+        const c = at(z)
+        if (z) c.named = true
+        if (ready && (k === 0 || predZones.indexOf(z) === k)) c.assigned++
+      }
+      if (ready) {
+        readyCount++
+        if (home !== null) home.ready++
+        if (predZones.length > 0) hinted = true
+        if (live !== null && (live.forZones.length > 0 || live.forNodes.length > 0)) anyLiveHints = true
+      }
+      if (donatedTo !== null) {
+        donatedCount++
+        at(donatedTo).donatedIn++
+        home!.donatedOut++
+      }
+    }
+  }
 
   // kube-proxy, per zone and per node, on live and predicted hints.
   const preferSameGate = f.preferSameTrafficDistribution
@@ -435,32 +528,7 @@ function explainService(input: ServiceInput): ServiceExplanation {
   const zoneNames = new Set<string>()
   for (const z of Object.keys(ratios ?? {})) zoneNames.add(z)
   for (const z of input.nodeIndex.zones) zoneNames.add(z)
-  // Per-zone endpoint counts, in one pass over the endpoints.
-  const count = (m: Map<string, number>, zone: string) => m.set(zone, (m.get(zone) ?? 0) + 1)
-  const readyBy = new Map<string, number>()
-  const assignedBy = new Map<string, number>()
-  const liveHintsBy = new Map<string, number>()
-  const donatedInBy = new Map<string, number>()
-  const donatedOutBy = new Map<string, number>()
-  let hinted = false
-  for (const e of endpoints) {
-    if (e.zone) zoneNames.add(e.zone)
-    const live = e.liveHints?.forZones ?? []
-    const pred = e.predictedHints?.forZones ?? []
-    for (const z of live) if (z) zoneNames.add(z)
-    for (const z of pred) if (z) zoneNames.add(z)
-    if (e.controllerReady) {
-      if (e.zone !== null) count(readyBy, e.zone)
-      // A zone named twice in one endpoint's hints counts once.
-      pred.forEach((z, i) => pred.indexOf(z) === i && count(assignedBy, z))
-      live.forEach((z, i) => live.indexOf(z) === i && count(liveHintsBy, z))
-      if (pred.length > 0) hinted = true
-    }
-    if (e.donatedTo !== null) {
-      count(donatedInBy, e.donatedTo)
-      if (e.zone !== null) count(donatedOutBy, e.zone)
-    }
-  }
+  for (const [z, c] of stats) if (c.named) zoneNames.add(z)
   const nodesByZone = input.nodeIndex.byZone
 
   // kube-proxy on a node picks PreferSameNode when every ready endpoint has a node hint and
@@ -468,9 +536,14 @@ function explainService(input: ServiceInput): ServiceExplanation {
   // named in node hints, when all ready endpoints have one. One pass instead of one
   // categorization per node.
   const sameNodeNodes = (eps: readonly ProxyEndpoint[]): Set<string> => {
-    const ready = eps.filter((e) => e.ready)
-    if (!preferSameGate || ready.length === 0 || !ready.every((e) => (e.nodeHints?.size ?? 0) > 0)) return new Set()
-    return new Set(ready.flatMap((e) => [...(e.nodeHints ?? [])]))
+    const names = new Set<string>()
+    if (!preferSameGate) return names
+    for (const e of eps) {
+      if (!e.ready) continue
+      if (e.nodeHints === null || e.nodeHints.size === 0) return new Set()
+      for (const name of e.nodeHints) names.add(name)
+    }
+    return names
   }
   const liveSameNode = sameNodeNodes(liveProxy)
   const predSameNode = sameNodeNodes(predProxy)
@@ -494,16 +567,17 @@ function explainService(input: ServiceInput): ServiceExplanation {
     }
   }
 
-  const n = prediction?.addHints?.totalReady ?? endpoints.filter((e) => e.controllerReady).length
+  const n = prediction?.addHints?.totalReady ?? readyCount
   const allocations = prediction?.addHints?.allocations ?? null
   const auto = mode.path === 'topology-mode-auto'
   const figures = auto && allocations === null && ratios !== null && n > 0 ? allocationFigures(n, ratios) : null
 
   const zones: ZoneRow[] = sortStrings(zoneNames).map((zone) => {
     const zoneNodes = input.nodeIndex.verdicts.get(zone) ?? {counted: 0, ignored: 0, cpuMilli: 0}
-    const ready = readyBy.get(zone) ?? 0
-    const assigned = assignedBy.get(zone) ?? 0
-    const liveHints = liveHintsBy.get(zone) ?? 0
+    const counts = stats.get(zone)
+    const ready = counts?.ready ?? 0
+    const assigned = counts?.assigned ?? 0
+    const liveHints = counts?.liveHints ?? 0
     const alloc = auto ? (own(allocations, zone) ?? own(figures, zone) ?? null) : null
     const share = own(trafficShares, zone) ?? null
     const desiredForOverload = share !== null ? share * n : null
@@ -522,8 +596,8 @@ function explainService(input: ServiceInput): ServiceExplanation {
       maximum: alloc?.maximum ?? null,
       assigned,
       expectedOverload: hinted && assigned > 0 && desiredForOverload !== null ? desiredForOverload / assigned - 1 : null,
-      donatedIn: donatedInBy.get(zone) ?? 0,
-      donatedOut: donatedOutBy.get(zone) ?? 0,
+      donatedIn: counts?.donatedIn ?? 0,
+      donatedOut: counts?.donatedOut ?? 0,
       liveHints,
       kubeProxy: zoneVerdict(liveViews, liveSameNode, zone),
       kubeProxyPredicted: zoneVerdict(predViews, predSameNode, zone),
@@ -548,10 +622,9 @@ function explainService(input: ServiceInput): ServiceExplanation {
 
   const traffic = estimateTraffic(trafficShares, opts.traffic ? 'custom' : 'zone-cpu', endpoints, liveProxy, liveViews, predProxy, predViews)
 
-  const driftCount = managedByController ? endpoints.filter((e) => e.drift).length : 0
+  const driftCount = managedByController ? driftedRows : 0
   const findings: Finding[] = []
   if (mode.path === 'topology-mode-auto' && !controller.hintsSet && !unpredictable) findings.push('hints-refused')
-  const anyLiveHints = endpoints.some((e) => e.controllerReady && e.liveHints !== null && (e.liveHints.forZones.length > 0 || e.liveHints.forNodes.length > 0))
   if ((mode.path !== 'none' || anyLiveHints) && zones.some((z) => z.kubeProxy.fallback && (nodesByZone.get(z.name)?.length ?? 0) > 0))
     findings.push('fallback')
   if (driftCount > 0) findings.push('drift')
@@ -569,7 +642,7 @@ function explainService(input: ServiceInput): ServiceExplanation {
       endpoints: endpoints.length,
       assigned: zones.reduce((a, z) => a + z.assigned, 0),
       liveHints: zones.reduce((a, z) => a + z.liveHints, 0),
-      donated: endpoints.filter((e) => e.donatedTo !== null).length,
+      donated: donatedCount,
       cpuMilli: zones.reduce((a, z) => a + z.cpuMilli, 0),
     },
     endpoints,
