@@ -366,8 +366,8 @@ interface NodeIndex {
   byZone: Map<string, Node[]>
   /** Per zone (the verdict's zone label), from setNodes' verdicts in input order. */
   verdicts: Map<string, {counted: number; ignored: number; cpuMilli: number}>
-  /** The nodes sorted by name (the --per-node view). */
-  sorted: Node[]
+  /** The nodes sorted by name (the --per-node view; sorted on first use). */
+  sorted(): Node[]
 }
 
 function indexNodes(nodes: readonly Node[], capacity: ZoneCapacity): NodeIndex {
@@ -391,8 +391,8 @@ function indexNodes(nodes: readonly Node[], capacity: ZoneCapacity): NodeIndex {
       z.cpuMilli += v.milliCPU
     } else z.ignored++
   }
-  const sorted = [...nodes].sort((a, b) => (a.metadata.name < b.metadata.name ? -1 : 1))
-  return {zones, byZone, verdicts, sorted}
+  let sorted: Node[] | undefined
+  return {zones, byZone, verdicts, sorted: () => (sorted ??= [...nodes].sort((a, b) => (a.metadata.name < b.metadata.name ? -1 : 1)))}
 }
 
 const isManaged = (s: EndpointSlice) => s.metadata.labels?.[LABEL_MANAGED_BY] === CONTROLLER_NAME
@@ -606,7 +606,7 @@ function explainService(input: ServiceInput): ServiceExplanation {
 
   let nodes: NodeProxyRow[] | undefined
   if (opts.perNode) {
-    nodes = input.nodeIndex.sorted
+    nodes = input.nodeIndex.sorted()
       .map((node) => {
         const c = categorizeEndpoints(liveProxy, flags, {name: node.metadata.name, labels: node.metadata.labels ?? {}}, categorizeOpts)
         return {

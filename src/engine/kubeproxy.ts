@@ -88,7 +88,10 @@ function sliceHasPort(slice: EndpointSlice, portName: string): boolean {
  * position where its IP first appeared.
  */
 export function proxyEndpointsFromSlices(slices: EndpointSlice[], opts: ProxyEndpointsOptions): ProxyEndpoint[] {
+  // Position of each IP in `out`. Until an IP repeats (usually never), one Map operation per
+  // endpoint: set, and see whether the Map grew.
   const byIp = new Map<string, number>()
+  let repeated = false
   const out: ProxyEndpoint[] = []
   const zoneSets = new Map<string, ReadonlySet<string>>()
   const nodeSets = new Map<string, ReadonlySet<string>>()
@@ -112,7 +115,21 @@ export function proxyEndpointsFromSlices(slices: EndpointSlice[], opts: ProxyEnd
         nodeHints: opts.preferSameGate ? hintSet(ep.hints?.forNodes, nodeSets) : null,
         sliceName: slice.metadata.name,
       }
-      const at = byIp.get(ip)
+      let at: number | undefined
+      if (!repeated) {
+        const size = byIp.size
+        byIp.set(ip, out.length)
+        if (byIp.size > size) {
+          out.push(pe)
+          continue
+        }
+        // The first repeated IP: the set above overwrote its position; find it again.
+        repeated = true
+        at = out.findIndex((e) => e.ip === ip)
+        byIp.set(ip, at)
+      } else {
+        at = byIp.get(ip)
+      }
       if (at === undefined) {
         byIp.set(ip, out.length)
         out.push(pe)

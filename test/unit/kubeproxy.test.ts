@@ -676,6 +676,42 @@ describe('proxyEndpointsFromSlices (endpointslicecache.go addEndpoints)', () => 
     expect(twoLive.map((e) => e.sliceName)).toEqual(['s2'])
   })
 
+  it('merges like upstream\'s rule applied copy by copy, however many IPs repeat', () => {
+    // upstream: `if !exists || !terminating { overwrite }`; a merged IP keeps its first position.
+    // Each copy is told apart by its nodeName.
+    const reference = (slices: EndpointSlice[]) => {
+      const at = new Map<string, number>()
+      const out: [string, string | undefined][] = []
+      for (const s of slices) {
+        for (const e of s.endpoints ?? []) {
+          const ip = e.addresses[0]
+          if (ip === undefined) continue
+          const k = at.get(ip)
+          if (k === undefined) {
+            at.set(ip, out.length)
+            out.push([ip, e.nodeName ?? undefined])
+          } else if (e.conditions?.terminating !== true) out[k] = [ip, e.nodeName ?? undefined]
+        }
+      }
+      return out
+    }
+    const ips = ['10.0.0.1', '10.0.0.2', '10.0.0.3', '10.0.0.4', '10.0.0.5', '10.0.0.6']
+    const endpointArb = fc.record({
+      addresses: fc.oneof({arbitrary: fc.constant<string[]>([]), weight: 1}, {arbitrary: fc.constantFrom(...ips).map((ip) => [ip]), weight: 8}),
+      conditions: fc.record({terminating: fc.boolean()}),
+    })
+    const slicesArb = fc
+      .array(fc.array(endpointArb, {maxLength: 6}), {maxLength: 4})
+      .map((xs) => xs.map((eps, i) => slice(`s${i}`, eps.map((e, j) => ({...e, nodeName: `copy-${i}-${j}`})))))
+    fc.assert(
+      fc.property(slicesArb, (slices) => {
+        const got = proxyEndpointsFromSlices(slices, {preferSameGate: true})
+        expect(got.map((e) => [e.ip, e.nodeName])).toEqual(reference(slices))
+      }),
+      {numRuns: 2000},
+    )
+  })
+
   it('reads zone hints always and node hints only when the PreferSame gate is on', () => {
     const s = slice('s1', [
       {addresses: ['10.0.0.1'], hints: {forZones: [{name: 'a'}, {name: 'b'}], forNodes: [{name: 'n1'}]}},
