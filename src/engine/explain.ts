@@ -52,6 +52,7 @@ export interface HintNames {
 }
 
 export interface EndpointRow {
+  /** The endpoint's own array (not a copy: the engine never mutates its input, nor a report). */
   addresses: string[]
   nodeName: string | null
   zone: string | null
@@ -258,7 +259,8 @@ function addressTypesOf(svc: Service, slices: readonly EndpointSlice[]): Address
 
 export function summariseNodes(capacity: ZoneCapacity): NodeSummary {
   const zones = new Map<string, {counted: number; ignored: number; cpuMilli: number}>()
-  for (const n of capacity.nodes) {
+  for (let i = 0; i < capacity.nodes.length; i++) {
+    const n = capacity.nodes[i]!
     if (n.zone === null || n.zone === '') continue
     const z = zones.get(n.zone) ?? {counted: 0, ignored: 0, cpuMilli: 0}
     if (n.status === 'counted') {
@@ -373,7 +375,8 @@ interface NodeIndex {
 function indexNodes(nodes: readonly Node[], capacity: ZoneCapacity): NodeIndex {
   const zones = new Set<string>()
   const byZone = new Map<string, Node[]>()
-  for (const n of nodes) {
+  for (let i = 0; i < nodes.length; i++) {
+    const n = nodes[i]!
     const z = n.metadata.labels?.[LABEL_ZONE]
     if (!z) continue
     zones.add(z)
@@ -382,7 +385,8 @@ function indexNodes(nodes: readonly Node[], capacity: ZoneCapacity): NodeIndex {
     else byZone.set(z, [n])
   }
   const verdicts = new Map<string, {counted: number; ignored: number; cpuMilli: number}>()
-  for (const v of capacity.nodes) {
+  for (let i = 0; i < capacity.nodes.length; i++) {
+    const v = capacity.nodes[i]!
     if (v.zone === null) continue
     let z = verdicts.get(v.zone)
     if (z === undefined) verdicts.set(v.zone, (z = {counted: 0, ignored: 0, cpuMilli: 0}))
@@ -471,7 +475,7 @@ function explainService(input: ServiceInput): ServiceExplanation {
       // The same endpoint object (a slice the controller leaves alone) cannot drift.
       const drift = p !== e && live !== pred && !sameHints(live, pred)
       endpoints.push({
-        addresses: [...e.addresses],
+        addresses: e.addresses,
         nodeName: e.nodeName ?? null,
         zone,
         slice: slice.metadata.name,
@@ -486,19 +490,18 @@ function explainService(input: ServiceInput): ServiceExplanation {
       // The zone's own counts first: the hints usually name it.
       const home = zone === null ? null : stat(zone)
       if (home !== null && zone) home.named = true
-      const at = (z: string) => (home !== null && z === zone ? home : stat(z))
       const liveZones = live?.forZones ?? []
       const predZones = pred?.forZones ?? []
       // A zone named twice in one endpoint's hints counts once.
       for (let k = 0; k < liveZones.length; k++) {
         const z = liveZones[k]!
-        const c = at(z)
+        const c = home !== null && z === zone ? home : stat(z)
         if (z) c.named = true
         if (ready && (k === 0 || liveZones.indexOf(z) === k)) c.liveHints++
       }
       for (let k = 0; k < predZones.length; k++) {
         const z = predZones[k]!
-        const c = at(z)
+        const c = home !== null && z === zone ? home : stat(z)
         if (z) c.named = true
         if (ready && (k === 0 || predZones.indexOf(z) === k)) c.assigned++
       }
@@ -510,7 +513,7 @@ function explainService(input: ServiceInput): ServiceExplanation {
       }
       if (donatedTo !== null) {
         donatedCount++
-        at(donatedTo).donatedIn++
+        stat(donatedTo).donatedIn++
         home!.donatedOut++
       }
     }
@@ -538,7 +541,8 @@ function explainService(input: ServiceInput): ServiceExplanation {
   const sameNodeNodes = (eps: readonly ProxyEndpoint[]): Set<string> => {
     const names = new Set<string>()
     if (!preferSameGate) return names
-    for (const e of eps) {
+    for (let i = 0; i < eps.length; i++) {
+      const e = eps[i]!
       if (!e.ready) continue
       if (e.nodeHints === null || e.nodeHints.size === 0) return new Set()
       for (const name of e.nodeHints) names.add(name)
@@ -769,18 +773,13 @@ function estimateTraffic(
   if (shares === null) return {model: 'none', inZoneShareLive: null, inZoneSharePredicted: null, maxEndpointOverloadLive: null, maxEndpointOverloadPredicted: null}
   // The zone of each proxy endpoint: the zone of the (last) row with its address.
   let zoneOf: Map<string, string | null> | undefined
-  const zonesOf = (eps: readonly ProxyEndpoint[]): (string | null | undefined)[] => {
+  const zonesOf = (eps: readonly ProxyEndpoint[]): (string | null | undefined)[] | null => {
     // Usually eps[j] is the endpoint of rows[j] (no endpoint without an address, no address
-    // twice): then the row is the only one with that address.
+    // twice): then the row is the only one with that address, and null says "rows[j].zone".
     if (eps.length === rows.length) {
-      const zones = new Array<string | null>(eps.length)
       let j = 0
-      for (; j < eps.length; j++) {
-        const row = rows[j]!
-        if (row.addresses[0] !== eps[j]!.ip) break
-        zones[j] = row.zone
-      }
-      if (j === eps.length) return zones
+      while (j < eps.length && rows[j]!.addresses[0] === eps[j]!.ip) j++
+      if (j === eps.length) return null
     }
     zoneOf ??= new Map(rows.map((r) => [r.addresses[0] ?? '', r.zone]))
     return eps.map((e) => zoneOf!.get(e.ip))
@@ -797,19 +796,18 @@ function estimateTraffic(
       covered += share
       let local = 0
       const each = share / targets.length
-      for (const j of targets) {
-        if (epZone[j] === zone) local++
+      for (let k = 0; k < targets.length; k++) {
+        const j = targets[k]!
+        if ((epZone === null ? rows[j]!.zone : epZone[j]) === zone) local++
         load[j] = load[j]! + each
       }
       inZone += (share * local) / targets.length
     }
     let ready = 0
-    for (const e of eps) if (e.ready) ready++
+    for (let i = 0; i < eps.length; i++) if (eps[i]!.ready) ready++
     if (covered === 0 || ready === 0) return {inZone: null, maxOverload: null}
     let max = -1
-    eps.forEach((e, i) => {
-      if (e.ready) max = Math.max(max, (load[i]! / covered) * ready - 1)
-    })
+    for (let i = 0; i < eps.length; i++) if (eps[i]!.ready) max = Math.max(max, (load[i]! / covered) * ready - 1)
     return {inZone: inZone / covered, maxOverload: max}
   }
   const l = estimate(live, liveViews)

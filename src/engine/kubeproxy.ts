@@ -99,7 +99,9 @@ export function proxyEndpointsFromSlices(slices: EndpointSlice[], opts: ProxyEnd
     if (slice.addressType === 'FQDN') continue
     if (opts.addressType !== undefined && slice.addressType !== opts.addressType) continue
     if (opts.portName !== undefined && !sliceHasPort(slice, opts.portName)) continue
-    for (const ep of slice.endpoints ?? []) {
+    const eps = slice.endpoints ?? []
+    for (let i = 0; i < eps.length; i++) {
+      const ep = eps[i]!
       const ip = ep.addresses?.[0]
       if (ip === undefined) continue // "Ignoring invalid endpoint port with empty address"
       const c = ep.conditions ?? {}
@@ -532,15 +534,19 @@ export interface ZoneView {
   /** categorizeEndpoints' fallbackReason. */
   fallbackReason: FallbackReason | null
   /** categorizeEndpoints' clusterEndpoints, as ascending positions in `endpoints` (shared between zones: read-only). */
-  cluster: readonly number[]
+  cluster: Readonly<ArrayLike<number>>
 }
+
+const NO_POSITIONS = new Int32Array(0)
 
 /**
  * `categorizeEndpoints` on a node named "" of each zone in `zones` (a node that holds no endpoint:
  * the zone-wide view explain shows), reduced to the cluster set: topologyMode, fallbackReason and
- * clusterEndpoints. One pass over the endpoints for all zones, where categorizeEndpoints takes one
- * (or three) per zone. kubeproxy.test.ts checks, on random endpoint lists, that each zone's result
- * equals categorizeEndpoints'.
+ * clusterEndpoints. Two passes over the endpoints for all zones, where categorizeEndpoints takes
+ * one (or three) per zone: the first finds the facts topologyModeFromHints reads and how many
+ * endpoints each cluster set holds, the second writes the positions of the sets in use.
+ * kubeproxy.test.ts checks, on random endpoint lists, that each zone's result equals
+ * categorizeEndpoints'.
  */
 export function categorizeZones(
   endpoints: readonly ProxyEndpoint[],
@@ -551,72 +557,101 @@ export function categorizeZones(
   const out = new Map<string, ZoneView>()
   const wanted = new Set(zones)
   if (endpoints.length === 0) {
-    for (const zone of wanted) out.set(zone, {topologyMode: '', fallbackReason: 'no-endpoints', cluster: []})
+    for (const zone of wanted) out.set(zone, {topologyMode: '', fallbackReason: 'no-endpoints', cluster: NO_POSITIONS})
     return out
   }
   if (!flags.usesClusterEndpoints) {
     const reason = anyHints(endpoints, opts.requireAnnotation ? false : opts.preferSameGate) ? 'local-traffic-policy-only' : null
-    for (const zone of wanted) out.set(zone, {topologyMode: '', fallbackReason: reason, cluster: []})
+    for (const zone of wanted) out.set(zone, {topologyMode: '', fallbackReason: reason, cluster: NO_POSITIONS})
     return out
   }
 
-  // The facts of topologyModeFromHints that do not depend on the zone (the node name is ""), and
-  // the candidate cluster sets: every ready endpoint (mode ""), the ready endpoints hinted for
-  // node "" (PreferSameNode), those hinted for each zone (PreferSameZone), and the fallback to
-  // serving-terminating endpoints.
+  // Pass 1: the facts of topologyModeFromHints that do not depend on the zone (the node name is
+  // ""), and the sizes of the candidate cluster sets: every ready endpoint (mode ""), the ready
+  // endpoints hinted for node "" (PreferSameNode), those hinted for each zone (PreferSameZone),
+  // and the serving-terminating endpoints (the fallback when the set is empty). Endpoints share
+  // one zone-hint Set per name (proxyEndpointsFromSlices): count per Set, then per zone.
   const f: ReadyHintFacts = {hasReadyEndpoints: false, hasEndpointForNode: false, allEndpointsHaveNodeHints: true, allEndpointsHaveZoneHints: true}
-  const ready: number[] = []
-  const readyForNode: number[] = []
-  const servingTerminating: number[] = []
-  const readyForZone = new Map<string, number[]>()
-  // Endpoints share one hint Set per name (proxyEndpointsFromSlices): resolve each Set's wanted
-  // zones once.
-  const listsOf = new Map<ReadonlySet<string>, number[][]>()
+  let ready = 0
+  let readyForNode = 0
+  let servingTerminating = 0
+  const perSet = new Map<ReadonlySet<string>, number>()
   for (let i = 0; i < endpoints.length; i++) {
     const ep = endpoints[i]!
-    if (ep.serving && ep.terminating) servingTerminating.push(i)
-    if (!ep.ready) continue
-    f.hasReadyEndpoints = true
-    ready.push(i)
-    if (size(ep.nodeHints) === 0) f.allEndpointsHaveNodeHints = false
-    else if (ep.nodeHints!.has('')) {
-      f.hasEndpointForNode = true
-      readyForNode.push(i)
-    }
-    const zh = ep.zoneHints
-    if (zh === null || zh.size === 0) {
-      f.allEndpointsHaveZoneHints = false
+    if (!ep.ready) {
+      if (ep.serving && ep.terminating) servingTerminating++
       continue
     }
-    let lists = listsOf.get(zh)
-    if (lists === undefined) {
-      lists = []
-      for (const zone of zh) {
-        if (!wanted.has(zone)) continue
-        let list = readyForZone.get(zone)
-        if (list === undefined) readyForZone.set(zone, (list = []))
-        lists.push(list)
-      }
-      listsOf.set(zh, lists)
-    }
-    for (const list of lists) list.push(i)
+    ready++
+    if (size(ep.nodeHints) === 0) f.allEndpointsHaveNodeHints = false
+    else if (ep.nodeHints!.has('')) readyForNode++
+    const zh = ep.zoneHints
+    if (zh === null || zh.size === 0) f.allEndpointsHaveZoneHints = false
+    else perSet.set(zh, (perSet.get(zh) ?? 0) + 1)
   }
+  f.hasReadyEndpoints = ready > 0
+  f.hasEndpointForNode = readyForNode > 0
+  const readyForZone = new Map<string, number>()
+  for (const [set, n] of perSet) for (const zone of set) if (wanted.has(zone)) readyForZone.set(zone, (readyForZone.get(zone) ?? 0) + n)
 
   let hinted: boolean | undefined
   const hintedNew = () => (hinted ??= anyHints(endpoints, opts.preferSameGate))
   const hintedLegacy = () => (hinted ??= anyHints(endpoints, false))
   let zoneHints: boolean | undefined
   const zoneHintsPresent = () => (zoneHints ??= zoneHintsIn(endpoints))
+  // The cluster set of each zone, as a key: "" (every ready endpoint), "node" (hinted for node ""),
+  // "zone:<name>", or "st" (serving-terminating, when the chosen set is empty).
+  const decisions: [string, TopologyDecision, string][] = []
+  const sizes = new Map<string, number>()
   for (const zone of wanted) {
-    const forZone = readyForZone.get(zone)
+    const forZone = readyForZone.get(zone) ?? 0
     const decision = opts.requireAnnotation
-      ? decideLegacy(opts.requireAnnotation.annotations, zone, f.hasReadyEndpoints, f.allEndpointsHaveZoneHints, forZone !== undefined, hintedLegacy)
-      : decideFromHints(f, forZone !== undefined, zone, opts.preferSameGate, hintedNew, zoneHintsPresent)
-    let cluster: readonly number[] =
-      decision.mode === '' ? ready : decision.mode === 'PreferSameNode' ? readyForNode : (forZone ?? [])
+      ? decideLegacy(opts.requireAnnotation.annotations, zone, f.hasReadyEndpoints, f.allEndpointsHaveZoneHints, forZone > 0, hintedLegacy)
+      : decideFromHints(f, forZone > 0, zone, opts.preferSameGate, hintedNew, zoneHintsPresent)
+    let key = decision.mode === '' ? '' : decision.mode === 'PreferSameNode' ? 'node' : `zone:${zone}`
+    let n = decision.mode === '' ? ready : decision.mode === 'PreferSameNode' ? readyForNode : forZone
     // No ready endpoints anywhere: serving-terminating ones, with no topology filter.
-    if (cluster.length === 0) cluster = servingTerminating
-    out.set(zone, {topologyMode: decision.mode, fallbackReason: decision.fallbackReason, cluster})
+    if (n === 0) [key, n] = ['st', servingTerminating]
+    decisions.push([zone, decision, key])
+    sizes.set(key, n)
+  }
+
+  // Pass 2: the positions of the sets in use.
+  const sets = new Map<string, {at: Int32Array; n: number}>()
+  for (const [key, n] of sizes) sets.set(key, {at: n === 0 ? NO_POSITIONS : new Int32Array(n), n: 0})
+  const all = sets.get('')
+  const forNode = sets.get('node')
+  const st = sets.get('st')
+  let forZones: Map<ReadonlySet<string>, {at: Int32Array; n: number}[]> | undefined
+  for (const key of sets.keys()) if (key.startsWith('zone:')) forZones = new Map()
+  if (all !== undefined || forNode !== undefined || st !== undefined || forZones !== undefined) {
+    for (let i = 0; i < endpoints.length; i++) {
+      const ep = endpoints[i]!
+      if (!ep.ready) {
+        if (st !== undefined && ep.serving && ep.terminating) st.at[st.n++] = i
+        continue
+      }
+      if (all !== undefined) all.at[all.n++] = i
+      if (forNode !== undefined && ep.nodeHints !== null && ep.nodeHints.has('')) forNode.at[forNode.n++] = i
+      const zh = ep.zoneHints
+      if (forZones === undefined || zh === null || zh.size === 0) continue
+      let targets = forZones.get(zh)
+      if (targets === undefined) {
+        targets = []
+        for (const zone of zh) {
+          const t = sets.get(`zone:${zone}`)
+          if (t !== undefined) targets.push(t)
+        }
+        forZones.set(zh, targets)
+      }
+      for (let k = 0; k < targets.length; k++) {
+        const t = targets[k]!
+        t.at[t.n++] = i
+      }
+    }
+  }
+  for (const [zone, decision, key] of decisions) {
+    out.set(zone, {topologyMode: decision.mode, fallbackReason: decision.fallbackReason, cluster: sets.get(key)!.at})
   }
   return out
 }

@@ -70,18 +70,27 @@ interface Evaluated {
   nano: bigint
 }
 
-function evaluate(node: Node): Evaluated {
+interface ParsedCPU {
+  nano: bigint
+  milli: number
+  error?: string
+}
+
+function parseCPU(raw: unknown): ParsedCPU {
+  try {
+    const nano = parseNano(raw as string | undefined)
+    return {nano, milli: nanoToMilli(nano)}
+  } catch (e) {
+    if (!(e instanceof QuantityError)) throw e
+    return {nano: 0n, milli: 0, error: e.message}
+  }
+}
+
+function evaluate(node: Node, parse: (raw: unknown) => ParsedCPU): Evaluated {
   const labels = node.metadata?.labels
   const zone = labels && Object.hasOwn(labels, LABEL_ZONE) ? (labels[LABEL_ZONE] as string) : null
   const raw = node.status?.allocatable && Object.hasOwn(node.status.allocatable, 'cpu') ? node.status.allocatable.cpu : undefined
-  let nano = 0n
-  let cpuError: string | undefined
-  try {
-    nano = parseNano(raw)
-  } catch (e) {
-    if (!(e instanceof QuantityError)) throw e
-    cpuError = e.message
-  }
+  const {nano, milli, error: cpuError} = parse(raw)
   let status: NodeStatus
   if (hasExcludedLabels(labels)) status = 'control-plane'
   else if (!nodeReady(node)) status = 'not-ready'
@@ -92,7 +101,7 @@ function evaluate(node: Node): Evaluated {
   const verdict: NodeVerdict = {
     name: node.metadata?.name ?? '',
     zone,
-    milliCPU: nanoToMilli(nano),
+    milliCPU: milli,
     status,
     disablesHints: status === 'no-zone-label' || status === 'no-cpu',
     processed: true,
@@ -107,9 +116,16 @@ export function setNodes(nodes: Node[]): ZoneCapacity {
   let sufficientNodeInfo = true
   let stopped = false
   const verdicts: NodeVerdict[] = []
+  // Nodes of a cluster have a handful of distinct allocatable CPU values: parse each once.
+  const parsed = new Map<unknown, ParsedCPU>()
+  const parse = (raw: unknown) => {
+    let p = parsed.get(raw)
+    if (p === undefined) parsed.set(raw, (p = parseCPU(raw)))
+    return p
+  }
 
-  for (const node of nodes) {
-    const {verdict, nano} = evaluate(node)
+  for (let i = 0; i < nodes.length; i++) {
+    const {verdict, nano} = evaluate(nodes[i]!, parse)
     verdicts.push(verdict)
     if (stopped) {
       verdict.processed = false

@@ -1123,7 +1123,7 @@ describe('categorizeZones', () => {
         for (const zone of c.zones) {
           const want = categorizeEndpoints(c.endpoints, c.flags, {name: '', labels: {[ZONE]: zone}}, opts)
           const view = got.get(zone)!
-          expect({mode: view.topologyMode, reason: view.fallbackReason, cluster: [...view.cluster]}).toEqual({
+          expect({mode: view.topologyMode, reason: view.fallbackReason, cluster: Array.from(view.cluster)}).toEqual({
             mode: want.topologyMode,
             reason: want.fallbackReason,
             cluster: want.clusterEndpoints.map((e) => c.endpoints.indexOf(e)),
