@@ -88,10 +88,9 @@ function sliceHasPort(slice: EndpointSlice, portName: string): boolean {
  * position where its IP first appeared.
  */
 export function proxyEndpointsFromSlices(slices: EndpointSlice[], opts: ProxyEndpointsOptions): ProxyEndpoint[] {
-  // Position of each IP in `out`. Until an IP repeats (usually never), one Map operation per
-  // endpoint: set, and see whether the Map grew.
-  const byIp = new Map<string, number>()
-  let repeated = false
+  // The IPs seen so far; their positions in `out` only once an IP repeats (usually never).
+  const seen = new Set<string>()
+  let byIp: Map<string, number> | undefined
   const out: ProxyEndpoint[] = []
   const zoneSets = new Map<string, ReadonlySet<string>>()
   const nodeSets = new Map<string, ReadonlySet<string>>()
@@ -117,21 +116,17 @@ export function proxyEndpointsFromSlices(slices: EndpointSlice[], opts: ProxyEnd
         nodeHints: opts.preferSameGate ? hintSet(ep.hints?.forNodes, nodeSets) : null,
         sliceName: slice.metadata.name,
       }
-      let at: number | undefined
-      if (!repeated) {
-        const size = byIp.size
-        byIp.set(ip, out.length)
-        if (byIp.size > size) {
+      if (byIp === undefined) {
+        const n = seen.size
+        seen.add(ip)
+        if (seen.size > n) {
           out.push(pe)
           continue
         }
-        // The first repeated IP: the set above overwrote its position; find it again.
-        repeated = true
-        at = out.findIndex((e) => e.ip === ip)
-        byIp.set(ip, at)
-      } else {
-        at = byIp.get(ip)
+        // The first repeated IP.
+        byIp = new Map(out.map((e, k) => [e.ip, k]))
       }
+      const at = byIp.get(ip)
       if (at === undefined) {
         byIp.set(ip, out.length)
         out.push(pe)
