@@ -448,12 +448,19 @@ function explainService(input: ServiceInput): ServiceExplanation {
   const endpoints: EndpointRow[] = []
   const {parts} = input
   /** Per zone name: counts over ready endpoints; named: the zone is shown (an endpoint's zone or a hint names it). */
-  const stats = new Map<string, {named: boolean; ready: number; assigned: number; liveHints: number; donatedIn: number; donatedOut: number}>()
+  const stats = new Map<string, {id: number; named: boolean; ready: number; assigned: number; liveHints: number; donatedIn: number; donatedOut: number}>()
   const stat = (zone: string) => {
     let z = stats.get(zone)
-    if (z === undefined) stats.set(zone, (z = {named: false, ready: 0, assigned: 0, liveHints: 0, donatedIn: 0, donatedOut: 0}))
+    if (z === undefined) stats.set(zone, (z = {id: stats.size, named: false, ready: 0, assigned: 0, liveHints: 0, donatedIn: 0, donatedOut: 0}))
     return z
   }
+  // For the traffic estimate, by row: the zone's id in `stats` (-1: none), and whether kube-proxy
+  // counts the endpoint as ready (unset counts, unlike the controller).
+  let rowCount = 0
+  for (const s of slices) rowCount += s.endpoints?.length ?? 0
+  const rowZone = new Int32Array(rowCount)
+  const rowProxyReady = new Uint8Array(rowCount)
+  let withAddress = 0
   let readyCount = 0
   let hinted = false
   let anyLiveHints = false
@@ -469,7 +476,8 @@ function explainService(input: ServiceInput): ServiceExplanation {
       const live = parts.hints(e.hints)
       const pred = p === e || p.hints === e.hints ? live : parts.hints(p.hints)
       const zone = e.zone ?? null
-      const ready = e.conditions?.ready === true
+      const c = e.conditions
+      const ready = c?.ready === true
       const predZone = pred?.forZones.length === 1 ? pred.forZones[0]! : null
       const donatedTo = predZone !== null && zone !== null && predZone !== zone && ready ? predZone : null
       // The same endpoint object (a slice the controller leaves alone) cannot drift.
@@ -479,7 +487,7 @@ function explainService(input: ServiceInput): ServiceExplanation {
         nodeName: e.nodeName ?? null,
         zone,
         slice: slice.metadata.name,
-        conditions: parts.conditions(e.conditions),
+        conditions: parts.conditions(c),
         controllerReady: ready,
         liveHints: live,
         predictedHints: pred,
@@ -490,20 +498,24 @@ function explainService(input: ServiceInput): ServiceExplanation {
       // The zone's own counts first: the hints usually name it.
       const home = zone === null ? null : stat(zone)
       if (home !== null && zone) home.named = true
+      const at = endpoints.length - 1
+      rowZone[at] = home === null ? -1 : home.id
+      if (c == null || c.ready == null || c.ready) rowProxyReady[at] = 1
+      if (e.addresses[0] !== undefined) withAddress++
       const liveZones = live?.forZones ?? []
       const predZones = pred?.forZones ?? []
       // A zone named twice in one endpoint's hints counts once.
       for (let k = 0; k < liveZones.length; k++) {
         const z = liveZones[k]!
-        const c = home !== null && z === zone ? home : stat(z)
-        if (z) c.named = true
-        if (ready && (k === 0 || liveZones.indexOf(z) === k)) c.liveHints++
+        const zc = home !== null && z === zone ? home : stat(z)
+        if (z) zc.named = true
+        if (ready && (k === 0 || liveZones.indexOf(z) === k)) zc.liveHints++
       }
       for (let k = 0; k < predZones.length; k++) {
         const z = predZones[k]!
-        const c = home !== null && z === zone ? home : stat(z)
-        if (z) c.named = true
-        if (ready && (k === 0 || predZones.indexOf(z) === k)) c.assigned++
+        const zc = home !== null && z === zone ? home : stat(z)
+        if (z) zc.named = true
+        if (ready && (k === 0 || predZones.indexOf(z) === k)) zc.assigned++
       }
       if (ready) {
         readyCount++
@@ -624,7 +636,17 @@ function explainService(input: ServiceInput): ServiceExplanation {
       })
   }
 
-  const traffic = estimateTraffic(trafficShares, opts.traffic ? 'custom' : 'zone-cpu', endpoints, liveProxy, liveViews, predProxy, predViews)
+  // Position j of the proxy endpoints is row j when no endpoint lacks an address and no IP
+  // repeats (then nothing was skipped or merged); the predicted ones are checked address by address.
+  const byRow = (eps: readonly ProxyEndpoint[]): boolean => {
+    if (eps.length !== endpoints.length || withAddress !== endpoints.length) return false
+    if (eps === liveProxy) return true
+    for (let j = 0; j < eps.length; j++) if (eps[j]!.ip !== endpoints[j]!.addresses[0]) return false
+    return true
+  }
+  const zoneIds = new Map<string, number>()
+  for (const [z, c] of stats) zoneIds.set(z, c.id)
+  const traffic = estimateTraffic(trafficShares, opts.traffic ? 'custom' : 'zone-cpu', {rows: endpoints, zoneIds, rowZone, rowProxyReady, byRow}, liveProxy, liveViews, predProxy, predViews)
 
   const driftCount = managedByController ? driftedRows : 0
   const findings: Finding[] = []
@@ -761,31 +783,50 @@ function trafficModel(custom: Record<string, number> | undefined, ratios: Record
   return Object.fromEntries(sortStrings(cpu.keys()).map((z) => [z, cpu.get(z)! / total]))
 }
 
+/** What the traffic estimate reads from the endpoint rows. */
+interface RowFacts {
+  rows: readonly EndpointRow[]
+  /** Zone name -> id, for every zone a row names. */
+  zoneIds: Map<string, number>
+  /** By row: its zone's id, -1 without zone. */
+  rowZone: Int32Array
+  /** By row: 1 when kube-proxy counts the endpoint as ready. */
+  rowProxyReady: Uint8Array
+  /** Whether eps[j] is the endpoint of rows[j] for every j. */
+  byRow: (eps: readonly ProxyEndpoint[]) => boolean
+}
+
 function estimateTraffic(
   shares: Record<string, number> | null,
   model: 'zone-cpu' | 'custom',
-  rows: readonly EndpointRow[],
+  facts: RowFacts,
   live: readonly ProxyEndpoint[],
   liveViews: Map<string, ZoneView>,
   predicted: readonly ProxyEndpoint[],
   predictedViews: Map<string, ZoneView>,
 ): TrafficEstimate {
   if (shares === null) return {model: 'none', inZoneShareLive: null, inZoneSharePredicted: null, maxEndpointOverloadLive: null, maxEndpointOverloadPredicted: null}
-  // The zone of each proxy endpoint: the zone of the (last) row with its address.
+  const {rows, zoneIds} = facts
+  /**
+   * By position in eps: the id of the endpoint's zone (the zone of the last row with its
+   * address; -1 when none), and whether it is ready.
+   */
   let zoneOf: Map<string, string | null> | undefined
-  const zonesOf = (eps: readonly ProxyEndpoint[]): (string | null | undefined)[] | null => {
-    // Usually eps[j] is the endpoint of rows[j] (no endpoint without an address, no address
-    // twice): then the row is the only one with that address, and null says "rows[j].zone".
-    if (eps.length === rows.length) {
-      let j = 0
-      while (j < eps.length && rows[j]!.addresses[0] === eps[j]!.ip) j++
-      if (j === eps.length) return null
-    }
+  const positions = (eps: readonly ProxyEndpoint[]): {zone: Int32Array; ready: Uint8Array} => {
+    // Usually eps[j] is the endpoint of rows[j]: then that row is the only one with its address.
+    if (facts.byRow(eps)) return {zone: facts.rowZone, ready: facts.rowProxyReady}
     zoneOf ??= new Map(rows.map((r) => [r.addresses[0] ?? '', r.zone]))
-    return eps.map((e) => zoneOf!.get(e.ip))
+    const zone = new Int32Array(eps.length)
+    const ready = new Uint8Array(eps.length)
+    for (let j = 0; j < eps.length; j++) {
+      const z = zoneOf.get(eps[j]!.ip)
+      zone[j] = z == null ? -1 : zoneIds.get(z)!
+      if (eps[j]!.ready) ready[j] = 1
+    }
+    return {zone, ready: ready}
   }
   const estimate = (eps: readonly ProxyEndpoint[], views: Map<string, ZoneView>) => {
-    const epZone = zonesOf(eps)
+    const at = positions(eps)
     // Loads by position in eps (IPs are unique there: proxyEndpointsFromSlices merges them).
     const load = new Float64Array(eps.length)
     let inZone = 0
@@ -794,20 +835,22 @@ function estimateTraffic(
       const targets = views.get(zone)!.cluster
       if (targets.length === 0 || share <= 0) continue
       covered += share
+      // A zone no row names matches no endpoint (-2 is no id).
+      const id = zoneIds.get(zone) ?? -2
       let local = 0
       const each = share / targets.length
       for (let k = 0; k < targets.length; k++) {
         const j = targets[k]!
-        if ((epZone === null ? rows[j]!.zone : epZone[j]) === zone) local++
+        if (at.zone[j] === id) local++
         load[j] = load[j]! + each
       }
       inZone += (share * local) / targets.length
     }
     let ready = 0
-    for (let i = 0; i < eps.length; i++) if (eps[i]!.ready) ready++
+    for (let i = 0; i < eps.length; i++) ready += at.ready[i]!
     if (covered === 0 || ready === 0) return {inZone: null, maxOverload: null}
     let max = -1
-    for (let i = 0; i < eps.length; i++) if (eps[i]!.ready) max = Math.max(max, (load[i]! / covered) * ready - 1)
+    for (let i = 0; i < eps.length; i++) if (at.ready[i] === 1) max = Math.max(max, (load[i]! / covered) * ready - 1)
     return {inZone: inZone / covered, maxOverload: max}
   }
   const l = estimate(live, liveViews)
