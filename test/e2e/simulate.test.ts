@@ -8,6 +8,8 @@ import os from 'node:os'
 import path from 'node:path'
 import {beforeAll, describe, expect, it} from 'vitest'
 import {stringify} from 'yaml'
+import {loadKubeConfig} from '../../src/cluster/kubeconfig.js'
+import {readClusterState} from '../../src/cluster/live.js'
 import {BIN, ROOT} from '../cli/run-cli.js'
 import {cluster} from './fixtures.js'
 import {buildExample} from './example-build.js'
@@ -144,6 +146,23 @@ describe('simulate on the live control plane', () => {
     const missing = cli(['simulate', 'svc/api', '-n', ns, '--rollout', 'from-workload', '--workload', 'statefulset/api'])
     expect(missing.code).toBe(4)
     expect(missing.stderr).toContain(`error: --workload: no statefulset/api behind Service ${ns}/api (behind it: deployment/api, deployment/api-canary)`)
+  })
+
+  it('the workloads are listed page by page, two lists whatever the number of Services; only those behind a selected Service are kept', async () => {
+    const ctx = await loadKubeConfig({context: 'admin', requestTimeoutMs: 30_000})
+    const names = (s: {deployments?: {metadata: {name: string}}[]; statefulSets?: {metadata: {name: string}}[]}) => [...(s.deployments ?? []), ...(s.statefulSets ?? [])].map((w) => w.metadata.name)
+    const whole = await readClusterState(ctx, {namespace: ns, withWorkloads: 'required'})
+    expect(names(whole)).toEqual(['api', 'api-canary', 'web', 'db'])
+    const without = await readClusterState(ctx, {namespace: ns})
+    expect(without.requests).toBe(whole.requests - 2)
+    expect(without.deployments).toBeUndefined()
+    // One item per page: 3 Deployments + 1 StatefulSet take more requests, and give the same.
+    const paged = await readClusterState(ctx, {namespace: ns, withWorkloads: 'required', pageSize: 1})
+    expect(names(paged)).toEqual(names(whole))
+    expect(paged.requests).toBeGreaterThan(whole.requests)
+    const db = await readClusterState(ctx, {namespace: ns, labelSelector: 'app', withWorkloads: 'required'})
+    expect(db.services).toEqual([])
+    expect(names(db)).toEqual([])
   })
 
   it('kubectl get nodes,services,endpointslices,deployments,statefulsets -A -o yaml: the same rollouts', async () => {
