@@ -6,7 +6,7 @@ import {nullable, num, int, str, bool, strings, obj, writeSchema} from './schema
 
 
 const policyName = {enum: ['require-hints', 'no-fallback', 'max-overload', 'min-endpoints-per-zone', 'no-drift', 'lint']}
-const lintRule = {enum: ['both-annotations', 'deprecated-annotation', 'ignored-value', 'annotation-overrides-traffic-distribution', 'unsupported-at-version', 'deprecated-value', 'single-zone', 'internal-traffic-policy-local', 'mode']}
+const lintRule = {enum: ['both-annotations', 'deprecated-annotation', 'ignored-value', 'annotation-overrides-traffic-distribution', 'unsupported-at-version', 'deprecated-value', 'single-zone', 'internal-traffic-policy-local']}
 
 const check = {
   $schema: 'https://json-schema.org/draft/2020-12/schema',

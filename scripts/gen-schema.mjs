@@ -42,7 +42,7 @@ const schema = {
           name: str,
           addressType: {enum: ['IPv4', 'IPv6']},
           mode: obj(
-            {path: {enum: ['topology-mode-auto', 'traffic-distribution', 'none']}, annotationKey: str, annotationValue: str, trafficDistribution: str, why: strings, warnings: strings, managedByController: bool},
+            {path: {enum: ['topology-mode-auto', 'traffic-distribution', 'none']}, annotationKey: str, annotationValue: str, trafficDistribution: str, why: strings, warnings: {type: 'array', items: obj({rule: {enum: ['both-annotations', 'deprecated-annotation', 'ignored-value', 'annotation-overrides-traffic-distribution', 'unsupported-at-version', 'deprecated-value']}, severity: {enum: ['error', 'warning']}, message: str}, ['rule', 'severity', 'message'])}, managedByController: bool},
             ['path', 'why', 'warnings', 'managedByController'],
           ),
           controller: obj({

@@ -6,6 +6,7 @@
 // summary. Schema of the output: schema/check.v1.json.
 import type {ExplainReport, ServiceExplanation, ZoneRow} from './explain.js'
 import type {Service} from './types.js'
+import type {ModeWarningRule} from './mode.js'
 
 export const CHECK_SCHEMA_VERSION = 'kubectl-topology.io/v1'
 
@@ -31,16 +32,7 @@ export interface CheckPolicies {
 
 export type CheckStatus = 'pass' | 'fail' | 'skip'
 
-export type LintRule =
-  | 'both-annotations'
-  | 'deprecated-annotation'
-  | 'ignored-value'
-  | 'annotation-overrides-traffic-distribution'
-  | 'unsupported-at-version'
-  | 'deprecated-value'
-  | 'single-zone'
-  | 'internal-traffic-policy-local'
-  | 'mode'
+export type LintRule = ModeWarningRule | 'single-zone' | 'internal-traffic-policy-local'
 
 export interface LintIssue {
   rule: LintRule
@@ -207,7 +199,7 @@ export function checkRequireHints(s: ServiceExplanation): PolicyResult {
   }
   if (s.mode.path === 'none') {
     // Asked for, but in a form the controller ignores.
-    const why = s.mode.warnings[0] ?? s.mode.why.at(-1) ?? 'no topology path applies'
+    const why = s.mode.warnings[0]?.message ?? s.mode.why.at(-1) ?? 'no topology path applies'
     return result('require-hints', 'fail', `the controller removes hints: ${why}`)
   }
   return result('require-hints', 'fail', `hints dropped: ${c.reason}: ${c.message}`, s.advice.filter((a) => a.code === 'scale' || a.code === 'fix-nodes').map((a) => a.message))
@@ -293,20 +285,8 @@ export function checkNoDrift(s: ServiceExplanation): PolicyResult {
 
 // ---- lint -----------------------------------------------------------------------------
 
-/** Maps a lint warning of src/engine/mode.ts to a rule and a severity. */
-export function classifyModeWarning(w: string): {rule: LintRule; severity: 'error' | 'warning'} {
-  if (w.startsWith('both ')) return {rule: 'both-annotations', severity: /are set \(both "/.test(w) ? 'warning' : 'error'}
-  if (w.includes(' is deprecated; use ')) return {rule: 'deprecated-annotation', severity: 'warning'}
-  if (w.includes(' overrides spec.trafficDistribution=')) return {rule: 'annotation-overrides-traffic-distribution', severity: 'error'}
-  if (w.includes('is not honoured at Kubernetes') || w.includes('is not accepted by the controller at Kubernetes')) return {rule: 'unsupported-at-version', severity: 'error'}
-  if (w.includes('is the deprecated name of')) return {rule: 'deprecated-value', severity: 'warning'}
-  if (w.includes(' is ignored: ') || w.includes('is an implementation-specific value') || w.includes('is not a recognised value') || w.includes('is not a value the controller recognises'))
-    return {rule: 'ignored-value', severity: 'error'}
-  return {rule: 'mode', severity: 'warning'}
-}
-
 export function lintIssues(s: ServiceExplanation, svc: Service | undefined, report: ExplainReport): LintIssue[] {
-  const issues: LintIssue[] = s.mode.warnings.map((w) => ({...classifyModeWarning(w), message: w}))
+  const issues: LintIssue[] = s.mode.warnings.map((w) => ({rule: w.rule, severity: w.severity, message: w.message}))
   const topology = s.mode.path !== 'none'
   if (s.mode.path === 'none' && s.mode.annotationValue !== undefined && (s.mode.annotationValue === 'Auto' || s.mode.annotationValue === 'auto')) {
     // hintsEnabled but the controller's topology cache is off (feature gate) at this version.

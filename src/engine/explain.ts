@@ -920,6 +920,6 @@ function advise(s: ServiceExplanation, capacity: ZoneCapacity, ratios: Record<st
       command: `kubectl topology apply ${ref} --mode PreferSameZone   (or: ${patch('PreferSameZone')})`,
     })
   }
-  for (const w of s.mode.warnings) advice.push({code: 'lint', message: w})
+  for (const w of s.mode.warnings) advice.push({code: 'lint', message: w.message})
   return advice
 }

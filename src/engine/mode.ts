@@ -64,15 +64,37 @@ export interface ServiceMode {
   why: string[]
   /**
    * Lint-style findings: both annotations set, ignored values like AUTO, annotation
-   * overriding trafficDistribution, value unsupported at this version, deprecations.
+   * overriding trafficDistribution, value unsupported at this version, deprecations. Each
+   * has a rule code (what `check`'s lint policy reports) and a severity: `error` when the
+   * configuration does not do what it says, `warning` when it works but should change.
    */
-  warnings: string[]
+  warnings: ModeWarning[]
+}
+
+export type ModeWarningRule =
+  | 'both-annotations'
+  | 'deprecated-annotation'
+  | 'ignored-value'
+  | 'annotation-overrides-traffic-distribution'
+  | 'unsupported-at-version'
+  | 'deprecated-value'
+
+export interface ModeWarning {
+  rule: ModeWarningRule
+  severity: 'error' | 'warning'
+  message: string
 }
 
 const OFF_VALUES = new Set(['', 'Disabled', 'disabled'])
 
 function q(s: string): string {
   return JSON.stringify(s)
+}
+
+/** The lint rule of tdUnusableReason's finding: a known value this version lacks, or a value no version knows. */
+function tdUnusableRule(td: string, f: Features): ModeWarningRule {
+  const known = td === TD_PREFER_CLOSE || td === TD_PREFER_SAME_ZONE || td === TD_PREFER_SAME_NODE
+  return !f.trafficDistributionField || known ? 'unsupported-at-version' : 'ignored-value'
 }
 
 /** Why a set trafficDistribution value is not usable at this version (undefined if it is usable). */
@@ -109,7 +131,8 @@ export function serviceMode(service: Service, f: Features): ServiceMode {
   const ann = effectiveAnnotation(annotations)
   const td = service.spec?.trafficDistribution ?? undefined
   const why: string[] = []
-  const warnings: string[] = []
+  const warnings: ModeWarning[] = []
+  const warn = (rule: ModeWarningRule, severity: ModeWarning['severity'], message: string) => warnings.push({rule, severity, message})
 
   const bothSet =
     annotations != null &&
@@ -128,13 +151,17 @@ export function serviceMode(service: Service, f: Features): ServiceMode {
     why.push(
       `the deprecated annotation ${ANNOTATION_TOPOLOGY_AWARE_HINTS} is present and wins over ${ANNOTATION_TOPOLOGY_MODE}`,
     )
-    warnings.push(
+    warn(
+      'both-annotations',
+      dep === cur ? 'warning' : 'error',
       dep === cur
         ? `both ${ANNOTATION_TOPOLOGY_AWARE_HINTS} and ${ANNOTATION_TOPOLOGY_MODE} are set (both ${q(dep)}); remove the deprecated ${ANNOTATION_TOPOLOGY_AWARE_HINTS}`
         : `both ${ANNOTATION_TOPOLOGY_AWARE_HINTS}=${q(dep)} and ${ANNOTATION_TOPOLOGY_MODE}=${q(cur)} are set; the controller uses only the deprecated ${ANNOTATION_TOPOLOGY_AWARE_HINTS}=${q(dep)} and ignores ${ANNOTATION_TOPOLOGY_MODE}`,
     )
   } else if (ann?.key === ANNOTATION_TOPOLOGY_AWARE_HINTS) {
-    warnings.push(
+    warn(
+      'deprecated-annotation',
+      'warning',
       `${ANNOTATION_TOPOLOGY_AWARE_HINTS} is deprecated; use ${ANNOTATION_TOPOLOGY_MODE} (or spec.trafficDistribution) instead`,
     )
   }
@@ -147,15 +174,21 @@ export function serviceMode(service: Service, f: Features): ServiceMode {
       if (OFF_VALUES.has(ann.value)) {
         // An explicit "off": nothing to lint.
       } else if (ann.value.toLowerCase() === 'auto') {
-        warnings.push(
+        warn(
+          'ignored-value',
+          'error',
           `${ann.key}=${q(ann.value)} is ignored: the controller only accepts exactly "Auto" or "auto" (case-sensitive); did you mean "Auto"?`,
         )
       } else if (ann.value.includes('/')) {
-        warnings.push(
+        warn(
+          'ignored-value',
+          'error',
           `${ann.key}=${q(ann.value)} is an implementation-specific value; the in-tree EndpointSlice controller treats it as disabled`,
         )
       } else {
-        warnings.push(
+        warn(
+          'ignored-value',
+          'error',
           `${ann.key}=${q(ann.value)} is not a recognised value and is treated as disabled; use "Auto" to enable Topology Aware Routing or "Disabled" to make the intent explicit`,
         )
       }
@@ -170,12 +203,14 @@ export function serviceMode(service: Service, f: Features): ServiceMode {
     const reason = tdUnusableReason(td, f)
     if (reason !== undefined) {
       why.push(reason)
-      warnings.push(reason)
+      warn(tdUnusableRule(td, f), 'error', reason)
     } else if (annotationAuto) {
       why.push(
         `${ann!.key}=${q(ann!.value)} takes precedence over spec.trafficDistribution=${q(td)}, which the controller ignores`,
       )
-      warnings.push(
+      warn(
+        'annotation-overrides-traffic-distribution',
+        'error',
         `${ann!.key}=${q(ann!.value)} overrides spec.trafficDistribution=${q(td)}: the controller writes CPU-proportional annotation-mode zone hints` +
           (td === TD_PREFER_SAME_NODE ? ' and no node hints' : '') +
           `; remove the annotation to use trafficDistribution`,
@@ -188,7 +223,9 @@ export function serviceMode(service: Service, f: Features): ServiceMode {
       )
     }
     if (td === TD_PREFER_CLOSE && f.preferSameTrafficDistribution) {
-      warnings.push(
+      warn(
+        'deprecated-value',
+        'warning',
         `spec.trafficDistribution "PreferClose" is the deprecated name of "PreferSameZone" (same behaviour); prefer "PreferSameZone"`,
       )
     }

@@ -67,7 +67,7 @@ describe('explain on examples/three-zones.yaml', () => {
     const s = svc(all, 'inventory')
     expect(s.mode.path).toBe('none')
     expect(s.controller.reason).toBe('TopologyNotRequested')
-    expect(s.mode.warnings.join(' ')).toMatch(/AUTO/)
+    expect(s.mode.warnings).toEqual([{rule: 'ignored-value', severity: 'error', message: expect.stringMatching(/AUTO.*did you mean "Auto"/)}])
   })
 
   it('shows drift and the kube-proxy fallback it causes (search)', () => {

@@ -2,7 +2,7 @@ import Ajv2020 from 'ajv/dist/2020.js'
 import {XMLParser, XMLValidator} from 'fast-xml-parser'
 import {readFileSync} from 'node:fs'
 import {describe, expect, it} from 'vitest'
-import {check, classifyModeWarning, mergePolicies, parsePolicyDocument, PolicyFileError, type CheckPolicies, type PolicyResult} from '../../src/engine/check.js'
+import {check, mergePolicies, parsePolicyDocument, PolicyFileError, type CheckPolicies, type PolicyResult} from '../../src/engine/check.js'
 import {explain} from '../../src/engine/explain.js'
 import type {ClusterState} from '../../src/engine/types.js'
 import {renderCheck} from '../../src/render/check.js'
@@ -163,10 +163,13 @@ describe('lint', () => {
   it('no issue on a clean Service', () => {
     expect(lint(service('web', {annotations: AUTO}))).toMatchObject({status: 'pass', message: 'no issues'})
   })
-  it('classifies every kind of mode.ts warning', () => {
-    expect(classifyModeWarning('service.kubernetes.io/topology-aware-hints is deprecated; use service.kubernetes.io/topology-mode (or spec.trafficDistribution) instead').rule).toBe('deprecated-annotation')
-    expect(classifyModeWarning('service.kubernetes.io/topology-mode="x/y" is an implementation-specific value; the in-tree EndpointSlice controller treats it as disabled').rule).toBe('ignored-value')
-    expect(classifyModeWarning('spec.trafficDistribution "Nearest" is not a value the controller recognises at Kubernetes 1.36 (exact)').rule).toBe('ignored-value')
+  it.each([
+    [{annotations: {'service.kubernetes.io/topology-aware-hints': 'Auto'}}, [['deprecated-annotation', 'warning']]],
+    [{annotations: {'service.kubernetes.io/topology-mode': 'x/y'}}, [['ignored-value', 'error']]],
+    [{trafficDistribution: 'Nearest'}, [['ignored-value', 'error']]],
+    [{annotations: {...AUTO}, trafficDistribution: 'PreferSameZone'}, [['annotation-overrides-traffic-distribution', 'error']]],
+  ] as const)('reports the rule and severity mode.ts gives each finding (%j)', (spec, rules) => {
+    expect(lint(service('web', spec)).issues?.map((i) => [i.rule, i.severity])).toEqual(rules)
   })
 })
 

@@ -130,13 +130,13 @@ describe('serviceMode precedence (spec §2.3; upstream reconciler.go reconcileBy
   it('annotation beats trafficDistribution', () => {
     const m = serviceMode(svc({[HINTS]: 'Auto'}, 'PreferClose'), f)
     expect(m.path).toBe('topology-mode-auto')
-    expect(m.warnings.some((w) => /overrides spec\.trafficDistribution="PreferClose"/.test(w))).toBe(true)
+    expect(m.warnings.some((w) => w.rule === 'annotation-overrides-traffic-distribution' && w.severity === 'error' && /overrides spec\.trafficDistribution="PreferClose"/.test(w.message))).toBe(true)
   })
 
   it('annotation Auto + PreferSameNode: annotation wins, no node hints (spec §15.13)', () => {
     const m = serviceMode(svc({[MODE]: 'Auto'}, 'PreferSameNode'), f)
     expect(m.path).toBe('topology-mode-auto')
-    expect(m.warnings.join('\n')).toMatch(/and no node hints/)
+    expect(m.warnings.map((w) => w.message).join('\n')).toMatch(/and no node hints/)
   })
 
   // Upstream TestReconcile_TrafficDistribution "trafficDistribution=PreferClose, topologyAnnotation=Disabled".
@@ -153,19 +153,19 @@ describe('serviceMode precedence (spec §2.3; upstream reconciler.go reconcileBy
     expect(m.why).toContain(
       'the deprecated annotation service.kubernetes.io/topology-aware-hints is present and wins over service.kubernetes.io/topology-mode',
     )
-    expect(m.warnings.some((w) => /both .* are set; the controller uses only the deprecated/.test(w))).toBe(true)
+    expect(m.warnings.some((w) => w.rule === 'both-annotations' && w.severity === 'error' && /both .* are set; the controller uses only the deprecated/.test(w.message))).toBe(true)
   })
 
   it('both annotations set with the same value: still a lint finding', () => {
     const m = serviceMode(svc({[HINTS]: 'Auto', [MODE]: 'Auto'}), f)
     expect(m.path).toBe('topology-mode-auto')
-    expect(m.warnings.some((w) => /both .* are set \(both "Auto"\)/.test(w))).toBe(true)
+    expect(m.warnings.some((w) => w.rule === 'both-annotations' && w.severity === 'warning' && /both .* are set \(both "Auto"\)/.test(w.message))).toBe(true)
   })
 
   it('deprecated key alone: deprecation finding', () => {
     const m = serviceMode(svc({[HINTS]: 'auto'}), f)
     expect(m.path).toBe('topology-mode-auto')
-    expect(m.warnings.some((w) => /is deprecated; use service\.kubernetes\.io\/topology-mode/.test(w))).toBe(true)
+    expect(m.warnings.some((w) => w.rule === 'deprecated-annotation' && w.severity === 'warning' && /is deprecated; use service\.kubernetes\.io\/topology-mode/.test(w.message))).toBe(true)
   })
 
   it.each([
@@ -177,7 +177,7 @@ describe('serviceMode precedence (spec §2.3; upstream reconciler.go reconcileBy
   ])('ignored annotation value %j is flagged', (value, re) => {
     const m = serviceMode(svc({[MODE]: value}), f)
     expect(m.path).toBe('none')
-    expect(m.warnings.some((w) => re.test(w))).toBe(true)
+    expect(m.warnings.some((w) => w.rule === 'ignored-value' && w.severity === 'error' && re.test(w.message))).toBe(true)
   })
 
   it.each(['Disabled', 'disabled', ''])('explicit off value %j is not flagged', (value) => {
@@ -189,11 +189,12 @@ describe('serviceMode precedence (spec §2.3; upstream reconciler.go reconcileBy
   it('unknown trafficDistribution removes hints and is flagged, with a case hint', () => {
     const m = serviceMode(svc(undefined, 'prefersamenode'), f)
     expect(m.path).toBe('none')
-    expect(m.warnings.join('\n')).toMatch(/not a value the controller recognises.*did you mean "PreferSameNode"/)
+    expect(m.warnings.map((w) => [w.rule, w.severity])).toEqual([['ignored-value', 'error']])
+    expect(m.warnings[0]!.message).toMatch(/not a value the controller recognises.*did you mean "PreferSameNode"/)
   })
 
   it('PreferClose is flagged as the deprecated name of PreferSameZone when PreferSame is on', () => {
-    expect(serviceMode(svc(undefined, 'PreferClose'), features('1.34')).warnings.join('\n')).toMatch(/deprecated name/)
+    expect(serviceMode(svc(undefined, 'PreferClose'), features('1.34')).warnings).toEqual([expect.objectContaining({rule: 'deprecated-value', severity: 'warning', message: expect.stringMatching(/deprecated name/)})])
     expect(serviceMode(svc(undefined, 'PreferClose'), features('1.33')).warnings).toEqual([])
   })
 
@@ -217,8 +218,8 @@ describe('serviceMode version gating', () => {
   ] as const)('%s %s -> %s', (v, td, path, warn) => {
     const m = serviceMode(svc(undefined, td), features(v))
     expect(m.path).toBe(path)
-    if (warn) expect(m.warnings.some((w) => warn.test(w))).toBe(true)
-    else expect(m.warnings.filter((w) => !/deprecated name/.test(w))).toEqual([])
+    if (warn) expect(m.warnings.some((w) => w.rule === 'unsupported-at-version' && w.severity === 'error' && warn.test(w.message))).toBe(true)
+    else expect(m.warnings.filter((w) => w.rule !== 'deprecated-value')).toEqual([])
   })
 
   it('the annotation works at every supported version', () => {
