@@ -8,7 +8,7 @@ import {build} from 'esbuild'
 import {mkdirSync, readdirSync, renameSync, rmSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {fileURLToPath} from 'node:url'
-import {oclifWithoutCollator} from './esbuild-oclif.mjs'
+import {oclifEdits} from './esbuild-oclif.mjs'
 
 // Built into a private folder, then moved into dist/ file by file (chunks first, the entry
 // last; rename is atomic), so a CLI started during a rebuild never sees a half-empty dist/.
@@ -32,11 +32,16 @@ const result = await build({
   // @oclif/core requires typescript inside a try/catch (only for ts-node setups); ink loads
   // react-devtools-core only when DEV=true.
   external: ['typescript', 'react-devtools-core'],
-  plugins: [oclifWithoutCollator],
+  plugins: [oclifEdits],
   // @oclif/core is CommonJS and calls require() for node built-ins.
   banner: {js: "import {createRequire as __topologyCreateRequire} from 'node:module';const require=__topologyCreateRequire(import.meta.url);"},
   logLevel: 'warning',
 })
+// @oclif/core's index evaluates all of oclif (and semver for an engine check): the code
+// imports its parts ('@oclif/core/command', '/flags', ...) instead (docs/design.md "Startup").
+if (result.metafile.inputs['node_modules/@oclif/core/lib/index.js']) {
+  throw new Error("the bundle includes @oclif/core's index: import from '@oclif/core/command', '@oclif/core/flags', ... instead")
+}
 const files = Object.keys(result.metafile.outputs).map((f) => path.relative(tmp, path.resolve(root, f)))
 const withMaps = files.flatMap((f) => (f.endsWith('.map') ? [f] : [f, `${f}.map`])).filter((f, i, a) => a.indexOf(f) === i)
 mkdirSync(path.join(dist, 'chunks'), {recursive: true})

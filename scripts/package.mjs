@@ -22,7 +22,7 @@ import {join, resolve} from 'node:path'
 import {gzipSync} from 'node:zlib'
 import {build} from 'esbuild'
 import {parseDocument} from 'yaml'
-import {oclifWithoutCollator} from './esbuild-oclif.mjs'
+import {oclifEdits} from './esbuild-oclif.mjs'
 
 const ROOT = resolve(import.meta.dirname, '..')
 const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'))
@@ -185,15 +185,16 @@ async function bundle(k8sNames) {
     jsx: 'automatic',
     legalComments: 'none',
     define: {'process.env.NODE_ENV': '"production"'},
-    plugins: [seaK8s(k8sNames), seaStubs, oclifWithoutCollator],
+    plugins: [seaK8s(k8sNames), seaStubs, oclifEdits],
     // CommonJS dependencies (@oclif/core) call require() for node built-ins. In a SEA,
     // import.meta.url is the executable's file URL; every non-built-in is bundled or stubbed.
     banner: {
-      js: "import {createRequire as __topologyCreateRequire} from 'node:module';const require=__topologyCreateRequire(import.meta.url);process.env.OCLIF_DISABLE_ENGINE_WARNING??='1';",
+      js: "import {createRequire as __topologyCreateRequire} from 'node:module';const require=__topologyCreateRequire(import.meta.url);",
     },
     logLevel: 'warning',
     metafile: true,
   })
+  if (result.metafile.inputs['node_modules/@oclif/core/lib/index.js']) throw new Error("the SEA bundle includes @oclif/core's index (see scripts/build.mjs)")
   const dynamic = Object.values(result.metafile.outputs)[0].imports.filter((i) => i.external && !isBuiltin(i.path))
   if (dynamic.length) throw new Error(`the SEA bundle would load from disk at run time: ${dynamic.map((i) => i.path).join(', ')}`)
   return outfile

@@ -1,5 +1,6 @@
-// The command registry: oclif's "explicit" strategy target (package.json oclif.commands), so
-// nothing is discovered on disk at run time. Register a command with one line here.
+// The command registry: oclif's "explicit" strategy target (package.json oclif.commands), from
+// which scripts/build.mjs writes oclif.manifest.json; src/dispatch.ts imports it only to run
+// a command. Register a command with one line here.
 import Apply from './commands/apply.js'
 import Check from './commands/check.js'
 import Explain from './commands/explain.js'
@@ -19,7 +20,3 @@ export const COMMANDS = {
   snapshot: Snapshot,
   watch: Watch,
 }
-
-// main() and the error reporter live in main.ts, the entry that does not import the commands:
-// with oclif.manifest.json (written by scripts/build.mjs) `--help` never loads this module.
-export {main, reportError} from './main.js'

@@ -1,12 +1,12 @@
 // Shell completion for kubectl's plugin completion (kubectl >= 1.26): kubectl runs
 // `kubectl_complete-topology ARGS... WORD`, which runs `kubectl-topology __complete ARGS... WORD`.
 // The answer is cobra's protocol: one candidate per line ("value\tdescription"), then
-// ":DIRECTIVE". Candidates come from the command classes (subcommands, flags, option values)
+// ":DIRECTIVE". Candidates come from the oclif manifest (subcommands, flags, option values)
 // and, for Service names, namespaces and zones, from the cluster or the --from-file snapshot.
 //
-// Handled before oclif parses anything (src/cli.ts, src/sea-entry.ts): a `--help` already on
-// the command line must not turn completion into help, and completion skips oclif's config
-// load. It never fails loudly: any error (no kubeconfig, cluster down, RBAC) means fewer
+// Handled before help and oclif (src/dispatch.ts): a `--help` already on the command line
+// must not turn completion into help, and completion loads neither oclif nor the command
+// classes. It never fails loudly: any error (no kubeconfig, cluster down, RBAC) means fewer
 // candidates, exit 0, nothing on stderr; a short request timeout keeps TAB responsive.
 
 import {LABEL_ZONE} from './engine/types.js'

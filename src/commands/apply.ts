@@ -1,12 +1,14 @@
 // kubectl topology apply: options -> validation -> read -> plan (engine) -> preview (render)
 // -> permission check -> journal -> writes -> (--wait) check. docs/apply.md is the guide.
-import {Flags, type Interfaces} from '@oclif/core'
+import type {Interfaces} from '@oclif/core'
+import * as Flags from '@oclif/core/flags'
 import {MODES, STRATEGIES} from '../engine/plan.js'
 import {commonFlags, connectionFlags, TopologyCommand} from './base.js'
 import {MAX_CONFLICT_RETRIES, writeFlags} from './write-flags.js'
 
 export default class Apply extends TopologyCommand {
   static override summary = 'Turn topology-aware routing on or off for a Service, or write hints onto its EndpointSlices, safely.'
+  static override usage = 'apply svc/NAME (--mode MODE | --hints) [flags]'
   static override description = `Service mode (the supported way): --mode sets or removes the service.kubernetes.io/topology-mode annotation and/or spec.trafficDistribution with server-side apply (field manager kubectl-topology), and removes the deprecated topology-aware-hints annotation when it would override the choice. Before writing it shows the change and the predicted outcome: explain's table for the Service as it will be.
 
 Hints mode: --hints computes hints (--strategy) and writes them onto the Service's EndpointSlices. The EndpointSlice controller rewrites hints on the slices it manages at its next sync, so those are refused unless --force.

@@ -1,6 +1,7 @@
 // Flags every command shares, in kubectl's words, and the one place that turns flags into
 // a ClusterState (live cluster or snapshot file). Commands stay thin: parse -> read -> engine -> render.
-import {Command, Flags} from '@oclif/core'
+import {Command} from '@oclif/core/command'
+import * as Flags from '@oclif/core/flags'
 import {decideColorLevel, type ColorMode} from '../colors.js'
 import {CliError, ExitCode} from '../errors.js'
 import type {ClusterState} from '../engine/types.js'

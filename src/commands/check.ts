@@ -1,6 +1,6 @@
 // kubectl topology check: evaluates Services against policies (a CI gate). Options ->
 // validation -> read -> explain -> check (pure, src/engine/check.ts) -> render.
-import {Flags} from '@oclif/core'
+import * as Flags from '@oclif/core/flags'
 import {CliError, ExitCode} from '../errors.js'
 import type {CheckPolicies} from '../engine/check.js'
 import type {CheckFormat} from '../render/check.js'
@@ -10,6 +10,7 @@ import {requireSelection, selectOrFail} from './select.js'
 
 export default class Check extends TopologyCommand {
   static override summary = 'Check Services against topology policies (exit 1 when one fails): a gate for CI.'
+  static override usage = 'check [svc/NAME ...] [flags]'
   static override description = `Evaluates each selected Service (names, -l, -A, live or --from-file) with the same model as explain, against policies:
 
   --require-hints            a Service that asks for topology-aware routing gets hints at the controller's next sync

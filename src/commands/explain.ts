@@ -1,5 +1,5 @@
 // kubectl topology explain: options -> validation -> run, like kubectl's commands.
-import {Flags} from '@oclif/core'
+import * as Flags from '@oclif/core/flags'
 import {CliError, ExitCode} from '../errors.js'
 import type {ExplainReport} from '../engine/explain.js'
 import type {ExplainFormat} from '../render/explain.js'
@@ -8,6 +8,7 @@ import {checkKubeVersion, parseTraffic} from './flag-values.js'
 
 export default class Explain extends TopologyCommand {
   static override summary = 'Explain why a Service does or does not get topology-aware routing.'
+  static override usage = 'explain [svc/NAME ...] [flags]'
   static override description = `Reads Nodes, the Service and its EndpointSlices (live, or from a snapshot file), re-runs what the EndpointSlice controller would do at its next sync (topology-mode Auto's CPU-proportional allocation, or spec.trafficDistribution), and what kube-proxy in each zone does with the hints that are live now.
 
 Per zone: counted/ignored nodes, allocatable CPU share, ready endpoints, desired / minimum / maximum / assigned endpoints, expected overload, endpoints donated in/out, hints live now, and kube-proxy's verdict. Above the table: the Service's mode and why, the controller's verdict with upstream's event reason and message, the expected in-zone traffic. Below: what to do.

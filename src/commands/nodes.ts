@@ -1,5 +1,5 @@
 // kubectl topology nodes: the cluster-wide basis of the topology-mode Auto heuristic.
-import {Flags} from '@oclif/core'
+import * as Flags from '@oclif/core/flags'
 import {CliError, ExitCode} from '../errors.js'
 import type {ClusterState} from '../engine/types.js'
 import type {NodesFormat} from '../render/nodes.js'

@@ -1,6 +1,6 @@
 // kubectl topology simulate: options -> validation -> read (live, snapshot, synthetic, dataset) ->
 // what-ifs -> engine -> render.
-import {Flags} from '@oclif/core'
+import * as Flags from '@oclif/core/flags'
 import {CliError, ExitCode} from '../errors.js'
 import type {DatasetRow} from '../engine/dataset.js'
 import type {SimulateOptions} from '../engine/simulate.js'
@@ -12,6 +12,7 @@ import {checkKubeVersion, parseTraffic} from './flag-values.js'
 
 export default class Simulate extends TopologyCommand {
   static override summary = 'Compare topology strategies and what-ifs (zone loss, drain, scale, rollout) before changing anything.'
+  static override usage = 'simulate [svc/NAME ...] [flags]'
   static override description = `Scores every strategy on a Service's real state (live, snapshot) or on synthetic clusters, with the KEP-2004 evaluation tool's measures: in-zone traffic, max and mean per-endpoint overload, number of EndpointSlices, zones where kube-proxy falls back, and the weighted score (45% in-zone, 20% max overload, 20% mean absolute deviation, 15% slices).
 
 Strategies: ${STRATEGIES.join(', ')}. See docs/simulate.md for the exact definitions.`

@@ -1,11 +1,12 @@
 // kubectl topology snapshot: save what explain needs (Nodes, Services, EndpointSlices, the
 // server version, and the Deployments/StatefulSets behind the Services) to a file, so explain/check/simulate can run later without the cluster.
-import {Flags} from '@oclif/core'
+import * as Flags from '@oclif/core/flags'
 import {CliError, ExitCode} from '../errors.js'
 import {commonFlags, connectionFlags, parseServiceArgs, readState, TopologyCommand} from './base.js'
 
 export default class Snapshot extends TopologyCommand {
   static override summary = 'Save Nodes, Services and EndpointSlices to a file for explain --from-file.'
+  static override usage = 'snapshot [svc/NAME ...] [flags]'
   static override description = 'Writes a kubectl-topology Snapshot (YAML by default) to stdout, with what kubectl-topology reads: a Node\'s nodeInfo, images, addresses and condition heartbeats and the Pods\' uids are left out; of the Deployments and StatefulSets behind the Services (for simulate --rollout from-workload), only replicas, selector, update strategy and pod template labels are kept (without permission to list them: a warning, and none). With --redact, IP addresses, node and pod names are replaced by stable pseudonyms and non-topology annotations are dropped; zones, CPU, conditions and hints are kept.'
   static override examples = [
     {description: 'Snapshot every namespace', command: '<%= config.bin %> snapshot -A > cluster.yaml'},

@@ -2,7 +2,7 @@
 // its EndpointSlices and its Events (src/cluster/watch.ts). Every change recomputes the
 // explanation (src/engine/watchmodel.ts) and lists what changed. On a terminal: a live ink
 // view (loaded lazily, only here); otherwise one line per change on stdout.
-import {Flags} from '@oclif/core'
+import * as Flags from '@oclif/core/flags'
 import {CliError, ExitCode} from '../errors.js'
 import type {ExplainOptions} from '../engine/explain.js'
 import type {EventObject} from '../engine/types.js'
@@ -13,6 +13,7 @@ import {checkKubeVersion, parseTraffic} from './flag-values.js'
 
 export default class Watch extends TopologyCommand {
   static override summary = 'Watch a Service\'s topology-aware routing live: hints set or dropped, zone shares, fallbacks, controller events and threshold cliffs.'
+  static override usage = 'watch svc/NAME [flags]'
   static override description = `Watches the Nodes, the Service, its EndpointSlices and its Events, and re-explains the Service on every change: the zone table updates in place with the changed cells marked (*), the changes and the EndpointSlice controller's events are listed as they arrive, and "threshold cliffs" show when one endpoint or one node more or fewer would change the controller's verdict.
 
 Without a terminal (a pipe, a file, CI) or with --plain, it prints one line per change instead:

@@ -1,6 +1,6 @@
 // The flags apply and reset share for writing, apart from the write loop (write-flow.ts), so
 // that loading the command classes does not load it (docs/design.md "Startup").
-import {Flags} from '@oclif/core'
+import * as Flags from '@oclif/core/flags'
 
 /** Conflicts answered by re-reading and re-planning before apply gives up (exit 8). */
 export const MAX_CONFLICT_RETRIES = 3

@@ -107,10 +107,14 @@ describe(`archive ${HOST.os}/${HOST.arch}`, () => {
     expect(sea.stderr.trim().split('\n')).toHaveLength(1)
   })
 
-  it('lists every command in --help (oclif got the COMMANDS map) and prints usage as `kubectl topology`', () => {
+  it('prints the same help as the npm install (the embedded manifest), listing every command, usage as `kubectl topology`', () => {
     const r = run(kubectl, ['topology', '--help'], {env})
     expect(r.code).toBe(0)
-    expect(r.stdout).toContain('$ kubectl topology [COMMAND]')
+    expect(r.stdout).toContain('Usage:\n  kubectl topology [command]\n')
+    expect(r.stdout).toBe(run(process.execPath, [join(ROOT, 'bin', 'kubectl-topology.js'), '--help']).stdout)
+    const explain = run(kubectl, ['topology', 'explain', '--help'], {env})
+    expect(explain.code).toBe(0)
+    expect(explain.stdout).toBe(run(process.execPath, [join(ROOT, 'bin', 'kubectl-topology.js'), 'explain', '--help']).stdout)
     for (const [id, cmd] of Object.entries(COMMANDS)) {
       if ((cmd as {hidden?: boolean}).hidden) continue
       expect(r.stdout).toMatch(new RegExp(`^  ${id}\\s`, 'm'))
