@@ -45,7 +45,7 @@ const TIME = '/usr/bin/time'
 
 for (const [p, what] of [
   [NODE, 'the project Node (npm install)'],
-  [join(ROOT, 'dist', 'cli.js'), 'dist/cli.js (npm run build)'],
+  [join(ROOT, 'dist', 'app.cjs'), 'dist/app.cjs (npm run build)'],
   [HYPERFINE, 'hyperfine'],
   [TIME, 'GNU time'],
 ]) {

@@ -3,7 +3,7 @@
 // `explain --from-file examples/three-zones.yaml` <= 4x, for the npm install
 // (bin/kubectl-topology.js run by the pinned Node) and the standalone executable.
 //
-//   npm run build && npm run package     # (once) dist/cli.js and the executable
+//   npm run build && npm run package     # (once) dist/ and the executable
 //   node bench/startup.mjs [--runs 15] [--sea PATH] [--kubectl]
 //
 // Every run is a new process ("cold" start of the program; the OS file cache is warm,
@@ -29,7 +29,7 @@ const SEA = resolve(ROOT, opt('--sea', '.cache/sea-build/linux-amd64/kubectl-top
 const EXAMPLE = 'examples/three-zones.yaml'
 const THROUGH_KUBECTL = args.includes('--kubectl')
 
-if (!existsSync(join(ROOT, 'dist', 'cli.js'))) throw new Error('dist/cli.js is missing: run `npm run build`')
+if (!existsSync(join(ROOT, 'dist', 'app.cjs'))) throw new Error('dist/app.cjs is missing: run `npm run build`')
 const hasSea = existsSync(SEA)
 if (!hasSea) process.stderr.write(`bench: no standalone executable at ${SEA} (run \`npm run package\`); measuring the npm install only\n`)
 

@@ -1,51 +1,151 @@
-// Bundles the CLI with esbuild: two ESM entries with code splitting. dist/main.js (what
-// bin/kubectl-topology.js runs: oclif + error reporting) and dist/cli.js (the COMMANDS
-// registry, oclif's explicit target), so that `--help` never evaluates the commands, and
-// client-node (live cluster access) and ink (watch) load only in the commands that use
-// them. Then writes oclif.manifest.json, which lets oclif show help and find commands
-// without importing dist/cli.js. See docs/design.md "Bundling" and "Startup".
-import {build} from 'esbuild'
-import {mkdirSync, readdirSync, renameSync, rmSync, writeFileSync} from 'node:fs'
+// Bundles the CLI with esbuild (docs/design.md "Bundling" and "Startup"):
+//
+//   dist/main.js (+ dist/chunks/): src/main.ts, what bin/kubectl-topology.js runs: dispatch,
+//     help, --version, completion, and the ink view of `watch` as a lazy chunk. ES modules.
+//   dist/app.cjs: src/run.ts, what runs a command: oclif, the command classes (COMMANDS, oclif's
+//     explicit target), the engine, the renderers. CommonJS in one file, which src/main.ts
+//     loads with a V8 code cache of what ran (src/app-loader.ts).
+//   dist/k8s.cjs: src/cluster/k8s.ts, client-node, required by app.cjs only to talk to a
+//     cluster.
+//
+// Then it writes oclif.manifest.json, which help, completion and oclif's root plugin read
+// instead of loading the commands. The standalone executable embeds the same app.cjs and
+// k8s.cjs (scripts/package.mjs).
+import {createHash} from 'node:crypto'
+import {mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync} from 'node:fs'
+import {isBuiltin} from 'node:module'
 import path from 'node:path'
 import {fileURLToPath} from 'node:url'
+import {build} from 'esbuild'
 import {oclifEdits} from './esbuild-oclif.mjs'
 
-// Built into a private folder, then moved into dist/ file by file (chunks first, the entry
-// last; rename is atomic), so a CLI started during a rebuild never sees a half-empty dist/.
 const root = fileURLToPath(new URL('..', import.meta.url))
 const dist = path.join(root, 'dist')
+// Built into a private folder, then moved into dist/ file by file (chunks first, the entry
+// last; rename is atomic), so a CLI started during a rebuild never sees a half-empty dist/.
 const tmp = path.join(root, `.dist-${process.pid}`)
-const result = await build({
-  entryPoints: {cli: 'src/cli.ts', main: 'src/main.ts'},
-  outdir: tmp,
+
+/** What dist/app.cjs gets from the entry that loads it (src/app-loader.ts), by these names. */
+const hostModules = {
+  name: 'host-modules',
+  setup(b) {
+    const provided = {
+      [path.join(root, 'src', 'cluster', 'k8s.ts')]: 'kubectl-topology:k8s',
+      [path.join(root, 'src', 'render', 'watch-view.tsx')]: 'kubectl-topology:watch-view',
+    }
+    b.onResolve({filter: /(^|\/)(k8s|watch-view)\.js$/}, (a) => {
+      const file = path.resolve(a.resolveDir, a.path).replace(/\.js$/, '')
+      const name = provided[`${file}.ts`] ?? provided[`${file}.tsx`]
+      return name ? {path: name, namespace: 'host-module'} : undefined
+    })
+    // A CommonJS module that requires the name: `await import()` of it stays a require().
+    b.onLoad({filter: /.*/, namespace: 'host-module'}, (a) => ({contents: `module.exports = require(${JSON.stringify(a.path)})`, loader: 'js'}))
+    b.onResolve({filter: /^kubectl-topology:/}, (a) => ({path: a.path, external: true}))
+    // A script run by node:vm has no import(): `await import('node:fs/promises')` too becomes a require().
+    b.onResolve({filter: /^node:/}, (a) => (a.kind === 'dynamic-import' ? {path: a.path, namespace: 'host-module'} : undefined))
+  },
+}
+
+const common = {
+  absWorkingDir: root,
   bundle: true,
-  splitting: true,
-  format: 'esm',
   platform: 'node',
   target: 'node22',
   minify: true,
   sourcemap: 'linked',
-  jsx: 'automatic',
-  chunkNames: 'chunks/[name]-[hash]',
   legalComments: 'none',
   metafile: true,
-  // @oclif/core requires typescript inside a try/catch (only for ts-node setups); ink loads
-  // react-devtools-core only when DEV=true.
-  external: ['typescript', 'react-devtools-core'],
-  plugins: [oclifEdits],
-  // @oclif/core is CommonJS and calls require() for node built-ins.
-  banner: {js: "import {createRequire as __topologyCreateRequire} from 'node:module';const require=__topologyCreateRequire(import.meta.url);"},
   logLevel: 'warning',
-})
-// @oclif/core's index evaluates all of oclif (and semver for an engine check): the code
-// imports its parts ('@oclif/core/command', '/flags', ...) instead (docs/design.md "Startup").
-if (result.metafile.inputs['node_modules/@oclif/core/lib/index.js']) {
-  throw new Error("the bundle includes @oclif/core's index: import from '@oclif/core/command', '@oclif/core/flags', ... instead")
 }
-const files = Object.keys(result.metafile.outputs).map((f) => path.relative(tmp, path.resolve(root, f)))
+
+// @oclif/core requires typescript inside a try/catch (only for ts-node setups); ws requires
+// its optional native helpers the same way.
+const app = await build({
+  ...common,
+  entryPoints: {app: 'src/run.ts'},
+  outdir: tmp,
+  outExtension: {'.js': '.cjs'},
+  format: 'cjs',
+  external: ['typescript'],
+  plugins: [hostModules, oclifEdits],
+})
+const k8s = await build({
+  ...common,
+  entryPoints: {k8s: 'src/cluster/k8s.ts'},
+  outdir: tmp,
+  outExtension: {'.js': '.cjs'},
+  format: 'cjs',
+  external: ['bufferutil', 'utf-8-validate'],
+})
+// The ES module side (completion from a live cluster) uses the same dist/k8s.cjs.
+const k8sNames = Object.values((await build({...common, entryPoints: ['src/cluster/k8s.ts'], outdir: tmp, format: 'esm', write: false, sourcemap: false})).metafile.outputs).find((o) => o.entryPoint)?.exports ?? []
+if (!k8sNames.includes('KubeConfig')) throw new Error(`src/cluster/k8s.ts: unexpected exports ${k8sNames.join(', ')}`)
+const k8sFromCjs = {
+  name: 'k8s-from-cjs',
+  setup(b) {
+    b.onResolve({filter: /(^|\/)k8s\.js$/}, (a) =>
+      path.resolve(a.resolveDir, a.path) === path.join(root, 'src', 'cluster', 'k8s.js') ? {path: 'k8s', namespace: 'k8s-cjs'} : undefined,
+    )
+    // A lazily imported module, so always in dist/chunks/ (chunkNames below).
+    b.onLoad({filter: /.*/, namespace: 'k8s-cjs'}, () => ({
+      contents: `import {createRequire} from 'node:module'\nexport const {${k8sNames.join(', ')}} = createRequire(import.meta.url)('../k8s.cjs')\n`,
+      loader: 'js',
+    }))
+  },
+}
+const appHash = createHash('sha256').update(readFileSync(path.join(tmp, 'app.cjs'))).digest('hex')
+const main = await build({
+  ...common,
+  entryPoints: {main: 'src/main.ts'},
+  outdir: tmp,
+  splitting: true,
+  format: 'esm',
+  jsx: 'automatic',
+  chunkNames: 'chunks/[name]-[hash]',
+  define: {APP_HASH: JSON.stringify(appHash)},
+  // ink loads react-devtools-core only when DEV=true.
+  external: ['react-devtools-core'],
+  plugins: [k8sFromCjs],
+  // CommonJS dependencies of ink call require() for node built-ins.
+  banner: {js: "import {createRequire as __topologyCreateRequire} from 'node:module';const require=__topologyCreateRequire(import.meta.url);"},
+})
+
+// What each part may hold (docs/design.md "Bundling"): help must not load oclif, a command
+// must not load client-node or ink unless it needs them.
+const inputs = (r) => Object.keys(r.metafile.inputs)
+const forbidden = (r, what, re) => {
+  const found = inputs(r).filter((f) => re.test(f))
+  if (found.length) throw new Error(`${what} must not include ${found.slice(0, 3).join(', ')}${found.length > 3 ? ', ...' : ''}`)
+}
+// What dist/main.js loads before it decides what to do (its static imports).
+const staticClosure = (r, entry) => {
+  const outputs = r.metafile.outputs
+  const seen = new Set()
+  const visit = (o) => {
+    if (seen.has(o)) return
+    seen.add(o)
+    for (const i of outputs[o]?.imports ?? []) if (i.kind === 'import-statement' && !i.external) visit(i.path)
+  }
+  visit(Object.keys(outputs).find((o) => outputs[o].entryPoint === entry))
+  return {metafile: {inputs: Object.fromEntries([...seen].flatMap((o) => Object.keys(outputs[o].inputs)).map((i) => [i, true]))}}
+}
+forbidden(staticClosure(main, 'src/main.ts'), 'dist/main.js (help, --version, completion)', /node_modules\//)
+forbidden(main, 'dist/main.js and its chunks', /node_modules\/(@oclif|@kubernetes)\//)
+forbidden(app, 'dist/app.cjs', /node_modules\/(@kubernetes|ink|react|yoga-layout)\/|src\/render\/watch-view/)
+// @oclif/core's index evaluates all of oclif (and semver for an engine check): the code
+// imports its parts ('@oclif/core/command', '/flags', ...) instead.
+forbidden(app, 'dist/app.cjs', /node_modules\/@oclif\/core\/lib\/index\.js$/)
+// (fdir's require.resolve('picomatch') only asks whether it is installed.)
+const outside = Object.values(app.metafile.outputs).flatMap((o) => o.imports).filter((i) => i.external && i.kind !== 'require-resolve' && !isBuiltin(i.path))
+const unexpected = outside.filter((i) => !/^kubectl-topology:|^typescript$/.test(i.path))
+if (unexpected.length) throw new Error(`dist/app.cjs would load from disk: ${unexpected.map((i) => i.path).join(', ')}`)
+const dynamicImports = Object.values(app.metafile.outputs).flatMap((o) => o.imports).filter((i) => i.kind === 'dynamic-import')
+if (dynamicImports.length) throw new Error(`dist/app.cjs runs in node:vm, which has no import(): ${dynamicImports.map((i) => i.path).join(', ')}`)
+
+const files = [main, app, k8s].flatMap((r) => Object.keys(r.metafile.outputs)).map((f) => path.relative(tmp, path.resolve(root, f)))
 const withMaps = files.flatMap((f) => (f.endsWith('.map') ? [f] : [f, `${f}.map`])).filter((f, i, a) => a.indexOf(f) === i)
 mkdirSync(path.join(dist, 'chunks'), {recursive: true})
-const rank = (f) => (f === 'main.js' ? 2 : f === 'cli.js' ? 1 : 0)
+const rank = (f) => (f === 'main.js' ? 2 : f.endsWith('.cjs') ? 1 : 0)
 const order = withMaps.sort((a, b) => rank(a) - rank(b))
 for (const f of order) {
   try {
@@ -55,13 +155,17 @@ for (const f of order) {
   }
 }
 rmSync(tmp, {recursive: true, force: true})
-// Chunks of earlier builds that nothing imports any more.
+// Files of earlier builds that nothing loads any more.
 const keep = new Set(order)
 for (const f of readdirSync(path.join(dist, 'chunks'))) {
   if (!keep.has(`chunks/${f}`)) rmSync(path.join(dist, 'chunks', f), {force: true})
 }
+for (const f of readdirSync(dist)) {
+  if (f !== 'chunks' && !keep.has(f) && /\.(c?js|map)$/.test(f)) rmSync(path.join(dist, f), {force: true})
+}
 // oclif.manifest.json: what `oclif manifest` writes (the commands' ids, flags, args, help
-// text), made by oclif's own Plugin loader from the COMMANDS just built. Written atomically.
+// text), made by oclif's own Plugin loader from the COMMANDS of dist/app.cjs (package.json
+// oclif.commands). Written atomically.
 {
   const {Plugin} = await import('@oclif/core')
   const plugin = new Plugin({root, isRoot: true, ignoreManifest: true, errorOnManifestCreate: true})
@@ -72,5 +176,5 @@ for (const f of readdirSync(path.join(dist, 'chunks'))) {
 }
 if (process.argv.includes('--analyze')) {
   const {analyzeMetafile} = await import('esbuild')
-  console.log(await analyzeMetafile(result.metafile))
+  for (const r of [main, app, k8s]) console.log(await analyzeMetafile(r.metafile))
 }

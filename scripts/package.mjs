@@ -22,7 +22,6 @@ import {join, resolve} from 'node:path'
 import {gzipSync} from 'node:zlib'
 import {build} from 'esbuild'
 import {parseDocument} from 'yaml'
-import {oclifEdits} from './esbuild-oclif.mjs'
 
 const ROOT = resolve(import.meta.dirname, '..')
 const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'))
@@ -106,33 +105,16 @@ const seaStubs = {
   },
 }
 
-/** @kubernetes/client-node (src/cluster/k8s.ts) as a CommonJS SEA asset, outside the main
- *  module, which every run parses (src/sea-k8s.ts). Returns the file and its export names. */
-async function bundleK8s() {
-  const common = {
-    absWorkingDir: ROOT,
-    entryPoints: ['src/cluster/k8s.ts'],
-    bundle: true,
-    platform: 'node',
-    target: `node${NODE_VERSION.split('.')[0]}`,
-    minify: true,
-    legalComments: 'none',
-    plugins: [seaStubs],
-    logLevel: 'warning',
-    metafile: true,
-  }
-  const esm = await build({...common, format: 'esm', write: false, outdir: WORK})
+/** The export names of src/cluster/k8s.ts (dist/k8s.cjs is CommonJS, the main module imports it by name). */
+async function k8sExportNames() {
+  const esm = await build({absWorkingDir: ROOT, entryPoints: ['src/cluster/k8s.ts'], bundle: true, platform: 'node', format: 'esm', write: false, outdir: WORK, metafile: true, logLevel: 'warning'})
   const names = Object.values(esm.metafile.outputs).find((o) => o.entryPoint)?.exports ?? []
   if (!names.includes('KubeConfig')) throw new Error(`src/cluster/k8s.ts: unexpected exports ${names.join(', ')}`)
-  const file = join(WORK, 'k8s.cjs')
-  const cjs = await build({...common, format: 'cjs', outfile: file})
-  const outside = Object.values(cjs.metafile.outputs)[0].imports.filter((i) => i.external && !isBuiltin(i.path))
-  if (outside.length) throw new Error(`k8s.cjs would load from disk at run time: ${outside.map((i) => i.path).join(', ')}`)
-  return {file, names}
+  return names
 }
 
-/** The SEA's main bundle resolves every import of src/cluster/k8s.ts to a module that loads
- *  the k8s.cjs asset (src/sea-k8s.ts), so client-node is not in the main module. */
+/** In the main module (completion from a live cluster) every import of src/cluster/k8s.ts
+ *  resolves to the k8s.cjs asset (src/sea-assets.ts), the one dist/app.cjs uses too. */
 const seaK8s = (names) => ({
   name: 'sea-k8s',
   setup(b) {
@@ -140,35 +122,38 @@ const seaK8s = (names) => ({
       resolve(a.resolveDir, a.path) === join(ROOT, 'src', 'cluster', 'k8s.js') ? {path: 'k8s', namespace: 'sea-k8s'} : undefined,
     )
     b.onLoad({filter: /.*/, namespace: 'sea-k8s'}, () => ({
-      contents: `import {loadK8s} from ${JSON.stringify(join(ROOT, 'src', 'sea-k8s.ts'))}\nexport const {${names.join(', ')}} = loadK8s()\n`,
+      contents: `import {seaK8s} from ${JSON.stringify(join(ROOT, 'src', 'sea-assets.ts'))}\nexport const {${names.join(', ')}} = seaK8s()\n`,
       loader: 'js',
       resolveDir: ROOT,
     }))
   },
 })
 
-/** The V8 code cache of k8s.cjs, made by the target's own Node binary (host target only). */
-async function k8sCodeCache(node, k8sFile, out) {
-  const maker = join(WORK, 'make-k8s-cache.mjs')
+/**
+ * The V8 code caches of the assets, made by the target's own Node binary (host target only)
+ * after running them, as src/sea-assets.ts loads them: k8s.cjs after its module code ran;
+ * app.cjs after the commands below ran on the example snapshot, so the cache holds the
+ * functions a command runs (oclif's parser, the snapshot reader, the engine, the renderers).
+ */
+async function codeCaches(node, outDir) {
+  const maker = join(WORK, 'make-code-caches.mjs')
   await build({
     absWorkingDir: ROOT,
-    stdin: {
-      contents: `import {readFileSync, writeFileSync} from 'node:fs'\nimport {k8sScript, runK8s} from './src/sea-k8s.ts'\nconst script = k8sScript(readFileSync(process.argv[2], 'utf8'))\nrunK8s(script)\nwriteFileSync(process.argv[3], script.createCachedData())\n`,
-      resolveDir: ROOT,
-      loader: 'js',
-    },
+    entryPoints: ['scripts/sea-code-caches.ts'],
     outfile: maker,
     bundle: true,
     format: 'esm',
     platform: 'node',
     logLevel: 'warning',
   })
-  run(node, [maker, k8sFile, out])
+  run(node, [maker, join(ROOT, 'dist'), outDir], {cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe']})
   rmSync(maker)
+  return {'app.cjs.cache': join(outDir, 'app.cjs.cache'), 'k8s.cjs.cache': join(outDir, 'k8s.cjs.cache')}
 }
 
-/** One ES module holding the whole CLI but client-node (bundleK8s). esbuild turns the lazy
- *  `await import()`s into lazily initialised modules, so ink still runs only in watch. */
+/** The main module: dispatch, help, the manifest, completion and the ink view; the commands
+ *  are in the app.cjs asset. esbuild turns the lazy `await import()`s into lazily initialised
+ *  modules, so ink still runs only in watch. */
 async function bundle(k8sNames) {
   const manifest = JSON.parse(readFileSync(join(ROOT, 'oclif.manifest.json'), 'utf8'))
   if (manifest.version !== VERSION) throw new Error('oclif.manifest.json is stale: run `npm run build` first')
@@ -185,16 +170,17 @@ async function bundle(k8sNames) {
     jsx: 'automatic',
     legalComments: 'none',
     define: {'process.env.NODE_ENV': '"production"'},
-    plugins: [seaK8s(k8sNames), seaStubs, oclifEdits],
-    // CommonJS dependencies (@oclif/core) call require() for node built-ins. In a SEA,
-    // import.meta.url is the executable's file URL; every non-built-in is bundled or stubbed.
+    plugins: [seaK8s(k8sNames), seaStubs],
+    // CommonJS dependencies call require() for node built-ins. In a SEA, import.meta.url is
+    // the executable's file URL; every non-built-in is bundled or stubbed.
     banner: {
       js: "import {createRequire as __topologyCreateRequire} from 'node:module';const require=__topologyCreateRequire(import.meta.url);",
     },
     logLevel: 'warning',
     metafile: true,
   })
-  if (result.metafile.inputs['node_modules/@oclif/core/lib/index.js']) throw new Error("the SEA bundle includes @oclif/core's index (see scripts/build.mjs)")
+  const oclif = Object.keys(result.metafile.inputs).filter((f) => f.includes('node_modules/@oclif/'))
+  if (oclif.length) throw new Error(`the SEA main module must not include oclif (it is in app.cjs): ${oclif[0]}`)
   const dynamic = Object.values(result.metafile.outputs)[0].imports.filter((i) => i.external && !isBuiltin(i.path))
   if (dynamic.length) throw new Error(`the SEA bundle would load from disk at run time: ${dynamic.map((i) => i.path).join(', ')}`)
   return outfile
@@ -216,7 +202,7 @@ function tarGz(dir, names, archive) {
   writeFileSync(archive, gzipSync(r.stdout, {level: 9}))
 }
 
-async function buildTarget(name, main, k8s, nodeOverride) {
+async function buildTarget(name, main, nodeOverride) {
   const t = TARGETS[name]
   const exe = t.os === 'windows' ? 'kubectl-topology.exe' : 'kubectl-topology'
   const stage = join(WORK, name)
@@ -244,11 +230,8 @@ async function buildTarget(name, main, k8s, nodeOverride) {
   }
 
   const isHost = name === hostTarget()
-  const assets = {'k8s.cjs': k8s.file}
-  if (isHost) {
-    assets['k8s.cjs.cache'] = join(stage, 'k8s.cjs.cache')
-    await k8sCodeCache(node, k8s.file, assets['k8s.cjs.cache'])
-  }
+  const assets = {'app.cjs': join(ROOT, 'dist', 'app.cjs'), 'k8s.cjs': join(ROOT, 'dist', 'k8s.cjs')}
+  if (isHost) Object.assign(assets, await codeCaches(node, stage))
   const config = {
     main,
     mainFormat: 'module',
@@ -265,7 +248,7 @@ async function buildTarget(name, main, k8s, nodeOverride) {
   writeFileSync(configFile, JSON.stringify(config, null, 2))
   run(process.execPath, ['--build-sea', configFile])
   if (base !== node) rmSync(base)
-  if (assets['k8s.cjs.cache']) rmSync(assets['k8s.cjs.cache'])
+  for (const [key, file] of Object.entries(assets)) if (key.endsWith('.cache')) rmSync(file)
   chmodSync(join(stage, exe), 0o755)
 
   copyFileSync(join(ROOT, 'LICENSE'), join(stage, 'LICENSE'))
@@ -314,10 +297,9 @@ if (node && targets.length !== 1) throw new Error('--node applies to exactly one
 const t0 = Date.now()
 rmSync(WORK, {recursive: true, force: true})
 mkdirSync(WORK, {recursive: true})
-const k8s = await bundleK8s()
-const main = await bundle(k8s.names)
+const main = await bundle(await k8sExportNames())
 const results = []
-for (const name of targets) results.push(await buildTarget(name, main, k8s, node))
+for (const name of targets) results.push(await buildTarget(name, main, node))
 updateManifest(results)
 const mb = (n) => `${(n / 1e6).toFixed(1)} MB`
 for (const r of results) {

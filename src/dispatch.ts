@@ -5,16 +5,15 @@
 // It dispatches by itself, from the manifest: completion (src/complete.ts), `--version`,
 // help (src/help.ts: bare `kubectl topology`, `help [COMMAND]`, `-h`/`--help` anywhere before
 // `--`), unknown commands and flags before the command. None of these loads oclif or a
-// command class. Only to run a command does it import the command classes and hand the command
-// to oclif (`Command.run`), with a root plugin made here from the manifest (rootPlugin), so
-// oclif's Config neither searches the disk for package.json, plugins or command files, nor
-// imports anything but the command (docs/design.md "Startup").
+// command class: only to run a command does it load src/run.ts (dist/app.cjs, through the
+// Host), which hands the command to oclif (docs/design.md "Startup").
 //
-// Errors end here: one line on stderr, a documented exit code, a stack trace only with --debug.
-import type {Command} from '@oclif/core/command'
+// Errors end here (src/report-error.ts): one line on stderr, a documented exit code, a stack
+// trace only with --debug.
 import type {Interfaces} from '@oclif/core'
-import {ExitCode, isCliError, CliError} from './errors.js'
+import {CliError, ExitCode} from './errors.js'
 import {commandHelp, rootHelp, type HelpManifest, type HelpProgram} from './help.js'
+import {reportError} from './report-error.js'
 
 export type Manifest = Interfaces.Manifest & HelpManifest
 
@@ -25,8 +24,18 @@ export interface Host {
   pjson: Interfaces.PJSON
   /** The oclif manifest (oclif.manifest.json). */
   manifest(): Manifest
-  /** The command classes by id (src/cli.ts COMMANDS), imported only to run a command. */
-  commands(): Promise<Record<string, Command.Class>>
+  /** src/run.ts (dist/app.cjs), which holds oclif and the commands, to run command `id`. */
+  runner(id: string): Promise<Runner>
+}
+
+export interface Runner {
+  /** Runs the command and reports its error, if any (sets process.exitCode). */
+  runCommand(id: string, argv: string[], host: Host, manifest: Manifest): Promise<void>
+}
+
+/** The package.json fields oclif and the help use (built into the bundles). */
+export function pjsonOf(pkg: {name: string; version: string; description: string; oclif: unknown}): Interfaces.PJSON {
+  return {name: pkg.name, version: pkg.version, description: pkg.description, type: 'module', oclif: pkg.oclif as Interfaces.PJSON['oclif']}
 }
 
 const HELP = new Set(['--help', '-h'])
@@ -73,17 +82,9 @@ async function route(argv: string[], host: Host): Promise<void> {
     return print(commandHelp(await findCommand(manifest, help.command, host), program(host)))
   }
   const [id = '', ...rest] = argv
-  const cached = await findCommand(manifest, id, host)
-  // oclif is CommonJS: a dynamic import() of it gives module.exports as `default`.
-  const [commands, {default: oclifFlush}] = await Promise.all([host.commands(), import('@oclif/core/flush')])
-  const command = commands[cached.id]
-  if (!command) throw new Error(`command ${cached.id} is in the manifest but not in COMMANDS: rebuild (npm run build)`)
-  // What oclif's Plugin.findCommand sets on the class it returns.
-  command.id = cached.id
-  const plugin = rootPlugin(host, manifest, commands)
-  command.plugin = plugin
-  await command.run(rest, {root: host.root, pjson: host.pjson, plugins: new Map([[plugin.name, plugin]])})
-  await oclifFlush.flush()
+  const command = await findCommand(manifest, id, host)
+  const runner = await host.runner(command.id)
+  await runner.runCommand(command.id, rest, host, manifest)
 }
 
 async function findCommand(manifest: Manifest, id: string, host: Host): Promise<Manifest['commands'][string]> {
@@ -98,80 +99,10 @@ async function findCommand(manifest: Manifest, id: string, host: Host): Promise<
   throw new CliError(`unknown command "${id}" for "${bin}"${didYouMean(id, ids)}: see ${bin} --help`, ExitCode.USAGE)
 }
 
-/**
- * oclif's root plugin, made from the manifest: what oclif's Plugin.load() would make from
- * package.json and oclif.manifest.json, without reading either from disk and with
- * `load()` of each command returning the class from COMMANDS.
- */
-export function rootPlugin(host: Host, manifest: Manifest, commands: Record<string, Command.Class>): Interfaces.Plugin {
-  const {pjson, root} = host
-  const find = async (id: string, opts?: {must: boolean}): Promise<Command.Class> => {
-    const c = commands[id]
-    if (!c && opts?.must) throw new Error(`command ${id} not found`)
-    return c!
-  }
-  return {
-    _base: `${pjson.name}@${pjson.version}`,
-    alias: pjson.name,
-    commandIDs: Object.keys(manifest.commands),
-    commands: Object.values(manifest.commands).map((c) => ({...c, load: () => find(c.id, {must: true}), pluginAlias: pjson.name, pluginType: 'core'})),
-    commandsDir: undefined,
-    findCommand: find as Interfaces.Plugin['findCommand'],
-    hasManifest: true,
-    hooks: {},
-    isRoot: true,
-    load: async () => {},
-    moduleType: 'module',
-    name: pjson.name,
-    options: {root, pjson, isRoot: true},
-    pjson,
-    root,
-    topics: [],
-    type: 'core',
-    valid: true,
-    version: pjson.version,
-  }
-}
-
 function print(text: string): void {
   // `--help | head`: the reader may be gone; that is not an error.
   process.stdout.on('error', (e: NodeJS.ErrnoException) => {
     if (e.code !== 'EPIPE') throw e
   })
   process.stdout.write(text)
-}
-
-/** An error oclif raised: its CLIError and ExitError carry an `oclif` field. */
-interface OclifError extends Error {
-  oclif: {exit?: number}
-  code?: string
-}
-const isOclifError = (e: unknown): e is OclifError => e instanceof Error && typeof (e as Partial<OclifError>).oclif === 'object'
-
-/** Prints one line for the error and returns the exit code. */
-export function reportError(error: unknown, debug: boolean): number {
-  if (isCliError(error)) {
-    process.stderr.write(`error: ${error.message}\n`)
-    if (debug && error.cause) process.stderr.write(`${formatStack(error.cause)}\n`)
-    if (debug) process.stderr.write(`${error.stack}\n`)
-    return error.exitCode
-  }
-  if (isOclifError(error)) {
-    // oclif signals a normal exit (e.g. `this.exit(1)`) with an ExitError.
-    if (error.code === 'EEXIT') return error.oclif.exit ?? 0
-    // Parse errors (unknown flag, bad option value, missing argument): usage, exit 2.
-    const first = String(error.message).split('\n').find((l) => l.trim() !== '') ?? 'invalid usage'
-    process.stderr.write(`error: ${first.trim()} (see --help)\n`)
-    if (debug) process.stderr.write(`${error.stack}\n`)
-    const code = error.oclif.exit
-    return code === undefined || code === 1 ? ExitCode.USAGE : code
-  }
-  const message = error instanceof Error ? error.message : String(error)
-  process.stderr.write(`error: internal error: ${message.split('\n')[0]} (run with --debug for details, and please report it)\n`)
-  if (debug) process.stderr.write(`${formatStack(error)}\n`)
-  return ExitCode.INTERNAL
-}
-
-function formatStack(e: unknown): string {
-  return e instanceof Error ? (e.stack ?? e.message) : String(e)
 }

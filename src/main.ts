@@ -1,31 +1,69 @@
 // Entry point of the npm install (bin/kubectl-topology.js, bin/kubectl_complete-topology.js):
-// src/dispatch.ts with the manifest read from oclif.manifest.json (written by
-// scripts/build.mjs) and the command classes imported from dist/cli.js (src/cli.ts) only to
-// run a command. Help, --version and completion never load oclif or the commands
-// (docs/design.md "Startup").
-import {readFileSync} from 'node:fs'
+// src/dispatch.ts with the manifest read from oclif.manifest.json and the package.json
+// fields built in. Only to run a command does it load dist/app.cjs (src/run.ts), with a V8
+// code cache of what that command ran the last time (src/app-loader.ts): made after the first
+// run of each command, next to Node's compile cache, which the bin scripts turn on
+// (docs/design.md "Startup"). NODE_DISABLE_COMPILE_CACHE=1 turns both off.
+import {mkdirSync, readFileSync, renameSync, writeFileSync} from 'node:fs'
+import {createRequire, getCompileCacheDir} from 'node:module'
+import {dirname, join} from 'node:path'
 import {fileURLToPath} from 'node:url'
-import type {Interfaces} from '@oclif/core'
+import type {Script} from 'node:vm'
 import pkg from '../package.json' with {type: 'json'}
-import {dispatch, reportError, type Host, type Manifest} from './dispatch.js'
+import {appRequire, cjsScript, runCjs, type App} from './app-loader.js'
+import {dispatch, pjsonOf, type Host, type Manifest, type Runner} from './dispatch.js'
 
-const ROOT = fileURLToPath(new URL('..', import.meta.url))
+/** The sha256 of dist/app.cjs, set by scripts/build.mjs: the code cache is valid for it only. */
+declare const APP_HASH: string
+
+const DIST = fileURLToPath(new URL('.', import.meta.url))
+const ROOT = join(DIST, '..')
 
 export const npmHost: Host = {
   root: ROOT,
-  pjson: {
-    name: pkg.name,
-    version: pkg.version,
-    description: pkg.description,
-    type: 'module',
-    oclif: pkg.oclif as Interfaces.PJSON['oclif'],
-  },
-  manifest: () => JSON.parse(readFileSync(new URL('../oclif.manifest.json', import.meta.url), 'utf8')) as Manifest,
-  commands: async () => (await import('./cli.js')).COMMANDS,
+  pjson: pjsonOf(pkg),
+  manifest: () => JSON.parse(readFileSync(join(ROOT, 'oclif.manifest.json'), 'utf8')) as Manifest,
+  runner: async (id) => appRunner(id),
 }
 
 export async function main(argv: string[]): Promise<void> {
   return dispatch(argv, npmHost)
 }
 
-export {reportError}
+/** Where the code cache of dist/app.cjs for command `id` lives, or undefined without a compile cache. */
+function cacheFile(id: string): string | undefined {
+  const dir = getCompileCacheDir?.()
+  return dir === undefined ? undefined : join(dir, 'kubectl-topology', `app-${APP_HASH.slice(0, 16)}-${id}.cache`)
+}
+
+function appRunner(id: string): Runner {
+  const file = join(DIST, 'app.cjs')
+  const cache = cacheFile(id)
+  let cachedData: Buffer | undefined
+  try {
+    if (cache) cachedData = readFileSync(cache)
+  } catch {
+    // Not made yet.
+  }
+  const script = cjsScript(readFileSync(file, 'utf8'), file, cachedData)
+  const nodeRequire = createRequire(file)
+  const require = appRequire({k8s: () => nodeRequire('./k8s.cjs'), watchView: () => import('./render/watch-view.js'), fallback: nodeRequire})
+  const app = runCjs<App>(script, require, file, DIST)
+  return {
+    async runCommand(...args) {
+      await app.runCommand(...args)
+      if (cache && (cachedData === undefined || script.cachedDataRejected)) saveCache(cache, script)
+    },
+  }
+}
+
+function saveCache(file: string, script: Script): void {
+  try {
+    mkdirSync(dirname(file), {recursive: true})
+    const tmp = `${file}.${process.pid}`
+    writeFileSync(tmp, script.createCachedData())
+    renameSync(tmp, file)
+  } catch {
+    // A cache that cannot be written only costs the next start some time.
+  }
+}

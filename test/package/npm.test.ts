@@ -22,7 +22,7 @@ function npm(args: string[], env: NodeJS.ProcessEnv = {}) {
 }
 
 beforeAll(() => {
-  if (!existsSync(join(ROOT, 'dist', 'cli.js'))) throw new Error('dist/cli.js is missing: run `npm run build` first')
+  if (!existsSync(join(ROOT, 'dist', 'app.cjs'))) throw new Error('dist/app.cjs is missing: run `npm run build` first')
   tmp = mkdtempSync(join(tmpdir(), 'npm-pkg-'))
   // dist/ is already built: skip prepack's rebuild (the same `npm run build`).
   const r = npm(['pack', '--ignore-scripts', '--json', '--pack-destination', tmp])
@@ -46,7 +46,8 @@ describe('npm package', () => {
       /^LICENSE$/,
       /^bin\/kubectl-topology\.js$/,
       /^bin\/kubectl_complete-topology\.js$/,
-      /^dist\/(cli|main)\.js$/,
+      /^dist\/main\.js$/,
+      /^dist\/(app|k8s)\.cjs$/,
       /^oclif\.manifest\.json$/,
       /^dist\/chunks\/[\w-]+\.js$/,
       /^examples\/[\w-]+\.(yaml|md)$/,
@@ -54,10 +55,9 @@ describe('npm package', () => {
     ]
     const unexpected = paths.filter((p) => !allowed.some((re) => re.test(p)))
     expect(unexpected, 'files npm would publish that users do not need').toEqual([])
-    for (const must of ['package.json', 'LICENSE', 'bin/kubectl-topology.js', 'bin/kubectl_complete-topology.js', 'dist/cli.js', 'dist/main.js', 'oclif.manifest.json', 'examples/three-zones.yaml']) {
+    for (const must of ['package.json', 'LICENSE', 'bin/kubectl-topology.js', 'bin/kubectl_complete-topology.js', 'dist/main.js', 'dist/app.cjs', 'dist/k8s.cjs', 'oclif.manifest.json', 'examples/three-zones.yaml']) {
       expect(paths).toContain(must)
     }
-    expect(paths.some((p) => p.startsWith('dist/chunks/k8s-')), 'the lazily loaded client-node chunk').toBe(true)
     // No sources, tests, source maps, release archives or SEA intermediates.
     expect(paths.filter((p) => /\.(map|ts|tar\.gz|mjs)$/.test(p))).toEqual([])
     // bin scripts are executable.

@@ -1,0 +1,45 @@
+// Run by scripts/package.mjs with the target's own Node binary: makes the V8 code caches of
+// the standalone executable's assets dist/app.cjs and dist/k8s.cjs the way src/sea-assets.ts
+// loads them (same wrapper, same file names), after running them: k8s.cjs's module code, and
+// commands on the example snapshot for app.cjs, so the caches hold the functions a command
+// runs and not only the top level (docs/design.md "Startup").
+//
+//   node make-code-caches.mjs DIST OUT_DIR     (cwd: the repository; output goes nowhere)
+import {readFileSync, writeFileSync} from 'node:fs'
+import {join} from 'node:path'
+import {appRequire, builtinRequire, cjsScript, runCjs, type App} from '../src/app-loader.js'
+import {pjsonOf, type Host, type Manifest} from '../src/dispatch.js'
+import {assetFilename} from '../src/sea-assets.js'
+
+const [dist, out] = process.argv.slice(2) as [string, string]
+const EXAMPLE = 'examples/three-zones.yaml'
+/** What users run most without a cluster; a live command runs the same parser and engine. */
+const WORKLOADS = [
+  ['explain', '-A', '--from-file', EXAMPLE],
+  ['explain', 'svc/checkout', '-n', 'shop', '--from-file', EXAMPLE, '-o', 'wide', '--per-node'],
+  ['explain', '-A', '--from-file', EXAMPLE, '-o', 'json'],
+  ['nodes', '--from-file', EXAMPLE],
+  ['check', '-A', '--from-file', EXAMPLE],
+  ['simulate', 'svc/checkout', '-n', 'shop', '--from-file', EXAMPLE],
+  ['apply', 'svc/checkout', '-n', 'shop', '--mode', 'PreferSameZone', '--from-file', EXAMPLE],
+]
+
+const load = (name: string, require: (id: string) => unknown) => {
+  const script = cjsScript(readFileSync(join(dist, name), 'utf8'), assetFilename(name))
+  return {script, exports: runCjs<unknown>(script, require, assetFilename(name), dist)}
+}
+const fallback = builtinRequire(process.execPath)
+const k8s = load('k8s.cjs', fallback)
+const notHere = () => {
+  throw new Error('not used to make the code cache')
+}
+const app = load('app.cjs', appRequire({k8s: () => k8s.exports, watchView: notHere, fallback}))
+const pkg = JSON.parse(readFileSync('package.json', 'utf8'))
+const manifest = JSON.parse(readFileSync('oclif.manifest.json', 'utf8')) as Manifest
+const host: Host = {root: process.cwd(), pjson: pjsonOf(pkg), manifest: () => manifest, runner: notHere}
+for (const [id, ...argv] of WORKLOADS) await (app.exports as App).runCommand(id!, argv, host, manifest)
+// Findings (exit 1) are expected; a usage or internal error would mean the list above is wrong.
+if (Number(process.exitCode ?? 0) > 1) throw new Error(`a workload failed with exit code ${process.exitCode}`)
+process.exitCode = 0
+writeFileSync(join(out, 'app.cjs.cache'), app.script.createCachedData())
+writeFileSync(join(out, 'k8s.cjs.cache'), k8s.script.createCachedData())

@@ -1,0 +1,32 @@
+// Standalone executable only: the CommonJS bundles dist/app.cjs (src/run.ts: oclif, the
+// commands, the engine) and dist/k8s.cjs (client-node) are SEA assets, not part of the main
+// module, so that help and --version do not load them, and each has a V8 code cache made
+// at build time by the target's own Node after running them (assets app.cjs.cache,
+// k8s.cjs.cache; host platform only): scripts/package.mjs makes the caches with
+// src/app-loader.ts's cjsScript/runCjs and the same file names, so the wrapped source is
+// the same byte for byte. A SEA's import() loads only built-in modules, hence node:vm.
+import {dirname} from 'node:path'
+import {getAsset} from 'node:sea'
+import {builtinRequire, cjsScript, runCjs} from './app-loader.js'
+
+export const assetFilename = (name: string) => `kubectl-topology:${name}`
+
+/** The exports of CommonJS asset `name`, run with its code cache when there is one. */
+export function loadAsset<T>(name: string, require: (id: string) => unknown): T {
+  let cachedData: Buffer | undefined
+  try {
+    cachedData = Buffer.from(getAsset(`${name}.cache`))
+  } catch {
+    // Cross-built targets carry no code cache (it is valid only for the building platform).
+  }
+  const script = cjsScript(getAsset(name, 'utf8'), assetFilename(name), cachedData)
+  return runCjs<T>(script, require, assetFilename(name), dirname(process.execPath))
+}
+
+let k8s: Record<string, unknown> | undefined
+
+/** client-node (the k8s.cjs asset), loaded once, for dist/app.cjs and for completion. */
+export function seaK8s(): Record<string, unknown> {
+  k8s ??= loadAsset<Record<string, unknown>>('k8s.cjs', builtinRequire(process.execPath))
+  return k8s
+}
