@@ -8,12 +8,12 @@
 //    of them. Every `const x_1 = require("m")` (TypeScript's CommonJS output, also with
 //    __importDefault/__importStar) in oclif's own files becomes a proxy that requires the
 //    module on first use of one of its exports, so only what runs is evaluated. TypeScript
-//    reads an import only through `x_1.name`, which the proxy forwards; node built-ins stay
-//    eager (they are loaded already).
+//    reads an import only through `x_1.name`, which the proxy forwards. Node built-ins too:
+//    not all are loaded at start (the parser's node:readline is only for reading stdin).
 // 2. Plugin.load() sorts the command ids with String.prototype.localeCompare, whose first
 //    call loads an ICU collator (~20 ms); the edit sorts by code unit (the same order for
-//    our ASCII ids). Our root plugin (src/dispatch.ts) does not use Plugin.load(), but the
-//    build's manifest generation (scripts/build.mjs) and oclif's loader in tests do.
+//    our ASCII ids). Our root plugin (src/run.ts) does not use Plugin.load(); oclif's
+//    Plugin in the bundle is there for completeness.
 import {readFile} from 'node:fs/promises'
 
 const SORT = '.sort((a, b) => a.id.localeCompare(b.id))'
@@ -42,8 +42,7 @@ export function editOclifSource(text, path) {
     out = out.replace(SORT, CODE_UNIT_SORT)
   }
   let lazy = 0
-  out = out.replace(LAZY_REQUIRE, (line, kind, name, expr, module) => {
-    if (module.startsWith('node:')) return line
+  out = out.replace(LAZY_REQUIRE, (line, kind, name, expr) => {
     lazy++
     return `${kind} ${name} = __topologyLazyModule(() => ${expr});`
   })

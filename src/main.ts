@@ -4,7 +4,7 @@
 // code cache of what that command ran the last time (src/app-loader.ts): made after the first
 // run of each command, next to Node's compile cache, which the bin scripts turn on
 // (docs/design.md "Startup"). NODE_DISABLE_COMPILE_CACHE=1 turns both off.
-import {mkdirSync, readFileSync, renameSync, writeFileSync} from 'node:fs'
+import {mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync} from 'node:fs'
 import {createRequire, getCompileCacheDir} from 'node:module'
 import {dirname, join} from 'node:path'
 import {fileURLToPath} from 'node:url'
@@ -59,10 +59,14 @@ function appRunner(id: string): Runner {
 
 function saveCache(file: string, script: Script): void {
   try {
-    mkdirSync(dirname(file), {recursive: true})
+    const dir = dirname(file)
+    mkdirSync(dir, {recursive: true})
     const tmp = `${file}.${process.pid}`
     writeFileSync(tmp, script.createCachedData())
     renameSync(tmp, file)
+    // The caches of other builds of dist/app.cjs (an upgrade) are of no use any more.
+    const current = `app-${APP_HASH.slice(0, 16)}-`
+    for (const f of readdirSync(dir)) if (f.startsWith('app-') && f.endsWith('.cache') && !f.startsWith(current)) rmSync(join(dir, f), {force: true})
   } catch {
     // A cache that cannot be written only costs the next start some time.
   }
