@@ -29,14 +29,11 @@ const tmp = path.join(root, `.dist-${process.pid}`)
 const hostModules = {
   name: 'host-modules',
   setup(b) {
-    const provided = {
-      [path.join(root, 'src', 'cluster', 'k8s.ts')]: 'kubectl-topology:k8s',
-      [path.join(root, 'src', 'render', 'watch-view.tsx')]: 'kubectl-topology:watch-view',
-    }
-    b.onResolve({filter: /(^|\/)(k8s|watch-view)\.js$/}, (a) => {
+    b.onResolve({filter: /(^|\/)(k8s|[\w-]+-view)\.js$/}, (a) => {
       const file = path.resolve(a.resolveDir, a.path).replace(/\.js$/, '')
-      const name = provided[`${file}.ts`] ?? provided[`${file}.tsx`]
-      return name ? {path: name, namespace: 'host-module'} : undefined
+      if (file === path.join(root, 'src', 'cluster', 'k8s')) return {path: 'kubectl-topology:k8s', namespace: 'host-module'}
+      if (path.dirname(file) === path.join(root, 'src', 'render')) return {path: `kubectl-topology:view:${path.basename(file)}`, namespace: 'host-module'}
+      return undefined
     })
     // A CommonJS module that requires the name: `await import()` of it stays a require().
     b.onLoad({filter: /.*/, namespace: 'host-module'}, (a) => ({contents: `module.exports = require(${JSON.stringify(a.path)})`, loader: 'js'}))
@@ -132,7 +129,7 @@ const staticClosure = (r, entry) => {
 }
 forbidden(staticClosure(main, 'src/main.ts'), 'dist/main.js (help, --version, completion)', /node_modules\//)
 forbidden(main, 'dist/main.js and its chunks', /node_modules\/(@oclif|@kubernetes)\//)
-forbidden(app, 'dist/app.cjs', /node_modules\/(@kubernetes|ink|react|yoga-layout)\/|src\/render\/watch-view/)
+forbidden(app, 'dist/app.cjs', /node_modules\/(@kubernetes|ink|react|yoga-layout)\/|src\/render\/[\w-]+-view\.tsx$/)
 // @oclif/core's index evaluates all of oclif (and semver for an engine check): the code
 // imports its parts ('@oclif/core/command', '/flags', ...) instead.
 forbidden(app, 'dist/app.cjs', /node_modules\/@oclif\/core\/lib\/index\.js$/)

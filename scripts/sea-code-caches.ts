@@ -33,7 +33,7 @@ const k8s = load('k8s.cjs', fallback)
 const notHere = () => {
   throw new Error('not used to make the code cache')
 }
-const app = load('app.cjs', appRequire({k8s: () => k8s.exports, watchView: notHere, fallback}))
+const app = load('app.cjs', appRequire({k8s: () => k8s.exports, view: notHere, fallback}))
 const pkg = JSON.parse(readFileSync('package.json', 'utf8'))
 const manifest = JSON.parse(readFileSync('oclif.manifest.json', 'utf8')) as Manifest
 const host: Host = {root: process.cwd(), pjson: pjsonOf(pkg), manifest: () => manifest, runner: notHere}

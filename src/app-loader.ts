@@ -10,18 +10,17 @@
 // caches made at build time (scripts/package.mjs); the npm install makes one per command on
 // first use, next to Node's compile cache (src/main.ts).
 //
-// dist/app.cjs requires two modules by these names, which the entry provides: client-node,
-// and the ink view of `watch`, which has a top-level await and so stays an ES module of the
-// entry's.
+// dist/app.cjs requires modules by these names, which the entry provides: client-node, and
+// the ink views (src/render/*-view.tsx: ink has a top-level await, so they stay ES modules of
+// the entry's). A view comes as a thenable, so app.cjs's `await import()` of it (a require()
+// in the bundle) resolves to the view's module, loaded then.
 import {createRequire, isBuiltin} from 'node:module'
 import {Script} from 'node:vm'
 import type {Runner} from './dispatch.js'
 
 export const APP_K8S = 'kubectl-topology:k8s'
-export const APP_WATCH_VIEW = 'kubectl-topology:watch-view'
-
-/** The watch view's one export, loaded on first call (src/render/watch-view.tsx). */
-export type WatchViewModule = {runWatchView: (...args: never[]) => Promise<unknown>}
+/** `kubectl-topology:view:watch-view` is src/render/watch-view.tsx. */
+export const APP_VIEW = 'kubectl-topology:view:'
 
 /** dist/app.cjs's exports. */
 export type App = Runner & {COMMANDS: Record<string, unknown>}
@@ -40,12 +39,27 @@ export function runCjs<T>(script: Script, require: (id: string) => unknown, file
 }
 
 /**
- * The `require` dist/app.cjs runs with: the entry's client-node and watch view by their names,
+ * The `require` dist/app.cjs runs with: the entry's client-node and views by their names,
  * anything else (node built-ins) from `fallback`.
  */
-export function appRequire(opts: {k8s: () => unknown; watchView: () => Promise<WatchViewModule>; fallback: (id: string) => unknown}): (id: string) => unknown {
-  const watchView = {runWatchView: async (...args: never[]) => (await opts.watchView()).runWatchView(...args)}
-  return (id) => (id === APP_K8S ? opts.k8s() : id === APP_WATCH_VIEW ? watchView : opts.fallback(id))
+export function appRequire(opts: {k8s: () => unknown; view: (name: string) => Promise<unknown>; fallback: (id: string) => unknown}): (id: string) => unknown {
+  return (id) => {
+    if (id === APP_K8S) return opts.k8s()
+    if (id.startsWith(APP_VIEW)) {
+      const name = id.slice(APP_VIEW.length)
+      return {then: (resolve: (m: unknown) => void, reject: (e: unknown) => void) => opts.view(name).then(resolve, reject)}
+    }
+    return opts.fallback(id)
+  }
+}
+
+/** The ink views by name, as the entries import them (esbuild needs literal paths). */
+export function viewLoader(views: Record<string, () => Promise<unknown>>): (name: string) => Promise<unknown> {
+  return async (name) => {
+    const load = views[name]
+    if (!load) throw new Error(`no view ${name} in this build`)
+    return load()
+  }
 }
 
 /** A require that loads node built-ins only (the standalone executable has nothing on disk). */

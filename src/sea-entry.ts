@@ -5,16 +5,17 @@
 // command it loads the asset app.cjs (dist/app.cjs) and, for a live cluster, k8s.cjs, each
 // with the V8 code cache made at build time (src/sea-assets.ts). Nothing is read from disk:
 // there is no package.json, no manifest and no dist/ beside the executable, and a SEA's
-// import() loads only built-ins. The ink view of `watch` is in this module (esbuild turns its
-// `import()` into a lazily evaluated module): its top-level await cannot be CommonJS.
+// import() loads only built-ins. The ink views (watch, simulate) are in this module (esbuild
+// turns their `import()` into lazily evaluated modules): ink's top-level await cannot be CommonJS.
 import {dirname} from 'node:path'
 import manifest from 'sea:oclif-manifest'
 import pkg from '../package.json' with {type: 'json'}
-import {appRequire, builtinRequire, type App} from './app-loader.js'
+import {appRequire, builtinRequire, viewLoader, type App} from './app-loader.js'
 import {dispatch, pjsonOf, type Host, type Manifest} from './dispatch.js'
 import {loadAsset, seaK8s} from './sea-assets.js'
 
-const require = appRequire({k8s: seaK8s, watchView: () => import('./render/watch-view.js'), fallback: builtinRequire(process.execPath)})
+const VIEWS = viewLoader({'watch-view': () => import('./render/watch-view.js'), 'simulate-view': () => import('./render/simulate-view.js')})
+const require = appRequire({k8s: seaK8s, view: VIEWS, fallback: builtinRequire(process.execPath)})
 
 const seaHost: Host = {
   root: dirname(process.execPath),
