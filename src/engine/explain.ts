@@ -199,7 +199,7 @@ export function explain(state: ClusterState, services: readonly Service[], opts:
   const nodesReadable = state.nodesReadable !== false
   const capacity = setNodes(state.nodes)
   const cluster = summariseNodes(capacity)
-  const slicesByService = groupSlices(state.endpointSlices)
+  const slicesByService = groupSlices(state.endpointSlices, new Set(services.map((s) => s.metadata.name)))
   const nodeIndex = indexNodes(state.nodes, capacity)
   const parts = rowParts()
   const out: ServiceExplanation[] = []
@@ -235,11 +235,13 @@ export function explain(state: ClusterState, services: readonly Service[], opts:
   }
 }
 
-function groupSlices(slices: readonly EndpointSlice[]): Map<string, EndpointSlice[]> {
+/** The slices of each Service ("namespace/name") named in `names`. */
+function groupSlices(slices: readonly EndpointSlice[], names: ReadonlySet<string>): Map<string, EndpointSlice[]> {
   const m = new Map<string, EndpointSlice[]>()
-  for (const s of slices) {
+  for (let i = 0; i < slices.length; i++) {
+    const s = slices[i]!
     const svc = s.metadata.labels?.[LABEL_SERVICE_NAME]
-    if (!svc) continue
+    if (!svc || !names.has(svc)) continue
     const key = `${s.metadata.namespace ?? 'default'}/${svc}`
     const list = m.get(key)
     if (list) list.push(s)
