@@ -200,7 +200,7 @@ export function explain(state: ClusterState, services: readonly Service[], opts:
   const capacity = setNodes(state.nodes)
   const cluster = summariseNodes(capacity)
   const slicesByService = groupSlices(state.endpointSlices, new Set(services.map((s) => s.metadata.name)))
-  const nodeIndex = indexNodes(state.nodes, capacity)
+  const nodeIndex = indexNodes(state.nodes, cluster)
   const parts = rowParts()
   const out: ServiceExplanation[] = []
   for (const svc of services) {
@@ -368,13 +368,13 @@ interface NodeIndex {
   zones: Set<string>
   /** Nodes per non-empty zone label, in input order. */
   byZone: Map<string, Node[]>
-  /** Per zone (the verdict's zone label), from setNodes' verdicts in input order. */
+  /** Per non-empty zone (the verdict's zone label), from setNodes' verdicts in input order. */
   verdicts: Map<string, {counted: number; ignored: number; cpuMilli: number}>
   /** The nodes sorted by name (the --per-node view; sorted on first use). */
   sorted(): Node[]
 }
 
-function indexNodes(nodes: readonly Node[], capacity: ZoneCapacity): NodeIndex {
+function indexNodes(nodes: readonly Node[], summary: NodeSummary): NodeIndex {
   const zones = new Set<string>()
   const byZone = new Map<string, Node[]>()
   for (let i = 0; i < nodes.length; i++) {
@@ -386,17 +386,8 @@ function indexNodes(nodes: readonly Node[], capacity: ZoneCapacity): NodeIndex {
     if (list) list.push(n)
     else byZone.set(z, [n])
   }
-  const verdicts = new Map<string, {counted: number; ignored: number; cpuMilli: number}>()
-  for (let i = 0; i < capacity.nodes.length; i++) {
-    const v = capacity.nodes[i]!
-    if (v.zone === null) continue
-    let z = verdicts.get(v.zone)
-    if (z === undefined) verdicts.set(v.zone, (z = {counted: 0, ignored: 0, cpuMilli: 0}))
-    if (v.status === 'counted') {
-      z.counted++
-      z.cpuMilli += v.milliCPU
-    } else z.ignored++
-  }
+  // The summary's zones (a zone row is never named "").
+  const verdicts = new Map(summary.zones.map((z) => [z.name, z]))
   let sorted: Node[] | undefined
   return {zones, byZone, verdicts, sorted: () => (sorted ??= [...nodes].sort((a, b) => (a.metadata.name < b.metadata.name ? -1 : 1)))}
 }
