@@ -570,9 +570,13 @@ export function categorizeZones(
   let ready = 0
   let readyForNode = 0
   let servingTerminating = 0
-  const perSet = new Map<ReadonlySet<string>, number>()
+  // Each distinct zone-hint Set: its ready endpoints; and each ready endpoint's Set (-1: none).
+  const setIds = new Map<ReadonlySet<string>, number>()
+  const perSet: {set: ReadonlySet<string>; n: number; lists: {at: Int32Array; n: number}[]}[] = []
+  const setOf = new Int32Array(endpoints.length)
   for (let i = 0; i < endpoints.length; i++) {
     const ep = endpoints[i]!
+    setOf[i] = -1
     if (!ep.ready) {
       if (ep.serving && ep.terminating) servingTerminating++
       continue
@@ -581,13 +585,22 @@ export function categorizeZones(
     if (size(ep.nodeHints) === 0) f.allEndpointsHaveNodeHints = false
     else if (ep.nodeHints!.has('')) readyForNode++
     const zh = ep.zoneHints
-    if (zh === null || zh.size === 0) f.allEndpointsHaveZoneHints = false
-    else perSet.set(zh, (perSet.get(zh) ?? 0) + 1)
+    if (zh === null || zh.size === 0) {
+      f.allEndpointsHaveZoneHints = false
+      continue
+    }
+    let id = setIds.get(zh)
+    if (id === undefined) {
+      setIds.set(zh, (id = perSet.length))
+      perSet.push({set: zh, n: 0, lists: []})
+    }
+    perSet[id]!.n++
+    setOf[i] = id
   }
   f.hasReadyEndpoints = ready > 0
   f.hasEndpointForNode = readyForNode > 0
   const readyForZone = new Map<string, number>()
-  for (const [set, n] of perSet) for (const zone of set) if (wanted.has(zone)) readyForZone.set(zone, (readyForZone.get(zone) ?? 0) + n)
+  for (const {set, n} of perSet) for (const zone of set) if (wanted.has(zone)) readyForZone.set(zone, (readyForZone.get(zone) ?? 0) + n)
 
   let hinted: boolean | undefined
   const hintedNew = () => (hinted ??= anyHints(endpoints, opts.preferSameGate))
@@ -617,9 +630,17 @@ export function categorizeZones(
   const all = sets.get('')
   const forNode = sets.get('node')
   const st = sets.get('st')
-  let forZones: Map<ReadonlySet<string>, {at: Int32Array; n: number}[]> | undefined
-  for (const key of sets.keys()) if (key.startsWith('zone:')) forZones = new Map()
-  if (all !== undefined || forNode !== undefined || st !== undefined || forZones !== undefined) {
+  let forZones = false
+  for (const entry of perSet) {
+    for (const zone of entry.set) {
+      const list = sets.get(`zone:${zone}`)
+      if (list !== undefined) {
+        entry.lists.push(list)
+        forZones = true
+      }
+    }
+  }
+  if (all !== undefined || forNode !== undefined || st !== undefined || forZones) {
     for (let i = 0; i < endpoints.length; i++) {
       const ep = endpoints[i]!
       if (!ep.ready) {
@@ -628,17 +649,9 @@ export function categorizeZones(
       }
       if (all !== undefined) all.at[all.n++] = i
       if (forNode !== undefined && ep.nodeHints !== null && ep.nodeHints.has('')) forNode.at[forNode.n++] = i
-      const zh = ep.zoneHints
-      if (forZones === undefined || zh === null || zh.size === 0) continue
-      let targets = forZones.get(zh)
-      if (targets === undefined) {
-        targets = []
-        for (const zone of zh) {
-          const t = sets.get(`zone:${zone}`)
-          if (t !== undefined) targets.push(t)
-        }
-        forZones.set(zh, targets)
-      }
+      const id = setOf[i]!
+      if (!forZones || id < 0) continue
+      const targets = perSet[id]!.lists
       for (let k = 0; k < targets.length; k++) {
         const t = targets[k]!
         t.at[t.n++] = i
