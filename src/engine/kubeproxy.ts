@@ -640,7 +640,20 @@ export function categorizeZones(
       }
     }
   }
-  if (all !== undefined || forNode !== undefined || st !== undefined || forZones) {
+  if (all === undefined && forNode === undefined && st === undefined) {
+    // Only zone sets (every zone uses its hints): the Set ids say it all.
+    if (forZones) {
+      for (let i = 0; i < setOf.length; i++) {
+        const id = setOf[i]!
+        if (id < 0) continue
+        const targets = perSet[id]!.lists
+        for (let k = 0; k < targets.length; k++) {
+          const t = targets[k]!
+          t.at[t.n++] = i
+        }
+      }
+    }
+  } else {
     for (let i = 0; i < endpoints.length; i++) {
       const ep = endpoints[i]!
       if (!ep.ready) {
