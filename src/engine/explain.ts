@@ -395,6 +395,119 @@ function indexNodes(nodes: readonly Node[], summary: NodeSummary): NodeIndex {
 const isManaged = (s: EndpointSlice) => s.metadata.labels?.[LABEL_MANAGED_BY] === CONTROLLER_NAME
 const sortStrings = (xs: Iterable<string>) => [...xs].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
 
+/** Per zone name: counts over ready endpoints; named: the zone is shown (an endpoint's zone or a hint names it). */
+interface ZoneStats {
+  /** Position in `stats` (the traffic estimate's zone id). */
+  id: number
+  named: boolean
+  ready: number
+  assigned: number
+  liveHints: number
+  donatedIn: number
+  donatedOut: number
+}
+
+/**
+ * The endpoint rows of a Service and the per-zone counts, filled slice by slice. (The loop over a
+ * slice's endpoints is a method of its own: V8 optimises it after a few slices, where a loop
+ * nested in the loop over the slices left optimised code at the end of every slice.)
+ */
+class Rows {
+  readonly endpoints: EndpointRow[] = []
+  readonly stats = new Map<string, ZoneStats>()
+  /** For the traffic estimate, by row: the zone's id in `stats` (-1: none). */
+  readonly rowZone: Int32Array
+  /** By row: 1 when kube-proxy counts the endpoint as ready (unset counts, unlike the controller). */
+  readonly rowProxyReady: Uint8Array
+  withAddress = 0
+  readyCount = 0
+  hinted = false
+  anyLiveHints = false
+  driftedRows = 0
+  donatedCount = 0
+
+  constructor(
+    private readonly parts: RowParts,
+    slices: readonly EndpointSlice[],
+  ) {
+    let n = 0
+    for (const s of slices) n += s.endpoints?.length ?? 0
+    this.rowZone = new Int32Array(n)
+    this.rowProxyReady = new Uint8Array(n)
+  }
+
+  private stat(zone: string): ZoneStats {
+    let z = this.stats.get(zone)
+    if (z === undefined) this.stats.set(zone, (z = {id: this.stats.size, named: false, ready: 0, assigned: 0, liveHints: 0, donatedIn: 0, donatedOut: 0}))
+    return z
+  }
+
+  /** The rows of one slice; `predicted` is the slice as the controller writes it (maybe the same object). */
+  addSlice(slice: EndpointSlice, predicted: EndpointSlice): void {
+    const {parts, endpoints} = this
+    const sliceEndpoints = slice.endpoints ?? []
+    for (let j = 0; j < sliceEndpoints.length; j++) {
+      const e = sliceEndpoints[j]!
+      const p = predicted.endpoints?.[j] ?? e
+      const live = parts.hints(e.hints)
+      const pred = p === e || p.hints === e.hints ? live : parts.hints(p.hints)
+      const zone = e.zone ?? null
+      const c = e.conditions
+      const ready = c?.ready === true
+      const predZone = pred?.forZones.length === 1 ? pred.forZones[0]! : null
+      const donatedTo = predZone !== null && zone !== null && predZone !== zone && ready ? predZone : null
+      // The same endpoint object (a slice the controller leaves alone) cannot drift.
+      const drift = p !== e && live !== pred && !sameHints(live, pred)
+      const at = endpoints.length
+      endpoints.push({
+        addresses: e.addresses,
+        nodeName: e.nodeName ?? null,
+        zone,
+        slice: slice.metadata.name,
+        conditions: parts.conditions(c),
+        controllerReady: ready,
+        liveHints: live,
+        predictedHints: pred,
+        donatedTo,
+        drift,
+      })
+      if (drift) this.driftedRows++
+      // The zone's own counts first: the hints usually name it.
+      const home = zone === null ? null : this.stat(zone)
+      if (home !== null && zone) home.named = true
+      this.rowZone[at] = home === null ? -1 : home.id
+      if (c == null || c.ready == null || c.ready) this.rowProxyReady[at] = 1
+      if (e.addresses[0] !== undefined) this.withAddress++
+      const liveZones = live?.forZones ?? []
+      const predZones = pred?.forZones ?? []
+      // A zone named twice in one endpoint's hints counts once.
+      for (let k = 0; k < liveZones.length; k++) {
+        const z = liveZones[k]!
+        const zc = home !== null && z === zone ? home : this.stat(z)
+        if (z) zc.named = true
+        if (ready && (k === 0 || liveZones.indexOf(z) === k)) zc.liveHints++
+      }
+      for (let k = 0; k < predZones.length; k++) {
+        const z = predZones[k]!
+        const zc = home !== null && z === zone ? home : this.stat(z)
+        if (z) zc.named = true
+        if (ready && (k === 0 || predZones.indexOf(z) === k)) zc.assigned++
+      }
+      if (ready) {
+        this.readyCount++
+        if (home !== null) home.ready++
+        if (predZones.length > 0) this.hinted = true
+        if (live !== null && (live.forZones.length > 0 || live.forNodes.length > 0)) this.anyLiveHints = true
+      }
+      if (donatedTo !== null) {
+        this.donatedCount++
+        this.stat(donatedTo).donatedIn++
+        home!.donatedOut++
+      }
+    }
+  }
+}
+
 function explainService(input: ServiceInput): ServiceExplanation {
   const {service, slices, addressType, capacity, features: f, opts} = input
   const mode = serviceMode(service, f)
@@ -438,91 +551,9 @@ function explainService(input: ServiceInput): ServiceExplanation {
     : controllerVerdict(prediction, mode.path, managedByController, predictionMode, addressType, service)
 
   // Endpoint rows, and the per-zone counts, in one pass.
-  const endpoints: EndpointRow[] = []
-  const {parts} = input
-  /** Per zone name: counts over ready endpoints; named: the zone is shown (an endpoint's zone or a hint names it). */
-  const stats = new Map<string, {id: number; named: boolean; ready: number; assigned: number; liveHints: number; donatedIn: number; donatedOut: number}>()
-  const stat = (zone: string) => {
-    let z = stats.get(zone)
-    if (z === undefined) stats.set(zone, (z = {id: stats.size, named: false, ready: 0, assigned: 0, liveHints: 0, donatedIn: 0, donatedOut: 0}))
-    return z
-  }
-  // For the traffic estimate, by row: the zone's id in `stats` (-1: none), and whether kube-proxy
-  // counts the endpoint as ready (unset counts, unlike the controller).
-  let rowCount = 0
-  for (const s of slices) rowCount += s.endpoints?.length ?? 0
-  const rowZone = new Int32Array(rowCount)
-  const rowProxyReady = new Uint8Array(rowCount)
-  let withAddress = 0
-  let readyCount = 0
-  let hinted = false
-  let anyLiveHints = false
-  let driftedRows = 0
-  let donatedCount = 0
-  for (let i = 0; i < slices.length; i++) {
-    const slice = slices[i]!
-    const predicted = predictedSlices[i]!
-    const sliceEndpoints = slice.endpoints ?? []
-    for (let j = 0; j < sliceEndpoints.length; j++) {
-      const e = sliceEndpoints[j]!
-      const p = predicted.endpoints?.[j] ?? e
-      const live = parts.hints(e.hints)
-      const pred = p === e || p.hints === e.hints ? live : parts.hints(p.hints)
-      const zone = e.zone ?? null
-      const c = e.conditions
-      const ready = c?.ready === true
-      const predZone = pred?.forZones.length === 1 ? pred.forZones[0]! : null
-      const donatedTo = predZone !== null && zone !== null && predZone !== zone && ready ? predZone : null
-      // The same endpoint object (a slice the controller leaves alone) cannot drift.
-      const drift = p !== e && live !== pred && !sameHints(live, pred)
-      endpoints.push({
-        addresses: e.addresses,
-        nodeName: e.nodeName ?? null,
-        zone,
-        slice: slice.metadata.name,
-        conditions: parts.conditions(c),
-        controllerReady: ready,
-        liveHints: live,
-        predictedHints: pred,
-        donatedTo,
-        drift,
-      })
-      if (drift) driftedRows++
-      // The zone's own counts first: the hints usually name it.
-      const home = zone === null ? null : stat(zone)
-      if (home !== null && zone) home.named = true
-      const at = endpoints.length - 1
-      rowZone[at] = home === null ? -1 : home.id
-      if (c == null || c.ready == null || c.ready) rowProxyReady[at] = 1
-      if (e.addresses[0] !== undefined) withAddress++
-      const liveZones = live?.forZones ?? []
-      const predZones = pred?.forZones ?? []
-      // A zone named twice in one endpoint's hints counts once.
-      for (let k = 0; k < liveZones.length; k++) {
-        const z = liveZones[k]!
-        const zc = home !== null && z === zone ? home : stat(z)
-        if (z) zc.named = true
-        if (ready && (k === 0 || liveZones.indexOf(z) === k)) zc.liveHints++
-      }
-      for (let k = 0; k < predZones.length; k++) {
-        const z = predZones[k]!
-        const zc = home !== null && z === zone ? home : stat(z)
-        if (z) zc.named = true
-        if (ready && (k === 0 || predZones.indexOf(z) === k)) zc.assigned++
-      }
-      if (ready) {
-        readyCount++
-        if (home !== null) home.ready++
-        if (predZones.length > 0) hinted = true
-        if (live !== null && (live.forZones.length > 0 || live.forNodes.length > 0)) anyLiveHints = true
-      }
-      if (donatedTo !== null) {
-        donatedCount++
-        stat(donatedTo).donatedIn++
-        home!.donatedOut++
-      }
-    }
-  }
+  const rows = new Rows(input.parts, slices)
+  for (let i = 0; i < slices.length; i++) rows.addSlice(slices[i]!, predictedSlices[i]!)
+  const {endpoints, stats, rowZone, rowProxyReady, withAddress, readyCount, hinted, anyLiveHints, driftedRows, donatedCount} = rows
 
   // kube-proxy, per zone and per node, on live and predicted hints.
   const preferSameGate = f.preferSameTrafficDistribution
@@ -829,14 +860,7 @@ function estimateTraffic(
       if (targets.length === 0 || share <= 0) continue
       covered += share
       // A zone no row names matches no endpoint (-2 is no id).
-      const id = zoneIds.get(zone) ?? -2
-      let local = 0
-      const each = share / targets.length
-      for (let k = 0; k < targets.length; k++) {
-        const j = targets[k]!
-        if (at.zone[j] === id) local++
-        load[j] = load[j]! + each
-      }
+      const local = spread(targets, share / targets.length, load, at.zone, zoneIds.get(zone) ?? -2)
       inZone += (share * local) / targets.length
     }
     let ready = 0
@@ -849,6 +873,17 @@ function estimateTraffic(
   const l = estimate(live, liveViews)
   const p = predicted === live ? l : estimate(predicted, predictedViews)
   return {model, inZoneShareLive: l.inZone, inZoneSharePredicted: p.inZone, maxEndpointOverloadLive: l.maxOverload, maxEndpointOverloadPredicted: p.maxOverload}
+}
+
+/** Adds `each` to the load of every target; returns how many targets are in zone `id`. */
+function spread(targets: Readonly<ArrayLike<number>>, each: number, load: Float64Array, zoneOf: Int32Array, id: number): number {
+  let local = 0
+  for (let k = 0; k < targets.length; k++) {
+    const j = targets[k]!
+    if (zoneOf[j] === id) local++
+    load[j] = load[j]! + each
+  }
+  return local
 }
 
 /** Nearest ready-endpoint counts the controller accepts (feasibility is not monotonic in N). */

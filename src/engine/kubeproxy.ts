@@ -88,16 +88,34 @@ function sliceHasPort(slice: EndpointSlice, portName: string): boolean {
  * position where its IP first appeared.
  */
 export function proxyEndpointsFromSlices(slices: EndpointSlice[], opts: ProxyEndpointsOptions): ProxyEndpoint[] {
-  // The IPs seen so far; their positions in `out` only once an IP repeats (usually never).
-  const seen = new Set<string>()
-  let byIp: Map<string, number> | undefined
-  const out: ProxyEndpoint[] = []
-  const zoneSets = new Map<string, ReadonlySet<string>>()
-  const nodeSets = new Map<string, ReadonlySet<string>>()
+  const merged = new MergedEndpoints(opts.preferSameGate)
   for (const slice of slices) {
     if (slice.addressType === 'FQDN') continue
     if (opts.addressType !== undefined && slice.addressType !== opts.addressType) continue
     if (opts.portName !== undefined && !sliceHasPort(slice, opts.portName)) continue
+    merged.addSlice(slice)
+  }
+  return merged.endpoints
+}
+
+/**
+ * The merged proxy endpoints of slices added one by one. (The loop over a slice's endpoints is a
+ * method of its own: V8 optimises it after a few slices, where a loop nested in the loop over
+ * the slices left optimised code at the end of every slice.)
+ */
+class MergedEndpoints {
+  readonly endpoints: ProxyEndpoint[] = []
+  // The IPs seen so far; their positions only once an IP repeats (usually never).
+  private readonly seen = new Set<string>()
+  private byIp: Map<string, number> | undefined
+  private readonly zoneSets = new Map<string, ReadonlySet<string>>()
+  private readonly nodeSets = new Map<string, ReadonlySet<string>>()
+
+  constructor(private readonly preferSameGate: boolean) {}
+
+  addSlice(slice: EndpointSlice): void {
+    const out = this.endpoints
+    const sliceName = slice.metadata.name
     const eps = slice.endpoints ?? []
     for (let i = 0; i < eps.length; i++) {
       const ep = eps[i]!
@@ -112,30 +130,29 @@ export function proxyEndpointsFromSlices(slices: EndpointSlice[], opts: ProxyEnd
         terminating,
         nodeName: ep.nodeName ?? null,
         zone: ep.zone ?? null,
-        zoneHints: hintSet(ep.hints?.forZones, zoneSets),
-        nodeHints: opts.preferSameGate ? hintSet(ep.hints?.forNodes, nodeSets) : null,
-        sliceName: slice.metadata.name,
+        zoneHints: hintSet(ep.hints?.forZones, this.zoneSets),
+        nodeHints: this.preferSameGate ? hintSet(ep.hints?.forNodes, this.nodeSets) : null,
+        sliceName,
       }
-      if (byIp === undefined) {
-        const n = seen.size
-        seen.add(ip)
-        if (seen.size > n) {
+      if (this.byIp === undefined) {
+        const n = this.seen.size
+        this.seen.add(ip)
+        if (this.seen.size > n) {
           out.push(pe)
           continue
         }
         // The first repeated IP.
-        byIp = new Map(out.map((e, k) => [e.ip, k]))
+        this.byIp = new Map(out.map((e, k) => [e.ip, k]))
       }
-      const at = byIp.get(ip)
+      const at = this.byIp.get(ip)
       if (at === undefined) {
-        byIp.set(ip, out.length)
+        this.byIp.set(ip, out.length)
         out.push(pe)
       } else if (!terminating) {
         out[at] = pe
       }
     }
   }
-  return out
 }
 
 // ---- Service flags (serviceport.go, pkg/api/v1/service/util.go) ----------------------------
