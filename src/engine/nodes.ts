@@ -59,8 +59,9 @@ export function hasExcludedLabels(labels: Record<string, string> | undefined): b
 
 /** Upstream's isNodeReady: the first condition of type Ready decides; it must be "True". */
 export function nodeReady(node: Node): boolean {
-  for (const c of node.status?.conditions ?? []) {
-    if (c.type === 'Ready') return c.status === 'True'
+  const conditions = node.status?.conditions ?? []
+  for (let i = 0; i < conditions.length; i++) {
+    if (conditions[i]!.type === 'Ready') return conditions[i]!.status === 'True'
   }
   return false
 }
