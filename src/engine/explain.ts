@@ -413,7 +413,9 @@ interface ZoneStats {
  * nested in the loop over the slices left optimised code at the end of every slice.)
  */
 class Rows {
-  readonly endpoints: EndpointRow[] = []
+  /** Sized once for every endpoint of the slices (a list grown by push is copied as it grows). */
+  readonly endpoints: EndpointRow[]
+  private count = 0
   readonly stats = new Map<string, ZoneStats>()
   /** For the traffic estimate, by row: the zone's id in `stats` (-1: none). */
   readonly rowZone: Int32Array
@@ -432,6 +434,7 @@ class Rows {
   ) {
     let n = 0
     for (const s of slices) n += s.endpoints?.length ?? 0
+    this.endpoints = new Array<EndpointRow>(n)
     this.rowZone = new Int32Array(n)
     this.rowProxyReady = new Uint8Array(n)
   }
@@ -458,8 +461,8 @@ class Rows {
       const donatedTo = predZone !== null && zone !== null && predZone !== zone && ready ? predZone : null
       // The same endpoint object (a slice the controller leaves alone) cannot drift.
       const drift = p !== e && live !== pred && !sameHints(live, pred)
-      const at = endpoints.length
-      endpoints.push({
+      const at = this.count++
+      endpoints[at] = {
         addresses: e.addresses,
         nodeName: e.nodeName ?? null,
         zone,
@@ -470,7 +473,7 @@ class Rows {
         predictedHints: pred,
         donatedTo,
         drift,
-      })
+      }
       if (drift) this.driftedRows++
       // The zone's own counts first: the hints usually name it.
       const home = zone === null ? null : this.stat(zone)

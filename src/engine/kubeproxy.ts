@@ -88,14 +88,17 @@ function sliceHasPort(slice: EndpointSlice, portName: string): boolean {
  * position where its IP first appeared.
  */
 export function proxyEndpointsFromSlices(slices: EndpointSlice[], opts: ProxyEndpointsOptions): ProxyEndpoint[] {
-  const merged = new MergedEndpoints(opts.preferSameGate)
-  for (const slice of slices) {
-    if (slice.addressType === 'FQDN') continue
-    if (opts.addressType !== undefined && slice.addressType !== opts.addressType) continue
-    if (opts.portName !== undefined && !sliceHasPort(slice, opts.portName)) continue
-    merged.addSlice(slice)
-  }
-  return merged.endpoints
+  const read = slices.filter(
+    (slice) =>
+      slice.addressType !== 'FQDN' &&
+      (opts.addressType === undefined || slice.addressType === opts.addressType) &&
+      (opts.portName === undefined || sliceHasPort(slice, opts.portName)),
+  )
+  let most = 0
+  for (const slice of read) most += slice.endpoints?.length ?? 0
+  const merged = new MergedEndpoints(opts.preferSameGate, most)
+  for (const slice of read) merged.addSlice(slice)
+  return merged.finish()
 }
 
 /**
@@ -104,17 +107,30 @@ export function proxyEndpointsFromSlices(slices: EndpointSlice[], opts: ProxyEnd
  * the slices left optimised code at the end of every slice.)
  */
 class MergedEndpoints {
-  readonly endpoints: ProxyEndpoint[] = []
+  /** Sized for every endpoint (a list grown by push is copied as it grows); trimmed by finish(). */
+  private readonly out: ProxyEndpoint[]
+  private n = 0
   // The IPs seen so far; their positions only once an IP repeats (usually never).
   private readonly seen = new Set<string>()
   private byIp: Map<string, number> | undefined
   private readonly zoneSets = new Map<string, ReadonlySet<string>>()
   private readonly nodeSets = new Map<string, ReadonlySet<string>>()
 
-  constructor(private readonly preferSameGate: boolean) {}
+  constructor(
+    private readonly preferSameGate: boolean,
+    most: number,
+  ) {
+    this.out = new Array<ProxyEndpoint>(most)
+  }
+
+  /** The merged endpoints (call once, after the last slice). */
+  finish(): ProxyEndpoint[] {
+    this.out.length = this.n
+    return this.out
+  }
 
   addSlice(slice: EndpointSlice): void {
-    const out = this.endpoints
+    const out = this.out
     const sliceName = slice.metadata.name
     const eps = slice.endpoints ?? []
     for (let i = 0; i < eps.length; i++) {
@@ -138,16 +154,17 @@ class MergedEndpoints {
         const n = this.seen.size
         this.seen.add(ip)
         if (this.seen.size > n) {
-          out.push(pe)
+          out[this.n++] = pe
           continue
         }
         // The first repeated IP.
-        this.byIp = new Map(out.map((e, k) => [e.ip, k]))
+        this.byIp = new Map()
+        for (let k = 0; k < this.n; k++) this.byIp.set(out[k]!.ip, k)
       }
       const at = this.byIp.get(ip)
       if (at === undefined) {
-        this.byIp.set(ip, out.length)
-        out.push(pe)
+        this.byIp.set(ip, this.n)
+        out[this.n++] = pe
       } else if (!terminating) {
         out[at] = pe
       }
