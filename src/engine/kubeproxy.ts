@@ -107,12 +107,13 @@ export function proxyEndpointsFromSlices(slices: EndpointSlice[], opts: ProxyEnd
  * the slices left optimised code at the end of every slice.)
  */
 class MergedEndpoints {
-  /** Sized for every endpoint (a list grown by push is copied as it grows); trimmed by finish(). */
-  private readonly out: ProxyEndpoint[]
+  /**
+   * Every endpoint with an address, in order, before merging, and their IPs; sized for every
+   * endpoint (a list grown by push is copied as it grows).
+   */
+  private readonly all: ProxyEndpoint[]
+  private readonly ips: string[]
   private n = 0
-  // The IPs seen so far; their positions only once an IP repeats (usually never).
-  private readonly seen = new Set<string>()
-  private byIp: Map<string, number> | undefined
   private readonly zoneSets = new Map<string, ReadonlySet<string>>()
   private readonly nodeSets = new Map<string, ReadonlySet<string>>()
 
@@ -120,17 +121,37 @@ class MergedEndpoints {
     private readonly preferSameGate: boolean,
     most: number,
   ) {
-    this.out = new Array<ProxyEndpoint>(most)
+    this.all = new Array<ProxyEndpoint>(most)
+    this.ips = new Array<string>(most)
   }
 
-  /** The merged endpoints (call once, after the last slice). */
+  /**
+   * The merged endpoints (call once, after the last slice). Usually no IP repeats, which one Set
+   * built from the list of IPs tells; else upstream's rule, copy by copy in order:
+   * `if !exists || !terminating { overwrite }`.
+   */
   finish(): ProxyEndpoint[] {
-    this.out.length = this.n
-    return this.out
+    const {all, ips, n} = this
+    all.length = n
+    ips.length = n
+    if (new Set(ips).size === n) return all
+    const out: ProxyEndpoint[] = []
+    const at = new Map<string, number>()
+    for (let k = 0; k < n; k++) {
+      const pe = all[k]!
+      const i = at.get(pe.ip)
+      if (i === undefined) {
+        at.set(pe.ip, out.length)
+        out.push(pe)
+      } else if (!pe.terminating) {
+        out[i] = pe
+      }
+    }
+    return out
   }
 
   addSlice(slice: EndpointSlice): void {
-    const out = this.out
+    const {all, ips} = this
     const sliceName = slice.metadata.name
     const eps = slice.endpoints ?? []
     for (let i = 0; i < eps.length; i++) {
@@ -138,35 +159,17 @@ class MergedEndpoints {
       const ip = ep.addresses?.[0]
       if (ip === undefined) continue // "Ignoring invalid endpoint port with empty address"
       const c = ep.conditions ?? {}
-      const terminating = c.terminating === true
-      const pe: ProxyEndpoint = {
+      ips[this.n] = ip
+      all[this.n++] = {
         ip,
         ready: c.ready == null || c.ready,
         serving: c.serving == null || c.serving,
-        terminating,
+        terminating: c.terminating === true,
         nodeName: ep.nodeName ?? null,
         zone: ep.zone ?? null,
         zoneHints: hintSet(ep.hints?.forZones, this.zoneSets),
         nodeHints: this.preferSameGate ? hintSet(ep.hints?.forNodes, this.nodeSets) : null,
         sliceName,
-      }
-      if (this.byIp === undefined) {
-        const n = this.seen.size
-        this.seen.add(ip)
-        if (this.seen.size > n) {
-          out[this.n++] = pe
-          continue
-        }
-        // The first repeated IP.
-        this.byIp = new Map()
-        for (let k = 0; k < this.n; k++) this.byIp.set(out[k]!.ip, k)
-      }
-      const at = this.byIp.get(ip)
-      if (at === undefined) {
-        this.byIp.set(ip, this.n)
-        out[this.n++] = pe
-      } else if (!terminating) {
-        out[at] = pe
       }
     }
   }
