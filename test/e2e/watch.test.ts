@@ -93,7 +93,12 @@ describe('watch svc/NAME without a terminal', () => {
 
     // An unlabeled node: disables hints for every Service.
     await createNode({name: 'unlabeled-node', cpu: 4})
-    await waitFor('the unlabeled node', line(/\dZ  node unlabeled-node added \(no zone label: disables hints for every Service\)$/))
+    // The fixture creates the Node, then sets its status (Ready, allocatable) in a second
+    // request, so the watch may see it added as not Ready first, then changed.
+    await waitFor(
+      'the unlabeled node',
+      line(/\dZ  node unlabeled-node( added \(no zone label: disables hints for every Service\)|: ignored: not Ready -> no zone label: disables hints for every Service)$/),
+    )
     await waitFor('the new reason', line(/\dZ  hints still refused: Insufficient Node information: allocatable CPU or zone not specified on one or more nodes, addressType: IPv4$/))
 
     // The server closes the Service watch; the next watch answers with an ERROR 410 event: re-list.
