@@ -278,7 +278,7 @@ export function checkNoDrift(s: ServiceExplanation): PolicyResult {
   return result(
     'no-drift',
     'fail',
-    `${s.drift.endpoints} endpoint(s) carry hints that differ from what the controller writes at its next sync`,
+    `the live hints of ${s.drift.endpoints} endpoint(s) differ from what the controller writes at its next sync`,
     slices.length > 0 ? [`slices to rewrite: ${slices.join(', ')}`] : [],
   )
 }

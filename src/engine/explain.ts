@@ -941,7 +941,7 @@ function advise(s: ServiceExplanation, capacity: ZoneCapacity, ratios: Record<st
   if (s.findings.includes('drift')) {
     advice.push({
       code: 'drift',
-      message: `${s.drift.endpoints} endpoint(s) carry hints that differ from what the controller writes at its next sync (${s.controller.slicesToUpdate.join(', ') || 'no slice rewrite pending'}); the controller rewrites them when it next syncs the Service.`,
+      message: `The live hints of ${s.drift.endpoints} endpoint(s) differ from what the controller writes at its next sync (${s.controller.slicesToUpdate.join(', ') || 'no slice rewrite pending'}); the controller rewrites them when it next syncs the Service.`,
     })
   }
   if (s.mode.path === 'none' && s.zones.filter((z) => z.nodes.counted > 0).length >= 2 && s.mode.managedByController) {

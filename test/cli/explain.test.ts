@@ -81,6 +81,9 @@ describe('explain on examples/three-zones.yaml', () => {
     ])
     expect(s.traffic.inZoneSharePredicted).toBe(1)
     expect(s.traffic.inZoneShareLive).toBeCloseTo(1 / 3, 12)
+    expect(s.advice.find((a) => a.code === 'drift')?.message).toBe(
+      'The live hints of 4 endpoint(s) differ from what the controller writes at its next sync (search-rdxjk); the controller rewrites them when it next syncs the Service.',
+    )
   })
 
   it('counts control-plane and NotReady nodes as ignored', () => {

@@ -113,7 +113,7 @@ describe('no-drift', () => {
     const st = state(nodesIn(ZONES), [service('web', {annotations: AUTO})], [slice('web', spread({'zone-a': 3, 'zone-b': 3, 'zone-c': 3}))])
     const r = only(st, {noDrift: true})
     expect(r.status).toBe('fail')
-    expect(r.message).toBe('9 endpoint(s) carry hints that differ from what the controller writes at its next sync')
+    expect(r.message).toBe('the live hints of 9 endpoint(s) differ from what the controller writes at its next sync')
     expect(r.details).toEqual(['slices to rewrite: web-abc'])
   })
   it('passes when they match', () => {
