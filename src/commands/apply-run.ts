@@ -4,16 +4,15 @@
 import {CliError, ExitCode} from '../errors.js'
 import {journalPath, readJournal, removeJournal, writeJournal} from '../cluster/journal.js'
 import {Writer} from '../cluster/write.js'
+import {waitForController as pollController, type WaitResult} from './apply-wait.js'
 import {changesOf, predictionOf, type ApplyReport, type ObjectRef} from '../engine/applyreport.js'
 import {explain, type ExplainReport} from '../engine/explain.js'
 import {
-  compareHints,
   hasChanges,
   MODE_FOR_STRATEGY,
   planHints,
   planServiceMode,
   serviceMergePatch,
-  type HintDifference,
   type HintsPlan,
   type ModeValue,
   type HintStrategy,
@@ -150,7 +149,7 @@ export async function runApply(cmd: Apply, flags: ApplyFlags, argv: string[]): P
 
   if (!hasChanges(plan.changes)) {
     if (flags.wait && writer && plan.kind === 'service') {
-      const w = await waitForController(writer, name, prediction, waitMs, new Interrupts().install())
+      const w = await waitForController(writer, name, prediction, waitMs, new Interrupts().install(), undefined)
       report.wait = w
       if (!w.matched) return waitFailed(cmd, report, w, finish, json)
     }
@@ -231,7 +230,7 @@ export async function runApply(cmd: Apply, flags: ApplyFlags, argv: string[]): P
   const done = `Applied: ${list(written)}. ${undo}`
   if (flags.wait && plan.kind === 'service') {
     if (!json) cmd.out(done)
-    const w = await waitForController(writer!, name, prediction, waitMs, interrupts)
+    const w = await waitForController(writer!, name, prediction, waitMs, interrupts, target.slices)
     interrupts.dispose()
     report.wait = w
     if (!w.matched) return waitFailed(cmd, report, w, finish, json)
@@ -333,9 +332,8 @@ function writesFor(plan: Plan, force: boolean): ObjectWrite[] {
 }
 
 /**
- * Polls the Service's EndpointSlices until the live hints equal the prediction, or until
- * they have stopped changing for a settle period (then reports the difference), bounded by
- * --timeout.
+ * apply-wait.ts's loop on the Service's EndpointSlices. before: the slices as read before the
+ * write (undefined when nothing was written).
  */
 async function waitForController(
   writer: Writer,
@@ -343,27 +341,11 @@ async function waitForController(
   prediction: ExplainReport,
   timeoutMs: number,
   interrupts: Interrupts,
-): Promise<{matched: boolean; perZone: boolean; differences: HintDifference[]}> {
+  before: readonly EndpointSlice[] | undefined,
+): Promise<WaitResult> {
   const perZone = prediction.services.some((s) => s.controller.path === 'topology-mode-auto')
   const predicted = prediction.services.flatMap((s) =>
     s.endpoints.map((e) => ({address: e.addresses[0] ?? '', ready: e.controllerReady, hints: e.predictedHints && (e.predictedHints.forZones.length || e.predictedHints.forNodes.length) ? e.predictedHints : null})),
   )
-  const start = Date.now()
-  const settleMs = Math.min(5000, timeoutMs)
-  let lastSignature = ''
-  let lastChange = start
-  let differences: HintDifference[] = []
-  for (;;) {
-    const slices = await writer.listSlices(name)
-    differences = compareHints(predicted, slices, perZone)
-    if (differences.length === 0) return {matched: true, perZone, differences}
-    const signature = slices.map((s) => `${s.metadata.name}@${s.metadata.resourceVersion}`).join(',')
-    const now = Date.now()
-    if (signature !== lastSignature) {
-      lastSignature = signature
-      lastChange = now
-    }
-    if (now - lastChange >= settleMs || now - start >= timeoutMs || interrupts.signal) return {matched: false, perZone, differences}
-    await new Promise((r) => setTimeout(r, 250))
-  }
+  return pollController({list: () => writer.listSlices(name), predicted, perZone, timeoutMs, before, interrupted: () => interrupts.signal !== null})
 }
