@@ -57,7 +57,7 @@ async function build(s: Scenario): Promise<string> {
     service: SERVICE,
     expectedEndpoints: s.pods.map((p) => ({ip: p.ip, ready: s.publishNotReadyAddresses || (p.ready && !p.terminating)})),
     expectEvent: autoAnnotation(s.annotations) ? true : undefined,
-    timeoutMs: 30_000,
+    timeoutMs: 90_000,
   })
   return ns
 }

@@ -166,7 +166,7 @@ export interface WaitOptions {
   expectEvent?: boolean | string
   /** An extra condition on what was seen (e.g. hints present). */
   until?: (r: Reconciled) => boolean
-  /** Overall bound; default 30 s. */
+  /** Overall bound; default 90 s (a loaded CI machine; it only costs time when failing). */
   timeoutMs?: number
 }
 
@@ -217,7 +217,7 @@ export class Cluster {
   }
 
   /** Deletes every Node and waits (bounded) until none is left. */
-  async deleteAllNodes(timeoutMs = 30_000): Promise<void> {
+  async deleteAllNodes(timeoutMs = 60_000): Promise<void> {
     await this.core.deleteCollectionNode({})
     const deadline = Date.now() + timeoutMs
     for (;;) {
@@ -305,7 +305,7 @@ export class Cluster {
    * List+watch on both; bounded by timeoutMs; on timeout the error shows what was seen.
    */
   async waitForReconciled(o: WaitOptions): Promise<Reconciled> {
-    const timeoutMs = o.timeoutMs ?? 30_000
+    const timeoutMs = o.timeoutMs ?? 90_000
     const slices = new ListWatcher<EndpointSlice>(
       this.kc,
       `/apis/discovery.k8s.io/v1/namespaces/${o.namespace}/endpointslices`,
