@@ -141,15 +141,28 @@ describe(`differential: explain vs the real EndpointSlice controller (${COUNT} s
     const s = generateScenario(seed)
     const ns = await build(s)
     const ctx = await loadKubeConfig({requestTimeoutMs: 30_000})
-    const state = await readClusterState(ctx, {namespace: ns, serviceNames: [SERVICE], withEvents: true})
-    const report = explain(state, state.services, {kubeVersion: state.serverVersion, prediction: 'fresh'})
-    expect(report.services).toHaveLength(1)
-    const predicted = report.services[0]!
-    // Only the EndpointSlice controller's events: the API server records others on a new
-    // Service now and then (e.g. ClusterIPNotAllocated from its IP repair loop).
-    const events = sortEvents((state.events ?? []).filter((e) => e.involvedObject?.name === SERVICE && e.source?.component === EVENT_SOURCE))
-    const live = {slices: state.endpointSlices, events}
-    const diffs = compare(s, predicted, live)
+    const read = async () => {
+      const state = await readClusterState(ctx, {namespace: ns, serviceNames: [SERVICE], withEvents: true})
+      const report = explain(state, state.services, {kubeVersion: state.serverVersion, prediction: 'fresh'})
+      expect(report.services).toHaveLength(1)
+      const predicted = report.services[0]!
+      // Only the EndpointSlice controller's events: the API server records others on a new
+      // Service now and then (e.g. ClusterIPNotAllocated from its IP repair loop).
+      const events = sortEvents((state.events ?? []).filter((e) => e.involvedObject?.name === SERVICE && e.source?.component === EVENT_SOURCE))
+      const live = {slices: state.endpointSlices, events}
+      return {state, predicted, events, live, diffs: compare(s, predicted, live)}
+    }
+    // The controller may have synced the Service more than once (its Pod or Node cache behind
+    // its Service cache on a loaded machine), and it records each sync's Event only after
+    // writing the slices, asynchronously: the endpoints can be final while the latest Event is
+    // still an earlier sync's. Read again (bounded) until the live state agrees; a lasting
+    // difference is still reported, from the last read.
+    let r = await read()
+    for (const deadline = Date.now() + 20_000; r.diffs.length > 0 && Date.now() < deadline; ) {
+      await new Promise((res) => setTimeout(res, 500))
+      r = await read()
+    }
+    const {state, predicted, events, live, diffs} = r
     const rc = predicted.controller.randomChoices
     const notes = [
       `${s.zones.length} zones, ${s.nodes.length} nodes, ${s.pods.length} pods, ${predicted.mode.path}, ${predicted.controller.reason}`,
