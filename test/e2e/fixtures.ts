@@ -372,6 +372,34 @@ export class Cluster {
   }
 }
 
+// ---- cluster-wide reads ---------------------------------------------------------------------
+
+/** src/cluster/live.ts's page size. */
+export const PAGE_SIZE = 500
+
+/**
+ * The list requests a cluster-wide read by the product makes now (src/cluster/live.ts): one
+ * per page of Nodes, Services and EndpointSlices (with a kubernetes.io/service-name label), as
+ * many pages as the whole control plane holds, and /version; sorted. Other test files, and
+ * earlier runs on a reused control plane, leave their Services and slices behind (there is no
+ * garbage collector), so the number of pages is not a constant.
+ */
+export async function clusterWideListCalls(): Promise<string[]> {
+  const c = cluster()
+  const [nodes, services, slices] = await Promise.all([
+    c.core.listNode({}),
+    c.core.listServiceForAllNamespaces({}),
+    c.discovery.listEndpointSliceForAllNamespaces({labelSelector: LABEL_SERVICE_NAME}),
+  ])
+  const pages = (n: number) => Math.max(1, Math.ceil(n / PAGE_SIZE))
+  return [
+    ...Array<string>(pages(nodes.items.length)).fill('/api/v1/nodes'),
+    ...Array<string>(pages(services.items.length)).fill('/api/v1/services'),
+    ...Array<string>(pages(slices.items.length)).fill('/apis/discovery.k8s.io/v1/endpointslices'),
+    '/version',
+  ].sort()
+}
+
 // ---- list+watch ---------------------------------------------------------------------------
 
 /** Keeps a map of objects current: list, then watch from the list's resourceVersion; relists on any watch end. */
