@@ -188,10 +188,14 @@ export class Cluster {
     return name
   }
 
-  /** Creates a Node, then writes its status (allocatable CPU, Ready condition). */
+  /**
+   * Creates a Node with its status (allocatable CPU, Ready condition) in one request: the API
+   * server keeps a Node's status on create (a kubelet registers that way), so no watcher (the
+   * controller, `watch`) ever sees it without its status first. Should a server drop the
+   * status on create, it is written in a second request.
+   */
   async createNode(o: NodeOptions): Promise<Node> {
     const labels: Record<string, string> = {[LABEL_HOSTNAME]: o.name, ...(o.zone !== undefined ? {[LABEL_ZONE]: o.zone} : {}), ...o.labels}
-    await this.core.createNode({body: {metadata: {name: o.name, labels}}})
     const cpu = String(o.cpu ?? '4')
     const resources = {cpu, memory: '16Gi', pods: '110'}
     const now = new Date().toISOString()
@@ -209,10 +213,12 @@ export class Cluster {
               lastTransitionTime: now,
             },
           ]
-    const node = await this.core.patchNodeStatus(
-      {name: o.name, body: {status: {capacity: resources, allocatable: resources, conditions}}},
-      mergePatch,
-    )
+    const status = {capacity: resources, allocatable: resources, conditions}
+    // client-node serializes a V1Node's times from Date objects.
+    const typed = {...status, conditions: conditions.map((c) => ({...c, lastHeartbeatTime: new Date(now), lastTransitionTime: new Date(now)}))}
+    const created = await this.core.createNode({body: {metadata: {name: o.name, labels}, status: typed}})
+    if (created.status?.allocatable?.cpu !== undefined && (created.status.conditions?.length ?? 0) === conditions.length) return plain<Node>(created)
+    const node = await this.core.patchNodeStatus({name: o.name, body: {status}}, mergePatch)
     return plain<Node>(node)
   }
 
