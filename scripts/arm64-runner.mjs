@@ -21,11 +21,12 @@ export function arm64Runner() {
   return [qemu, '-L', SYSROOT]
 }
 
-/** arm64Runner(), installing qemu-user and the arm64 libraries first when they are missing. */
-export function ensureArm64Runner() {
+/** arm64Runner(), installing qemu-user and the arm64 libraries first when they are missing
+ *  (throws when they cannot be installed: no apt-get, neither root nor sudo). */
+export function ensureArm64Runner(log = (m) => process.stderr.write(`arm64-runner: ${m}\n`)) {
   const found = arm64Runner()
   if (found) return found
-  aptInstall(PACKAGES, 'an arm64 runner (qemu-aarch64 and the arm64 libraries)', (m) => process.stderr.write(`arm64-runner: ${m}\n`))
+  aptInstall(PACKAGES, 'an arm64 runner (qemu-aarch64 and the arm64 libraries)', log)
   const runner = arm64Runner()
   if (!runner) throw new Error(`installed ${PACKAGES.join(' ')} but qemu-aarch64 or ${SYSROOT}/lib is still missing`)
   return runner

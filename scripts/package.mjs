@@ -22,6 +22,7 @@ import {join, resolve} from 'node:path'
 import {gzipSync} from 'node:zlib'
 import {build} from 'esbuild'
 import {parseDocument} from 'yaml'
+import {ensureArm64Runner} from './arm64-runner.mjs'
 
 const ROOT = resolve(import.meta.dirname, '..')
 const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'))
@@ -66,6 +67,26 @@ function run(cmd, args, opts = {}) {
 
 const hostTarget = () =>
   Object.entries(TARGETS).find(([, t]) => t.platform === process.platform && t.nodeArch === process.arch)?.[0]
+
+/**
+ * How a target's own Node binary runs on this machine, to make the V8 code caches (valid only
+ * for the platform of the Node that makes them): `{prefix: []}` for the host's target,
+ * `{prefix: [qemu-aarch64, -L, SYSROOT]}` for linux-arm64 on a linux-amd64 machine
+ * (scripts/arm64-runner.mjs, which installs Debian's qemu-user and the arm64 libraries when
+ * they are missing), else `{why}`: the target is then built without code caches.
+ */
+function targetRunner(name) {
+  if (name === hostTarget()) return {prefix: []}
+  if (name !== 'linux-arm64' || hostTarget() !== 'linux-amd64') return {why: `its Node cannot run on this ${hostTarget() ?? process.platform + '-' + process.arch} machine`}
+  const installing = []
+  try {
+    const prefix = ensureArm64Runner((m) => installing.push(m))
+    for (const m of installing) process.stderr.write(`package: ${m}\n`)
+    return {prefix}
+  } catch (e) {
+    return {why: `no arm64 runner (qemu-aarch64): ${String(e.message ?? e).split('\n')[0]}`}
+  }
+}
 
 /** The Node binary for a target, at the pinned version. */
 function nodeBinary(name, override) {
@@ -130,12 +151,12 @@ const seaK8s = (names) => ({
 })
 
 /**
- * The V8 code caches of the assets, made by the target's own Node binary (host target only)
- * after running them, as src/sea-assets.ts loads them: k8s.cjs after its module code ran;
+ * The V8 code caches of the assets, made by the target's own Node binary (natively, or under
+ * `runner`: qemu for linux-arm64 on an amd64 machine) after running them, as src/sea-assets.ts loads them: k8s.cjs after its module code ran;
  * app.cjs after the commands below ran on the example snapshot, so the cache holds the
  * functions a command runs (oclif's parser, the snapshot reader, the engine, the renderers).
  */
-async function codeCaches(node, outDir) {
+async function codeCaches(node, runner, outDir) {
   const maker = join(WORK, 'make-code-caches.mjs')
   await build({
     absWorkingDir: ROOT,
@@ -146,7 +167,8 @@ async function codeCaches(node, outDir) {
     platform: 'node',
     logLevel: 'warning',
   })
-  run(node, [maker, join(ROOT, 'dist'), outDir], {cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe']})
+  const [cmd, ...args] = [...runner, node, maker, join(ROOT, 'dist'), outDir]
+  run(cmd, args, {cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe']})
   rmSync(maker)
   return {'app.cjs.cache': join(outDir, 'app.cjs.cache'), 'k8s.cjs.cache': join(outDir, 'k8s.cjs.cache')}
 }
@@ -230,17 +252,19 @@ async function buildTarget(name, main, nodeOverride) {
   }
 
   const isHost = name === hostTarget()
+  const {prefix: runner, why} = targetRunner(name)
+  if (!runner) process.stderr.write(`package: ${name}: built without V8 code caches (+~50-80 ms CPU per run): ${why}\n`)
   const assets = {'app.cjs': join(ROOT, 'dist', 'app.cjs'), 'k8s.cjs': join(ROOT, 'dist', 'k8s.cjs')}
-  if (isHost) Object.assign(assets, await codeCaches(node, stage))
+  if (runner) Object.assign(assets, await codeCaches(node, runner, stage))
   const config = {
     main,
     mainFormat: 'module',
     executable: base,
     output: join(stage, exe),
     disableExperimentalSEAWarning: true,
-    // The V8 code cache is made by the building Node and is valid only for the same
-    // platform: cross-built targets start without it (+~50-80 ms CPU per run).
-    useCodeCache: isHost,
+    // The V8 code cache is made by the Node that runs --build-sea and is valid only for its
+    // platform: the target's own Node makes it (below), or the target has none.
+    useCodeCache: Boolean(runner),
     useSnapshot: false,
     // A young generation of 16 MB from the start: a command's few tens of MB of short-lived
     // objects (the parsed snapshot) take a few scavenges instead of dozens while V8 grows it
@@ -250,7 +274,10 @@ async function buildTarget(name, main, nodeOverride) {
   }
   const configFile = join(stage, 'sea-config.json')
   writeFileSync(configFile, JSON.stringify(config, null, 2))
-  run(process.execPath, ['--build-sea', configFile])
+  // The host's target: this Node. Another target's Node (the same version) under its runner:
+  // the main module's code cache is then that platform's.
+  const [cmd, ...args] = runner && !isHost ? [...runner, node, '--build-sea', configFile] : [process.execPath, '--build-sea', configFile]
+  run(cmd, args)
   if (base !== node) rmSync(base)
   for (const [key, file] of Object.entries(assets)) if (key.endsWith('.cache')) rmSync(file)
   chmodSync(join(stage, exe), 0o755)
@@ -267,7 +294,7 @@ async function buildTarget(name, main, nodeOverride) {
   mkdirSync(OUT, {recursive: true})
   const archive = join(OUT, `kubectl-topology_${VERSION}_${t.os}_${t.arch}.tar.gz`)
   tarGz(stage, files, archive)
-  return {name, os: t.os, arch: t.arch, exe, archive, sha256: sha256(archive), exeBytes: statSync(join(stage, exe)).size, archiveBytes: statSync(archive).size, codeCache: isHost}
+  return {name, os: t.os, arch: t.arch, exe, archive, sha256: sha256(archive), exeBytes: statSync(join(stage, exe)).size, archiveBytes: statSync(archive).size, codeCache: Boolean(runner)}
 }
 
 function releaseUrl(archiveName) {

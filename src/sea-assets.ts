@@ -2,14 +2,20 @@
 // commands, the engine) and dist/k8s.cjs (client-node) are SEA assets, not part of the main
 // module, so that help and --version do not load them, and each has a V8 code cache made
 // at build time by the target's own Node after running them (assets app.cjs.cache,
-// k8s.cjs.cache; host platform only): scripts/package.mjs makes the caches with
+// k8s.cjs.cache; natively, or under qemu for linux-arm64): scripts/package.mjs makes the caches with
 // src/app-loader.ts's cjsScript/runCjs and the same file names, so the wrapped source is
 // the same byte for byte. A SEA's import() loads only built-in modules, hence node:vm.
+// NODE_DEBUG=kubectl-topology prints whether V8 accepted each cache (a cache made by another
+// platform's Node, or another V8 version or flags, is rejected and the code compiled again).
 import {dirname} from 'node:path'
 import {getAsset} from 'node:sea'
+import {debuglog} from 'node:util'
 import {builtinRequire, cjsScript, runCjs} from './app-loader.js'
 
 export const assetFilename = (name: string) => `kubectl-topology:${name}`
+
+// Lazy: NODE_DEBUG is read on the first call, a no-op function from then on when not set.
+const debug = debuglog('kubectl-topology')
 
 /** The exports of CommonJS asset `name`, run with its code cache when there is one. */
 export function loadAsset<T>(name: string, require: (id: string) => unknown): T {
@@ -17,9 +23,10 @@ export function loadAsset<T>(name: string, require: (id: string) => unknown): T 
   try {
     cachedData = Buffer.from(getAsset(`${name}.cache`))
   } catch {
-    // Cross-built targets carry no code cache (it is valid only for the building platform).
+    // A target whose Node could not run on the building machine carries no code cache.
   }
   const script = cjsScript(getAsset(name, 'utf8'), assetFilename(name), cachedData)
+  debug('code cache %s.cache %s', name, cachedData ? (script.cachedDataRejected ? 'rejected' : 'accepted') : 'absent')
   return runCjs<T>(script, require, assetFilename(name), dirname(process.execPath))
 }
 
