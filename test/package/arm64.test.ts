@@ -8,13 +8,15 @@ import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {COMMANDS} from '../../src/cli.js'
-import {archivePath, EXAMPLE, PKG, ROOT, run, type Run} from './artifacts.js'
+import {archivePath, CODE_CACHE_DEBUG, codeCacheVerdicts, EXAMPLE, PKG, refusedKubeconfig, ROOT, run, type Run} from './artifacts.js'
 
 let dir: string
+let scratch: string
 let runner: string[]
 const exe = () => join(dir, 'kubectl-topology')
 // qemu emulates every instruction: a run takes seconds, not milliseconds.
-const arm64 = (args: string[]): Run => run(runner[0] ?? exe(), [...runner.slice(1), ...(runner.length ? [exe()] : []), ...args], {env: {PATH: '/usr/bin:/bin', HOME: dir}, timeout: 110_000})
+const arm64 = (args: string[], env: NodeJS.ProcessEnv = {}): Run =>
+  run(runner[0] ?? exe(), [...runner.slice(1), ...(runner.length ? [exe()] : []), ...args], {env: {PATH: '/usr/bin:/bin', HOME: dir, ...env}, timeout: 110_000})
 const npm = (args: string[]): Run => run(process.execPath, [join(ROOT, 'bin', 'kubectl-topology.js'), ...args])
 
 beforeAll(() => {
@@ -22,12 +24,14 @@ beforeAll(() => {
   if (r.status !== 0) throw new Error('scripts/arm64-runner.mjs could not provide an arm64 runner')
   runner = JSON.parse(r.stdout) as string[]
   dir = mkdtempSync(join(tmpdir(), 'arm64-'))
+  scratch = mkdtempSync(join(tmpdir(), 'arm64-scratch-'))
   const tar = spawnSync('tar', ['-xzf', archivePath('linux', 'arm64'), '-C', dir], {encoding: 'utf8'})
   if (tar.status !== 0) throw new Error(`tar: ${tar.stderr} (run \`npm run package\` first)`)
 })
 
 afterAll(() => {
   if (dir) rmSync(dir, {recursive: true, force: true})
+  if (scratch) rmSync(scratch, {recursive: true, force: true})
 })
 
 describe('archive linux/arm64', () => {
@@ -52,6 +56,14 @@ describe('archive linux/arm64', () => {
     expect(a.code).toBe(4)
     expect(a.stderr).toBe(npm(args).stderr)
     expect(a.stderr.trim().split('\n')).toHaveLength(1)
+  })
+
+  it('starts with code caches the arm64 V8 accepts (made by the arm64 Node under the runner): the main module\'s, app.cjs\'s and k8s.cjs\'s', async () => {
+    // A live command loads both assets; the refused connection ends it quickly. Caches made
+    // by the amd64 Node would show as rejected here (and as absent if the build skipped them).
+    const a = arm64(['nodes', '--kubeconfig', await refusedKubeconfig(scratch), '--request-timeout', '10s'], CODE_CACHE_DEBUG)
+    expect(a.code).toBe(6)
+    expect(codeCacheVerdicts(a.stderr)).toEqual({main: 'accepted', 'app.cjs': 'accepted', 'k8s.cjs': 'accepted'})
   })
 
   it('lists every command in --help and reports its version', () => {

@@ -1,7 +1,8 @@
 // Shared helpers for the release-artefact tests: where `npm run package` put the archives,
 // the krew manifest, and running programs with a controlled PATH.
 import {spawnSync} from 'node:child_process'
-import {existsSync, readFileSync} from 'node:fs'
+import {existsSync, readFileSync, writeFileSync} from 'node:fs'
+import {createServer, type AddressInfo} from 'node:net'
 import {join, resolve} from 'node:path'
 import {fileURLToPath} from 'node:url'
 import {parse} from 'yaml'
@@ -72,4 +73,30 @@ export function run(cmd: string, args: string[], opts: {env?: NodeJS.ProcessEnv;
   const r = spawnSync(cmd, args, {encoding: 'utf8', env: opts.env, cwd: opts.cwd ?? ROOT, timeout: opts.timeout ?? 60_000, maxBuffer: 64 << 20})
   if (r.error) throw r.error
   return {stdout: r.stdout, stderr: r.stderr, code: r.status}
+}
+
+/** Writes DIR/refused.kubeconfig: its server is a port on 127.0.0.1 that nothing listens on. */
+export async function refusedKubeconfig(dir: string): Promise<string> {
+  const port = await new Promise<number>((done) => {
+    const srv = createServer().listen(0, '127.0.0.1', () => {
+      const p = (srv.address() as AddressInfo).port
+      srv.close(() => done(p))
+    })
+  })
+  const kubeconfig = join(dir, 'refused.kubeconfig')
+  writeFileSync(kubeconfig, `apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster: {server: "https://127.0.0.1:${port}"}\ncontexts:\n- name: c\n  context: {cluster: c, user: u}\ncurrent-context: c\nusers:\n- name: u\n  user: {token: t}\n`)
+  return kubeconfig
+}
+
+/** The environment in which the standalone executable says whether V8 accepted its code
+ *  caches: Node's SEA debug output for the main module, src/sea-assets.ts's debuglog for the
+ *  app.cjs and k8s.cjs assets. */
+export const CODE_CACHE_DEBUG = {NODE_DEBUG: 'kubectl-topology', NODE_DEBUG_NATIVE: 'SEA'}
+
+/** What a run's stderr under CODE_CACHE_DEBUG says of each code cache: accepted, rejected or
+ *  absent (Node prints nothing for a main module built without one). */
+export function codeCacheVerdicts(stderr: string): Record<string, string> {
+  const verdicts: Record<string, string> = {main: /^SEA module code cache (accepted|rejected)$/m.exec(stderr)?.[1] ?? 'absent'}
+  for (const m of stderr.matchAll(/code cache (\S+)\.cache (accepted|rejected|absent)$/gm)) verdicts[m[1]!] = m[2]!
+  return verdicts
 }

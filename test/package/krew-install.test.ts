@@ -4,13 +4,12 @@
 // $KREW_ROOT/store/topology/<version>/ and $KREW_ROOT/bin/kubectl-topology links to `bin`.
 // Then kubectl's own plugin discovery runs it from a PATH without Node.
 import {spawnSync} from 'node:child_process'
-import {cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync} from 'node:fs'
-import {createServer, type AddressInfo} from 'node:net'
+import {cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, symlinkSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {COMMANDS} from '../../src/cli.js'
-import {archivePath, EXAMPLE, HOST, kubectlPath, PKG, readManifest, ROOT, run} from './artifacts.js'
+import {archivePath, CODE_CACHE_DEBUG, codeCacheVerdicts, EXAMPLE, HOST, kubectlPath, PKG, readManifest, refusedKubeconfig, ROOT, run} from './artifacts.js'
 
 const manifest = readManifest()
 const platform = manifest.spec.platforms.find((p) => p.selector.matchLabels?.os === HOST.os && p.selector.matchLabels?.arch === HOST.arch)
@@ -89,14 +88,7 @@ describe(`archive ${HOST.os}/${HOST.arch}`, () => {
 
   it('loads client-node (the k8s.cjs asset, outside the main module) for a live cluster: the same one-line error as the npm build', async () => {
     // A port on 127.0.0.1 that nothing listens on: the connection is refused.
-    const port = await new Promise<number>((done) => {
-      const srv = createServer().listen(0, '127.0.0.1', () => {
-        const p = (srv.address() as AddressInfo).port
-        srv.close(() => done(p))
-      })
-    })
-    const kubeconfig = join(krewRoot, 'refused.kubeconfig')
-    writeFileSync(kubeconfig, `apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster: {server: "https://127.0.0.1:${port}"}\ncontexts:\n- name: c\n  context: {cluster: c, user: u}\ncurrent-context: c\nusers:\n- name: u\n  user: {token: t}\n`)
+    const kubeconfig = await refusedKubeconfig(krewRoot)
     const args = ['nodes', '--kubeconfig', kubeconfig, '--request-timeout', '10s']
     const sea = run(kubectl, ['topology', ...args], {env})
     const npm = run(process.execPath, [join(ROOT, 'bin', 'kubectl-topology.js'), ...args])
@@ -105,6 +97,14 @@ describe(`archive ${HOST.os}/${HOST.arch}`, () => {
     expect(sea.stderr).toBe(npm.stderr)
     expect(sea.stderr).toMatch(/^error: The connection to the server https:\/\/127\.0\.0\.1:\d+ was refused/)
     expect(sea.stderr.trim().split('\n')).toHaveLength(1)
+  })
+
+  it('starts with code caches the V8 in it accepts: the main module\'s, app.cjs\'s and k8s.cjs\'s', async () => {
+    // A live command loads both assets; the refused connection ends it quickly.
+    const kubeconfig = await refusedKubeconfig(krewRoot)
+    const sea = run(kubectl, ['topology', 'nodes', '--kubeconfig', kubeconfig, '--request-timeout', '10s'], {env: {...env, ...CODE_CACHE_DEBUG}})
+    expect(sea.code).toBe(6)
+    expect(codeCacheVerdicts(sea.stderr)).toEqual({main: 'accepted', 'app.cjs': 'accepted', 'k8s.cjs': 'accepted'})
   })
 
   it('prints the same help as the npm install (the embedded manifest), listing every command, usage as `kubectl topology`', () => {
