@@ -27,6 +27,7 @@ export function aptInstall(packages, what, log = (m) => process.stderr.write(`${
   const asRoot = process.getuid?.() === 0
   const sudo = asRoot ? [] : which('sudo') ? ['sudo', '-n'] : null
   if (!sudo) throw new Error(`${what} missing and neither root nor sudo is available: apt-get install ${packages.join(' ')}`)
+  if (!which('apt-get')) throw new Error(`${what} missing and there is no apt-get (not Debian or Ubuntu): install ${packages.join(' ')} or their equivalents`)
   const env = {...process.env, DEBIAN_FRONTEND: 'noninteractive'}
   for (const args of [
     ['apt-get', 'update'],

@@ -253,7 +253,7 @@ async function buildTarget(name, main, nodeOverride) {
 
   const isHost = name === hostTarget()
   const {prefix: runner, why} = targetRunner(name)
-  if (!runner) process.stderr.write(`package: ${name}: built without V8 code caches (+~50-80 ms CPU per run): ${why}\n`)
+  if (!runner) process.stderr.write(`package: ${name}: built without V8 code caches (each run compiles its code again): ${why}\n`)
   const assets = {'app.cjs': join(ROOT, 'dist', 'app.cjs'), 'k8s.cjs': join(ROOT, 'dist', 'k8s.cjs')}
   if (runner) Object.assign(assets, await codeCaches(node, runner, stage))
   const config = {
