@@ -7,6 +7,7 @@
 //   node scripts/package.mjs                      # linux-amd64 and linux-arm64 (the default here)
 //   node scripts/package.mjs --target linux-amd64 # one target (repeatable)
 //   node scripts/package.mjs --target darwin-arm64 --node /path/to/node   # on a macOS runner
+//   node scripts/package.mjs --target linux-arm64 --no-code-cache   # without V8 code caches (to measure them)
 //
 // The Node binary of each target comes from the npm registry's `node-<os>-<arch>` package at
 // the version pinned in package.json (devDependencies.node), fetched with `npm pack` into
@@ -48,13 +49,15 @@ const TARGETS = {
 function parseArgs(argv) {
   const targets = []
   let node
+  let codeCache = true
   for (let i = 0; i < argv.length; i++) {
     if (argv[i] === '--target') targets.push(argv[++i])
     else if (argv[i] === '--node') node = argv[++i]
-    else throw new Error(`unknown argument ${argv[i]} (use --target OS-ARCH, --node PATH)`)
+    else if (argv[i] === '--no-code-cache') codeCache = false
+    else throw new Error(`unknown argument ${argv[i]} (use --target OS-ARCH, --node PATH, --no-code-cache)`)
   }
   for (const t of targets) if (!TARGETS[t]) throw new Error(`unknown target ${t}: one of ${Object.keys(TARGETS).join(', ')}`)
-  return {targets: targets.length ? targets : ['linux-amd64', 'linux-arm64'], node}
+  return {targets: targets.length ? targets : ['linux-amd64', 'linux-arm64'], node, codeCache}
 }
 
 function run(cmd, args, opts = {}) {
@@ -75,7 +78,8 @@ const hostTarget = () =>
  * (scripts/arm64-runner.mjs, which installs Debian's qemu-user and the arm64 libraries when
  * they are missing), else `{why}`: the target is then built without code caches.
  */
-function targetRunner(name) {
+function targetRunner(name, codeCache) {
+  if (!codeCache) return {why: '--no-code-cache'}
   if (name === hostTarget()) return {prefix: []}
   if (name !== 'linux-arm64' || hostTarget() !== 'linux-amd64') return {why: `its Node cannot run on this ${hostTarget() ?? process.platform + '-' + process.arch} machine`}
   const installing = []
@@ -224,7 +228,7 @@ function tarGz(dir, names, archive) {
   writeFileSync(archive, gzipSync(r.stdout, {level: 9}))
 }
 
-async function buildTarget(name, main, nodeOverride) {
+async function buildTarget(name, main, nodeOverride, codeCache) {
   const t = TARGETS[name]
   const exe = t.os === 'windows' ? 'kubectl-topology.exe' : 'kubectl-topology'
   const stage = join(WORK, name)
@@ -252,7 +256,7 @@ async function buildTarget(name, main, nodeOverride) {
   }
 
   const isHost = name === hostTarget()
-  const {prefix: runner, why} = targetRunner(name)
+  const {prefix: runner, why} = targetRunner(name, codeCache)
   if (!runner) process.stderr.write(`package: ${name}: built without V8 code caches (each run compiles its code again): ${why}\n`)
   const assets = {'app.cjs': join(ROOT, 'dist', 'app.cjs'), 'k8s.cjs': join(ROOT, 'dist', 'k8s.cjs')}
   if (runner) Object.assign(assets, await codeCaches(node, runner, stage))
@@ -323,14 +327,14 @@ function updateManifest(results) {
   writeFileSync(join(ROOT, 'plugins', 'topology.yaml'), text)
 }
 
-const {targets, node} = parseArgs(process.argv.slice(2))
+const {targets, node, codeCache} = parseArgs(process.argv.slice(2))
 if (node && targets.length !== 1) throw new Error('--node applies to exactly one --target')
 const t0 = Date.now()
 rmSync(WORK, {recursive: true, force: true})
 mkdirSync(WORK, {recursive: true})
 const main = await bundle(await k8sExportNames())
 const results = []
-for (const name of targets) results.push(await buildTarget(name, main, node))
+for (const name of targets) results.push(await buildTarget(name, main, node, codeCache))
 updateManifest(results)
 const mb = (n) => `${(n / 1e6).toFixed(1)} MB`
 for (const r of results) {
