@@ -11,10 +11,9 @@
 //
 // Each round is one hyperfine invocation (`-N --runs 1`) running the four commands once;
 // two warm-up rounds first. Prints a Markdown table.
-import {spawnSync} from 'node:child_process'
-import {readFileSync, rmSync} from 'node:fs'
-import {loadavg, tmpdir} from 'node:os'
-import {join, resolve} from 'node:path'
+import {loadavg} from 'node:os'
+import {resolve} from 'node:path'
+import {interleavedRounds, line, median, paired} from './rounds.mjs'
 import {ensureArm64Runner} from '../scripts/arm64-runner.mjs'
 
 const ROOT = resolve(import.meta.dirname, '..')
@@ -26,34 +25,15 @@ const [a, b] = args.filter((x) => !x.startsWith('--')).map((p) => resolve(p))
 if (!a || !b) throw new Error('usage: node bench/code-cache.mjs [--arm64] [--runs N] WITH_CACHE WITHOUT_CACHE')
 const prefix = arm64 ? ensureArm64Runner() : []
 
-const q = (s) => (/[^\w@%+=:,./-]/.test(s) ? `'${s.replace(/'/g, "'\\''")}'` : s)
-const line = (argv) => argv.map(q).join(' ')
 const COMMANDS = {'--help': ['--help'], 'explain -A --from-file examples/three-zones.yaml': ['explain', '-A', '--from-file', 'examples/three-zones.yaml']}
 const cases = Object.entries(COMMANDS).flatMap(([name, argv]) => [
   {name, build: 'A', argv: [...prefix, a, ...argv]},
   {name, build: 'B', argv: [...prefix, b, ...argv]},
 ])
 
-const exportFile = join(tmpdir(), `code-cache-${process.pid}.json`)
-const samples = cases.map(() => ({wall: [], cpu: []}))
 const load0 = loadavg()
-for (let round = -2; round < RUNS; round++) {
-  const hf = spawnSync('hyperfine', ['-N', '--runs', '1', '--style', 'none', '--export-json', exportFile, ...cases.map((c) => line(c.argv))], {
-    cwd: ROOT,
-    encoding: 'utf8',
-    stdio: ['ignore', 'ignore', 'inherit'],
-  })
-  if (hf.status !== 0) throw new Error('hyperfine failed (is it installed? Debian: apt-get install hyperfine)')
-  if (round < 0) continue
-  JSON.parse(readFileSync(exportFile, 'utf8')).results.forEach((r, k) => {
-    samples[k].wall.push(r.times[0])
-    samples[k].cpu.push(r.user + r.system)
-  })
-}
-rmSync(exportFile)
+const samples = interleavedRounds(cases, RUNS, ROOT)
 
-const median = (xs) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)]
-const paired = (xs, ys) => median(xs.map((x, k) => x / ys[k]))
 const ms = (s) => `${Math.round(s * 1000)} ms`
 const fmt = (l) => l.map((x) => x.toFixed(1)).join(' ')
 const out = [

@@ -14,9 +14,10 @@
 // the CPU ratio (user+sys, the same way) is printed too, as it is steadier when other work
 // shares the machine.
 import {spawnSync} from 'node:child_process'
-import {existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync} from 'node:fs'
+import {existsSync, mkdtempSync, rmSync, symlinkSync} from 'node:fs'
 import {loadavg, tmpdir} from 'node:os'
 import {join, resolve} from 'node:path'
+import {interleavedRounds, line, median, paired} from './rounds.mjs'
 
 const ROOT = resolve(import.meta.dirname, '..')
 const args = process.argv.slice(2)
@@ -34,8 +35,6 @@ if (!existsSync(join(ROOT, 'dist', 'app.cjs'))) throw new Error('dist/app.cjs is
 const hasSea = existsSync(SEA)
 if (!hasSea) process.stderr.write(`bench: no standalone executable at ${SEA} (run \`npm run package\`); measuring the npm install only\n`)
 
-const q = (s) => (/[^\w@%+=:,./-]/.test(s) ? `'${s.replace(/'/g, "'\\''")}'` : s)
-const line = (argv) => argv.map(q).join(' ')
 
 const HELP = ['--help']
 const EXPLAIN = ['explain', '-A', '--from-file', EXAMPLE]
@@ -72,22 +71,7 @@ for (const c of cases) {
 // hits all of them alike; the ratio of a command is the median over rounds of its time over
 // the baseline's in the same round. Two warm-up rounds first (discarded): they also make
 // the npm install's per-command code cache (src/main.ts).
-const exportFile = join(tmpdir(), `startup-${process.pid}.json`)
-const samples = cases.map(() => ({wall: [], cpu: []}))
-for (let round = -2; round < RUNS; round++) {
-  const hf = spawnSync('hyperfine', ['-N', '--runs', '1', '--style', 'none', '--export-json', exportFile, ...cases.map((c) => line(c.argv))], {
-    cwd: ROOT,
-    encoding: 'utf8',
-    stdio: ['ignore', 'ignore', 'inherit'],
-  })
-  if (hf.status !== 0) throw new Error('hyperfine failed (is it installed? Debian: apt-get install hyperfine)')
-  if (round < 0) continue
-  JSON.parse(readFileSync(exportFile, 'utf8')).results.forEach((r, i) => {
-    samples[i].wall.push(r.times[0])
-    samples[i].cpu.push(r.user + r.system)
-  })
-}
-rmSync(exportFile)
+const samples = interleavedRounds(cases, RUNS, ROOT)
 
 function peakRssKb(argv) {
   const samples = []
@@ -100,9 +84,7 @@ function peakRssKb(argv) {
   return samples.sort((a, b) => a - b)[2]
 }
 
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]
 const base = samples[0]
-const paired = (xs, bs) => median(xs.map((x, i) => x / bs[i]))
 const rows = cases.map((c, i) => {
   const s = samples[i]
   return {c, med: median(s.wall), min: Math.min(...s.wall), ratio: paired(s.wall, base.wall), cpu: median(s.cpu), cpuRatio: paired(s.cpu, base.cpu), rss: peakRssKb(c.argv)}

@@ -1,0 +1,37 @@
+// The interleaved measurement shared by bench/startup.mjs and bench/code-cache.mjs: every
+// round is one hyperfine invocation (`-N --runs 1`) that runs each command once in turn, so a
+// change of load hits all of them alike; two warm-up rounds first (discarded: they also make
+// the npm install's per-command code cache). Ratios are medians of per-round pairs.
+import {spawnSync} from 'node:child_process'
+import {readFileSync, rmSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
+
+const q = (s) => (/[^\w@%+=:,./-]/.test(s) ? `'${s.replace(/'/g, "'\\''")}'` : s)
+/** A shell-quoted command line (hyperfine -N splits it like a shell). */
+export const line = (argv) => argv.map(q).join(' ')
+
+/** Per case, the wall and CPU (user+sys) seconds of each of `runs` rounds, run from `cwd`. */
+export function interleavedRounds(cases, runs, cwd) {
+  const exportFile = join(tmpdir(), `bench-rounds-${process.pid}.json`)
+  const samples = cases.map(() => ({wall: [], cpu: []}))
+  for (let round = -2; round < runs; round++) {
+    const hf = spawnSync('hyperfine', ['-N', '--runs', '1', '--style', 'none', '--export-json', exportFile, ...cases.map((c) => line(c.argv))], {
+      cwd,
+      encoding: 'utf8',
+      stdio: ['ignore', 'ignore', 'inherit'],
+    })
+    if (hf.status !== 0) throw new Error('hyperfine failed (is it installed? Debian: apt-get install hyperfine)')
+    if (round < 0) continue
+    JSON.parse(readFileSync(exportFile, 'utf8')).results.forEach((r, k) => {
+      samples[k].wall.push(r.times[0])
+      samples[k].cpu.push(r.user + r.system)
+    })
+  }
+  rmSync(exportFile)
+  return samples
+}
+
+export const median = (xs) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)]
+/** The median over rounds of x/y, each pair from the same round. */
+export const paired = (xs, ys) => median(xs.map((x, k) => x / ys[k]))
