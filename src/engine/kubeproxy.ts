@@ -677,35 +677,20 @@ export function categorizeZones(
       }
     }
   }
-  if (all === undefined && forNode === undefined && st === undefined) {
-    // Only zone sets (every zone uses its hints): the Set ids say it all.
-    if (forZones) {
-      for (let i = 0; i < setOf.length; i++) {
-        const id = setOf[i]!
-        if (id < 0) continue
-        const targets = perSet[id]!.lists
-        for (let k = 0; k < targets.length; k++) {
-          const t = targets[k]!
-          t.at[t.n++] = i
-        }
-      }
+  for (let i = 0; i < endpoints.length; i++) {
+    const ep = endpoints[i]!
+    if (!ep.ready) {
+      if (st !== undefined && ep.serving && ep.terminating) st.at[st.n++] = i
+      continue
     }
-  } else {
-    for (let i = 0; i < endpoints.length; i++) {
-      const ep = endpoints[i]!
-      if (!ep.ready) {
-        if (st !== undefined && ep.serving && ep.terminating) st.at[st.n++] = i
-        continue
-      }
-      if (all !== undefined) all.at[all.n++] = i
-      if (forNode !== undefined && ep.nodeHints !== null && ep.nodeHints.has('')) forNode.at[forNode.n++] = i
-      const id = setOf[i]!
-      if (!forZones || id < 0) continue
-      const targets = perSet[id]!.lists
-      for (let k = 0; k < targets.length; k++) {
-        const t = targets[k]!
-        t.at[t.n++] = i
-      }
+    if (all !== undefined) all.at[all.n++] = i
+    if (forNode !== undefined && ep.nodeHints !== null && ep.nodeHints.has('')) forNode.at[forNode.n++] = i
+    const id = setOf[i]!
+    if (!forZones || id < 0) continue
+    const targets = perSet[id]!.lists
+    for (let k = 0; k < targets.length; k++) {
+      const t = targets[k]!
+      t.at[t.n++] = i
     }
   }
   for (const [zone, decision, key] of decisions) {
