@@ -13,6 +13,7 @@ import {
   type ZoneView,
 } from './kubeproxy.js'
 import {serviceMode, type ServiceMode, type TopologyPath} from './mode.js'
+import {hintNamesOf, type HintNames} from './plan.js'
 import {setNodes, type NodeVerdict, type ZoneCapacity} from './nodes.js'
 import {predictHints, type HintPrediction, type PredictionMode} from './reconcile.js'
 import {getAllocations, OVERLOAD_THRESHOLD} from './topologycache.js'
@@ -46,10 +47,8 @@ export interface ExplainOptions {
   prediction?: PredictionMode
 }
 
-export interface HintNames {
-  forZones: string[]
-  forNodes: string[]
-}
+/** Hint names as the report gives them (plan.ts's, shared with apply). */
+export type {HintNames}
 
 export interface EndpointRow {
   /** The endpoint's own array (not a copy: the engine never mutates its input, nor a report). */
@@ -345,7 +344,7 @@ function rowParts(): RowParts {
         if (names === undefined) zoneOnly.set(name, (names = frozen([name])))
         return names
       }
-      return {forZones: (zones ?? []).map((z) => z.name), forNodes: (nodes ?? []).map((n) => n.name)}
+      return hintNamesOf(h)
     },
   }
 }
