@@ -670,9 +670,7 @@ function explainService(input: ServiceInput): ServiceExplanation {
     for (let j = 0; j < eps.length; j++) if (eps[j]!.ip !== endpoints[j]!.addresses[0]) return false
     return true
   }
-  const zoneIds = new Map<string, number>()
-  for (const [z, c] of stats) zoneIds.set(z, c.id)
-  const traffic = estimateTraffic(trafficShares, opts.traffic ? 'custom' : 'zone-cpu', {rows: endpoints, zoneIds, rowZone, rowProxyReady, byRow}, liveProxy, liveViews, predProxy, predViews)
+  const traffic = estimateTraffic(trafficShares, opts.traffic ? 'custom' : 'zone-cpu', {rows: endpoints, stats, rowZone, rowProxyReady, byRow}, liveProxy, liveViews, predProxy, predViews)
 
   const driftCount = managedByController ? driftedRows : 0
   const findings: Finding[] = []
@@ -812,8 +810,8 @@ function trafficModel(custom: Record<string, number> | undefined, ratios: Record
 /** What the traffic estimate reads from the endpoint rows. */
 interface RowFacts {
   rows: readonly EndpointRow[]
-  /** Zone name -> id, for every zone a row names. */
-  zoneIds: Map<string, number>
+  /** Per zone a row names: its counts and id. */
+  stats: ReadonlyMap<string, ZoneStats>
   /** By row: its zone's id, -1 without zone. */
   rowZone: Int32Array
   /** By row: 1 when kube-proxy counts the endpoint as ready. */
@@ -832,7 +830,7 @@ function estimateTraffic(
   predictedViews: Map<string, ZoneView>,
 ): TrafficEstimate {
   if (shares === null) return {model: 'none', inZoneShareLive: null, inZoneSharePredicted: null, maxEndpointOverloadLive: null, maxEndpointOverloadPredicted: null}
-  const {rows, zoneIds} = facts
+  const {rows, stats} = facts
   /**
    * By position in eps: the id of the endpoint's zone (the zone of the last row with its
    * address; -1 when none), and whether it is ready.
@@ -846,10 +844,10 @@ function estimateTraffic(
     const ready = new Uint8Array(eps.length)
     for (let j = 0; j < eps.length; j++) {
       const z = zoneOf.get(eps[j]!.ip)
-      zone[j] = z == null ? -1 : zoneIds.get(z)!
+      zone[j] = z == null ? -1 : stats.get(z)!.id
       if (eps[j]!.ready) ready[j] = 1
     }
-    return {zone, ready: ready}
+    return {zone, ready}
   }
   const estimate = (eps: readonly ProxyEndpoint[], views: Map<string, ZoneView>) => {
     const at = positions(eps)
@@ -862,7 +860,7 @@ function estimateTraffic(
       if (targets.length === 0 || share <= 0) continue
       covered += share
       // A zone no row names matches no endpoint (-2 is no id).
-      const local = spread(targets, share / targets.length, load, at.zone, zoneIds.get(zone) ?? -2)
+      const local = spread(targets, share / targets.length, load, at.zone, stats.get(zone)?.id ?? -2)
       inZone += (share * local) / targets.length
     }
     let ready = 0
