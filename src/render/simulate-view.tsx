@@ -11,7 +11,7 @@ import type {RolloutStepResult, StrategyResult, ZoneDisruption, ZoneResult} from
 import {rank} from '../engine/simulate.js'
 import {rolloutText, type ServiceReport, type SimulateReport} from './simulate.js'
 import type {Style} from './style.js'
-import {displayWidth} from './table.js'
+import {displayWidth, tableLines} from './table.js'
 
 export interface SimulateViewProps {
   report: SimulateReport
@@ -33,20 +33,10 @@ const signed = (v: number) => {
   const n = Math.round(v * 100)
   return n > 0 ? `+${n}%` : `${n}%`
 }
-const pad = (s: string, w: number) => s + ' '.repeat(Math.max(0, w - displayWidth(s)))
 const padStart = (s: string, w: number) => ' '.repeat(Math.max(0, w - displayWidth(s))) + s
 
-/** Columns: gap of two spaces, widths from the widest cell (ANSI codes ignored); the last column is not padded. */
-export function alignColumns(rows: string[][], align: ('l' | 'r')[] = []): string[] {
-  const n = Math.max(0, ...rows.map((r) => r.length))
-  const widths = Array.from({length: n}, (_, i) => Math.max(0, ...rows.map((r) => displayWidth(r[i] ?? ''))))
-  return rows.map((r) =>
-    r
-      .map((cell, i) => (i === r.length - 1 && align[i] !== 'r' ? cell : align[i] === 'r' ? padStart(cell, widths[i]!) : pad(cell, widths[i]!)))
-      .join('  ')
-      .trimEnd(),
-  )
-}
+/** Columns two spaces apart (render/table.ts's layout, as kubectl's but tighter for 80 columns). */
+const alignColumns = (rows: string[][], align: ('l' | 'r')[] = []): string[] => tableLines(rows, {gap: 2, align})
 
 /** A share 0..1 as `width` cells of █ and ·. */
 export function shareBar(share: number, width: number, style: Style): string {

@@ -5,18 +5,33 @@ import {stripVTControlCharacters} from 'node:util'
 export function formatTable(header: string[] | null, rows: string[][], opts: {indent?: string} = {}): string {
   const all = header ? [header, ...rows] : rows
   if (all.length === 0) return ''
-  const cols = Math.max(...all.map((r) => r.length))
-  const widths = Array.from({length: cols}, (_, i) => Math.max(...all.map((r) => displayWidth(r[i] ?? ''))))
   const indent = opts.indent ?? ''
-  return all
-    .map((r) =>
-      indent +
-      r
-        .map((cell, i) => (i === r.length - 1 ? cell : cell + ' '.repeat(widths[i]! - displayWidth(cell) + 3)))
-        .join('')
-        .trimEnd(),
-    )
+  return tableLines(all, {gap: 3})
+    .map((line) => indent + line)
     .join('\n')
+}
+
+/**
+ * The lines of a table: columns as wide as their widest cell (ANSI codes ignored), `gap`
+ * spaces between them, each column left- or right-aligned (default left); a left-aligned last
+ * column is not padded; trailing spaces trimmed.
+ */
+export function tableLines(rows: string[][], opts: {gap: number; align?: readonly ('l' | 'r')[]}): string[] {
+  if (rows.length === 0) return []
+  const align = opts.align ?? []
+  const sep = ' '.repeat(opts.gap)
+  const cols = Math.max(...rows.map((r) => r.length))
+  const widths = Array.from({length: cols}, (_, i) => Math.max(...rows.map((r) => displayWidth(r[i] ?? ''))))
+  return rows.map((r) =>
+    r
+      .map((cell, i) => {
+        if (align[i] !== 'r' && i === r.length - 1) return cell
+        const space = ' '.repeat(widths[i]! - displayWidth(cell))
+        return align[i] === 'r' ? space + cell : cell + space
+      })
+      .join(sep)
+      .trimEnd(),
+  )
 }
 
 const PRINTABLE_ASCII = /^[\x20-\x7e]*$/
