@@ -62,15 +62,14 @@ export function loadBar(ratio: number, width: number, style: Style): string {
 }
 
 /** "3 local" / "2 local + 1": the endpoints a zone's clients may reach. */
-export function servedBy(z: ZoneResult): string {
+function servedBy(z: ZoneResult): string {
   const local = z.serves[z.zone] ?? 0
   const remote = Object.entries(z.serves).reduce((a, [k, v]) => (k === z.zone ? a : a + v), 0)
   return remote === 0 ? `${local} local` : `${local} local + ${remote}`
 }
 
 /** The ranked table; FALLBACK-ZONES shows the zones when they fit, else how many. */
-export function rankedRows(svc: ServiceReport, style: Style, width: number): string[] {
-  const ranked = rank(svc.strategies)
+function rankedRows(ranked: StrategyResult[], style: Style, width: number): string[] {
   const cells = ranked.map((r, i) => [
     String(i + 1),
     r.strategy,
@@ -91,7 +90,7 @@ export function rankedRows(svc: ServiceReport, style: Style, width: number): str
 }
 
 /** Per zone: traffic share, endpoints its clients reach, in-zone bar, busiest-endpoint bar. */
-export function zoneRows(r: StrategyResult, style: Style, bar: number): {rows: string[]; notes: Map<number, string>} {
+function zoneRows(r: StrategyResult, style: Style, bar: number): {rows: string[]; notes: Map<number, string>} {
   const zones = r.zones.filter((z) => z.zone !== '' || z.localEndpoints > 0)
   const notes = new Map<number, string>()
   const cells = zones.map((z, i) => {
@@ -105,7 +104,7 @@ export function zoneRows(r: StrategyResult, style: Style, bar: number): {rows: s
 }
 
 /** Bar width for a terminal: what is left after the fixed columns, split between the two bars. */
-export function barWidth(svc: ServiceReport, width: number): number {
+function barWidth(svc: ServiceReport, width: number): number {
   const zoneW = Math.max(4, ...svc.input.zones.map((z) => (z === '' ? 9 : z.length)))
   const fixed = 2 + zoneW + 2 + 7 + 2 + 14 + 2 + 5 + 2 + 6
   return Math.max(6, Math.min(20, Math.floor((width - fixed) / 2)))
@@ -135,7 +134,7 @@ function StrategyBars({r, position, style, bar}: {r: StrategyResult; position: n
  * (the reasons listed once, below), the in-zone share of each strategy. Strategy columns are
  * headed by their names when they fit, else S1, S2... with a legend, else as many as fit.
  */
-export function rolloutRows(steps: RolloutStepResult[], zones: string[], style: Style, width = 80): {rows: string[]; reasons: string[]; legend: string | null; left: string[]} {
+function rolloutRows(steps: RolloutStepResult[], zones: string[], style: Style, width = 80): {rows: string[]; reasons: string[]; legend: string | null; left: string[]} {
   const strategies = steps[0]?.strategies.map((s) => s.strategy) ?? []
   const reasons: string[] = []
   const base = steps.map((st) => {
@@ -173,7 +172,7 @@ export function rolloutRows(steps: RolloutStepResult[], zones: string[], style: 
   return {rows, reasons, legend: `IN-ZONE of ${strategies.slice(0, n).map((s, i) => `S${i + 1} ${s}`).join(', ')}`, left: strategies.slice(n)}
 }
 
-export function disruptionRows(d: ZoneDisruption[], style: Style): string[] {
+function disruptionRows(d: ZoneDisruption[], style: Style): string[] {
   const strat = d[0]?.strategy ?? 'upstream-auto'
   return alignColumns(
     [
@@ -209,7 +208,7 @@ function ServiceView({svc, report, style, width, allStrategies}: {svc: ServiceRe
       </Box>
       {report.whatIf.length > 0 ? <Text wrap="wrap">{`What-if: ${report.whatIf.join('; ')}`}</Text> : null}
       <Box flexDirection="column" marginTop={1}>
-        {rankedRows(svc, style, width).map((line, i) => (
+        {rankedRows(ranked, style, width).map((line, i) => (
           <Text key={i} wrap="truncate-end">
             {i === 0 ? style.bold(line) : line}
           </Text>
