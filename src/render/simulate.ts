@@ -61,13 +61,11 @@ export function renderSimulate(report: SimulateReport, opts: {format: SimulateFo
   if (opts.format === 'csv') return csvOfReport(report, opts.noHeaders === true)
   const out: string[] = []
   for (const svc of report.services) {
-    if (report.services.length > 1 || report.whatIf.length > 0 || true) {
-      const zones = svc.input.zones
-        .map((z) => `${z === '' ? '(no zone)' : z} ${svc.input.endpointsByZone[z] ?? 0} ep / ${pct(svc.input.trafficShare[z] ?? 0, 0)} traffic`)
-        .join(', ')
-      out.push(style.bold(`Service ${svc.namespace}/${svc.name}`) + ` (${svc.input.readyEndpoints} ready endpoints; ${zones}; traffic model ${report.trafficModel})`)
-      if (report.whatIf.length > 0) out.push(`What-if: ${report.whatIf.join('; ')}`)
-    }
+    const zones = svc.input.zones
+      .map((z) => `${z === '' ? '(no zone)' : z} ${svc.input.endpointsByZone[z] ?? 0} ep / ${pct(svc.input.trafficShare[z] ?? 0, 0)} traffic`)
+      .join(', ')
+    out.push(style.bold(`Service ${svc.namespace}/${svc.name}`) + ` (${svc.input.readyEndpoints} ready endpoints; ${zones}; traffic model ${report.trafficModel})`)
+    if (report.whatIf.length > 0) out.push(`What-if: ${report.whatIf.join('; ')}`)
     const ranked = rank(svc.strategies)
     const header = ['RANK', 'STRATEGY', 'SCORE', 'IN-ZONE', 'MAX-OVERLOAD', 'MEAN-OVERLOAD', 'SLICES', 'FALLBACK-ZONES']
     if (opts.format === 'wide') header.push('SD', 'UNSERVED', 'NOTE')
