@@ -1,6 +1,6 @@
 // apply --wait: polls the Service's EndpointSlices until the controller's hints equal the
 // prediction. Separate from apply-run.ts so the loop runs in unit tests on a virtual clock.
-import {compareHints, type HintDifference, type PredictedEndpoint} from '../engine/plan.js'
+import {compareHints, waitVerdict, type HintDifference, type PredictedEndpoint} from '../engine/plan.js'
 import type {EndpointSlice} from '../engine/types.js'
 
 export interface WaitResult {
@@ -31,13 +31,8 @@ export interface WaitOptions {
 const signatureOf = (slices: readonly EndpointSlice[]) => slices.map((s) => `${s.metadata.name}@${s.metadata.resourceVersion}`).join(',')
 
 /**
- * Polls until the live hints equal the prediction, or until they have stopped changing for a
- * settle period after the controller wrote them (then reports the difference), bounded by
- * timeoutMs. A match on slices that
- * are still exactly as they were before the write is not yet the controller's answer: the
- * controller may not have synced the change (the prediction can equal the old hints); such a
- * match counts once it has held for the settle period (a controller that needs to write
- * nothing writes nothing).
+ * Polls the slices every pollMs until engine/plan.ts's waitVerdict says the controller's answer
+ * is in (the hints match the prediction, or differ once its writes settled), bounded by timeoutMs.
  */
 export async function waitForController(o: WaitOptions): Promise<WaitResult> {
   const now = o.now ?? Date.now
@@ -48,7 +43,6 @@ export async function waitForController(o: WaitOptions): Promise<WaitResult> {
   const start = now()
   let lastSignature = ''
   let lastChange = start
-  let differences: HintDifference[] = []
   for (;;) {
     const slices = await o.list()
     const t = now()
@@ -57,13 +51,14 @@ export async function waitForController(o: WaitOptions): Promise<WaitResult> {
       lastSignature = signature
       lastChange = t
     }
-    differences = compareHints(o.predicted, slices, o.perZone)
-    const settled = t - lastChange >= settleMs
-    const over = t - start >= o.timeoutMs || o.interrupted()
-    if (differences.length === 0 && (signature !== beforeSignature || settled || over)) return {matched: true, perZone: o.perZone, differences}
-    // A difference on slices still as before the write: the controller has not answered yet
-    // (a loaded machine); only the timeout ends that wait.
-    if (differences.length > 0 && ((settled && signature !== beforeSignature) || over)) return {matched: false, perZone: o.perZone, differences}
+    const differences = compareHints(o.predicted, slices, o.perZone)
+    const verdict = waitVerdict({
+      match: differences.length === 0,
+      changedSinceWrite: signature !== beforeSignature,
+      settled: t - lastChange >= settleMs,
+      over: t - start >= o.timeoutMs || o.interrupted(),
+    })
+    if (verdict !== 'wait') return {matched: verdict === 'matched', perZone: o.perZone, differences}
     await sleep(pollMs)
   }
 }

@@ -591,6 +591,22 @@ export interface PredictedEndpoint {
 }
 
 /**
+ * apply --wait's rule for one poll of the slices after a write: the live hints `match` the
+ * prediction or not; the slices `changedSinceWrite` (else they are exactly as read before the
+ * write, and the controller may not have synced the change yet); `settled`: they have not
+ * changed for the settle period; `over`: the timeout passed or the user interrupted.
+ * A match counts once the controller has written, or once it has held for the settle period (a
+ * controller that needs to write nothing writes nothing); a difference counts once the
+ * controller's writes have settled. Until then, wait.
+ */
+export function waitVerdict(p: {match: boolean; changedSinceWrite: boolean; settled: boolean; over: boolean}): 'matched' | 'differs' | 'wait' {
+  if (p.match) return p.changedSinceWrite || p.settled || p.over ? 'matched' : 'wait'
+  // A difference on slices still as before the write: the controller has not answered yet
+  // (a loaded machine); only the timeout ends that wait.
+  return (p.settled && p.changedSinceWrite) || p.over ? 'differs' : 'wait'
+}
+
+/**
  * Compares live endpoint hints with a prediction. Exact per endpoint, except where upstream
  * is random (topology-mode Auto picks which endpoints a zone donates in Go map order): there
  * the number of ready endpoints hinted for each zone is compared, and every ready endpoint

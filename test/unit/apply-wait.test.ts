@@ -1,7 +1,7 @@
 // apply --wait's polling loop on a virtual clock: each list() returns the next scripted state.
 import {describe, expect, it} from 'vitest'
 import {waitForController, type WaitOptions} from '../../src/commands/apply-wait.js'
-import type {PredictedEndpoint} from '../../src/engine/plan.js'
+import {waitVerdict, type PredictedEndpoint} from '../../src/engine/plan.js'
 import type {EndpointSlice} from '../../src/engine/types.js'
 
 const slice = (rv: string, zone: string | null): EndpointSlice => ({
@@ -90,5 +90,21 @@ describe('apply --wait (waitForController)', () => {
     const {result, elapsed} = await run((i) => [slice(String(101 + i), 'zone-b')], {predicted: zoneA, before, timeoutMs: 3000, settleMs: 5000})
     expect(result.matched).toBe(false)
     expect(elapsed).toBe(3000)
+  })
+})
+
+describe('waitVerdict (engine/plan.ts): the rule of one poll', () => {
+  it.each([
+    // match, changedSinceWrite, settled, over -> verdict
+    [true, true, false, false, 'matched'],
+    [true, false, false, false, 'wait'], // the controller may not have synced the change yet
+    [true, false, true, false, 'matched'], // held for the settle period: nothing to write
+    [true, false, false, true, 'matched'],
+    [false, true, false, false, 'wait'], // the controller is still writing
+    [false, true, true, false, 'differs'],
+    [false, false, true, false, 'wait'], // unchanged slices: only the timeout ends the wait
+    [false, false, false, true, 'differs'],
+  ] as const)('match=%s changedSinceWrite=%s settled=%s over=%s -> %s', (match, changedSinceWrite, settled, over, verdict) => {
+    expect(waitVerdict({match, changedSinceWrite, settled, over})).toBe(verdict)
   })
 })
