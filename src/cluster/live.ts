@@ -10,6 +10,9 @@ import {apiStatusCode, toCliError, type ErrorContext} from './errors.js'
 import type {KubeContext} from './kubeconfig.js'
 import {didYouMean} from './suggest.js'
 
+/** Items per list page unless pageSize says otherwise (kubectl's chunk size). */
+export const LIST_PAGE_SIZE = 500
+
 export interface ReadOptions {
   /** Overrides the context's namespace. */
   namespace?: string
@@ -97,7 +100,7 @@ export async function readClusterState(ctx: KubeContext, opts: ReadOptions = {})
   const startRequests = ctx.stats.requests
   const ns = opts.namespace || ctx.namespace
   const all = opts.allNamespaces === true
-  const limit = opts.pageSize ?? 500
+  const limit = opts.pageSize ?? LIST_PAGE_SIZE
   const labelSelector = opts.labelSelector || undefined
   const names = [...new Set(opts.serviceNames ?? [])]
   const warnings: string[] = []

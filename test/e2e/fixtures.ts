@@ -22,6 +22,7 @@ import {
   type V1Service,
 } from '@kubernetes/client-node'
 import {randomBytes} from 'node:crypto'
+import {LIST_PAGE_SIZE} from '../../src/cluster/live.js'
 import {
   CONTROLLER_NAME,
   LABEL_HOSTNAME,
@@ -380,9 +381,6 @@ export class Cluster {
 
 // ---- cluster-wide reads ---------------------------------------------------------------------
 
-/** src/cluster/live.ts's page size. */
-export const PAGE_SIZE = 500
-
 /**
  * The list requests a cluster-wide read by the product makes now (src/cluster/live.ts): one
  * per page of Nodes, Services and EndpointSlices (with a kubernetes.io/service-name label), as
@@ -397,7 +395,7 @@ export async function clusterWideListCalls(): Promise<string[]> {
     c.core.listServiceForAllNamespaces({}),
     c.discovery.listEndpointSliceForAllNamespaces({labelSelector: LABEL_SERVICE_NAME}),
   ])
-  const pages = (n: number) => Math.max(1, Math.ceil(n / PAGE_SIZE))
+  const pages = (n: number) => Math.max(1, Math.ceil(n / LIST_PAGE_SIZE))
   return [
     ...Array<string>(pages(nodes.items.length)).fill('/api/v1/nodes'),
     ...Array<string>(pages(services.items.length)).fill('/api/v1/services'),
