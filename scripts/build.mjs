@@ -56,25 +56,12 @@ const common = {
   logLevel: 'warning',
 }
 
+/** dist/NAME.cjs: one CommonJS file from `entry`. */
+const cjs = (name, entry, options) => build({...common, entryPoints: {[name]: entry}, outdir: tmp, outExtension: {'.js': '.cjs'}, format: 'cjs', ...options})
 // @oclif/core requires typescript inside a try/catch (only for ts-node setups); ws requires
 // its optional native helpers the same way.
-const app = await build({
-  ...common,
-  entryPoints: {app: 'src/run.ts'},
-  outdir: tmp,
-  outExtension: {'.js': '.cjs'},
-  format: 'cjs',
-  external: ['typescript'],
-  plugins: [hostModules, oclifEdits],
-})
-const k8s = await build({
-  ...common,
-  entryPoints: {k8s: 'src/cluster/k8s.ts'},
-  outdir: tmp,
-  outExtension: {'.js': '.cjs'},
-  format: 'cjs',
-  external: ['bufferutil', 'utf-8-validate'],
-})
+const app = await cjs('app', 'src/run.ts', {external: ['typescript'], plugins: [hostModules, oclifEdits]})
+const k8s = await cjs('k8s', 'src/cluster/k8s.ts', {external: ['bufferutil', 'utf-8-validate']})
 // The ES module side (completion from a live cluster) uses the same dist/k8s.cjs.
 const k8sNames = Object.values((await build({...common, entryPoints: ['src/cluster/k8s.ts'], outdir: tmp, format: 'esm', write: false, sourcemap: false})).metafile.outputs).find((o) => o.entryPoint)?.exports ?? []
 if (!k8sNames.includes('KubeConfig')) throw new Error(`src/cluster/k8s.ts: unexpected exports ${k8sNames.join(', ')}`)
