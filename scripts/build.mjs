@@ -17,6 +17,7 @@ import {isBuiltin} from 'node:module'
 import path from 'node:path'
 import {fileURLToPath} from 'node:url'
 import {build} from 'esbuild'
+import {k8sExportNames, replaceK8s} from './esbuild-k8s.mjs'
 import {oclifEdits} from './esbuild-oclif.mjs'
 
 const root = fileURLToPath(new URL('..', import.meta.url))
@@ -62,22 +63,10 @@ const cjs = (name, entry, options) => build({...common, entryPoints: {[name]: en
 // its optional native helpers the same way.
 const app = await cjs('app', 'src/run.ts', {external: ['typescript'], plugins: [hostModules, oclifEdits]})
 const k8s = await cjs('k8s', 'src/cluster/k8s.ts', {external: ['bufferutil', 'utf-8-validate']})
-// The ES module side (completion from a live cluster) uses the same dist/k8s.cjs.
-const k8sNames = Object.values((await build({...common, entryPoints: ['src/cluster/k8s.ts'], outdir: tmp, format: 'esm', write: false, sourcemap: false})).metafile.outputs).find((o) => o.entryPoint)?.exports ?? []
-if (!k8sNames.includes('KubeConfig')) throw new Error(`src/cluster/k8s.ts: unexpected exports ${k8sNames.join(', ')}`)
-const k8sFromCjs = {
-  name: 'k8s-from-cjs',
-  setup(b) {
-    b.onResolve({filter: /(^|\/)k8s\.js$/}, (a) =>
-      path.resolve(a.resolveDir, a.path) === path.join(root, 'src', 'cluster', 'k8s.js') ? {path: 'k8s', namespace: 'k8s-cjs'} : undefined,
-    )
-    // A lazily imported module, so always in dist/chunks/ (chunkNames below).
-    b.onLoad({filter: /.*/, namespace: 'k8s-cjs'}, () => ({
-      contents: `import {createRequire} from 'node:module'\nexport const {${k8sNames.join(', ')}} = createRequire(import.meta.url)('../k8s.cjs')\n`,
-      loader: 'js',
-    }))
-  },
-}
+// The ES module side (completion from a live cluster) uses the same dist/k8s.cjs; a lazily
+// imported module, so always in dist/chunks/ (chunkNames below).
+const k8sNames = await k8sExportNames(root)
+const k8sFromCjs = replaceK8s(root, 'k8s-cjs', `import {createRequire} from 'node:module'\nexport const {${k8sNames.join(', ')}} = createRequire(import.meta.url)('../k8s.cjs')\n`)
 const appHash = createHash('sha256').update(readFileSync(path.join(tmp, 'app.cjs'))).digest('hex')
 const main = await build({
   ...common,

@@ -24,6 +24,7 @@ import {gzipSync} from 'node:zlib'
 import {build} from 'esbuild'
 import {parseDocument} from 'yaml'
 import {ensureArm64Runner} from './arm64-runner.mjs'
+import {k8sExportNames, replaceK8s} from './esbuild-k8s.mjs'
 
 const ROOT = resolve(import.meta.dirname, '..')
 const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'))
@@ -130,29 +131,10 @@ const seaStubs = {
   },
 }
 
-/** The export names of src/cluster/k8s.ts (dist/k8s.cjs is CommonJS, the main module imports it by name). */
-async function k8sExportNames() {
-  const esm = await build({absWorkingDir: ROOT, entryPoints: ['src/cluster/k8s.ts'], bundle: true, platform: 'node', format: 'esm', write: false, outdir: WORK, metafile: true, logLevel: 'warning'})
-  const names = Object.values(esm.metafile.outputs).find((o) => o.entryPoint)?.exports ?? []
-  if (!names.includes('KubeConfig')) throw new Error(`src/cluster/k8s.ts: unexpected exports ${names.join(', ')}`)
-  return names
-}
-
 /** In the main module (completion from a live cluster) every import of src/cluster/k8s.ts
  *  resolves to the k8s.cjs asset (src/sea-assets.ts), the one dist/app.cjs uses too. */
-const seaK8s = (names) => ({
-  name: 'sea-k8s',
-  setup(b) {
-    b.onResolve({filter: /(^|\/)k8s\.js$/}, (a) =>
-      resolve(a.resolveDir, a.path) === join(ROOT, 'src', 'cluster', 'k8s.js') ? {path: 'k8s', namespace: 'sea-k8s'} : undefined,
-    )
-    b.onLoad({filter: /.*/, namespace: 'sea-k8s'}, () => ({
-      contents: `import {seaK8s} from ${JSON.stringify(join(ROOT, 'src', 'sea-assets.ts'))}\nexport const {${names.join(', ')}} = seaK8s()\n`,
-      loader: 'js',
-      resolveDir: ROOT,
-    }))
-  },
-})
+const seaK8s = (names) =>
+  replaceK8s(ROOT, 'sea-k8s', `import {seaK8s} from ${JSON.stringify(join(ROOT, 'src', 'sea-assets.ts'))}\nexport const {${names.join(', ')}} = seaK8s()\n`)
 
 /**
  * The V8 code caches of the assets, made by the target's own Node binary (natively, or under
@@ -332,7 +314,7 @@ if (node && targets.length !== 1) throw new Error('--node applies to exactly one
 const t0 = Date.now()
 rmSync(WORK, {recursive: true, force: true})
 mkdirSync(WORK, {recursive: true})
-const main = await bundle(await k8sExportNames())
+const main = await bundle(await k8sExportNames(ROOT))
 const results = []
 for (const name of targets) results.push(await buildTarget(name, main, node, codeCache))
 updateManifest(results)
