@@ -1,6 +1,7 @@
-// esbuild plugin shared by scripts/build.mjs and scripts/package.mjs: two build-time edits of
-// @oclif/core (5.1.9, pinned exactly; docs/design.md "Bundling" and "Startup"). The build
-// fails if the code they edit is not found, so an oclif upgrade must look at them again.
+// esbuild plugin of scripts/build.mjs for dist/app.cjs (which the executable embeds as is):
+// two build-time edits of @oclif/core (5.1.9, pinned exactly; docs/design.md "Bundling" and
+// "Startup"). The build fails if the code they edit is not found, so an oclif upgrade must
+// look at them again.
 //
 // 1. Lazy requires. oclif is CommonJS whose modules require each other at the top: loading
 //    `Command` evaluates the config loader, which requires ejs, minimatch, tinyglobby, the
