@@ -53,15 +53,6 @@ export function appRequire(opts: {k8s: () => unknown; view: (name: string) => Pr
   }
 }
 
-/** The ink views by name, as the entries import them (esbuild needs literal paths). */
-export function viewLoader(views: Record<string, () => Promise<unknown>>): (name: string) => Promise<unknown> {
-  return async (name) => {
-    const load = views[name]
-    if (!load) throw new Error(`no view ${name} in this build`)
-    return load()
-  }
-}
-
 /** A require that loads node built-ins only (the standalone executable has nothing on disk). */
 export function builtinRequire(path: string): (id: string) => unknown {
   const require = createRequire(path)

@@ -10,14 +10,14 @@ import {dirname, join} from 'node:path'
 import {fileURLToPath} from 'node:url'
 import type {Script} from 'node:vm'
 import pkg from '../package.json' with {type: 'json'}
-import {appRequire, cjsScript, runCjs, viewLoader, type App} from './app-loader.js'
+import {appRequire, cjsScript, runCjs, type App} from './app-loader.js'
 import {dispatch, pjsonOf, type Host, type Manifest, type Runner} from './dispatch.js'
+import {loadView} from './views.js'
 
 /** The sha256 of dist/app.cjs, set by scripts/build.mjs: the code cache is valid for it only. */
 declare const APP_HASH: string
 
 const DIST = fileURLToPath(new URL('.', import.meta.url))
-const VIEWS = viewLoader({'watch-view': () => import('./render/watch-view.js'), 'simulate-view': () => import('./render/simulate-view.js')})
 const ROOT = join(DIST, '..')
 
 export const npmHost: Host = {
@@ -48,7 +48,7 @@ function appRunner(id: string): Runner {
   }
   const script = cjsScript(readFileSync(file, 'utf8'), file, cachedData)
   const nodeRequire = createRequire(file)
-  const require = appRequire({k8s: () => nodeRequire('./k8s.cjs'), view: VIEWS, fallback: nodeRequire})
+  const require = appRequire({k8s: () => nodeRequire('./k8s.cjs'), view: loadView, fallback: nodeRequire})
   const app = runCjs<App>(script, require, file, DIST)
   return {
     async runCommand(...args) {

@@ -10,12 +10,12 @@
 import {dirname} from 'node:path'
 import manifest from 'sea:oclif-manifest'
 import pkg from '../package.json' with {type: 'json'}
-import {appRequire, builtinRequire, viewLoader, type App} from './app-loader.js'
+import {appRequire, builtinRequire, type App} from './app-loader.js'
 import {dispatch, pjsonOf, type Host, type Manifest} from './dispatch.js'
 import {loadAsset, seaK8s} from './sea-assets.js'
+import {loadView} from './views.js'
 
-const VIEWS = viewLoader({'watch-view': () => import('./render/watch-view.js'), 'simulate-view': () => import('./render/simulate-view.js')})
-const require = appRequire({k8s: seaK8s, view: VIEWS, fallback: builtinRequire(process.execPath)})
+const require = appRequire({k8s: seaK8s, view: loadView, fallback: builtinRequire(process.execPath)})
 
 const seaHost: Host = {
   root: dirname(process.execPath),
