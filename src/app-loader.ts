@@ -18,9 +18,9 @@ import {createRequire, isBuiltin} from 'node:module'
 import {Script} from 'node:vm'
 import type {Runner} from './dispatch.js'
 
-export const APP_K8S = 'kubectl-topology:k8s'
+const APP_K8S = 'kubectl-topology:k8s'
 /** `kubectl-topology:view:watch-view` is src/render/watch-view.tsx. */
-export const APP_VIEW = 'kubectl-topology:view:'
+const APP_VIEW = 'kubectl-topology:view:'
 
 /** dist/app.cjs's exports. */
 export type App = Runner & {COMMANDS: Record<string, unknown>}

@@ -54,7 +54,7 @@ function program(host: Host): HelpProgram {
 }
 
 /** What oclif printed for --version, e.g. "kubectl-topology/0.1.0 linux-x64 node-v26.10.0". */
-export function versionLine(pjson: Interfaces.PJSON): string {
+function versionLine(pjson: Interfaces.PJSON): string {
   return `${pjson.name}/${pjson.version} ${process.platform}-${process.arch} node-${process.version}`
 }
 

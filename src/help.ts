@@ -57,7 +57,7 @@ const GAP = 3
 
 /** The -h/--help flag every command has (shown in Flags:, offered by completion). */
 export const HELP_FLAG: HelpFlag = {name: 'help', type: 'boolean', char: 'h', description: 'Show help.'}
-export const VERSION_FLAG: HelpFlag = {name: 'version', type: 'boolean', description: 'Show the version.'}
+const VERSION_FLAG: HelpFlag = {name: 'version', type: 'boolean', description: 'Show the version.'}
 
 /**
  * Words of `text` in lines of at most `width` characters. A word longer than a line is cut

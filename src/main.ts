@@ -20,7 +20,7 @@ declare const APP_HASH: string
 const DIST = fileURLToPath(new URL('.', import.meta.url))
 const ROOT = join(DIST, '..')
 
-export const npmHost: Host = {
+const npmHost: Host = {
   root: ROOT,
   pjson: pjsonOf(pkg),
   manifest: () => JSON.parse(readFileSync(join(ROOT, 'oclif.manifest.json'), 'utf8')) as Manifest,

@@ -37,7 +37,7 @@ export async function runCommand(id: string, argv: string[], host: Host, manifes
  * package.json and oclif.manifest.json, without reading either from disk and with
  * `load()` of each command returning its class.
  */
-export function rootPlugin(host: Host, manifest: Manifest, commands: Record<string, Command.Class>): Interfaces.Plugin {
+function rootPlugin(host: Host, manifest: Manifest, commands: Record<string, Command.Class>): Interfaces.Plugin {
   const {pjson, root} = host
   const find = async (id: string, opts?: {must: boolean}): Promise<Command.Class> => {
     const c = commands[id]
