@@ -31,10 +31,13 @@ export async function main(argv: string[]): Promise<void> {
   return dispatch(argv, npmHost)
 }
 
+/** The name of every code cache of this build of dist/app.cjs starts with it. */
+const CACHE_PREFIX = `app-${APP_HASH.slice(0, 16)}-`
+
 /** Where the code cache of dist/app.cjs for command `id` lives, or undefined without a compile cache. */
 function cacheFile(id: string): string | undefined {
   const dir = getCompileCacheDir?.()
-  return dir === undefined ? undefined : join(dir, 'kubectl-topology', `app-${APP_HASH.slice(0, 16)}-${id}.cache`)
+  return dir === undefined ? undefined : join(dir, 'kubectl-topology', `${CACHE_PREFIX}${id}.cache`)
 }
 
 function appRunner(id: string): Runner {
@@ -66,8 +69,7 @@ function saveCache(file: string, script: Script): void {
     writeFileSync(tmp, script.createCachedData())
     renameSync(tmp, file)
     // The caches of other builds of dist/app.cjs (an upgrade) are of no use any more.
-    const current = `app-${APP_HASH.slice(0, 16)}-`
-    for (const f of readdirSync(dir)) if (f.startsWith('app-') && f.endsWith('.cache') && !f.startsWith(current)) rmSync(join(dir, f), {force: true})
+    for (const f of readdirSync(dir)) if (f.startsWith('app-') && f.endsWith('.cache') && !f.startsWith(CACHE_PREFIX)) rmSync(join(dir, f), {force: true})
   } catch {
     // A cache that cannot be written only costs the next start some time.
   }
