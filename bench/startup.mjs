@@ -1,7 +1,7 @@
 // Start-up time and peak memory of `kubectl topology`, as ratios against `node -e 0` (the
-// pinned Node) measured in the same rounds (each round runs every command once). Targets (issue 7): `--help` <= 2.5x,
-// `explain --from-file examples/three-zones.yaml` <= 4x, for the npm install
-// (bin/kubectl-topology.js run by the pinned Node) and the standalone executable.
+// pinned Node) measured in the same rounds (each round runs every command once). Targets
+// (issue 7): `--help` <= 2.5x, `explain --from-file examples/three-zones.yaml` <= 4x, for the
+// npm install (bin/kubectl-topology.js run by the pinned Node) and the standalone executable.
 //
 //   npm run build && npm run package     # (once) dist/ and the executable
 //   node bench/startup.mjs [--runs 15] [--sea PATH] [--kubectl]
@@ -34,7 +34,6 @@ const THROUGH_KUBECTL = args.includes('--kubectl')
 if (!existsSync(join(ROOT, 'dist', 'app.cjs'))) throw new Error('dist/app.cjs is missing: run `npm run build`')
 const hasSea = existsSync(SEA)
 if (!hasSea) process.stderr.write(`bench: no standalone executable at ${SEA} (run \`npm run package\`); measuring the npm install only\n`)
-
 
 const HELP = ['--help']
 const EXPLAIN = ['explain', '-A', '--from-file', EXAMPLE]
