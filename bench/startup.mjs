@@ -69,7 +69,7 @@ for (const c of cases) {
 // the commands interleave run by run and a change of machine load (the machine is shared)
 // hits all of them alike; the ratio of a command is the median over rounds of its time over
 // the baseline's in the same round. Two warm-up rounds first (discarded): they also make
-// the npm install's per-command code cache (src/main.ts).
+// the npm install's per-command code cache (src/entry/main.ts).
 const samples = interleavedRounds(cases, RUNS, ROOT)
 
 function peakRssKb(argv) {

@@ -1,10 +1,10 @@
 // Bundles the CLI with esbuild (docs/design.md "Bundling" and "Startup"):
 //
-//   dist/main.js (+ dist/chunks/): src/main.ts, what bin/kubectl-topology.js runs: dispatch,
+//   dist/main.js (+ dist/chunks/): src/entry/main.ts, what bin/kubectl-topology.js runs: dispatch,
 //     help, --version, completion, and the ink view of `watch` as a lazy chunk. ES modules.
-//   dist/app.cjs: src/run.ts, what runs a command: oclif, the command classes (COMMANDS, oclif's
-//     explicit target), the engine, the renderers. CommonJS in one file, which src/main.ts
-//     loads with a V8 code cache of what ran (src/app-loader.ts).
+//   dist/app.cjs: src/entry/run.ts, what runs a command: oclif, the command classes (COMMANDS, oclif's
+//     explicit target), the engine, the renderers. CommonJS in one file, which src/entry/main.ts
+//     loads with a V8 code cache of what ran (src/entry/app-loader.ts).
 //   dist/k8s.cjs: src/cluster/k8s.ts, client-node, required by app.cjs only to talk to a
 //     cluster.
 //
@@ -26,7 +26,7 @@ const dist = path.join(root, 'dist')
 // last; rename is atomic), so a CLI started during a rebuild never sees a half-empty dist/.
 const tmp = path.join(root, `.dist-${process.pid}`)
 
-/** What dist/app.cjs gets from the entry that loads it (src/app-loader.ts), by these names. */
+/** What dist/app.cjs gets from the entry that loads it (src/entry/app-loader.ts), by these names. */
 const hostModules = {
   name: 'host-modules',
   setup(b) {
@@ -61,7 +61,7 @@ const common = {
 const cjs = (name, entry, options) => build({...common, entryPoints: {[name]: entry}, outdir: tmp, outExtension: {'.js': '.cjs'}, format: 'cjs', ...options})
 // @oclif/core requires typescript inside a try/catch (only for ts-node setups); ws requires
 // its optional native helpers the same way.
-const app = await cjs('app', 'src/run.ts', {external: ['typescript'], plugins: [hostModules, oclifEdits]})
+const app = await cjs('app', 'src/entry/run.ts', {external: ['typescript'], plugins: [hostModules, oclifEdits]})
 const k8s = await cjs('k8s', 'src/cluster/k8s.ts', {external: ['bufferutil', 'utf-8-validate']})
 // The ES module side (completion from a live cluster) uses the same dist/k8s.cjs; a lazily
 // imported module, so always in dist/chunks/ (chunkNames below).
@@ -70,7 +70,7 @@ const k8sFromCjs = replaceK8s(root, 'k8s-cjs', `import {createRequire} from 'nod
 const appHash = createHash('sha256').update(readFileSync(path.join(tmp, 'app.cjs'))).digest('hex')
 const main = await build({
   ...common,
-  entryPoints: {main: 'src/main.ts'},
+  entryPoints: {main: 'src/entry/main.ts'},
   outdir: tmp,
   splitting: true,
   format: 'esm',
@@ -103,7 +103,7 @@ const staticClosure = (r, entry) => {
   visit(Object.keys(outputs).find((o) => outputs[o].entryPoint === entry))
   return {metafile: {inputs: Object.fromEntries([...seen].flatMap((o) => Object.keys(outputs[o].inputs)).map((i) => [i, true]))}}
 }
-forbidden(staticClosure(main, 'src/main.ts'), 'dist/main.js (help, --version, completion)', /node_modules\//)
+forbidden(staticClosure(main, 'src/entry/main.ts'), 'dist/main.js (help, --version, completion)', /node_modules\//)
 forbidden(main, 'dist/main.js and its chunks', /node_modules\/(@oclif|@kubernetes)\//)
 forbidden(app, 'dist/app.cjs', /node_modules\/(@kubernetes|ink|react|yoga-layout)\/|src\/render\/[\w-]+-view\.tsx$/)
 // @oclif/core's index evaluates all of oclif (and semver for an engine check): the code

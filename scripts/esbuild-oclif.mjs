@@ -13,7 +13,7 @@
 //    not all are loaded at start (the parser's node:readline is only for reading stdin).
 // 2. Plugin.load() sorts the command ids with String.prototype.localeCompare, whose first
 //    call loads an ICU collator (~20 ms); the edit sorts by code unit (the same order for
-//    our ASCII ids). Our root plugin (src/run.ts) does not use Plugin.load(); oclif's
+//    our ASCII ids). Our root plugin (src/entry/run.ts) does not use Plugin.load(); oclif's
 //    Plugin in the bundle is there for completeness.
 import {readFile} from 'node:fs/promises'
 

@@ -119,7 +119,7 @@ const seaStubs = {
     // only), ws's native speed-ups. They fail the way they do when not installed. ink imports
     // react-devtools-core only when DEV=true; the stub keeps the bundle self-contained.
     b.onResolve({filter: /^(typescript|bufferutil|utf-8-validate|react-devtools-core)$/}, (a) => ({path: a.path, namespace: 'sea-stub'}))
-    // The oclif manifest `npm run build` wrote (src/sea-entry.ts).
+    // The oclif manifest `npm run build` wrote (src/entry/sea-entry.ts).
     b.onResolve({filter: /^sea:oclif-manifest$/}, () => ({path: join(ROOT, 'oclif.manifest.json')}))
     b.onLoad({filter: /.*/, namespace: 'sea-stub'}, (a) => ({
       contents:
@@ -132,13 +132,13 @@ const seaStubs = {
 }
 
 /** In the main module (completion from a live cluster) every import of src/cluster/k8s.ts
- *  resolves to the k8s.cjs asset (src/sea-assets.ts), the one dist/app.cjs uses too. */
+ *  resolves to the k8s.cjs asset (src/entry/sea-assets.ts), the one dist/app.cjs uses too. */
 const seaK8s = (names) =>
   replaceK8s(ROOT, 'sea-k8s', `import {seaK8s} from ${JSON.stringify(join(ROOT, 'src', 'sea-assets.ts'))}\nexport const {${names.join(', ')}} = seaK8s()\n`)
 
 /**
  * The V8 code caches of the assets, made by the target's own Node binary (natively, or under
- * `runner`: qemu for linux-arm64 on an amd64 machine) after running them, as src/sea-assets.ts loads them: k8s.cjs after its module code ran;
+ * `runner`: qemu for linux-arm64 on an amd64 machine) after running them, as src/entry/sea-assets.ts loads them: k8s.cjs after its module code ran;
  * app.cjs after the commands below ran on the example snapshot, so the cache holds the
  * functions a command runs (oclif's parser, the snapshot reader, the engine, the renderers).
  */
@@ -168,7 +168,7 @@ async function bundle(k8sNames) {
   const outfile = join(WORK, 'kubectl-topology.mjs')
   const result = await build({
     absWorkingDir: ROOT,
-    entryPoints: ['src/sea-entry.ts'],
+    entryPoints: ['src/entry/sea-entry.ts'],
     outfile,
     bundle: true,
     format: 'esm',

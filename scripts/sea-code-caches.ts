@@ -1,5 +1,5 @@
 // Run by scripts/package.mjs with the target's own Node binary: makes the V8 code caches of
-// the standalone executable's assets dist/app.cjs and dist/k8s.cjs the way src/sea-assets.ts
+// the standalone executable's assets dist/app.cjs and dist/k8s.cjs the way src/entry/sea-assets.ts
 // loads them (same wrapper, same file names), after running them: k8s.cjs's module code, and
 // commands on the example snapshot for app.cjs, so the caches hold the functions a command
 // runs and not only the top level (docs/design.md "Startup").
@@ -7,9 +7,9 @@
 //   node make-code-caches.mjs DIST OUT_DIR     (cwd: the repository; output goes nowhere)
 import {readFileSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
-import {appRequire, builtinRequire, cjsScript, runCjs, type App} from '../src/app-loader.js'
-import {pjsonOf, type Host, type Manifest} from '../src/dispatch.js'
-import {assetFilename} from '../src/sea-assets.js'
+import {appRequire, builtinRequire, cjsScript, runCjs, type App} from '../src/entry/app-loader.js'
+import {pjsonOf, type Host, type Manifest} from '../src/entry/dispatch.js'
+import {assetFilename} from '../src/entry/sea-assets.js'
 
 const [dist, out] = process.argv.slice(2) as [string, string]
 const EXAMPLE = 'examples/three-zones.yaml'

@@ -3,9 +3,10 @@
 // read with one GET each, as kubectl does).
 
 import {CliError, ExitCode} from '../errors.js'
-import type {ClusterState, Deployment, EndpointSlice, EventObject, Node, Service, StatefulSet} from '../engine/types.js'
-import {LABEL_SERVICE_NAME} from '../engine/types.js'
-import {selectsTemplate} from '../engine/workload.js'
+import type {Deployment, EndpointSlice, EventObject, Node, Service, StatefulSet} from '../upstream/api/types.js'
+import type {ClusterState} from '../state/cluster-state.js'
+import {LABEL_SERVICE_NAME} from '../upstream/api/types.js'
+import {selectsTemplate} from '../simulate/workload.js'
 import {apiStatusCode, toCliError, type ErrorContext} from './errors.js'
 import type {KubeContext} from './kubeconfig.js'
 import {didYouMean} from './suggest.js'

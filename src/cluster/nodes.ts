@@ -1,6 +1,6 @@
 // Reading only the Nodes (for `kubectl topology nodes`): one paginated list, nothing else,
 // so the command needs no permission beyond "list nodes".
-import type {Node} from '../engine/types.js'
+import type {Node} from '../upstream/api/types.js'
 import {toCliError, type ErrorContext} from './errors.js'
 import type {KubeContext} from './kubeconfig.js'
 import {clean} from './live.js'

@@ -11,8 +11,9 @@
 // Lists are paginated (500 per page). Objects are plain wire JSON, like live.ts returns.
 
 import {CliError, ExitCode} from '../errors.js'
-import type {ClusterState, EndpointSlice, EventObject, Node, Service} from '../engine/types.js'
-import {LABEL_SERVICE_NAME} from '../engine/types.js'
+import type {EndpointSlice, EventObject, Node, Service} from '../upstream/api/types.js'
+import type {ClusterState} from '../state/cluster-state.js'
+import {LABEL_SERVICE_NAME} from '../upstream/api/types.js'
 import {apiStatusCode, toCliError, type ErrorContext} from './errors.js'
 import type {KubeContext} from './kubeconfig.js'
 import {clean, normalizeServerVersion} from './live.js'

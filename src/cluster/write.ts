@@ -6,8 +6,8 @@
 // the precondition is a ConflictError, which the caller answers by re-reading and re-planning.
 
 import {CliError, ExitCode} from '../errors.js'
-import {FIELD_MANAGER, type JsonPatchOp, type ManagedFieldsEntry} from '../engine/plan.js'
-import {LABEL_SERVICE_NAME, type EndpointSlice, type Service} from '../engine/types.js'
+import {FIELD_MANAGER, type JsonPatchOp, type ManagedFieldsEntry} from '../apply/plan.js'
+import {LABEL_SERVICE_NAME, type EndpointSlice, type Service} from '../upstream/api/types.js'
 import {apiStatusCode, scrub, toCliError, type ErrorContext} from './errors.js'
 import type {KubeContext} from './kubeconfig.js'
 

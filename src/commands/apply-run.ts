@@ -5,8 +5,8 @@ import {CliError, ExitCode} from '../errors.js'
 import {journalPath, readJournal, removeJournal, writeJournal} from '../cluster/journal.js'
 import {Writer} from '../cluster/write.js'
 import {waitForController as pollController, type WaitResult} from './apply-wait.js'
-import {changesOf, predictionOf, type ApplyReport, type ObjectRef} from '../engine/applyreport.js'
-import {explain, type ExplainReport} from '../engine/explain.js'
+import {changesOf, predictionOf, type ApplyReport, type ObjectRef} from '../apply/report.js'
+import {explain, type ExplainReport} from '../explain/report.js'
 import {
   hasChanges,
   MODE_FOR_STRATEGY,
@@ -19,9 +19,9 @@ import {
   type ServicePlan,
   type TopologyFields,
   topologyFieldsOf,
-} from '../engine/plan.js'
-import {CONTROLLER_NAME, LABEL_MANAGED_BY, type EndpointSlice} from '../engine/types.js'
-import {emptyJournal, hintsRecord, type Journal} from '../engine/undo.js'
+} from '../apply/plan.js'
+import {CONTROLLER_NAME, LABEL_MANAGED_BY, type EndpointSlice} from '../upstream/api/types.js'
+import {emptyJournal, hintsRecord, type Journal} from '../apply/undo.js'
 import {checkKubeVersion} from './flag-values.js'
 import {renderChanges, renderDifferences, renderApplyJson} from '../render/apply.js'
 import {renderExplain} from '../render/explain.js'

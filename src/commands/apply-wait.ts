@@ -1,7 +1,7 @@
 // apply --wait: polls the Service's EndpointSlices until the controller's hints equal the
 // prediction. Separate from apply-run.ts so the loop runs in unit tests on a virtual clock.
-import {compareHints, waitVerdict, type HintDifference, type PredictedEndpoint} from '../engine/plan.js'
-import type {EndpointSlice} from '../engine/types.js'
+import {compareHints, waitVerdict, type HintDifference, type PredictedEndpoint} from '../apply/plan.js'
+import type {EndpointSlice} from '../upstream/api/types.js'
 
 export interface WaitResult {
   matched: boolean

@@ -2,7 +2,7 @@
 // -> permission check -> journal -> writes -> (--wait) check. docs/apply.md is the guide.
 import type {Interfaces} from '@oclif/core'
 import * as Flags from '@oclif/core/flags'
-import {MODES, STRATEGIES} from '../engine/plan.js'
+import {MODES, STRATEGIES} from '../apply/plan.js'
 import {commonFlags, connectionFlags, TopologyCommand} from './base.js'
 import {MAX_CONFLICT_RETRIES, writeFlags} from './write-flags.js'
 

@@ -2,9 +2,9 @@
 // a ClusterState (live cluster or snapshot file). Commands stay thin: parse -> read -> engine -> render.
 import {Command} from '@oclif/core/command'
 import * as Flags from '@oclif/core/flags'
-import {decideColorLevel, type ColorMode} from '../colors.js'
+import {decideColorLevel, type ColorMode} from '../render/colors.js'
 import {CliError, ExitCode} from '../errors.js'
-import type {ClusterState} from '../engine/types.js'
+import type {ClusterState} from '../state/cluster-state.js'
 import {makeStyle, type Style} from '../render/style.js'
 
 export const connectionFlags = {
@@ -121,7 +121,7 @@ export async function readState(req: ReadRequest): Promise<ReadResult> {
     if (flags.kubeconfig || flags.context) {
       throw new CliError('--from-file reads a snapshot; --kubeconfig and --context apply only to a live cluster', ExitCode.USAGE)
     }
-    const {readSnapshotFile} = await import('../cluster/snapshot.js')
+    const {readSnapshotFile} = await import('../cluster/snapshot/snapshot.js')
     const state = await readSnapshotFile(flags['from-file'])
     return {state, namespace: flags['all-namespaces'] ? undefined : (flags.namespace ?? 'default'), source: 'snapshot', warnings: []}
   }

@@ -2,7 +2,7 @@
 // validation -> read -> explain -> check (pure, src/engine/check.ts) -> render.
 import * as Flags from '@oclif/core/flags'
 import {CliError, ExitCode} from '../errors.js'
-import type {CheckPolicies} from '../engine/check.js'
+import type {CheckPolicies} from '../check/check.js'
 import type {CheckFormat} from '../render/check.js'
 import {commonFlags, parseServiceArgs, readFlags, readState, TopologyCommand} from './base.js'
 import {checkKubeVersion, parseTraffic} from './flag-values.js'
@@ -57,8 +57,8 @@ Exit codes: 0 every check passed, 1 a check failed, 2 usage, 3 unreadable snapsh
     const {flags, argv} = await this.parse(Check)
     // Loaded here, not with the command class (docs/design.md "Startup").
     const [{check, DEFAULT_POLICIES, hasAnyPolicy, mergePolicies}, {explain}, {renderCheck}] = await Promise.all([
-      import('../engine/check.js'),
-      import('../engine/explain.js'),
+      import('../check/check.js'),
+      import('../explain/report.js'),
       import('../render/check.js'),
     ])
     const names = parseServiceArgs(argv as string[])
@@ -72,7 +72,7 @@ Exit codes: 0 every check passed, 1 a check failed, 2 usage, 3 unreadable snapsh
     if (flags['min-endpoints-per-zone'] !== undefined) fromFlags.minEndpointsPerZone = parseCount(flags['min-endpoints-per-zone'])
     const traffic = flags.traffic === undefined ? undefined : parseTraffic(flags.traffic)
     checkKubeVersion(flags['kube-version'])
-    const file = flags['policy-file'] === undefined ? undefined : await (await import('./policy-file.js')).readPolicyFile(flags['policy-file'])
+    const file = flags['policy-file'] === undefined ? undefined : await (await import('../cluster/policy-file.js')).readPolicyFile(flags['policy-file'])
     let policies = mergePolicies(file, fromFlags)
     if (!hasAnyPolicy(policies)) policies = {...DEFAULT_POLICIES}
 

@@ -1,7 +1,7 @@
 // kubectl topology explain: options -> validation -> run, like kubectl's commands.
 import * as Flags from '@oclif/core/flags'
 import {CliError, ExitCode} from '../errors.js'
-import type {ExplainReport} from '../engine/explain.js'
+import type {ExplainReport} from '../explain/report.js'
 import type {ExplainFormat} from '../render/explain.js'
 import {commonFlags, parseServiceArgs, readFlags, readState, TopologyCommand} from './base.js'
 import {checkKubeVersion, parseTraffic} from './flag-values.js'
@@ -48,7 +48,7 @@ Where Go's random map order makes upstream random (which zone receives a donated
     // The engine and renderer load here, not with the command class: every command's class
     // is loaded to run any one of them (docs/design.md "Startup").
     const [{explain}, {selectOrFail}, {renderExplain}] = await Promise.all([
-      import('../engine/explain.js'),
+      import('../explain/report.js'),
       import('./select.js'),
       import('../render/explain.js'),
     ])

@@ -1,6 +1,6 @@
 // Parsing and checking flag values several commands share: one wording for each mistake.
 import {CliError, ExitCode} from '../errors.js'
-import {parseVersion} from '../engine/version.js'
+import {parseVersion} from '../upstream/features.js'
 
 /** --kube-version must be a Kubernetes version (1.33, v1.31.0-eks-abc, 1.30+); undefined is fine. */
 export function checkKubeVersion(value: string | undefined): void {

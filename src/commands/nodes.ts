@@ -1,7 +1,7 @@
 // kubectl topology nodes: the cluster-wide basis of the topology-mode Auto heuristic.
 import * as Flags from '@oclif/core/flags'
 import {CliError, ExitCode} from '../errors.js'
-import type {ClusterState} from '../engine/types.js'
+import type {ClusterState} from '../state/cluster-state.js'
 import type {NodesFormat} from '../render/nodes.js'
 import {commonFlags, connectionFlags, TopologyCommand} from './base.js'
 
@@ -26,13 +26,13 @@ Also lists "threshold cliffs": single nodes whose loss would leave counted nodes
 
   async run(): Promise<void> {
     const {flags} = await this.parse(Nodes)
-    const [{nodesReport}, {renderNodes}] = await Promise.all([import('../engine/nodesreport.js'), import('../render/nodes.js')])
+    const [{nodesReport}, {renderNodes}] = await Promise.all([import('../explain/nodes-report.js'), import('../render/nodes.js')])
     let state: Pick<ClusterState, 'nodes' | 'nodesReadable'>
     if (flags['from-file'] !== undefined) {
       if (flags.kubeconfig || flags.context) {
         throw new CliError('--from-file reads a snapshot; --kubeconfig and --context apply only to a live cluster', ExitCode.USAGE)
       }
-      const {readSnapshotFile} = await import('../cluster/snapshot.js')
+      const {readSnapshotFile} = await import('../cluster/snapshot/snapshot.js')
       state = await readSnapshotFile(flags['from-file'])
     } else {
       const [{loadKubeConfig, parseDuration}, {readNodes}] = await Promise.all([import('../cluster/kubeconfig.js'), import('../cluster/nodes.js')])

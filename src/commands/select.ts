@@ -1,9 +1,9 @@
 // Turning names / -l / -n / -A into the Services a command works on, with kubectl's
 // messages for what is missing (shared by the commands that take a Service selection).
 import {CliError, ExitCode} from '../errors.js'
-import {selectServices} from '../engine/select.js'
-import {SelectorError} from '../engine/selector.js'
-import type {Service} from '../engine/types.js'
+import {selectServices} from '../state/select.js'
+import {SelectorError} from '../upstream/apimachinery/labels.js'
+import type {Service} from '../upstream/api/types.js'
 import type {ReadResult} from './base.js'
 
 export function requireSelection(names: string[], flags: {'all-namespaces'?: boolean; selector?: string | undefined}): void {

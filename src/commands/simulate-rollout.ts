@@ -2,7 +2,8 @@
 // flag's numbers, or from the Deployment/StatefulSet behind the Service with the flag's keys
 // as overrides). Loaded by simulate's run() only when --rollout is given.
 import {CliError, ExitCode, type ExitCodeValue} from '../errors.js'
-import type {ClusterState, IntOrString, Service} from '../engine/types.js'
+import type {IntOrString, Service} from '../upstream/api/types.js'
+import type {ClusterState} from '../state/cluster-state.js'
 import {
   kindOf,
   planOf,
@@ -16,7 +17,7 @@ import {
   type RolloutPlan,
   type RolloutSpec,
   type WorkloadKind,
-} from '../engine/workload.js'
+} from '../simulate/workload.js'
 
 export const FROM_WORKLOAD = 'from-workload'
 const KEYS = ['maxSurge', 'maxUnavailable', 'replicas', 'partition', 'type'] as const

@@ -2,10 +2,11 @@
 // what-ifs -> engine -> render.
 import * as Flags from '@oclif/core/flags'
 import {CliError, ExitCode} from '../errors.js'
-import type {DatasetRow} from '../engine/dataset.js'
-import type {SimulateOptions} from '../engine/simulate.js'
-import {FAMILIES, STRATEGIES, type Family, type StrategyName} from '../engine/simulate-names.js'
-import type {ClusterState, Service} from '../engine/types.js'
+import type {DatasetRow} from '../simulate/dataset.js'
+import type {SimulateOptions} from '../simulate/simulate.js'
+import {FAMILIES, STRATEGIES, type Family, type StrategyName} from '../simulate/names.js'
+import type {Service} from '../upstream/api/types.js'
+import type {ClusterState} from '../state/cluster-state.js'
 import type {DatasetReport, ServiceReport, SimulateReport} from '../render/simulate.js'
 import {commonFlags, parseServiceArgs, readFlags, readState, TopologyCommand} from './base.js'
 import {checkKubeVersion, parseTraffic} from './flag-values.js'
@@ -63,13 +64,13 @@ Strategies: ${STRATEGIES.join(', ')}. See docs/simulate.md for the exact definit
     const {flags, argv} = await this.parse(Simulate)
     // The simulator loads here, not with the command class (docs/design.md "Startup").
     const [{generate}, {selectOrFail}, {SelectorError}, sim, {rowToClusterState}, {validateTopologyKeys}, whatif, {chooseSimulateView, renderSimulate}] = await Promise.all([
-      import('../engine/dataset.js'),
+      import('../simulate/dataset.js'),
       import('./select.js'),
-      import('../engine/selector.js'),
-      import('../engine/simulate.js'),
-      import('../engine/simulate-dataset.js'),
-      import('../engine/strategies/topology-keys.js'),
-      import('../engine/whatif.js'),
+      import('../upstream/apimachinery/labels.js'),
+      import('../simulate/simulate.js'),
+      import('../simulate/dataset-run.js'),
+      import('../simulate/strategies/topology-keys.js'),
+      import('../simulate/whatif.js'),
       import('../render/simulate.js'),
     ])
     const {disruption, evaluateSteps, simulateService, SimulateInputError} = sim
@@ -211,8 +212,8 @@ Strategies: ${STRATEGIES.join(', ')}. See docs/simulate.md for the exact definit
   ): Promise<void> {
     const [{readFile}, {DatasetParseError, generate, parseDatasetCsv}, {Aggregator, DATASET_DEFAULT_STRATEGIES, DATASET_NOTES, scoreRow}, {ROW_CSV_HEADER, renderDataset, rowCsv}] = await Promise.all([
       import('node:fs/promises'),
-      import('../engine/dataset.js'),
-      import('../engine/simulate-dataset.js'),
+      import('../simulate/dataset.js'),
+      import('../simulate/dataset-run.js'),
       import('../render/simulate.js'),
     ])
     let rows: Iterable<DatasetRow>

@@ -30,7 +30,7 @@ export default class Snapshot extends TopologyCommand {
     if (names.length > 0 && flags.selector !== undefined) throw new CliError('Service names cannot be combined with -l', ExitCode.USAGE)
     const read = await readState({flags, serviceNames: names, withEvents: true, withWorkloads: 'optional'})
     for (const w of read.warnings) this.note(`Warning: ${w}`)
-    const {serializeSnapshot, snapshotYaml} = await import('../cluster/snapshot.js')
+    const {serializeSnapshot, snapshotYaml} = await import('../cluster/snapshot/snapshot.js')
     const doc = serializeSnapshot(read.state, {redact: flags.redact})
     this.out(flags.output === 'json' ? JSON.stringify(doc, null, 2) : snapshotYaml(doc))
   }

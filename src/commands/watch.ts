@@ -4,9 +4,9 @@
 // view (loaded lazily, only here); otherwise one line per change on stdout.
 import * as Flags from '@oclif/core/flags'
 import {CliError, ExitCode} from '../errors.js'
-import type {ExplainOptions} from '../engine/explain.js'
-import type {EventObject} from '../engine/types.js'
-import type {WatchFrame} from '../engine/watchmodel.js'
+import type {ExplainOptions} from '../explain/report.js'
+import type {EventObject} from '../upstream/api/types.js'
+import type {WatchFrame} from '../watch/model.js'
 import type {WatchViewState} from '../render/watch-lines.js'
 import {commonFlags, connectionFlags, parseServiceArgs, TopologyCommand} from './base.js'
 import {checkKubeVersion, parseTraffic} from './flag-values.js'
@@ -42,7 +42,7 @@ Expired watches (410 Gone) are re-listed; lost connections are retried with back
     const {flags, argv} = await this.parse(Watch)
     // Loaded here, not with the command class (docs/design.md "Startup").
     const [{diffFrames, watchFrame}, {changeLine, eventLine, summaryLines}] = await Promise.all([
-      import('../engine/watchmodel.js'),
+      import('../watch/model.js'),
       import('../render/watch-lines.js'),
     ])
     const names = parseServiceArgs(argv as string[])

@@ -3,10 +3,11 @@
 // (write-ahead: recorded before the first write, updated after each object).
 import {createInterface} from 'node:readline'
 import {CliError, ExitCode} from '../errors.js'
-import type {ObjectRef} from '../engine/applyreport.js'
-import type {ClusterState, EndpointSlice, Service} from '../engine/types.js'
-import {LABEL_SERVICE_NAME} from '../engine/types.js'
-import {markState, recordPending, compactJournal, type Journal, type ObjectRecord} from '../engine/undo.js'
+import type {ObjectRef} from '../apply/report.js'
+import type {EndpointSlice, Service} from '../upstream/api/types.js'
+import type {ClusterState} from '../state/cluster-state.js'
+import {LABEL_SERVICE_NAME} from '../upstream/api/types.js'
+import {markState, recordPending, compactJournal, type Journal, type ObjectRecord} from '../apply/undo.js'
 import type {KubeContext} from '../cluster/kubeconfig.js'
 import {ConflictError, type Writer} from '../cluster/write.js'
 
@@ -45,7 +46,7 @@ export async function loadContext(flags: ConnectionFlagsIn): Promise<KubeContext
 /** Reads the Service, its EndpointSlices (any manager), Nodes and the server version. */
 export async function readTarget(flags: ConnectionFlagsIn, name: string, ctx?: KubeContext): Promise<Target> {
   if (flags['from-file'] !== undefined) {
-    const {readSnapshotFile} = await import('../cluster/snapshot.js')
+    const {readSnapshotFile} = await import('../cluster/snapshot/snapshot.js')
     const state = await readSnapshotFile(flags['from-file'])
     const namespace = flags.namespace ?? 'default'
     const service = state.services.find((s) => s.metadata.name === name && (s.metadata.namespace ?? 'default') === namespace)

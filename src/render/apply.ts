@@ -1,7 +1,7 @@
 // Printers for `apply` and `reset`: the readable diff of a change set (per Service field,
 // per slice and endpoint: old -> new hints), the outcome lines, and JSON. Formatting only.
-import type {ApplyReport} from '../engine/applyreport.js'
-import type {ChangeSet, HintDifference, HintNames} from '../engine/plan.js'
+import type {ApplyReport} from '../apply/report.js'
+import type {ChangeSet, HintDifference, HintNames} from '../apply/plan.js'
 import {PLAIN, type Style} from './style.js'
 import {formatTable} from './table.js'
 

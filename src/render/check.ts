@@ -2,7 +2,7 @@
 // CheckReport, schema/check.v1.json), YAML, and JUnit XML for CI systems (one testsuite per
 // Service and address type, one testcase per policy). Formatting only.
 import {stringify as toYaml} from 'yaml'
-import type {CheckReport, PolicyResult, ServiceCheck} from '../engine/check.js'
+import type {CheckReport, PolicyResult, ServiceCheck} from '../check/check.js'
 import {PLAIN, type Style} from './style.js'
 import {formatTable} from './table.js'
 

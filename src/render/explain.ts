@@ -2,7 +2,7 @@
 // the per-node kube-proxy table (--per-node), and json / yaml. They format the model;
 // every figure comes from src/engine/explain.ts.
 import {stringify as toYaml} from 'yaml'
-import type {EndpointRow, ExplainReport, HintNames, KubeProxyVerdict, ServiceExplanation, ZoneRow} from '../engine/explain.js'
+import type {EndpointRow, ExplainReport, HintNames, KubeProxyVerdict, ServiceExplanation, ZoneRow} from '../explain/report.js'
 import {PLAIN, type Style} from './style.js'
 import {formatTable} from './table.js'
 

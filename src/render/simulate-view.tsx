@@ -3,12 +3,12 @@
 // an equal share of all traffic), then the rollout and disruption tables in a compact form.
 // Made for 80 columns and readable without colour (the bars use two glyphs). Loaded ONLY by
 // simulate on a terminal with the default table output (chooseSimulateView in simulate.ts),
-// with `await import('../render/simulate-view.js')`; ink and react are imported statically
+// with `await import('./simulate-view.js')`; ink and react are imported statically
 // here (docs/design.md: a dynamic import of a CommonJS package from a split chunk exposes
 // only `default`).
 import {Box, renderToString, Text} from 'ink'
-import type {RolloutStepResult, StrategyResult, ZoneDisruption, ZoneResult} from '../engine/simulate.js'
-import {rank} from '../engine/simulate.js'
+import type {RolloutStepResult, StrategyResult, ZoneDisruption, ZoneResult} from '../simulate/simulate.js'
+import {rank} from '../simulate/simulate.js'
 import {rolloutText, type ServiceReport, type SimulateReport} from './simulate.js'
 import type {Style} from './style.js'
 import {displayWidth, tableLines} from './table.js'

@@ -1,10 +1,10 @@
 // Rendering of simulate reports: table / wide (ranked, one row per strategy), json / yaml (the
 // report as is, schema/simulate.v1.json), csv. Formatting only.
 import {stringify} from 'yaml'
-import type {Aggregate, RowScore} from '../engine/simulate-dataset.js'
-import {goFormatFixed} from '../engine/gofmt.js'
-import {rank, type RolloutStepResult, type ServiceSimulation, type StrategyResult, type ZoneDisruption} from '../engine/simulate.js'
-import type {RolloutPlan} from '../engine/workload.js'
+import type {Aggregate, RowScore} from '../simulate/dataset-run.js'
+import {goFormatFixed} from '../simulate/gofmt.js'
+import {rank, type RolloutStepResult, type ServiceSimulation, type StrategyResult, type ZoneDisruption} from '../simulate/simulate.js'
+import type {RolloutPlan} from '../simulate/workload.js'
 import {formatTable} from './table.js'
 import {PLAIN, type Style} from './style.js'
 

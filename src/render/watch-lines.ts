@@ -3,9 +3,9 @@
 // highlighted, cliffs, changes and events. Formatting only: every figure comes from the
 // watch model (src/engine/watchmodel.ts). No ink or react here: this module is loaded on
 // every path of the command.
-import type {ServiceExplanation, ZoneRow} from '../engine/explain.js'
-import type {EventObject} from '../engine/types.js'
-import type {Change, WatchFrame} from '../engine/watchmodel.js'
+import type {ServiceExplanation, ZoneRow} from '../explain/report.js'
+import type {EventObject} from '../upstream/api/types.js'
+import type {Change, WatchFrame} from '../watch/model.js'
 import {PLAIN, type Style} from './style.js'
 import {formatTable} from './table.js'
 

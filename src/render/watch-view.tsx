@@ -1,5 +1,5 @@
 // The live terminal view of `watch` (ink + react). Loaded ONLY by the watch command on a
-// terminal, with `await import('../render/watch-view.js')`; react and ink are imported
+// terminal, with `await import('./watch-view.js')`; react and ink are imported
 // statically here (a dynamic import of a CommonJS package such as react from a split ESM
 // chunk exposes only `default`: docs/design.md, notes/toolchain.md §2).
 import {Box, render, Text, useApp, useInput, useStdin} from 'ink'

@@ -1,7 +1,7 @@
 // `kubectl-topology __complete ARGS... WORD` (what kubectl_complete-topology runs): cobra's
 // protocol, candidates from the commands' own flags and from a snapshot file. No cluster.
 import {describe, expect, it} from 'vitest'
-import {COMMANDS} from '../../src/cli.js'
+import {COMMANDS} from '../../src/entry/commands.js'
 import {EXAMPLE, runCli} from './run-cli.js'
 
 function complete(...args: string[]) {

@@ -5,7 +5,7 @@ import path from 'node:path'
 import {Ajv2020} from 'ajv/dist/2020.js'
 import {describe, expect, it} from 'vitest'
 import {parse as parseYaml} from 'yaml'
-import type {ExplainReport} from '../../src/engine/explain.js'
+import type {ExplainReport} from '../../src/explain/report.js'
 import {EXAMPLE, ROOT, runCli} from './run-cli.js'
 
 const UNLABELED = path.join(ROOT, 'examples/unlabeled-node.yaml')

@@ -1,11 +1,11 @@
 // Help, --version and the errors before a command runs, on the built CLI (`npm run build`
-// first): every form of asking for help prints src/help.ts's rendering of the manifest,
+// first): every form of asking for help prints src/entry/help.ts's rendering of the manifest,
 // complete (every flag, every example), the same on a terminal or not; errors are one line.
 import {readFileSync} from 'node:fs'
 import {describe, expect, it} from 'vitest'
-import {COMMANDS} from '../../src/cli.js'
-import type {Manifest} from '../../src/dispatch.js'
-import {commandHelp, rootHelp, WIDTH} from '../../src/help.js'
+import {COMMANDS} from '../../src/entry/commands.js'
+import type {Manifest} from '../../src/entry/dispatch.js'
+import {commandHelp, rootHelp, WIDTH} from '../../src/entry/help.js'
 import pkg from '../../package.json' with {type: 'json'}
 import {ROOT, runCli} from './run-cli.js'
 

@@ -5,7 +5,7 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import {PatchStrategy, setHeaderOptions} from '@kubernetes/client-node'
-import {LABEL_MANAGED_BY, LABEL_SERVICE_NAME, type EndpointSlice, type Service} from '../../src/engine/types.js'
+import {LABEL_MANAGED_BY, LABEL_SERVICE_NAME, type EndpointSlice, type Service} from '../../src/upstream/api/types.js'
 import {cluster, createNode, createPod, createService, deleteAllNodes, plain, waitForReconciled, type ExpectedEndpoint} from './fixtures.js'
 
 export const ZONES = ['zone-a', 'zone-b', 'zone-c']

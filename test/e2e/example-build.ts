@@ -2,7 +2,7 @@
 // waits until the real EndpointSlice controller has reconciled every Service.
 import {execFileSync} from 'node:child_process'
 import {fileURLToPath} from 'node:url'
-import type {EndpointSlice} from '../../src/engine/types.js'
+import type {EndpointSlice} from '../../src/upstream/api/types.js'
 import type {Cluster} from './fixtures.js'
 import {DRIFT, NODES, SERVICES, podsFor} from './example-scenario.js'
 

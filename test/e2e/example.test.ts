@@ -4,7 +4,7 @@
 // explain predicted.
 import {spawnSync} from 'node:child_process'
 import {beforeAll, describe, expect, it} from 'vitest'
-import type {ExplainReport, ServiceExplanation} from '../../src/engine/explain.js'
+import type {ExplainReport, ServiceExplanation} from '../../src/explain/report.js'
 import {BIN, EXAMPLE, ROOT} from '../cli/run-cli.js'
 import {cluster} from './fixtures.js'
 import {buildExample, controller, makeDrift} from './example-build.js'

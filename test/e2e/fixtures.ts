@@ -35,7 +35,7 @@ import {
   type Node,
   type Service,
   type ServicePort,
-} from '../../src/engine/types.js'
+} from '../../src/upstream/api/types.js'
 
 /** The component name the EndpointSlice controller records its Events with. */
 export const EVENT_SOURCE = 'endpoint-slice-controller'

@@ -4,7 +4,7 @@ import {isDeepStrictEqual} from 'node:util'
 import {beforeAll, describe, expect, it} from 'vitest'
 import {loadKubeConfig, type KubeContext} from '../../src/cluster/kubeconfig.js'
 import {NODES_FORBIDDEN_WARNING, readClusterState, type LiveClusterState} from '../../src/cluster/live.js'
-import {parseSnapshot, serializeSnapshot} from '../../src/cluster/snapshot.js'
+import {parseSnapshot, serializeSnapshot} from '../../src/cluster/snapshot/snapshot.js'
 import {CliError, ExitCode} from '../../src/errors.js'
 import {
   clusterWideListCalls,

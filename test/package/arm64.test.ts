@@ -7,7 +7,7 @@ import {mkdtempSync, readFileSync, readdirSync, rmSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {COMMANDS} from '../../src/cli.js'
+import {COMMANDS} from '../../src/entry/commands.js'
 import {archivePath, CODE_CACHE_DEBUG, codeCacheVerdicts, EXAMPLE, PKG, refusedKubeconfig, ROOT, run, type Run} from './artifacts.js'
 
 let dir: string

@@ -89,7 +89,7 @@ export async function refusedKubeconfig(dir: string): Promise<string> {
 }
 
 /** The environment in which the standalone executable says whether V8 accepted its code
- *  caches: Node's SEA debug output for the main module, src/sea-assets.ts's debuglog for the
+ *  caches: Node's SEA debug output for the main module, src/entry/sea-assets.ts's debuglog for the
  *  app.cjs and k8s.cjs assets. */
 export const CODE_CACHE_DEBUG = {NODE_DEBUG: 'kubectl-topology', NODE_DEBUG_NATIVE: 'SEA'}
 

@@ -8,7 +8,7 @@ import {cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSyn
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {COMMANDS} from '../../src/cli.js'
+import {COMMANDS} from '../../src/entry/commands.js'
 import {archivePath, CODE_CACHE_DEBUG, codeCacheVerdicts, EXAMPLE, HOST, kubectlPath, PKG, readManifest, refusedKubeconfig, ROOT, run} from './artifacts.js'
 
 const manifest = readManifest()

@@ -1,5 +1,6 @@
 // Small builders for literal cluster states in unit tests (wire-format subsets).
-import {LABEL_SERVICE_NAME, LABEL_MANAGED_BY, CONTROLLER_NAME, LABEL_ZONE, type EndpointSlice, type Node, type Service, type ClusterState} from '../../src/engine/types.js'
+import {LABEL_SERVICE_NAME, LABEL_MANAGED_BY, CONTROLLER_NAME, LABEL_ZONE, type EndpointSlice, type Node, type Service} from '../../src/upstream/api/types.js'
+import type {ClusterState} from '../../src/state/cluster-state.js'
 
 export function node(name: string, zone: string | null, opts: {cpu?: string; ready?: boolean; controlPlane?: boolean} = {}): Node {
   const labels: Record<string, string> = {'kubernetes.io/hostname': name}

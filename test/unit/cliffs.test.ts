@@ -1,11 +1,11 @@
 import Ajv2020 from 'ajv/dist/2020.js'
 import {readFileSync} from 'node:fs'
 import {describe, expect, it} from 'vitest'
-import {clusterCliffs, serviceCliffs} from '../../src/engine/cliffs.js'
-import {explain} from '../../src/engine/explain.js'
-import {nodesReport} from '../../src/engine/nodesreport.js'
-import {diffFrames, watchFrame} from '../../src/engine/watchmodel.js'
-import type {ClusterState} from '../../src/engine/types.js'
+import {clusterCliffs, serviceCliffs} from '../../src/explain/cliffs.js'
+import {explain} from '../../src/explain/report.js'
+import {nodesReport} from '../../src/explain/nodes-report.js'
+import {diffFrames, watchFrame} from '../../src/watch/model.js'
+import type {ClusterState} from '../../src/state/cluster-state.js'
 import {node, nodesIn, service, slice, spread, state} from './builders.js'
 
 const ZONES = ['zone-a', 'zone-b', 'zone-c']

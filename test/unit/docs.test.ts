@@ -4,7 +4,7 @@
 import {existsSync, readdirSync, readFileSync} from 'node:fs'
 import {dirname, join, resolve} from 'node:path'
 import {describe, expect, it} from 'vitest'
-import {COMMANDS} from '../../src/cli.js'
+import {COMMANDS} from '../../src/entry/commands.js'
 
 const ROOT = resolve(import.meta.dirname, '../..')
 const DOCS = join(ROOT, 'docs')

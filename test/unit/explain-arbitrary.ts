@@ -3,22 +3,8 @@
 // trafficDistribution, traffic policies and types, and several EndpointSlices per Service with
 // random endpoints (conditions unset or set, zones, node names, live hints), IPv4 and IPv6.
 import fc from 'fast-check'
-import {
-  ANNOTATION_TOPOLOGY_AWARE_HINTS,
-  ANNOTATION_TOPOLOGY_MODE,
-  CONTROLLER_NAME,
-  LABEL_CONTROL_PLANE,
-  LABEL_HOSTNAME,
-  LABEL_MANAGED_BY,
-  LABEL_MASTER,
-  LABEL_SERVICE_NAME,
-  LABEL_ZONE,
-  type ClusterState,
-  type Endpoint,
-  type EndpointSlice,
-  type Node,
-  type Service,
-} from '../../src/engine/types.js'
+import {ANNOTATION_TOPOLOGY_AWARE_HINTS, ANNOTATION_TOPOLOGY_MODE, CONTROLLER_NAME, LABEL_CONTROL_PLANE, LABEL_HOSTNAME, LABEL_MANAGED_BY, LABEL_MASTER, LABEL_SERVICE_NAME, LABEL_ZONE, type Endpoint, type EndpointSlice, type Node, type Service} from '../../src/upstream/api/types.js'
+import type {ClusterState} from '../../src/state/cluster-state.js'
 
 /** Zone names, including one that is an Object.prototype key. */
 const ZONE_POOL = ['zone-a', 'zone-b', 'zone-c', 'zone-d', 'zone-e', 'constructor']

@@ -7,9 +7,10 @@ import {readFileSync} from 'node:fs'
 import {Ajv2020} from 'ajv/dist/2020.js'
 import fc from 'fast-check'
 import {describe, expect, it} from 'vitest'
-import {explain, type ExplainReport} from '../../src/engine/explain.js'
-import {features} from '../../src/engine/version.js'
-import {CONTROLLER_NAME, LABEL_MANAGED_BY, LABEL_ZONE, type ClusterState, type Service} from '../../src/engine/types.js'
+import {explain, type ExplainReport} from '../../src/explain/report.js'
+import {features} from '../../src/upstream/features.js'
+import {CONTROLLER_NAME, LABEL_MANAGED_BY, LABEL_ZONE, type Service} from '../../src/upstream/api/types.js'
+import type {ClusterState} from '../../src/state/cluster-state.js'
 import {clusterArb, optionsArb} from './explain-arbitrary.js'
 
 const RUNS = 400

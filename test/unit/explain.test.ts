@@ -2,9 +2,10 @@
 // the expected overload, the allocation figures of a refused Service, the advice's accepted
 // counts, and the events explain reports.
 import {describe, expect, it} from 'vitest'
-import {acceptedCounts, allocationFigures, explain, type ServiceExplanation} from '../../src/engine/explain.js'
-import {setNodes} from '../../src/engine/nodes.js'
-import {ANNOTATION_TOPOLOGY_MODE, type ClusterState} from '../../src/engine/types.js'
+import {acceptedCounts, allocationFigures, explain, type ServiceExplanation} from '../../src/explain/report.js'
+import {setNodes} from '../../src/upstream/endpointslice/nodes.js'
+import {ANNOTATION_TOPOLOGY_MODE} from '../../src/upstream/api/types.js'
+import type {ClusterState} from '../../src/state/cluster-state.js'
 import {node, service, slice, spread, state} from './builders.js'
 
 const AUTO = {annotations: {[ANNOTATION_TOPOLOGY_MODE]: 'Auto'}}

@@ -1,8 +1,8 @@
-// src/help.ts (cobra-style help from the manifest), src/dispatch.ts's reading of argv, and
+// src/entry/help.ts (cobra-style help from the manifest), src/entry/dispatch.ts's reading of argv, and
 // the build-time edit that makes @oclif/core's requires lazy (scripts/esbuild-oclif.mjs).
 import {describe, expect, it} from 'vitest'
-import {helpTarget} from '../../src/dispatch.js'
-import {commandHelp, rootHelp, wrapText, wrapWords, type HelpCommand} from '../../src/help.js'
+import {helpTarget} from '../../src/entry/dispatch.js'
+import {commandHelp, rootHelp, wrapText, wrapWords, type HelpCommand} from '../../src/entry/help.js'
 // @ts-expect-error: a build script in plain JavaScript, without types.
 import {editOclifSource} from '../../scripts/esbuild-oclif.mjs'
 

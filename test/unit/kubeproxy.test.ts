@@ -13,8 +13,8 @@ import {
   type ProxyEndpoint,
   type ProxyTopologyMode,
   type ServiceTrafficFlags,
-} from '../../src/engine/kubeproxy.js'
-import {ANNOTATION_TOPOLOGY_MODE, type Endpoint, type EndpointSlice, type Service} from '../../src/engine/types.js'
+} from '../../src/upstream/kube-proxy/topology.js'
+import {ANNOTATION_TOPOLOGY_MODE, type Endpoint, type EndpointSlice, type Service} from '../../src/upstream/api/types.js'
 
 // ---- helpers ----------------------------------------------------------------------------------
 

@@ -11,7 +11,7 @@ import {afterAll, beforeAll, beforeEach, describe, expect, it} from 'vitest'
 import {stringify as toYaml} from 'yaml'
 import {loadKubeConfig, type KubeContext} from '../../src/cluster/kubeconfig.js'
 import {NODES_FORBIDDEN_WARNING, normalizeServerVersion, readClusterState} from '../../src/cluster/live.js'
-import {parseSnapshot, serializeSnapshot} from '../../src/cluster/snapshot.js'
+import {parseSnapshot, serializeSnapshot} from '../../src/cluster/snapshot/snapshot.js'
 import {CliError, ExitCode} from '../../src/errors.js'
 
 type Obj = Record<string, any>

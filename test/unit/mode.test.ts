@@ -1,7 +1,7 @@
 import {describe, expect, it} from 'vitest'
-import {hintsEnabled, serviceMode, trafficDistributionUsable} from '../../src/engine/mode.js'
-import {ANNOTATION_TOPOLOGY_AWARE_HINTS as HINTS, ANNOTATION_TOPOLOGY_MODE as MODE, type Service} from '../../src/engine/types.js'
-import {features, type Features} from '../../src/engine/version.js'
+import {hintsEnabled, serviceMode, trafficDistributionUsable} from '../../src/upstream/endpointslice/mode.js'
+import {ANNOTATION_TOPOLOGY_AWARE_HINTS as HINTS, ANNOTATION_TOPOLOGY_MODE as MODE, type Service} from '../../src/upstream/api/types.js'
+import {features, type Features} from '../../src/upstream/features.js'
 
 // Ported from k8s.io/endpointslice utils_test.go, Test_hintsEnabled (19 cases, in upstream
 // order; upstream lists the five "mode annotation" cases twice, and so do we).

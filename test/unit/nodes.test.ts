@@ -1,6 +1,6 @@
 import {describe, expect, it} from 'vitest'
-import {hasExcludedLabels, nodeReady, setNodes} from '../../src/engine/nodes.js'
-import type {Node} from '../../src/engine/types.js'
+import {hasExcludedLabels, nodeReady, setNodes} from '../../src/upstream/endpointslice/nodes.js'
+import type {Node} from '../../src/upstream/api/types.js'
 
 interface NodeInfo {
   name?: string

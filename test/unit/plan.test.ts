@@ -12,8 +12,8 @@ import {
   validateSliceHints,
   withFields,
   type TopologyFields,
-} from '../../src/engine/plan.js'
-import type {EndpointSlice, Node, Service} from '../../src/engine/types.js'
+} from '../../src/apply/plan.js'
+import type {EndpointSlice, Node, Service} from '../../src/upstream/api/types.js'
 
 const TM = 'service.kubernetes.io/topology-mode'
 const TAH = 'service.kubernetes.io/topology-aware-hints'

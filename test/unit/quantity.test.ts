@@ -1,5 +1,5 @@
 import {describe, expect, it} from 'vitest'
-import {parseMilliCPU, parseNano, QuantityError} from '../../src/engine/quantity.js'
+import {parseMilliCPU, parseNano, QuantityError} from '../../src/upstream/apimachinery/quantity.js'
 
 // Expected values follow k8s.io/apimachinery resource.ParseQuantity + Quantity.MilliValue().
 describe('parseMilliCPU', () => {

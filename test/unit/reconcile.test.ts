@@ -1,6 +1,6 @@
 import {describe, expect, it} from 'vitest'
-import {predictHints, type PredictionMode} from '../../src/engine/reconcile.js'
-import {setNodes} from '../../src/engine/nodes.js'
+import {predictHints, type PredictionMode} from '../../src/upstream/endpointslice/reconciler.js'
+import {setNodes} from '../../src/upstream/endpointslice/nodes.js'
 import {
   ANNOTATION_TOPOLOGY_AWARE_HINTS as HINTS,
   ANNOTATION_TOPOLOGY_MODE as MODE,
@@ -9,8 +9,8 @@ import {
   type EndpointSlice,
   type Node,
   type Service,
-} from '../../src/engine/types.js'
-import {features, type Features} from '../../src/engine/version.js'
+} from '../../src/upstream/api/types.js'
+import {features, type Features} from '../../src/upstream/features.js'
 
 // ---- fixtures -------------------------------------------------------------------------------
 

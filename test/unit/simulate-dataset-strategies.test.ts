@@ -4,10 +4,10 @@
 // `explain` uses, on real Node and EndpointSlice objects.
 import fc from 'fast-check'
 import {describe, expect, it} from 'vitest'
-import type {DatasetRow} from '../../src/engine/dataset.js'
-import {Aggregator, DATASET_DEFAULT_STRATEGIES, rowToClusterState, scoreRow} from '../../src/engine/simulate-dataset.js'
-import {simulateService, type StrategyName} from '../../src/engine/simulate.js'
-import {sameNodeCounts, upstreamAutoCounts} from '../../src/engine/strategies/counts.js'
+import type {DatasetRow} from '../../src/simulate/dataset.js'
+import {Aggregator, DATASET_DEFAULT_STRATEGIES, rowToClusterState, scoreRow} from '../../src/simulate/dataset-run.js'
+import {simulateService, type StrategyName} from '../../src/simulate/simulate.js'
+import {sameNodeCounts, upstreamAutoCounts} from '../../src/simulate/strategies/counts.js'
 
 const CLUSTER_STRATEGIES = ['upstream-auto', 'same-zone', 'same-node', 'topology-keys'] as const
 const KEY_SETS: (readonly string[])[] = [

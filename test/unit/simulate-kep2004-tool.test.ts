@@ -6,10 +6,10 @@
 // (strconv.FormatFloat(x, 'f', 4, 64)), and "invalid" where the tool says invalid.
 import {readFileSync} from 'node:fs'
 import {describe, expect, it} from 'vitest'
-import {generate, parseDatasetCsv, type DatasetRow} from '../../src/engine/dataset.js'
-import {goFormatFixed} from '../../src/engine/gofmt.js'
-import {scoreRow} from '../../src/engine/simulate-dataset.js'
-import type {Kep2004Strategy} from '../../src/engine/simulate.js'
+import {generate, parseDatasetCsv, type DatasetRow} from '../../src/simulate/dataset.js'
+import {goFormatFixed} from '../../src/simulate/gofmt.js'
+import {scoreRow} from '../../src/simulate/dataset-run.js'
+import type {Kep2004Strategy} from '../../src/simulate/simulate.js'
 
 const DATA = new URL('./data/kep2004-tool/', import.meta.url)
 const read = (name: string) => readFileSync(new URL(name, DATA), 'utf8')

@@ -3,10 +3,10 @@
 import fs from 'node:fs'
 import {describe, expect, it} from 'vitest'
 import {parse as parseYaml} from 'yaml'
-import {fastYamlDocs, parseSnapshot, serializeSnapshot, snapshotYaml} from '../../src/cluster/snapshot.js'
+import {fastYamlDocs, parseSnapshot, serializeSnapshot, snapshotYaml} from '../../src/cluster/snapshot/snapshot.js'
 import {CliError, ExitCode} from '../../src/errors.js'
-import type {Deployment, StatefulSet} from '../../src/engine/types.js'
-import {rolloutSpecOf, workloadsBehind} from '../../src/engine/workload.js'
+import type {Deployment, StatefulSet} from '../../src/upstream/api/types.js'
+import {rolloutSpecOf, workloadsBehind} from '../../src/simulate/workload.js'
 
 const KUBECTL = fs.readFileSync(new URL('./data/kubectl-get-workloads.yaml', import.meta.url), 'utf8')
 

@@ -3,9 +3,9 @@ import os from 'node:os'
 import path from 'node:path'
 import {afterAll, describe, expect, it} from 'vitest'
 import {stringify as toYaml} from 'yaml'
-import {parseSnapshot, readSnapshotFile, serializeSnapshot} from '../../src/cluster/snapshot.js'
+import {parseSnapshot, readSnapshotFile, serializeSnapshot} from '../../src/cluster/snapshot/snapshot.js'
 import {CliError, ExitCode} from '../../src/errors.js'
-import type {ClusterState} from '../../src/engine/types.js'
+import type {ClusterState} from '../../src/state/cluster-state.js'
 
 // ---- fixtures: what `kubectl get nodes,services,endpointslices -A -o json` prints ----------
 

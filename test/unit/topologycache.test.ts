@@ -1,6 +1,6 @@
 import fc from 'fast-check'
 import {describe, expect, it} from 'vitest'
-import {setNodes} from '../../src/engine/nodes.js'
+import {setNodes} from '../../src/upstream/endpointslice/nodes.js'
 import {
   addHints,
   endpointReady,
@@ -13,8 +13,8 @@ import {
   redistributeHints,
   removeHintsFromSlices,
   serviceOverloaded,
-} from '../../src/engine/topologycache.js'
-import type {Endpoint, EndpointHints, EndpointSlice, Node, TopologyEvent} from '../../src/engine/types.js'
+} from '../../src/upstream/endpointslice/topologycache.js'
+import type {Endpoint, EndpointHints, EndpointSlice, Node, TopologyEvent} from '../../src/upstream/api/types.js'
 
 // ---- helpers ----------------------------------------------------------------------------
 

@@ -1,6 +1,6 @@
 import {describe, expect, it} from 'vitest'
-import {reconcileHints} from '../../src/engine/trafficdist.js'
-import type {Endpoint, EndpointSlice} from '../../src/engine/types.js'
+import {reconcileHints} from '../../src/upstream/endpointslice/trafficdist.js'
+import type {Endpoint, EndpointSlice} from '../../src/upstream/api/types.js'
 
 // ---- fixtures -------------------------------------------------------------------------------
 

@@ -1,7 +1,7 @@
 import {describe, expect, it} from 'vitest'
-import type {TopologyFields} from '../../src/engine/plan.js'
-import type {EndpointSlice, Service} from '../../src/engine/types.js'
-import {compactJournal, emptyJournal, markState, planReset, recordPending, type ServiceRecord, type SliceRecord} from '../../src/engine/undo.js'
+import type {TopologyFields} from '../../src/apply/plan.js'
+import type {EndpointSlice, Service} from '../../src/upstream/api/types.js'
+import {compactJournal, emptyJournal, markState, planReset, recordPending, type ServiceRecord, type SliceRecord} from '../../src/apply/undo.js'
 
 const F = (topologyMode: string | null, topologyAwareHints: string | null, trafficDistribution: string | null): TopologyFields => ({topologyMode, topologyAwareHints, trafficDistribution})
 const key = {server: 'https://127.0.0.1:6443', context: 'admin', namespace: 'shop', service: 'web'}

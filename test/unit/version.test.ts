@@ -9,7 +9,7 @@ import {
   features,
   formatVersion,
   parseVersion,
-} from '../../src/engine/version.js'
+} from '../../src/upstream/features.js'
 
 describe('parseVersion', () => {
   it.each([

@@ -4,7 +4,7 @@
 import {renderToString} from 'ink'
 import {PassThrough} from 'node:stream'
 import {describe, expect, it} from 'vitest'
-import {diffFrames, watchFrame} from '../../src/engine/watchmodel.js'
+import {diffFrames, watchFrame} from '../../src/watch/model.js'
 import {makeStyle, PLAIN} from '../../src/render/style.js'
 import type {WatchViewState} from '../../src/render/watch-lines.js'
 import {runWatchView, WatchView} from '../../src/render/watch-view.js'

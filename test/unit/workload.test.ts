@@ -1,10 +1,11 @@
-// The workload behind a Service and its rollout parameters (src/engine/workload.ts), and the
-// rollout steps they drive (src/engine/whatif.ts rollout()).
+// The workload behind a Service and its rollout parameters (src/simulate/workload.ts), and the
+// rollout steps they drive (src/simulate/whatif.ts rollout()).
 import {describe, expect, it} from 'vitest'
-import {rowToClusterState} from '../../src/engine/simulate-dataset.js'
-import {evaluateSteps} from '../../src/engine/simulate.js'
-import type {ClusterState, Deployment, StatefulSet} from '../../src/engine/types.js'
-import {rollout, WhatIfError} from '../../src/engine/whatif.js'
+import {rowToClusterState} from '../../src/simulate/dataset-run.js'
+import {evaluateSteps} from '../../src/simulate/simulate.js'
+import type {Deployment, StatefulSet} from '../../src/upstream/api/types.js'
+import type {ClusterState} from '../../src/state/cluster-state.js'
+import {rollout, WhatIfError} from '../../src/simulate/whatif.js'
 import {
   deploymentParamsProblem,
   planOf,
@@ -16,7 +17,7 @@ import {
   withOverrides,
   workloadsBehind,
   RolloutSpecError,
-} from '../../src/engine/workload.js'
+} from '../../src/simulate/workload.js'
 
 const deployment = (name: string, spec: Deployment['spec'], namespace = 'default'): Deployment => ({apiVersion: 'apps/v1', kind: 'Deployment', metadata: {name, namespace}, spec})
 const statefulSet = (name: string, spec: StatefulSet['spec'], namespace = 'default'): StatefulSet => ({apiVersion: 'apps/v1', kind: 'StatefulSet', metadata: {name, namespace}, spec})

@@ -1,0 +1,385 @@
+// Policy evaluation for `kubectl topology check`: a pure function over the explain model
+// (src/engine/explain.ts) and the Services it explains. Every verdict is read from the
+// ExplainReport (controller verdict, kube-proxy verdicts per zone, expected overload, ready
+// endpoints, drift, the mode's lint warnings); the lint rules that need more than the mode
+// (single-zone cluster, internalTrafficPolicy Local) look at the Service and the cluster
+// summary. Schema of the output: schema/check.v1.json.
+import type {ExplainReport, ServiceExplanation, ZoneRow} from '../explain/report.js'
+import type {Service} from '../upstream/api/types.js'
+import type {ModeWarningRule} from '../upstream/endpointslice/mode.js'
+
+export const CHECK_SCHEMA_VERSION = 'kubectl-topology.io/v1'
+
+export type PolicyName = 'require-hints' | 'no-fallback' | 'max-overload' | 'min-endpoints-per-zone' | 'no-drift' | 'lint'
+
+/** The order policies are evaluated and reported in. */
+export const POLICY_ORDER: readonly PolicyName[] = ['require-hints', 'no-fallback', 'max-overload', 'min-endpoints-per-zone', 'no-drift', 'lint']
+
+export interface CheckPolicies {
+  /** A Service that asks for topology-aware routing gets hints at the controller's next sync. */
+  requireHints?: boolean
+  /** No zone with nodes has kube-proxy fall back to every endpoint (now, or after the next sync). */
+  noFallback?: boolean
+  /** Largest expected overload of a zone's assigned endpoints (0.2 = 20 %), with the predicted hints. */
+  maxOverload?: number
+  /** Every zone with counted nodes has at least this many ready endpoints. */
+  minEndpointsPerZone?: number
+  /** Live hints equal what the controller writes at its next sync. */
+  noDrift?: boolean
+  /** Configuration lint (annotations, trafficDistribution, version support, single zone, internalTrafficPolicy). */
+  lint?: boolean
+}
+
+export type CheckStatus = 'pass' | 'fail' | 'skip'
+
+export type LintRule = ModeWarningRule | 'single-zone' | 'internal-traffic-policy-local'
+
+export interface LintIssue {
+  rule: LintRule
+  /** error: the cluster does something other than what is written; warning: works, but should change. */
+  severity: 'error' | 'warning'
+  message: string
+}
+
+export interface PolicyResult {
+  policy: PolicyName
+  status: CheckStatus
+  /** One line: why it passed, failed or was skipped. */
+  message: string
+  /** Per-zone or per-rule details (may be empty). */
+  details: string[]
+  /** lint only: every issue found, errors and warnings. */
+  issues?: LintIssue[]
+}
+
+export interface ServiceCheck {
+  namespace: string
+  name: string
+  addressType: ServiceExplanation['addressType']
+  path: ServiceExplanation['mode']['path']
+  managedByController: boolean
+  hintsSet: boolean
+  passed: boolean
+  results: PolicyResult[]
+}
+
+export interface CheckReport {
+  apiVersion: typeof CHECK_SCHEMA_VERSION
+  kind: 'TopologyCheck'
+  kubernetesVersion: string
+  versionSource: ExplainReport['versionSource']
+  warnings: string[]
+  policies: EffectivePolicies
+  summary: {services: number; passed: number; failed: number; checks: number; failures: number; skipped: number}
+  passed: boolean
+  services: ServiceCheck[]
+}
+
+/** Policies with every field present (null: not evaluated). */
+export interface EffectivePolicies {
+  requireHints: boolean
+  noFallback: boolean
+  maxOverload: number | null
+  minEndpointsPerZone: number | null
+  noDrift: boolean
+  lint: boolean
+}
+
+/** What `check` evaluates when no policy is given: hints for Services that ask, no fallback, lint. */
+export const DEFAULT_POLICIES: CheckPolicies = {requireHints: true, noFallback: true, lint: true}
+
+export function effectivePolicies(p: CheckPolicies): EffectivePolicies {
+  return {
+    requireHints: p.requireHints === true,
+    noFallback: p.noFallback === true,
+    maxOverload: p.maxOverload ?? null,
+    minEndpointsPerZone: p.minEndpointsPerZone ?? null,
+    noDrift: p.noDrift === true,
+    lint: p.lint === true,
+  }
+}
+
+export function hasAnyPolicy(p: CheckPolicies): boolean {
+  const e = effectivePolicies(p)
+  return e.requireHints || e.noFallback || e.maxOverload !== null || e.minEndpointsPerZone !== null || e.noDrift || e.lint
+}
+
+const OFF_VALUES = new Set(['', 'Disabled', 'disabled'])
+
+/**
+ * True when the Service asks for topology-aware routing in any form, also one the controller
+ * ignores (annotation "AUTO", an unsupported trafficDistribution): those fail require-hints
+ * rather than being skipped.
+ */
+export function requestsTopology(s: ServiceExplanation): boolean {
+  if (s.mode.path !== 'none') return true
+  if (s.mode.annotationValue !== undefined && !OFF_VALUES.has(s.mode.annotationValue)) return true
+  return s.mode.trafficDistribution !== undefined && s.mode.trafficDistribution !== ''
+}
+
+const pct = (x: number) => `${Math.round(x * 1000) / 10}%`
+const zoneHasNodes = (z: ZoneRow) => z.nodes.counted + z.nodes.ignored > 0
+
+export function check(report: ExplainReport, services: readonly Service[], policies: CheckPolicies): CheckReport {
+  const eff = effectivePolicies(policies)
+  const byKey = new Map(services.map((s) => [`${s.metadata.namespace ?? 'default'}/${s.metadata.name}`, s]))
+  const out: ServiceCheck[] = []
+  for (const s of report.services) {
+    const svc = byKey.get(`${s.namespace}/${s.name}`)
+    const results: PolicyResult[] = []
+    if (eff.requireHints) results.push(checkRequireHints(s))
+    if (eff.noFallback) results.push(checkNoFallback(s))
+    if (eff.maxOverload !== null) results.push(checkMaxOverload(s, eff.maxOverload))
+    if (eff.minEndpointsPerZone !== null) results.push(checkMinEndpoints(s, eff.minEndpointsPerZone))
+    if (eff.noDrift) results.push(checkNoDrift(s))
+    if (eff.lint) results.push(checkLint(s, svc, report))
+    out.push({
+      namespace: s.namespace,
+      name: s.name,
+      addressType: s.addressType,
+      path: s.mode.path,
+      managedByController: s.mode.managedByController,
+      hintsSet: s.controller.hintsSet,
+      passed: results.every((r) => r.status !== 'fail'),
+      results,
+    })
+  }
+  const all = out.flatMap((s) => s.results)
+  const failed = out.filter((s) => !s.passed).length
+  return {
+    apiVersion: CHECK_SCHEMA_VERSION,
+    kind: 'TopologyCheck',
+    kubernetesVersion: report.kubernetesVersion,
+    versionSource: report.versionSource,
+    warnings: [...report.warnings],
+    policies: eff,
+    summary: {
+      services: out.length,
+      passed: out.length - failed,
+      failed,
+      checks: all.length,
+      failures: all.filter((r) => r.status === 'fail').length,
+      skipped: all.filter((r) => r.status === 'skip').length,
+    },
+    passed: failed === 0,
+    services: out,
+  }
+}
+
+// ---- policies -------------------------------------------------------------------------
+
+function result(policy: PolicyName, status: CheckStatus, message: string, details: string[] = []): PolicyResult {
+  return {policy, status, message, details}
+}
+
+export function checkRequireHints(s: ServiceExplanation): PolicyResult {
+  const c = s.controller
+  const anyLive = s.endpoints.some((e) => (e.liveHints?.forZones.length ?? 0) > 0)
+  if (!requestsTopology(s) && !(anyLive && !s.mode.managedByController)) {
+    return result('require-hints', 'skip', 'topology-aware routing is not requested (no topology-mode annotation, no spec.trafficDistribution)')
+  }
+  if (!s.mode.managedByController) {
+    // Selector-less Service: its slices are written by someone else; judge the live hints.
+    const ready = s.endpoints.filter((e) => e.controllerReady)
+    const unhinted = ready.filter((e) => (e.liveHints?.forZones.length ?? 0) === 0)
+    if (ready.length === 0) return result('require-hints', 'fail', 'no ready endpoint (the Service has no selector: its EndpointSlices are not managed by the controller)')
+    if (unhinted.length > 0) {
+      return result(
+        'require-hints',
+        'fail',
+        `${unhinted.length} of ${ready.length} ready endpoints carry no zone hint (the Service has no selector: only whoever writes its EndpointSlices sets hints)`,
+        unhinted.slice(0, 10).map((e) => `${e.addresses[0] ?? '?'} (${e.slice})`),
+      )
+    }
+    return result('require-hints', 'pass', `all ${ready.length} ready endpoints carry zone hints (written outside the EndpointSlice controller)`)
+  }
+  if (c.hintsSet) {
+    const how = s.mode.path === 'topology-mode-auto' ? 'topology-mode Auto' : `trafficDistribution ${s.mode.trafficDistribution}`
+    return result('require-hints', 'pass', `hints set (${how}, ${c.totalReadyEndpoints} ready endpoints)`)
+  }
+  if (s.mode.path === 'none') {
+    // Asked for, but in a form the controller ignores.
+    const why = s.mode.warnings[0]?.message ?? s.mode.why.at(-1) ?? 'no topology path applies'
+    return result('require-hints', 'fail', `the controller removes hints: ${why}`)
+  }
+  return result('require-hints', 'fail', `hints dropped: ${c.reason}: ${c.message}`, s.advice.filter((a) => a.code === 'scale' || a.code === 'fix-nodes').map((a) => a.message))
+}
+
+/** kube-proxy verdicts that are not about hints: nothing (ready) to route to at all. */
+const NOT_A_TOPOLOGY_FALLBACK = new Set(['no-endpoints', 'no-ready-endpoints'])
+
+export function checkNoFallback(s: ServiceExplanation): PolicyResult {
+  const falls = (v: ZoneRow['kubeProxy']) => v.fallback && !NOT_A_TOPOLOGY_FALLBACK.has(v.reason ?? '')
+  const hinted = (pick: (e: ServiceExplanation['endpoints'][number]) => {forZones: string[]; forNodes: string[]} | null) =>
+    s.endpoints.some((e) => {
+      const h = pick(e)
+      return h !== null && (h.forZones.length > 0 || h.forNodes.length > 0)
+    })
+  const liveApplies = s.mode.path !== 'none' || hinted((e) => e.liveHints)
+  const nextApplies = s.mode.path !== 'none' || hinted((e) => e.predictedHints)
+  const now = liveApplies ? s.zones.filter((z) => zoneHasNodes(z) && falls(z.kubeProxy)) : []
+  const next = nextApplies ? s.zones.filter((z) => zoneHasNodes(z) && falls(z.kubeProxyPredicted)) : []
+  if (now.length === 0 && next.length === 0) {
+    const using = s.zones.filter((z) => zoneHasNodes(z) && z.kubeProxy.mode !== '').length
+    return result('no-fallback', 'pass', using > 0 ? `kube-proxy uses the hints in all ${using} zones with nodes` : 'no zone falls back (no hints in use)')
+  }
+  const details = [
+    ...now.map((z) => `${z.name}: falls back now (${z.kubeProxy.reason})`),
+    ...next.filter((z) => !now.includes(z)).map((z) => `${z.name}: falls back after the controller's next sync (${z.kubeProxyPredicted.reason})`),
+  ]
+  const names = [...new Set([...now, ...next].map((z) => z.name))]
+  return result('no-fallback', 'fail', `kube-proxy ignores the hints in ${names.join(', ')}: traffic from there goes to every endpoint`, details)
+}
+
+export function checkMaxOverload(s: ServiceExplanation, max: number): PolicyResult {
+  const zones = s.zones.filter((z) => z.expectedOverload !== null)
+  if (zones.length === 0) {
+    return result('max-overload', 'skip', 'no hints predicted: traffic is spread over every endpoint')
+  }
+  const worst = zones.reduce((a, z) => (z.expectedOverload! > a.expectedOverload! ? z : a))
+  const over = zones.filter((z) => z.expectedOverload! > max + 1e-9)
+  const basis = s.traffic.model === 'custom' ? 'traffic per --traffic' : 'traffic proportional to zone CPU'
+  if (over.length === 0) {
+    return result('max-overload', 'pass', `largest expected overload ${pct(worst.expectedOverload!)} in ${worst.name} (limit ${pct(max)}; ${basis})`)
+  }
+  return result(
+    'max-overload',
+    'fail',
+    `expected overload above ${pct(max)} in ${over.map((z) => z.name).join(', ')} (${basis})`,
+    over.map((z) => `${z.name}: ${pct(z.expectedOverload!)} (desired ${z.desired === null ? '-' : z.desired.toFixed(2)} endpoints of traffic, ${z.assigned} assigned)`),
+  )
+}
+
+export function checkMinEndpoints(s: ServiceExplanation, min: number): PolicyResult {
+  if (!requestsTopology(s) && !s.endpoints.some((e) => (e.liveHints?.forZones.length ?? 0) > 0)) {
+    return result('min-endpoints-per-zone', 'skip', 'topology-aware routing is not requested: the zone spread of endpoints does not decide routing')
+  }
+  const zones = s.zones.filter((z) => z.nodes.counted > 0)
+  if (zones.length === 0) return result('min-endpoints-per-zone', 'fail', 'no zone has a counted node (ready worker with a zone label and CPU)')
+  const low = zones.filter((z) => z.readyEndpoints < min)
+  if (low.length === 0) {
+    const least = Math.min(...zones.map((z) => z.readyEndpoints))
+    return result('min-endpoints-per-zone', 'pass', `every zone has at least ${least} ready endpoints (minimum ${min})`)
+  }
+  return result(
+    'min-endpoints-per-zone',
+    'fail',
+    `fewer than ${min} ready endpoints in ${low.map((z) => z.name).join(', ')}`,
+    low.map((z) => `${z.name}: ${z.readyEndpoints} ready`),
+  )
+}
+
+export function checkNoDrift(s: ServiceExplanation): PolicyResult {
+  if (!s.mode.managedByController) {
+    return result('no-drift', 'skip', 'the Service has no selector: the controller does not manage its EndpointSlices')
+  }
+  if (s.drift.endpoints === 0) return result('no-drift', 'pass', 'live hints match what the controller writes at its next sync')
+  const slices = s.controller.slicesToUpdate
+  return result(
+    'no-drift',
+    'fail',
+    `the live hints of ${s.drift.endpoints} endpoint(s) differ from what the controller writes at its next sync`,
+    slices.length > 0 ? [`slices to rewrite: ${slices.join(', ')}`] : [],
+  )
+}
+
+// ---- lint -----------------------------------------------------------------------------
+
+export function lintIssues(s: ServiceExplanation, svc: Service | undefined, report: ExplainReport): LintIssue[] {
+  const issues: LintIssue[] = s.mode.warnings.map((w) => ({rule: w.rule, severity: w.severity, message: w.message}))
+  const topology = s.mode.path !== 'none'
+  if (s.mode.path === 'none' && s.mode.annotationValue !== undefined && (s.mode.annotationValue === 'Auto' || s.mode.annotationValue === 'auto')) {
+    // hintsEnabled but the controller's topology cache is off (feature gate) at this version.
+    issues.push({rule: 'unsupported-at-version', severity: 'error', message: `${s.mode.annotationKey}=${JSON.stringify(s.mode.annotationValue)} has no effect at Kubernetes ${report.kubernetesVersion}: the controller's topology cache (TopologyAwareHints) is off`})
+  }
+  if (topology && report.nodesReadable) {
+    const zones = report.cluster.zones.filter((z) => z.counted > 0)
+    if (zones.length === 1 && report.cluster.nodes.every((n) => !n.disablesHints)) {
+      issues.push({
+        rule: 'single-zone',
+        severity: 'error',
+        message: `topology-aware routing is set but every counted node is in one zone (${zones[0]!.name})${s.mode.path === 'topology-mode-auto' ? ': the controller refuses hints ("Insufficient Node information") and records a Warning event at every sync' : ': hints keep all traffic where it already is, and a second zone falls back until it has endpoints'}`,
+      })
+    }
+  }
+  const itp = svc?.spec?.internalTrafficPolicy
+  if (topology && itp === 'Local') {
+    issues.push({
+      rule: 'internal-traffic-policy-local',
+      severity: 'error',
+      message: 'internalTrafficPolicy: Local is set together with topology-aware routing: kube-proxy sends in-cluster traffic only to endpoints on the same node and ignores the hints',
+    })
+  }
+  return issues
+}
+
+export function checkLint(s: ServiceExplanation, svc: Service | undefined, report: ExplainReport): PolicyResult {
+  const issues = lintIssues(s, svc, report)
+  const errors = issues.filter((i) => i.severity === 'error')
+  const warnings = issues.filter((i) => i.severity === 'warning')
+  const details = issues.map((i) => `${i.severity} ${i.rule}: ${i.message}`)
+  let r: PolicyResult
+  if (errors.length > 0) {
+    r = result('lint', 'fail', `${errors.length} error(s)${warnings.length ? `, ${warnings.length} warning(s)` : ''}: ${errors.map((e) => e.rule).join(', ')}`, details)
+  } else if (warnings.length > 0) {
+    r = result('lint', 'pass', `${warnings.length} warning(s): ${warnings.map((e) => e.rule).join(', ')}`, details)
+  } else {
+    r = result('lint', 'pass', 'no issues')
+  }
+  r.issues = issues
+  return r
+}
+
+// ---- policy file ----------------------------------------------------------------------
+
+export class PolicyFileError extends Error {}
+
+const POLICY_KEYS: Record<string, 'boolean' | 'ratio' | 'count'> = {
+  requireHints: 'boolean',
+  noFallback: 'boolean',
+  maxOverload: 'ratio',
+  minEndpointsPerZone: 'count',
+  noDrift: 'boolean',
+  lint: 'boolean',
+}
+
+/**
+ * Validates a parsed policy file:
+ *   apiVersion: kubectl-topology.io/v1
+ *   kind: CheckPolicy
+ *   policies: {requireHints: true, noFallback: true, maxOverload: 0.2, minEndpointsPerZone: 2, noDrift: true, lint: true}
+ * Throws PolicyFileError with one line naming the offending field.
+ */
+export function parsePolicyDocument(doc: unknown): CheckPolicies {
+  const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
+  if (!isObj(doc)) throw new PolicyFileError('expected a mapping with apiVersion, kind: CheckPolicy and policies')
+  for (const k of Object.keys(doc)) {
+    if (!['apiVersion', 'kind', 'policies'].includes(k)) throw new PolicyFileError(`unknown field "${k}" (expected apiVersion, kind, policies)`)
+  }
+  if (doc.apiVersion !== undefined && doc.apiVersion !== CHECK_SCHEMA_VERSION) throw new PolicyFileError(`apiVersion must be "${CHECK_SCHEMA_VERSION}", got ${JSON.stringify(doc.apiVersion)}`)
+  if (doc.kind !== undefined && doc.kind !== 'CheckPolicy') throw new PolicyFileError(`kind must be "CheckPolicy", got ${JSON.stringify(doc.kind)}`)
+  if (!isObj(doc.policies)) throw new PolicyFileError('"policies" must be a mapping, e.g. policies: {requireHints: true, maxOverload: 0.2}')
+  const out: CheckPolicies = {}
+  for (const [k, v] of Object.entries(doc.policies)) {
+    const type = POLICY_KEYS[k]
+    if (type === undefined) throw new PolicyFileError(`unknown policy "policies.${k}" (known: ${Object.keys(POLICY_KEYS).join(', ')})`)
+    if (type === 'boolean') {
+      if (typeof v !== 'boolean') throw new PolicyFileError(`policies.${k} must be true or false, got ${JSON.stringify(v)}`)
+      ;(out as Record<string, unknown>)[k] = v
+    } else if (type === 'ratio') {
+      if (typeof v !== 'number' || !Number.isFinite(v) || v < 0) throw new PolicyFileError(`policies.${k} must be a non-negative number (0.2 = 20%), got ${JSON.stringify(v)}`)
+      out.maxOverload = v
+    } else {
+      if (typeof v !== 'number' || !Number.isInteger(v) || v < 0) throw new PolicyFileError(`policies.${k} must be a non-negative integer, got ${JSON.stringify(v)}`)
+      out.minEndpointsPerZone = v
+    }
+  }
+  return out
+}
+
+/** File policies, then flags on top (a flag that is given wins). */
+export function mergePolicies(file: CheckPolicies | undefined, flags: CheckPolicies): CheckPolicies {
+  const out: CheckPolicies = {...(file ?? {})}
+  for (const [k, v] of Object.entries(flags)) if (v !== undefined) (out as Record<string, unknown>)[k] = v
+  return out
+}

@@ -1,0 +1,22 @@
+// The command registry: oclif's "explicit" strategy target (package.json oclif.commands), from
+// which scripts/build.mjs writes oclif.manifest.json; src/dispatch.ts imports it only to run
+// a command. Register a command with one line here.
+import Apply from '../commands/apply.js'
+import Check from '../commands/check.js'
+import Explain from '../commands/explain.js'
+import Nodes from '../commands/nodes.js'
+import Reset from '../commands/reset.js'
+import Simulate from '../commands/simulate.js'
+import Snapshot from '../commands/snapshot.js'
+import Watch from '../commands/watch.js'
+
+export const COMMANDS = {
+  apply: Apply,
+  check: Check,
+  explain: Explain,
+  nodes: Nodes,
+  reset: Reset,
+  simulate: Simulate,
+  snapshot: Snapshot,
+  watch: Watch,
+}

@@ -1,0 +1,76 @@
+// Entry point of the npm install (bin/kubectl-topology.js, bin/kubectl_complete-topology.js):
+// src/dispatch.ts with the manifest read from oclif.manifest.json and the package.json
+// fields built in. Only to run a command does it load dist/app.cjs (src/run.ts), with a V8
+// code cache of what that command ran the last time (src/app-loader.ts): made after the first
+// run of each command, next to Node's compile cache, which the bin scripts turn on
+// (docs/design.md "Startup"). NODE_DISABLE_COMPILE_CACHE=1 turns both off.
+import {mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync} from 'node:fs'
+import {createRequire, getCompileCacheDir} from 'node:module'
+import {dirname, join} from 'node:path'
+import {fileURLToPath} from 'node:url'
+import type {Script} from 'node:vm'
+import pkg from '../../package.json' with {type: 'json'}
+import {appRequire, cjsScript, runCjs, type App} from './app-loader.js'
+import {dispatch, pjsonOf, type Host, type Manifest, type Runner} from './dispatch.js'
+import {loadView} from './views.js'
+
+/** The sha256 of dist/app.cjs, set by scripts/build.mjs: the code cache is valid for it only. */
+declare const APP_HASH: string
+
+const DIST = fileURLToPath(new URL('.', import.meta.url))
+const ROOT = join(DIST, '..')
+
+const npmHost: Host = {
+  root: ROOT,
+  pjson: pjsonOf(pkg),
+  manifest: () => JSON.parse(readFileSync(join(ROOT, 'oclif.manifest.json'), 'utf8')) as Manifest,
+  runner: async (id) => appRunner(id),
+}
+
+export async function main(argv: string[]): Promise<void> {
+  return dispatch(argv, npmHost)
+}
+
+/** The name of every code cache of this build of dist/app.cjs starts with it. */
+const CACHE_PREFIX = `app-${APP_HASH.slice(0, 16)}-`
+
+/** Where the code cache of dist/app.cjs for command `id` lives, or undefined without a compile cache. */
+function cacheFile(id: string): string | undefined {
+  const dir = getCompileCacheDir?.()
+  return dir === undefined ? undefined : join(dir, 'kubectl-topology', `${CACHE_PREFIX}${id}.cache`)
+}
+
+function appRunner(id: string): Runner {
+  const file = join(DIST, 'app.cjs')
+  const cache = cacheFile(id)
+  let cachedData: Buffer | undefined
+  try {
+    if (cache) cachedData = readFileSync(cache)
+  } catch {
+    // Not made yet.
+  }
+  const script = cjsScript(readFileSync(file, 'utf8'), file, cachedData)
+  const nodeRequire = createRequire(file)
+  const require = appRequire({k8s: () => nodeRequire('./k8s.cjs'), view: loadView, fallback: nodeRequire})
+  const app = runCjs<App>(script, require, file, DIST)
+  return {
+    async runCommand(...args) {
+      await app.runCommand(...args)
+      if (cache && (cachedData === undefined || script.cachedDataRejected)) saveCache(cache, script)
+    },
+  }
+}
+
+function saveCache(file: string, script: Script): void {
+  try {
+    const dir = dirname(file)
+    mkdirSync(dir, {recursive: true})
+    const tmp = `${file}.${process.pid}`
+    writeFileSync(tmp, script.createCachedData())
+    renameSync(tmp, file)
+    // The caches of other builds of dist/app.cjs (an upgrade) are of no use any more.
+    for (const f of readdirSync(dir)) if (f.startsWith('app-') && f.endsWith('.cache') && !f.startsWith(CACHE_PREFIX)) rmSync(join(dir, f), {force: true})
+  } catch {
+    // A cache that cannot be written only costs the next start some time.
+  }
+}

@@ -1,0 +1,40 @@
+// The one way an error ends the program: one line on stderr, a documented exit code
+// (docs/exit-codes.md), a stack trace only with --debug. Used by src/dispatch.ts for what it
+// handles itself and by src/run.ts for a command (a separate bundle: the check below does not
+// rely on the error classes being the same objects).
+import {ExitCode, isCliError} from '../errors.js'
+
+/** An error oclif raised: its CLIError and ExitError carry an `oclif` field. */
+interface OclifError extends Error {
+  oclif: {exit?: number}
+  code?: string
+}
+const isOclifError = (e: unknown): e is OclifError => e instanceof Error && typeof (e as Partial<OclifError>).oclif === 'object'
+
+/** Prints one line for the error and returns the exit code. */
+export function reportError(error: unknown, debug: boolean): number {
+  if (isCliError(error)) {
+    process.stderr.write(`error: ${error.message}\n`)
+    if (debug && error.cause) process.stderr.write(`${formatStack(error.cause)}\n`)
+    if (debug) process.stderr.write(`${error.stack}\n`)
+    return error.exitCode
+  }
+  if (isOclifError(error)) {
+    // oclif signals a normal exit (e.g. `this.exit(1)`) with an ExitError.
+    if (error.code === 'EEXIT') return error.oclif.exit ?? 0
+    // Parse errors (unknown flag, bad option value, missing argument): usage, exit 2.
+    const first = String(error.message).split('\n').find((l) => l.trim() !== '') ?? 'invalid usage'
+    process.stderr.write(`error: ${first.trim()} (see --help)\n`)
+    if (debug) process.stderr.write(`${error.stack}\n`)
+    const code = error.oclif.exit
+    return code === undefined || code === 1 ? ExitCode.USAGE : code
+  }
+  const message = error instanceof Error ? error.message : String(error)
+  process.stderr.write(`error: internal error: ${message.split('\n')[0]} (run with --debug for details, and please report it)\n`)
+  if (debug) process.stderr.write(`${formatStack(error)}\n`)
+  return ExitCode.INTERNAL
+}
+
+function formatStack(e: unknown): string {
+  return e instanceof Error ? (e.stack ?? e.message) : String(e)
+}

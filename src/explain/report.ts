@@ -1,0 +1,942 @@
+// The explanation model: for each Service (and address type), what the EndpointSlice
+// controller would do at its next sync, what kube-proxy in each zone does with the hints
+// that are live now, how the two differ, and what to change. Pure: the same input gives
+// the same report, from a live cluster or a snapshot file. Schema: schema/explain.v1.json.
+import {
+  categorizeEndpoints,
+  categorizeZones,
+  proxyEndpointsFromSlices,
+  serviceTrafficFlags,
+  type FallbackReason,
+  type ProxyEndpoint,
+  type ProxyTopologyMode,
+  type ZoneView,
+} from '../upstream/kube-proxy/topology.js'
+import {serviceMode, type ServiceMode, type TopologyPath} from '../upstream/endpointslice/mode.js'
+import {hintNamesOf, type HintNames} from '../apply/plan.js'
+import {setNodes, type NodeVerdict, type ZoneCapacity} from '../upstream/endpointslice/nodes.js'
+import {predictHints, type HintPrediction, type PredictionMode} from '../upstream/endpointslice/reconciler.js'
+import {getAllocations, OVERLOAD_THRESHOLD} from '../upstream/endpointslice/topologycache.js'
+import {CONTROLLER_NAME, LABEL_MANAGED_BY, LABEL_SERVICE_NAME, LABEL_ZONE, type AddressType, type Endpoint, type EndpointSlice, type Node, type Service, type TopologyEvent} from '../upstream/api/types.js'
+import type {ClusterState} from '../state/cluster-state.js'
+import {features as featuresFor, formatVersion, type Features} from '../upstream/features.js'
+
+export const SCHEMA_VERSION = 'kubectl-topology.io/v1'
+
+export interface ExplainOptions {
+  /** Kubernetes version whose behaviour to model (undefined: newest known). */
+  kubeVersion?: string
+  /** Where the version came from, for the report. */
+  versionSource?: 'server' | 'flag' | 'default'
+  /** Traffic share per zone (any positive weights; normalised). Default: zone CPU share (upstream's assumption). */
+  traffic?: Record<string, number>
+  /** Add a per-node kube-proxy view. */
+  perNode?: boolean
+  /** next-sync (default): what the controller does at its next sync; fresh: as if every slice were rewritten. */
+  prediction?: PredictionMode
+}
+
+/** Hint names as the report gives them (plan.ts's, shared with apply). */
+export type {HintNames}
+
+export interface EndpointRow {
+  /** The endpoint's own array (not a copy: the engine never mutates its input, nor a report). */
+  addresses: string[]
+  nodeName: string | null
+  zone: string | null
+  slice: string
+  conditions: {ready: boolean | null; serving: boolean | null; terminating: boolean | null}
+  /** Counted as ready by the controller (conditions.ready set and true). */
+  controllerReady: boolean
+  liveHints: HintNames | null
+  predictedHints: HintNames | null
+  /** The predicted zone hint is another zone than the endpoint's own (the controller donates it). */
+  donatedTo: string | null
+  drift: boolean
+}
+
+export interface KubeProxyVerdict {
+  /** Topology mode kube-proxy on a node of this zone takes: "" means no topology (all endpoints). */
+  mode: ProxyTopologyMode
+  /** True when hints exist on the Service's endpoints but this zone does not use them. */
+  fallback: boolean
+  /** Why, in kube-proxy's terms (null when hints are used, or when no endpoint carries hints). */
+  reason: FallbackReason | null
+  /** How many endpoints a node of this zone sends cluster traffic to (the addresses: --per-node). */
+  routedEndpoints: number
+  /** Nodes of this zone whose kube-proxy picks PreferSameNode (they hold a node-hinted endpoint). */
+  nodesPreferSameNode: number
+}
+
+export interface ZoneRow {
+  name: string
+  nodes: {counted: number; ignored: number}
+  cpuMilli: number
+  /** Zone share of allocatable CPU of counted nodes (null when upstream computes no ratios). */
+  cpuRatio: number | null
+  /** Share of traffic assumed to originate in this zone (CPU share, or --traffic). */
+  trafficShare: number | null
+  readyEndpoints: number
+  desired: number | null
+  minimum: number | null
+  target: number | null
+  maximum: number | null
+  /** Ready endpoints whose predicted hints name this zone. */
+  assigned: number
+  /** desired / assigned - 1 with the predicted hints (null when no hints are predicted or none assigned). */
+  expectedOverload: number | null
+  donatedIn: number
+  donatedOut: number
+  /** Ready endpoints whose live hints name this zone. */
+  liveHints: number
+  kubeProxy: KubeProxyVerdict
+  /** kube-proxy's verdict once the predicted hints are written. */
+  kubeProxyPredicted: KubeProxyVerdict
+}
+
+export interface NodeProxyRow {
+  name: string
+  zone: string | null
+  mode: ProxyTopologyMode
+  fallback: boolean
+  reason: FallbackReason | null
+  endpoints: string[]
+}
+
+export interface ControllerVerdict {
+  path: TopologyPath | 'not-managed'
+  hintsSet: boolean
+  /** Upstream's event reason on the topology-mode path; a descriptive code otherwise (see docs/json-schema.md). */
+  reason: string
+  /** Upstream's event message verbatim on the topology-mode path. */
+  message: string
+  /** The Event the controller records on the Service at that sync (none on the trafficDistribution path). */
+  event: TopologyEvent | null
+  totalReadyEndpoints: number
+  prediction: PredictionMode
+  /** Slices the controller would rewrite at that sync. */
+  slicesToUpdate: string[]
+  /**
+   * Where upstream decides by Go's random map order (we use sorted zone names): tieBreaks =
+   * steps with two zones tied for the largest surplus/deficit (per-zone counts may differ
+   * upstream); receiverChoices = donated endpoints that could have gone to another zone.
+   */
+  randomChoices: {tieBreaks: number; receiverChoices: number}
+}
+
+export interface Advice {
+  code: string
+  message: string
+  command?: string
+}
+
+export interface TrafficEstimate {
+  model: 'zone-cpu' | 'custom' | 'none'
+  /** Expected share of requests served in the zone they come from, with the live hints. */
+  inZoneShareLive: number | null
+  /** Same, once the predicted hints are written. */
+  inZoneSharePredicted: number | null
+  /** Largest expected per-endpoint overload (load x ready endpoints - 1), predicted hints. */
+  maxEndpointOverloadPredicted: number | null
+  maxEndpointOverloadLive: number | null
+}
+
+export type Finding = 'hints-refused' | 'fallback' | 'drift' | 'no-endpoints-zone'
+
+export interface ServiceExplanation {
+  namespace: string
+  name: string
+  addressType: AddressType
+  mode: ServiceMode & {managedByController: boolean}
+  controller: ControllerVerdict
+  zones: ZoneRow[]
+  totals: {readyEndpoints: number; endpoints: number; assigned: number; liveHints: number; donated: number; cpuMilli: number}
+  endpoints: EndpointRow[]
+  nodes?: NodeProxyRow[]
+  traffic: TrafficEstimate
+  drift: {endpoints: number}
+  findings: Finding[]
+  advice: Advice[]
+}
+
+export interface NodeSummary {
+  sufficientNodeInfo: boolean
+  zones: {name: string; counted: number; ignored: number; cpuMilli: number; cpuRatio: number | null}[]
+  nodes: NodeVerdict[]
+  /** Ready worker nodes without a zone label or CPU: each disables hints for every Service. */
+  disablingNodes: {name: string; status: NodeVerdict['status']; fix: string}[]
+}
+
+export interface ExplainReport {
+  apiVersion: typeof SCHEMA_VERSION
+  kind: 'TopologyExplanation'
+  kubernetesVersion: string
+  versionSource: 'server' | 'flag' | 'default'
+  warnings: string[]
+  nodesReadable: boolean
+  cluster: NodeSummary
+  services: ServiceExplanation[]
+}
+
+// ---------------------------------------------------------------------------------------
+
+export function explain(state: ClusterState, services: readonly Service[], opts: ExplainOptions = {}): ExplainReport {
+  const f = featuresFor(opts.kubeVersion)
+  const warnings: string[] = []
+  if (f.warning) warnings.push(f.warning)
+  const nodesReadable = state.nodesReadable !== false
+  const capacity = setNodes(state.nodes)
+  const cluster = summariseNodes(capacity)
+  const slicesByService = groupSlices(state.endpointSlices, new Set(services.map((s) => s.metadata.name)))
+  const nodeIndex = indexNodes(state.nodes, cluster)
+  const parts = rowParts()
+  const out: ServiceExplanation[] = []
+  for (const svc of services) {
+    const key = `${svc.metadata.namespace ?? 'default'}/${svc.metadata.name}`
+    const slices = slicesByService.get(key) ?? []
+    for (const addressType of addressTypesOf(svc, slices)) {
+      out.push(
+        explainService({
+          service: svc,
+          slices: slices.filter((s) => s.addressType === addressType),
+          addressType,
+          capacity,
+          features: f,
+          nodes: state.nodes,
+          nodeIndex,
+          nodesReadable,
+          opts,
+          parts,
+        }),
+      )
+    }
+  }
+  return {
+    apiVersion: SCHEMA_VERSION,
+    kind: 'TopologyExplanation',
+    kubernetesVersion: formatVersion(f.version),
+    versionSource: opts.versionSource ?? (opts.kubeVersion ? 'flag' : 'default'),
+    warnings,
+    nodesReadable,
+    cluster,
+    services: out,
+  }
+}
+
+/** The slices of each Service ("namespace/name") named in `names`. */
+function groupSlices(slices: readonly EndpointSlice[], names: ReadonlySet<string>): Map<string, EndpointSlice[]> {
+  const m = new Map<string, EndpointSlice[]>()
+  for (let i = 0; i < slices.length; i++) {
+    const s = slices[i]!
+    const svc = s.metadata.labels?.[LABEL_SERVICE_NAME]
+    if (!svc || !names.has(svc)) continue
+    const key = `${s.metadata.namespace ?? 'default'}/${svc}`
+    const list = m.get(key)
+    if (list) list.push(s)
+    else m.set(key, [s])
+  }
+  return m
+}
+
+function addressTypesOf(svc: Service, slices: readonly EndpointSlice[]): AddressType[] {
+  const seen = new Set<AddressType>()
+  for (const s of slices) if (s.addressType !== 'FQDN') seen.add(s.addressType)
+  if (seen.size === 0) {
+    for (const fam of svc.spec?.ipFamilies ?? ['IPv4']) if (fam === 'IPv4' || fam === 'IPv6') seen.add(fam)
+  }
+  return [...seen].sort()
+}
+
+export function summariseNodes(capacity: ZoneCapacity): NodeSummary {
+  const zones = new Map<string, {counted: number; ignored: number; cpuMilli: number}>()
+  for (let i = 0; i < capacity.nodes.length; i++) {
+    const n = capacity.nodes[i]!
+    if (n.zone === null || n.zone === '') continue
+    const z = zones.get(n.zone) ?? {counted: 0, ignored: 0, cpuMilli: 0}
+    if (n.status === 'counted') {
+      z.counted++
+      z.cpuMilli += n.milliCPU
+    } else z.ignored++
+    zones.set(n.zone, z)
+  }
+  return {
+    sufficientNodeInfo: capacity.sufficientNodeInfo,
+    zones: [...zones.entries()]
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      .map(([name, z]) => ({name, ...z, cpuRatio: own(capacity.cpuRatiosByZone, name) ?? null})),
+    nodes: capacity.nodes,
+    disablingNodes: capacity.nodes
+      .filter((n) => n.disablesHints)
+      .map((n) => ({
+        name: n.name,
+        status: n.status,
+        fix:
+          n.status === 'no-zone-label'
+            ? `kubectl label node ${n.name} ${LABEL_ZONE}=<zone>`
+            : `give node ${n.name} allocatable CPU (status.allocatable.cpu is ${n.cpuError ? 'invalid' : 'zero or missing'})`,
+      })),
+  }
+}
+
+interface ServiceInput {
+  service: Service
+  slices: EndpointSlice[]
+  addressType: AddressType
+  capacity: ZoneCapacity
+  features: Features
+  nodes: readonly Node[]
+  nodeIndex: NodeIndex
+  nodesReadable: boolean
+  opts: ExplainOptions
+  parts: RowParts
+}
+
+/** Parts of endpoint rows that many rows share, read-only (frozen). */
+interface RowParts {
+  /** The row's conditions (null = unset). */
+  conditions(c: Endpoint['conditions']): EndpointRow['conditions']
+  /** The hint names, null without hints. */
+  hints(h: Endpoint['hints']): HintNames | null
+}
+
+/**
+ * Row parts shared by the rows of one explain() call: conditions, and hints that name at most
+ * one zone and no node. 50,000 endpoints have a handful of distinct ones, so the rows need not
+ * allocate three or four objects each. Other hints get objects of their own.
+ */
+function rowParts(): RowParts {
+  const conditions: EndpointRow['conditions'][] = []
+  const code = (v: boolean | null) => (v === null ? 0 : v === true ? 1 : v === false ? 2 : -1)
+  const zoneOnly = new Map<string, HintNames>()
+  const frozen = (forZones: string[]): HintNames => Object.freeze({forZones: Object.freeze(forZones) as string[], forNodes: Object.freeze([]) as unknown as string[]})
+  let none: HintNames | undefined
+  return {
+    conditions(c) {
+      const ready = c?.ready ?? null
+      const serving = c?.serving ?? null
+      const terminating = c?.terminating ?? null
+      const r = code(ready)
+      const s = code(serving)
+      const t = code(terminating)
+      if (r < 0 || s < 0 || t < 0) return {ready, serving, terminating}
+      const k = r * 9 + s * 3 + t
+      return (conditions[k] ??= Object.freeze({ready, serving, terminating}))
+    },
+    hints(h) {
+      if (!h) return null
+      const zones = h.forZones
+      const nodes = h.forNodes
+      if ((nodes == null || nodes.length === 0) && (zones == null || zones.length <= 1)) {
+        if (zones == null || zones.length === 0) return (none ??= frozen([]))
+        const name = zones[0]!.name
+        let names = zoneOnly.get(name)
+        if (names === undefined) zoneOnly.set(name, (names = frozen([name])))
+        return names
+      }
+      return hintNamesOf(h)
+    },
+  }
+}
+
+const sameHints = (a: HintNames | null, b: HintNames | null): boolean => {
+  // Lists of 0 or 1 names (the usual case) need no sorted copy.
+  const sorted = (xs: string[]) => (xs.length === 0 ? '' : xs.length === 1 ? xs[0]! : [...xs].sort().join(','))
+  const norm = (h: HintNames | null) =>
+    h === null || (h.forZones.length === 0 && h.forNodes.length === 0) ? '' : `${sorted(h.forZones)}|${sorted(h.forNodes)}`
+  return norm(a) === norm(b)
+}
+
+/** rec[key] for own keys only: a zone may be named like an Object.prototype member ("constructor"). */
+const own = <T>(rec: Record<string, T> | null | undefined, key: string): T | undefined =>
+  rec != null && Object.hasOwn(rec, key) ? rec[key] : undefined
+
+/** What every Service's explanation needs from the Nodes, computed once per explain() call. */
+interface NodeIndex {
+  /** Non-empty zone labels of the nodes. */
+  zones: Set<string>
+  /** Nodes per non-empty zone label, in input order. */
+  byZone: Map<string, Node[]>
+  /** Per non-empty zone (the verdict's zone label), from setNodes' verdicts in input order. */
+  verdicts: Map<string, {counted: number; ignored: number; cpuMilli: number}>
+  /** The nodes sorted by name (the --per-node view; sorted on first use). */
+  sorted(): Node[]
+}
+
+function indexNodes(nodes: readonly Node[], summary: NodeSummary): NodeIndex {
+  const zones = new Set<string>()
+  const byZone = new Map<string, Node[]>()
+  for (let i = 0; i < nodes.length; i++) {
+    const n = nodes[i]!
+    const z = n.metadata.labels?.[LABEL_ZONE]
+    if (!z) continue
+    zones.add(z)
+    const list = byZone.get(z)
+    if (list) list.push(n)
+    else byZone.set(z, [n])
+  }
+  // The summary's zones (a zone row is never named "").
+  const verdicts = new Map(summary.zones.map((z) => [z.name, z]))
+  let sorted: Node[] | undefined
+  return {zones, byZone, verdicts, sorted: () => (sorted ??= [...nodes].sort((a, b) => (a.metadata.name < b.metadata.name ? -1 : 1)))}
+}
+
+const isManaged = (s: EndpointSlice) => s.metadata.labels?.[LABEL_MANAGED_BY] === CONTROLLER_NAME
+const sortStrings = (xs: Iterable<string>) => [...xs].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
+
+/** Per zone name: counts over ready endpoints; named: the zone is shown (an endpoint's zone or a hint names it). */
+interface ZoneStats {
+  /** Position in `stats` (the traffic estimate's zone id). */
+  id: number
+  named: boolean
+  ready: number
+  assigned: number
+  liveHints: number
+  donatedIn: number
+  donatedOut: number
+}
+
+/**
+ * The endpoint rows of a Service and the per-zone counts, filled slice by slice. (The loop over a
+ * slice's endpoints is a method of its own: V8 optimises it after a few slices, where a loop
+ * nested in the loop over the slices left optimised code at the end of every slice.)
+ */
+class Rows {
+  /** Sized once for every endpoint of the slices (a list grown by push is copied as it grows). */
+  readonly endpoints: EndpointRow[]
+  private count = 0
+  readonly stats = new Map<string, ZoneStats>()
+  /** For the traffic estimate, by row: the zone's id in `stats` (-1: none). */
+  readonly rowZone: Int32Array
+  /** By row: 1 when kube-proxy counts the endpoint as ready (unset counts, unlike the controller). */
+  readonly rowProxyReady: Uint8Array
+  withAddress = 0
+  readyCount = 0
+  hinted = false
+  anyLiveHints = false
+  driftedRows = 0
+  donatedCount = 0
+
+  constructor(
+    private readonly parts: RowParts,
+    slices: readonly EndpointSlice[],
+  ) {
+    let n = 0
+    for (const s of slices) n += s.endpoints?.length ?? 0
+    this.endpoints = new Array<EndpointRow>(n)
+    this.rowZone = new Int32Array(n)
+    this.rowProxyReady = new Uint8Array(n)
+  }
+
+  private stat(zone: string): ZoneStats {
+    let z = this.stats.get(zone)
+    if (z === undefined) this.stats.set(zone, (z = {id: this.stats.size, named: false, ready: 0, assigned: 0, liveHints: 0, donatedIn: 0, donatedOut: 0}))
+    return z
+  }
+
+  /** The rows of one slice; `predicted` is the slice as the controller writes it (maybe the same object). */
+  addSlice(slice: EndpointSlice, predicted: EndpointSlice): void {
+    const {parts, endpoints} = this
+    const sliceEndpoints = slice.endpoints ?? []
+    for (let j = 0; j < sliceEndpoints.length; j++) {
+      const e = sliceEndpoints[j]!
+      const p = predicted.endpoints?.[j] ?? e
+      const live = parts.hints(e.hints)
+      const pred = p === e || p.hints === e.hints ? live : parts.hints(p.hints)
+      const zone = e.zone ?? null
+      const c = e.conditions
+      const ready = c?.ready === true
+      const predZone = pred?.forZones.length === 1 ? pred.forZones[0]! : null
+      const donatedTo = predZone !== null && zone !== null && predZone !== zone && ready ? predZone : null
+      // The same endpoint object (a slice the controller leaves alone) cannot drift.
+      const drift = p !== e && live !== pred && !sameHints(live, pred)
+      const at = this.count++
+      endpoints[at] = {
+        addresses: e.addresses,
+        nodeName: e.nodeName ?? null,
+        zone,
+        slice: slice.metadata.name,
+        conditions: parts.conditions(c),
+        controllerReady: ready,
+        liveHints: live,
+        predictedHints: pred,
+        donatedTo,
+        drift,
+      }
+      if (drift) this.driftedRows++
+      // The zone's own counts first: the hints usually name it.
+      const home = zone === null ? null : this.stat(zone)
+      if (home !== null && zone) home.named = true
+      this.rowZone[at] = home === null ? -1 : home.id
+      if (c == null || c.ready == null || c.ready) this.rowProxyReady[at] = 1
+      if (e.addresses[0] !== undefined) this.withAddress++
+      const liveZones = live?.forZones ?? []
+      const predZones = pred?.forZones ?? []
+      // A zone named twice in one endpoint's hints counts once.
+      for (let k = 0; k < liveZones.length; k++) {
+        const z = liveZones[k]!
+        const zc = home !== null && z === zone ? home : this.stat(z)
+        if (z) zc.named = true
+        if (ready && (k === 0 || liveZones.indexOf(z) === k)) zc.liveHints++
+      }
+      for (let k = 0; k < predZones.length; k++) {
+        const z = predZones[k]!
+        const zc = home !== null && z === zone ? home : this.stat(z)
+        if (z) zc.named = true
+        if (ready && (k === 0 || predZones.indexOf(z) === k)) zc.assigned++
+      }
+      if (ready) {
+        this.readyCount++
+        if (home !== null) home.ready++
+        if (predZones.length > 0) this.hinted = true
+        if (live !== null && (live.forZones.length > 0 || live.forNodes.length > 0)) this.anyLiveHints = true
+      }
+      if (donatedTo !== null) {
+        this.donatedCount++
+        this.stat(donatedTo).donatedIn++
+        home!.donatedOut++
+      }
+    }
+  }
+}
+
+function explainService(input: ServiceInput): ServiceExplanation {
+  const {service, slices, addressType, capacity, features: f, opts} = input
+  const mode = serviceMode(service, f)
+  const managedSlices = slices.filter(isManaged)
+  const managedByController = Boolean(service.spec?.selector && Object.keys(service.spec.selector).length > 0)
+  const ratios = input.nodesReadable ? capacity.cpuRatiosByZone : null
+  const predictionMode = opts.prediction ?? 'next-sync'
+
+  // What the controller does with its slices at its next sync.
+  let prediction: HintPrediction | null = null
+  // Without Nodes (RBAC) the CPU allocation cannot be computed: say so rather than predict
+  // the controller's "Insufficient Node information" refusal, which the controller does not make.
+  const unpredictable = !input.nodesReadable && mode.path === 'topology-mode-auto'
+  if (managedByController && !unpredictable) {
+    prediction = predictHints({
+      service,
+      slices: managedSlices,
+      addressType,
+      ratios,
+      features: f,
+      mode: predictionMode,
+      populated: false,
+    })
+  }
+  const predictedByName = new Map<string, EndpointSlice>()
+  for (const s of prediction?.slices ?? []) predictedByName.set(s.metadata.name, s)
+  const predictedSlices = slices.map((s) => predictedByName.get(s.metadata.name) ?? s)
+
+  const controller = unpredictable
+    ? {
+        path: mode.path,
+        hintsSet: slices.some((s) => (s.endpoints ?? []).some((e) => (e.hints?.forZones?.length ?? 0) > 0)),
+        reason: 'NodesUnreadable',
+        message: 'cannot predict the CPU-proportional allocation: Nodes could not be read (missing permission: list nodes); showing the live hints',
+        event: null,
+        totalReadyEndpoints: countReady(slices),
+        prediction: predictionMode,
+        slicesToUpdate: [],
+        randomChoices: NO_RANDOM_CHOICES,
+      }
+    : controllerVerdict(prediction, mode.path, managedByController, predictionMode, addressType, service)
+
+  // Endpoint rows, and the per-zone counts, in one pass.
+  const rows = new Rows(input.parts, slices)
+  for (let i = 0; i < slices.length; i++) rows.addSlice(slices[i]!, predictedSlices[i]!)
+  const {endpoints, stats, rowZone, rowProxyReady, withAddress, readyCount, hinted, anyLiveHints, driftedRows, donatedCount} = rows
+
+  // kube-proxy, per zone and per node, on live and predicted hints.
+  const preferSameGate = f.preferSameTrafficDistribution
+  const flags = serviceTrafficFlags(service)
+  const liveProxy = proxyEndpointsFromSlices(slices, {preferSameGate})
+  // Nothing rewritten: the predicted endpoints are the live ones (same slices, same result).
+  const predProxy = predictedSlices.every((s, i) => s === slices[i]) ? liveProxy : proxyEndpointsFromSlices(predictedSlices, {preferSameGate})
+  const requireAnnotation = f.kubeProxyRequiresAnnotation ? {annotations: service.metadata.annotations} : undefined
+  const categorizeOpts = {preferSameGate, requireAnnotation}
+
+  const zoneNames = new Set<string>()
+  for (const z of Object.keys(ratios ?? {})) zoneNames.add(z)
+  for (const z of input.nodeIndex.zones) zoneNames.add(z)
+  for (const [z, c] of stats) if (c.named) zoneNames.add(z)
+  const nodesByZone = input.nodeIndex.byZone
+
+  // kube-proxy on a node picks PreferSameNode when every ready endpoint has a node hint and
+  // one names that node (topologyModeFromHints): so the nodes that do are exactly the nodes
+  // named in node hints, when all ready endpoints have one. One pass instead of one
+  // categorization per node.
+  const sameNodeNodes = (eps: readonly ProxyEndpoint[]): Set<string> => {
+    const names = new Set<string>()
+    if (!preferSameGate) return names
+    for (let i = 0; i < eps.length; i++) {
+      const e = eps[i]!
+      if (!e.ready) continue
+      if (e.nodeHints === null || e.nodeHints.size === 0) return new Set()
+      for (const name of e.nodeHints) names.add(name)
+    }
+    return names
+  }
+  const liveSameNode = sameNodeNodes(liveProxy)
+  const predSameNode = sameNodeNodes(predProxy)
+  const trafficShares = trafficModel(opts.traffic, ratios, capacity)
+  // The zone-wide view (a node of the zone that holds no node-hinted endpoint) of every zone
+  // shown or weighted by the traffic model, once per endpoint list: the zone rows and the
+  // traffic estimate both use it.
+  const viewZones = new Set(zoneNames)
+  for (const z of Object.keys(trafficShares ?? {})) viewZones.add(z)
+  const liveViews = categorizeZones(liveProxy, flags, viewZones, categorizeOpts)
+  const predViews = predProxy === liveProxy ? liveViews : categorizeZones(predProxy, flags, viewZones, categorizeOpts)
+  const zoneVerdict = (views: Map<string, ZoneView>, sameNode: Set<string>, zone: string): KubeProxyVerdict => {
+    const v = views.get(zone)!
+    const nodesPreferSameNode = sameNode.size === 0 ? 0 : (nodesByZone.get(zone) ?? []).filter((n) => sameNode.has(n.metadata.name)).length
+    return {
+      mode: v.topologyMode,
+      fallback: v.fallbackReason !== null,
+      reason: v.fallbackReason,
+      routedEndpoints: v.cluster.length,
+      nodesPreferSameNode,
+    }
+  }
+
+  const n = prediction?.addHints?.totalReady ?? readyCount
+  const allocations = prediction?.addHints?.allocations ?? null
+  const auto = mode.path === 'topology-mode-auto'
+  const figures = auto && allocations === null && ratios !== null && n > 0 ? allocationFigures(n, ratios) : null
+
+  const zones: ZoneRow[] = sortStrings(zoneNames).map((zone) => {
+    const zoneNodes = input.nodeIndex.verdicts.get(zone) ?? {counted: 0, ignored: 0, cpuMilli: 0}
+    const counts = stats.get(zone)
+    const ready = counts?.ready ?? 0
+    const assigned = counts?.assigned ?? 0
+    const liveHints = counts?.liveHints ?? 0
+    const alloc = auto ? (own(allocations, zone) ?? own(figures, zone) ?? null) : null
+    const share = own(trafficShares, zone) ?? null
+    const desiredForOverload = share !== null ? share * n : null
+    // desired/minimum/target/maximum are the Auto heuristic's; on other paths only the
+    // traffic-proportional desired count is shown (what the overload is measured against).
+    return {
+      name: zone,
+      nodes: {counted: zoneNodes.counted, ignored: zoneNodes.ignored},
+      cpuMilli: zoneNodes.cpuMilli,
+      cpuRatio: own(ratios, zone) ?? null,
+      trafficShare: share,
+      readyEndpoints: ready,
+      desired: alloc?.desired ?? (auto ? null : desiredForOverload),
+      minimum: alloc?.minimum ?? null,
+      target: alloc?.target ?? null,
+      maximum: alloc?.maximum ?? null,
+      assigned,
+      expectedOverload: hinted && assigned > 0 && desiredForOverload !== null ? desiredForOverload / assigned - 1 : null,
+      donatedIn: counts?.donatedIn ?? 0,
+      donatedOut: counts?.donatedOut ?? 0,
+      liveHints,
+      kubeProxy: zoneVerdict(liveViews, liveSameNode, zone),
+      kubeProxyPredicted: zoneVerdict(predViews, predSameNode, zone),
+    }
+  })
+
+  let nodes: NodeProxyRow[] | undefined
+  if (opts.perNode) {
+    nodes = input.nodeIndex.sorted()
+      .map((node) => {
+        const c = categorizeEndpoints(liveProxy, flags, {name: node.metadata.name, labels: node.metadata.labels ?? {}}, categorizeOpts)
+        return {
+          name: node.metadata.name,
+          zone: node.metadata.labels?.[LABEL_ZONE] ?? null,
+          mode: c.topologyMode,
+          fallback: c.fallbackReason !== null,
+          reason: c.fallbackReason,
+          endpoints: c.allReachableEndpoints.map((e) => e.ip),
+        }
+      })
+  }
+
+  // Position j of the proxy endpoints is row j when no endpoint lacks an address and no IP
+  // repeats (then nothing was skipped or merged); the predicted ones are checked address by address.
+  const byRow = (eps: readonly ProxyEndpoint[]): boolean => {
+    if (eps.length !== endpoints.length || withAddress !== endpoints.length) return false
+    if (eps === liveProxy) return true
+    for (let j = 0; j < eps.length; j++) if (eps[j]!.ip !== endpoints[j]!.addresses[0]) return false
+    return true
+  }
+  const traffic = estimateTraffic(trafficShares, opts.traffic ? 'custom' : 'zone-cpu', {rows: endpoints, stats, rowZone, rowProxyReady, byRow}, liveProxy, liveViews, predProxy, predViews)
+
+  const driftCount = managedByController ? driftedRows : 0
+  const findings: Finding[] = []
+  if (mode.path === 'topology-mode-auto' && !controller.hintsSet && !unpredictable) findings.push('hints-refused')
+  if ((mode.path !== 'none' || anyLiveHints) && zones.some((z) => z.kubeProxy.fallback && (nodesByZone.get(z.name)?.length ?? 0) > 0))
+    findings.push('fallback')
+  if (driftCount > 0) findings.push('drift')
+  if (controller.hintsSet && zones.some((z) => (own(ratios, z.name) ?? 0) > 0 && z.readyEndpoints === 0)) findings.push('no-endpoints-zone')
+
+  const result: ServiceExplanation = {
+    namespace: service.metadata.namespace ?? 'default',
+    name: service.metadata.name,
+    addressType,
+    mode: {...mode, managedByController},
+    controller,
+    zones,
+    totals: {
+      readyEndpoints: n,
+      endpoints: endpoints.length,
+      assigned: zones.reduce((a, z) => a + z.assigned, 0),
+      liveHints: zones.reduce((a, z) => a + z.liveHints, 0),
+      donated: donatedCount,
+      cpuMilli: zones.reduce((a, z) => a + z.cpuMilli, 0),
+    },
+    endpoints,
+    traffic,
+    drift: {endpoints: driftCount},
+    findings,
+    advice: [],
+  }
+  if (nodes) result.nodes = nodes
+  result.advice = advise(result, capacity, ratios, input.nodesReadable)
+  return result
+}
+
+function controllerVerdict(
+  prediction: HintPrediction | null,
+  path: TopologyPath,
+  managed: boolean,
+  predictionMode: PredictionMode,
+  addressType: AddressType,
+  service: Service,
+): ControllerVerdict {
+  if (!managed || prediction === null) {
+    return {
+      path: 'not-managed',
+      hintsSet: false,
+      reason: 'NotManagedByController',
+      message: 'the Service has no selector: the EndpointSlice controller does not manage its EndpointSlices, so their hints stay as written',
+      event: null,
+      totalReadyEndpoints: 0,
+      prediction: predictionMode,
+      slicesToUpdate: [],
+      randomChoices: NO_RANDOM_CHOICES,
+    }
+  }
+  const total = prediction.addHints?.totalReady ?? countReady(prediction.slices)
+  const base = {
+    path,
+    hintsSet: prediction.hintsSet,
+    totalReadyEndpoints: total,
+    prediction: predictionMode,
+    slicesToUpdate: prediction.changedSliceNames,
+    randomChoices: prediction.addHints?.randomChoices ?? NO_RANDOM_CHOICES,
+  }
+  if (path === 'topology-mode-auto') {
+    const ev = prediction.events.find((e) => e.reason === 'TopologyAwareHintsDisabled') ?? prediction.events[0] ?? null
+    const enabled: TopologyEvent = {
+      type: 'Normal',
+      reason: 'TopologyAwareHintsEnabled',
+      message: `Topology Aware Hints has been enabled, addressType: ${addressType}`,
+    }
+    const event = ev ?? (prediction.hintsSet ? enabled : null)
+    return {...base, reason: event?.reason ?? 'TopologyAwareHintsEnabled', message: event?.message ?? enabled.message, event}
+  }
+  if (path === 'traffic-distribution') {
+    const td = service.spec?.trafficDistribution ?? ''
+    return {
+      ...base,
+      reason: 'TrafficDistribution',
+      message: prediction.hintsSet
+        ? `trafficDistribution ${td}: every ready endpoint is hinted for its own zone${td === 'PreferSameNode' ? ' and node' : ''} (the controller records no event on this path)`
+        : `trafficDistribution ${td}: no ready endpoint to hint`,
+      event: prediction.events[0] ?? null,
+    }
+  }
+  return {
+    ...base,
+    reason: 'TopologyNotRequested',
+    message: 'neither the topology-mode annotation (Auto) nor a usable spec.trafficDistribution is set: the controller removes any hints',
+    event: prediction.events[0] ?? null,
+  }
+}
+
+const NO_RANDOM_CHOICES = {tieBreaks: 0, receiverChoices: 0}
+
+const countReady = (slices: readonly EndpointSlice[]) =>
+  slices.reduce((a, s) => a + (s.endpoints ?? []).filter((e) => e.conditions?.ready === true).length, 0)
+
+/**
+ * desired/minimum/target/maximum per zone for N endpoints, also when the controller refuses
+ * (getAllocations stops at the first failed check; explain still shows the figures).
+ */
+export function allocationFigures(n: number, ratios: Record<string, number>): Record<string, {desired: number; minimum: number; target: number; maximum: number | null}> {
+  const out: Record<string, {desired: number; minimum: number; target: number; maximum: number | null}> = {}
+  let sumMin = 0
+  for (const zone of sortStrings(Object.keys(ratios))) {
+    const desired = ratios[zone]! * n
+    const minimum = Math.ceil(desired * (1 / (1 + OVERLOAD_THRESHOLD)))
+    sumMin += minimum
+    out[zone] = {desired, minimum, target: Math.max(desired, minimum), maximum: 0}
+  }
+  // Upstream computes the maximum only once the minimums fit (sum <= N).
+  for (const z of Object.values(out)) z.maximum = sumMin <= n ? z.minimum + (n - sumMin) : null
+  return out
+}
+
+function trafficModel(custom: Record<string, number> | undefined, ratios: Record<string, number> | null, capacity: ZoneCapacity): Record<string, number> | null {
+  if (custom) {
+    const total = Object.values(custom).reduce((a, b) => a + b, 0)
+    if (total <= 0) return null
+    return Object.fromEntries(Object.entries(custom).map(([z, w]) => [z, w / total]))
+  }
+  if (ratios) return ratios
+  // No upstream ratios (a node without zone or CPU): estimate from the nodes that do have both.
+  const cpu = new Map<string, number>()
+  for (const v of capacity.nodes) {
+    if ((v.status === 'counted' || (v.status !== 'control-plane' && v.status !== 'not-ready')) && v.zone && v.milliCPU > 0)
+      cpu.set(v.zone, (cpu.get(v.zone) ?? 0) + v.milliCPU)
+  }
+  const total = [...cpu.values()].reduce((a, b) => a + b, 0)
+  if (total <= 0) return null
+  // Sorted zone names, like the ratios: the estimate sums over zones in this order.
+  return Object.fromEntries(sortStrings(cpu.keys()).map((z) => [z, cpu.get(z)! / total]))
+}
+
+/** What the traffic estimate reads from the endpoint rows. */
+interface RowFacts {
+  rows: readonly EndpointRow[]
+  /** Per zone a row names: its counts and id. */
+  stats: ReadonlyMap<string, ZoneStats>
+  /** By row: its zone's id, -1 without zone. */
+  rowZone: Int32Array
+  /** By row: 1 when kube-proxy counts the endpoint as ready. */
+  rowProxyReady: Uint8Array
+  /** Whether eps[j] is the endpoint of rows[j] for every j. */
+  byRow: (eps: readonly ProxyEndpoint[]) => boolean
+}
+
+function estimateTraffic(
+  shares: Record<string, number> | null,
+  model: 'zone-cpu' | 'custom',
+  facts: RowFacts,
+  live: readonly ProxyEndpoint[],
+  liveViews: Map<string, ZoneView>,
+  predicted: readonly ProxyEndpoint[],
+  predictedViews: Map<string, ZoneView>,
+): TrafficEstimate {
+  if (shares === null) return {model: 'none', inZoneShareLive: null, inZoneSharePredicted: null, maxEndpointOverloadLive: null, maxEndpointOverloadPredicted: null}
+  const {rows, stats} = facts
+  /**
+   * By position in eps: the id of the endpoint's zone (the zone of the last row with its
+   * address; -1 when none), and whether it is ready.
+   */
+  let zoneOf: Map<string, string | null> | undefined
+  const positions = (eps: readonly ProxyEndpoint[]): {zone: Int32Array; ready: Uint8Array} => {
+    // Usually eps[j] is the endpoint of rows[j]: then that row is the only one with its address.
+    if (facts.byRow(eps)) return {zone: facts.rowZone, ready: facts.rowProxyReady}
+    zoneOf ??= new Map(rows.map((r) => [r.addresses[0] ?? '', r.zone]))
+    const zone = new Int32Array(eps.length)
+    const ready = new Uint8Array(eps.length)
+    for (let j = 0; j < eps.length; j++) {
+      const z = zoneOf.get(eps[j]!.ip)
+      zone[j] = z == null ? -1 : stats.get(z)!.id
+      if (eps[j]!.ready) ready[j] = 1
+    }
+    return {zone, ready}
+  }
+  const estimate = (eps: readonly ProxyEndpoint[], views: Map<string, ZoneView>) => {
+    const at = positions(eps)
+    // Loads by position in eps (IPs are unique there: proxyEndpointsFromSlices merges them).
+    const load = new Float64Array(eps.length)
+    let inZone = 0
+    let covered = 0
+    for (const [zone, share] of Object.entries(shares)) {
+      const targets = views.get(zone)!.cluster
+      if (targets.length === 0 || share <= 0) continue
+      covered += share
+      // A zone no row names matches no endpoint (-2 is no id).
+      const local = spread(targets, share / targets.length, load, at.zone, stats.get(zone)?.id ?? -2)
+      inZone += (share * local) / targets.length
+    }
+    let ready = 0
+    for (let i = 0; i < eps.length; i++) ready += at.ready[i]!
+    if (covered === 0 || ready === 0) return {inZone: null, maxOverload: null}
+    let max = -1
+    for (let i = 0; i < eps.length; i++) if (at.ready[i] === 1) max = Math.max(max, (load[i]! / covered) * ready - 1)
+    return {inZone: inZone / covered, maxOverload: max}
+  }
+  const l = estimate(live, liveViews)
+  const p = predicted === live ? l : estimate(predicted, predictedViews)
+  return {model, inZoneShareLive: l.inZone, inZoneSharePredicted: p.inZone, maxEndpointOverloadLive: l.maxOverload, maxEndpointOverloadPredicted: p.maxOverload}
+}
+
+/** Adds `each` to the load of every target; returns how many targets are in zone `id`. */
+function spread(targets: Readonly<ArrayLike<number>>, each: number, load: Float64Array, zoneOf: Int32Array, id: number): number {
+  let local = 0
+  for (let k = 0; k < targets.length; k++) {
+    const j = targets[k]!
+    if (zoneOf[j] === id) local++
+    load[j] = load[j]! + each
+  }
+  return local
+}
+
+/** Nearest ready-endpoint counts the controller accepts (feasibility is not monotonic in N). */
+export function acceptedCounts(n: number, ratios: Record<string, number>, howMany = 3): {below: number[]; above: number[]} {
+  const below: number[] = []
+  const above: number[] = []
+  for (let k = n - 1; k >= 1 && below.length < howMany; k--) if (getAllocations(k, ratios).ok) below.push(k)
+  for (let k = n + 1; k <= n + 10 * Object.keys(ratios).length + 20 && above.length < howMany; k++) if (getAllocations(k, ratios).ok) above.push(k)
+  return {below, above}
+}
+
+function advise(s: ServiceExplanation, capacity: ZoneCapacity, ratios: Record<string, number> | null, nodesReadable: boolean): Advice[] {
+  const advice: Advice[] = []
+  const ref = `svc/${s.name} -n ${s.namespace}`
+  const patch = (td: string) =>
+    `kubectl patch service ${s.name} -n ${s.namespace} --type=merge -p '{"spec":{"trafficDistribution":"${td}"}}'`
+  if (!nodesReadable) {
+    advice.push({code: 'nodes-unreadable', message: 'Nodes could not be read (RBAC): zone CPU shares and the Auto allocation are unknown; ask for "list nodes" or run with a snapshot that includes Nodes.'})
+  }
+  if (s.mode.path === 'topology-mode-auto' && !s.controller.hintsSet) {
+    const msg = s.controller.message
+    if (msg.startsWith('Insufficient Node information')) {
+      const bad = sortStrings(capacity.nodes.filter((v) => v.disablesHints).map((v) => `${v.name} (${v.status})`))
+      advice.push({
+        code: 'fix-nodes',
+        message: bad.length > 0
+          ? `Every ready worker node needs a ${LABEL_ZONE} label and allocatable CPU; these nodes disable hints for every Service: ${bad.join(', ')}.`
+          : 'Hints need ready worker nodes in at least 2 zones.',
+      })
+    } else if (msg.startsWith('Insufficient number of endpoints') || msg.startsWith('Unable to allocate minimum')) {
+      if (ratios) {
+        const {below, above} = acceptedCounts(s.totals.readyEndpoints, ratios)
+        const options = [...below.slice(0, 1), ...above].sort((a, b) => a - b)
+        advice.push({
+          code: 'scale',
+          message: `With these zone CPU shares the controller accepts ${options.join(', ')} ready endpoints (now ${s.totals.readyEndpoints}); feasibility is not monotonic, so check the count you scale to.`,
+        })
+      }
+    } else if (msg.startsWith('One or more endpoints do not have a zone')) {
+      advice.push({code: 'endpoint-zone', message: 'A ready endpoint has no zone: its node lacks the topology.kubernetes.io/zone label (or the node is unknown to the controller).'})
+    }
+    advice.push({
+      code: 'mode',
+      message: 'PreferSameZone hints every endpoint to its own zone without the CPU arithmetic or its refusals.',
+      command: `kubectl topology apply ${ref} --mode PreferSameZone   (or: ${patch('PreferSameZone')})`,
+    })
+  }
+  if (s.findings.includes('fallback')) {
+    const zones = s.zones.filter((z) => z.kubeProxy.fallback).map((z) => `${z.name} (${z.kubeProxy.reason})`)
+    advice.push({code: 'fallback', message: `kube-proxy ignores the hints in ${zones.join(', ')}: traffic from there goes to every endpoint.`})
+  }
+  if (s.findings.includes('drift')) {
+    advice.push({
+      code: 'drift',
+      message: `The live hints of ${s.drift.endpoints} endpoint(s) differ from what the controller writes at its next sync (${s.controller.slicesToUpdate.join(', ') || 'no slice rewrite pending'}); the controller rewrites them when it next syncs the Service.`,
+    })
+  }
+  if (s.mode.path === 'none' && s.zones.filter((z) => z.nodes.counted > 0).length >= 2 && s.mode.managedByController) {
+    advice.push({
+      code: 'enable',
+      message: 'Topology-aware routing is off for this Service.',
+      command: `kubectl topology apply ${ref} --mode PreferSameZone   (or: ${patch('PreferSameZone')})`,
+    })
+  }
+  for (const w of s.mode.warnings) advice.push({code: 'lint', message: w.message})
+  return advice
+}

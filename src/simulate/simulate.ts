@@ -1,0 +1,572 @@
+// kubectl topology simulate: every strategy on one Service's real (or what-if) state, scored with
+// the KEP-2004 evaluation tool's measures (measure.ts). Pure: same input, same report.
+//
+// Strategies
+//   upstream-auto   the EndpointSlice controller's topology-mode Auto (reconcile.ts predictHints, "fresh":
+//                   as if every slice were rewritten), then kube-proxy's topologyModeFromHints per zone
+//   same-zone       trafficDistribution PreferSameZone (PreferClose): every ready endpoint hinted to its zone
+//   same-node       trafficDistribution PreferSameNode: node hints, zone hints as the fallback
+//   random          KEP-2004's baseline: no topology, every endpoint from everywhere
+//   local, local-shared, local-weighted, local-opt   KEP-2004 subsetting (strategies/*.ts), per-zone counts
+//   topology-keys   KEP-536 spec.topologyKeys: per client node, the first key whose value an endpoint's node shares
+//
+// same-zone / same-node are modelled with the newest Kubernetes behaviour whatever --kube-version says
+// (they describe a strategy to compare, not the cluster's version); upstream-auto follows --kube-version.
+import {topologyDecisionFromHints, proxyEndpointsFromSlices, type ProxyEndpoint} from '../upstream/kube-proxy/topology.js'
+import {measure, scoreOf, type Consumer, type MeasureGroup, type Measures, type ScoreParts} from './measure.js'
+import {predictHints} from '../upstream/endpointslice/reconciler.js'
+import {serviceView, type ServiceView, type SimNode} from './strategies/cluster.js'
+import {local} from './strategies/local.js'
+import {localOpt} from './strategies/local-opt.js'
+import {localShared} from './strategies/local-shared.js'
+import {localWeighted} from './strategies/local-weighted.js'
+import {localWithPadding, type SubsettingMode} from './strategies/padding.js'
+import {random} from './strategies/random.js'
+import {regionFromShares, type Allocation, type Region} from './strategies/region.js'
+import {topologyKeysReach, type TopologyKeysResult} from './strategies/topology-keys.js'
+import {ANNOTATION_TOPOLOGY_AWARE_HINTS, ANNOTATION_TOPOLOGY_MODE, type Service} from '../upstream/api/types.js'
+import type {ClusterState} from '../state/cluster-state.js'
+import {features as featuresFor} from '../upstream/features.js'
+
+import {KEP2004_STRATEGIES, STRATEGIES, type Kep2004Strategy, type StrategyName} from './names.js'
+export {KEP2004_STRATEGIES, STRATEGIES, type Kep2004Strategy, type StrategyName}
+
+export const TRAFFIC_MODELS = ['cpu', 'nodes', 'uniform'] as const
+export type TrafficModel = (typeof TRAFFIC_MODELS)[number]
+
+export const DEFAULT_TOPOLOGY_KEYS = ['kubernetes.io/hostname', 'topology.kubernetes.io/zone', '*']
+
+export interface SimulateOptions {
+  strategies?: readonly StrategyName[]
+  trafficModel?: TrafficModel
+  /** explicit traffic share per zone (normalised); overrides the model */
+  traffic?: Record<string, number>
+  kubeVersion?: string
+  topologyKeys?: readonly string[]
+  /** KEP-2004 padding for `local`: the previous subsetting mode (unset: the tool's stateless rule) */
+  previousMode?: SubsettingMode
+  padding?: number
+  /**
+   * --traffic names a zone that has neither a node nor a ready endpoint: an error (a typo),
+   * unless this is set (rollout steps, where a zone can lose every ready endpoint for a while
+   * and, with Nodes unreadable, is then known only from --traffic): the zone keeps its share.
+   */
+  trafficZonesKnown?: boolean
+}
+
+export class SimulateInputError extends Error {}
+
+export interface ZoneResult {
+  zone: string
+  /** share of all traffic that originates in this zone */
+  trafficShare: number
+  /** share of this zone's traffic served by endpoints in the zone */
+  inZoneTraffic: number
+  /** endpoints running in this zone (ready) */
+  localEndpoints: number
+  /** endpoints this zone's clients may send to, by the zone they run in */
+  serves: Record<string, number>
+  /** share of all traffic received by endpoints running in this zone */
+  load: number
+  /** largest overload of an endpoint running in this zone (null: none) */
+  maxOverload: number | null
+  /** kube-proxy in this zone routes cluster-wide although topology is configured */
+  fallback: boolean
+  reason: string | null
+  /** clients of this zone that get no endpoint at all (topology-keys without "*") */
+  nodesWithoutBackends: string[]
+}
+
+export interface GroupResult {
+  label: string
+  endpoints: Record<string, number>
+  consumers: Record<string, number>
+}
+
+export interface StrategyResult {
+  strategy: StrategyName
+  valid: boolean
+  /** 0..100 (the tool's score can go below 0 when overload exceeds 100%); null when invalid */
+  score: number | null
+  scoreParts: ScoreParts | null
+  inZoneTraffic: number
+  maxOverload: number
+  meanOverload: number
+  sdOverload: number
+  endpointSlices: number
+  baselineSlices: number
+  fallbackZones: string[]
+  /** why the strategy did not apply as intended (hints refused, KEP-2004 downgrade, ...) */
+  fallback: string | null
+  unservedTraffic: number
+  unassignedEndpoints: number
+  zones: ZoneResult[]
+  groups?: GroupResult[]
+}
+
+export interface SimulationInput {
+  zones: string[]
+  trafficShare: Record<string, number>
+  readyEndpoints: number
+  endpointsByZone: Record<string, number>
+}
+
+export interface ServiceSimulation {
+  namespace: string
+  name: string
+  addressType: string
+  input: SimulationInput
+  strategies: StrategyResult[]
+}
+
+// ---- traffic --------------------------------------------------------------------------------
+
+export interface TrafficPlan {
+  zones: string[]
+  zoneShare: number[]
+  /** per counted node with a zone: its share of all traffic */
+  nodeShare: Map<string, number>
+}
+
+export function trafficPlan(view: ServiceView, model: TrafficModel, custom?: Record<string, number>, customZonesKnown = false): TrafficPlan {
+  const zones = customZonesKnown && custom !== undefined ? [...new Set([...view.zones, ...Object.keys(custom)])].sort() : view.zones
+  const sources = view.nodes.filter((n) => n.counted && n.zone !== null)
+  const weightOf = (n: SimNode): number => (model === 'cpu' ? n.milliCPU : 1)
+  const zoneWeight = new Map<string, number>()
+  const zoneNodes = new Map<string, SimNode[]>()
+  for (const n of sources) {
+    zoneWeight.set(n.zone as string, (zoneWeight.get(n.zone as string) ?? 0) + weightOf(n))
+    const list = zoneNodes.get(n.zone as string) ?? []
+    list.push(n)
+    zoneNodes.set(n.zone as string, list)
+  }
+  let zoneShare: number[]
+  if (custom !== undefined) {
+    const known = new Set(zones)
+    for (const z of Object.keys(custom)) {
+      if (!known.has(z)) throw new SimulateInputError(`--traffic names zone "${z}", which has no node or endpoint (zones: ${zones.filter((x) => x !== '').join(', ') || 'none'})`)
+    }
+    const sum = Object.values(custom).reduce((a, b) => a + b, 0)
+    zoneShare = zones.map((z) => (custom[z] ?? 0) / sum)
+  } else if (model === 'uniform') {
+    const withNodes = zones.filter((z) => zoneNodes.has(z))
+    zoneShare = zones.map((z) => (zoneNodes.has(z) ? 1 / withNodes.length : 0))
+  } else {
+    let total = 0
+    for (const w of zoneWeight.values()) total += w
+    if (total <= 0) {
+      throw new SimulateInputError(
+        model === 'cpu'
+          ? 'the cpu traffic model needs Ready nodes with a zone label and allocatable CPU; use --traffic-model nodes or --traffic'
+          : 'no Ready node with a zone label: name the traffic with --traffic ZONE=SHARE,...',
+      )
+    }
+    zoneShare = zones.map((z) => (zoneWeight.get(z) ?? 0) / total)
+  }
+  const nodeShare = new Map<string, number>()
+  zones.forEach((z, i) => {
+    const list = zoneNodes.get(z) ?? []
+    const w = list.reduce((a, n) => a + weightOf(n), 0)
+    for (const n of list) nodeShare.set(n.name, (zoneShare[i] as number) * (w > 0 ? weightOf(n) / w : 1 / list.length))
+  })
+  return {zones, zoneShare, nodeShare}
+}
+
+// ---- endpoint-level strategies -> groups ------------------------------------------------------
+
+interface Reach {
+  /** consumer index -> indices into the endpoint list, or null for "every endpoint" */
+  sets: (number[] | null)[]
+}
+
+/** Endpoints with identical sets of consumers form one group (each consumer weighs its endpoints equally). */
+function groupsFromReach(zones: string[], endpointZones: number[], consumerCount: number, reach: Reach): MeasureGroup[] {
+  const E = endpointZones.length
+  const sig: number[][] = Array.from({length: E}, () => [])
+  for (let c = 0; c < consumerCount; c++) {
+    const set = reach.sets[c]
+    if (set === null || set === undefined) for (let e = 0; e < E; e++) (sig[e] as number[]).push(c)
+    else for (const e of set) (sig[e] as number[]).push(c)
+  }
+  const byKey = new Map<string, MeasureGroup>()
+  for (let e = 0; e < E; e++) {
+    const key = (sig[e] as number[]).join(',')
+    let g = byKey.get(key)
+    if (g === undefined) {
+      g = {comp: new Array<number>(zones.length).fill(0), weights: new Array<number>(consumerCount).fill(0)}
+      for (const c of sig[e] as number[]) g.weights[c] = 1
+      byKey.set(key, g)
+    }
+    g.comp[endpointZones[e] as number] = (g.comp[endpointZones[e] as number] as number) + 1
+  }
+  return [...byKey.values()]
+}
+
+interface Evaluated {
+  measures: Measures
+  consumers: Consumer[]
+  consumerNames: string[]
+  consumerFallback: (string | null)[]
+  fallback: string | null
+  groups?: GroupResult[]
+  noBackends?: string[]
+}
+
+function hintStrategy(
+  view: ServiceView,
+  plan: TrafficPlan,
+  service: Service,
+  kubeVersion: string | undefined,
+  perNode: boolean,
+): Evaluated {
+  const f = featuresFor(kubeVersion)
+  const prediction = predictHints({
+    service,
+    slices: view.slices,
+    addressType: view.addressType,
+    ratios: view.cpuRatios,
+    features: f,
+    mode: 'fresh',
+  })
+  const proxyEps: ProxyEndpoint[] = proxyEndpointsFromSlices(prediction.slices, {
+    preferSameGate: f.preferSameTrafficDistribution,
+    addressType: view.addressType === 'FQDN' ? undefined : view.addressType,
+  })
+  const zoneIndex = new Map(plan.zones.map((z, i) => [z, i]))
+  const readyIdx = proxyEps.map((ep, i) => (ep.ready ? i : -1)).filter((i) => i >= 0)
+  const endpointZones = readyIdx.map((i) => zoneIndex.get(proxyEps[i]!.zone ?? '') ?? 0)
+  const consumers: Consumer[] = []
+  const names: string[] = []
+  const sets: (number[] | null)[] = []
+  const why: (string | null)[] = []
+  const refusal = prediction.addHints?.refusal?.message ?? null
+  const addConsumer = (nodeName: string, zone: string, share: number) => {
+    const d = topologyDecisionFromHints(proxyEps, nodeName, zone, f.preferSameTrafficDistribution)
+    consumers.push({zone: zoneIndex.get(zone) ?? -1, share})
+    names.push(perNode ? nodeName : zone)
+    if (d.mode === 'PreferSameNode') sets.push(readyIdx.flatMap((i, k) => (proxyEps[i]!.nodeHints?.has(nodeName) ? [k] : [])))
+    else if (d.mode === 'PreferSameZone') sets.push(readyIdx.flatMap((i, k) => (proxyEps[i]!.zoneHints?.has(zone) ? [k] : [])))
+    else sets.push(null)
+    why.push(d.mode === '' ? (d.fallbackReason ?? refusal ?? (prediction.hintsSet ? null : 'no hints')) : null)
+  }
+  if (perNode) {
+    for (const n of view.nodes) if (n.counted && n.zone !== null) addConsumer(n.name, n.zone, plan.nodeShare.get(n.name) ?? 0)
+  } else {
+    plan.zones.forEach((z, i) => {
+      if (z !== '') addConsumer('', z, plan.zoneShare[i] as number)
+    })
+  }
+  const groups = groupsFromReach(plan.zones, endpointZones, consumers.length, {sets})
+  const measures = measure(plan.zones.length, readyIdx.length, consumers, groups, {slices: Math.ceil(readyIdx.length / 100)})
+  return {
+    measures,
+    consumers,
+    consumerNames: names,
+    consumerFallback: why,
+    fallback: refusal ?? (prediction.hintsSet ? null : 'no hints written'),
+  }
+}
+
+function withTopologyMode(svc: Service, td: string | null): Service {
+  const copy = structuredClone(svc)
+  const ann = {...(copy.metadata.annotations ?? {})}
+  delete ann[ANNOTATION_TOPOLOGY_AWARE_HINTS]
+  delete ann[ANNOTATION_TOPOLOGY_MODE]
+  if (td === null) ann[ANNOTATION_TOPOLOGY_MODE] = 'Auto'
+  copy.metadata.annotations = ann
+  copy.spec = {...(copy.spec ?? {})}
+  if (td === null) delete copy.spec.trafficDistribution
+  else copy.spec.trafficDistribution = td
+  return copy
+}
+
+// ---- KEP-2004 strategies ------------------------------------------------------------------------
+
+export function regionOf(plan: TrafficPlan, view: ServiceView): Region {
+  const counts = new Map<string, number>()
+  for (const e of view.ready) counts.set(e.zone ?? '', (counts.get(e.zone ?? '') ?? 0) + 1)
+  return regionFromShares(plan.zones.map((z, i) => ({name: z, share: plan.zoneShare[i] as number, endpoints: counts.get(z) ?? 0})))
+}
+
+export function runKep2004(name: Kep2004Strategy, region: Region, opts: Pick<SimulateOptions, 'previousMode' | 'padding'> = {}): Allocation {
+  switch (name) {
+    case 'random':
+      return random(region)
+    case 'local':
+      return opts.previousMode !== undefined
+        ? localWithPadding(region, {previous: opts.previousMode, padding: opts.padding})
+        : local(region)
+    case 'local-shared':
+      return localShared(region)
+    case 'local-weighted':
+      return localWeighted(region)
+    case 'local-opt':
+      return localOpt(region)
+  }
+}
+
+const FALLBACK_TEXT: Record<string, string> = {
+  'starting-threshold': 'fewer endpoints than the starting threshold: no subsetting',
+  'overload-threshold': 'a zone stays at or above 50% overload: downgraded to no subsetting',
+  'no-contributor': 'no zone can give endpoints: downgraded to no subsetting',
+  padding: 'inside the padding band (hysteresis): no subsetting',
+}
+
+function kepStrategy(name: Kep2004Strategy, region: Region, opts: SimulateOptions): Evaluated {
+  const alloc = runKep2004(name, region, opts)
+  const consumers = region.zones.map((_, i) => ({zone: i, share: region.share[i] as number}))
+  const measures = measure(region.zones.length, region.total, consumers, alloc.groups)
+  if (alloc.error !== undefined) measures.valid = false
+  const fallback = alloc.error ?? (alloc.fallback !== undefined ? (FALLBACK_TEXT[alloc.fallback] ?? alloc.fallback) : null)
+  const groups: GroupResult[] = alloc.groups.map((g) => ({
+    label: g.label,
+    endpoints: Object.fromEntries(region.zones.flatMap((z, i) => ((g.comp[i] as number) !== 0 ? [[z, g.comp[i] as number]] : []))),
+    consumers: Object.fromEntries(region.zones.flatMap((z, i) => ((g.weights[i] as number) !== 0 ? [[z, g.weights[i] as number]] : []))),
+  }))
+  return {
+    measures,
+    consumers,
+    consumerNames: region.zones,
+    consumerFallback: region.zones.map(() => (alloc.fallback !== undefined && name !== 'random' ? fallback : null)),
+    fallback: name === 'random' ? null : fallback,
+    groups,
+  }
+}
+
+// ---- topology-keys -------------------------------------------------------------------------------
+
+function keysStrategy(view: ServiceView, plan: TrafficPlan, keys: readonly string[]): Evaluated {
+  const zoneIndex = new Map(plan.zones.map((z, i) => [z, i]))
+  const endpointZones = view.ready.map((e) => zoneIndex.get(e.zone ?? '') ?? 0)
+  const result: TopologyKeysResult = topologyKeysReach(view.nodes, view.ready, keys)
+  const consumers: Consumer[] = []
+  const names: string[] = []
+  const sets: (number[] | null)[] = []
+  const why: (string | null)[] = []
+  for (const c of result.clients) {
+    consumers.push({zone: zoneIndex.get(c.zone) ?? -1, share: plan.nodeShare.get(c.node) ?? 0})
+    names.push(c.node)
+    sets.push(c.endpoints)
+    why.push(c.matchedKey === null ? 'no topology key matches: no backends' : c.matchedKey === '*' ? 'matched "*": any endpoint' : null)
+  }
+  const groups = groupsFromReach(plan.zones, endpointZones, consumers.length, {sets})
+  const measures = measure(plan.zones.length, view.ready.length, consumers, groups, {slices: Math.ceil(view.ready.length / 100)})
+  const noBackends = result.clients.filter((c) => c.matchedKey === null).map((c) => c.node)
+  return {
+    measures,
+    consumers,
+    consumerNames: names,
+    consumerFallback: why,
+    fallback: noBackends.length > 0 ? `${noBackends.length} node(s) match no topology key and have no backends` : null,
+    noBackends,
+  }
+}
+
+// ---- one Service ----------------------------------------------------------------------------------
+
+export function simulateService(state: ClusterState, svc: Service, opts: SimulateOptions = {}): ServiceSimulation {
+  const view = serviceView(state, svc)
+  const plan = trafficPlan(view, opts.trafficModel ?? 'cpu', opts.traffic, opts.trafficZonesKnown)
+  const strategies = opts.strategies ?? STRATEGIES.filter((s) => s !== 'topology-keys')
+  const region = regionOf(plan, view)
+  const results: StrategyResult[] = []
+  for (const s of strategies) {
+    let ev: Evaluated
+    switch (s) {
+      case 'upstream-auto':
+        ev = hintStrategy(view, plan, withTopologyMode(svc, null), opts.kubeVersion, false)
+        break
+      case 'same-zone':
+        ev = hintStrategy(view, plan, withTopologyMode(svc, 'PreferSameZone'), undefined, false)
+        break
+      case 'same-node':
+        ev = hintStrategy(view, plan, withTopologyMode(svc, 'PreferSameNode'), undefined, true)
+        break
+      case 'topology-keys':
+        ev = keysStrategy(view, plan, opts.topologyKeys ?? DEFAULT_TOPOLOGY_KEYS)
+        break
+      default:
+        ev = kepStrategy(s, region, opts)
+    }
+    results.push(toResult(s, ev, plan, region))
+  }
+  return {
+    namespace: svc.metadata.namespace ?? 'default',
+    name: svc.metadata.name,
+    addressType: view.addressType,
+    input: {
+      zones: plan.zones,
+      trafficShare: Object.fromEntries(plan.zones.map((z, i) => [z, plan.zoneShare[i] as number])),
+      readyEndpoints: region.total,
+      endpointsByZone: Object.fromEntries(region.zones.map((z, i) => [z, region.endpoints[i] as number])),
+    },
+    strategies: results,
+  }
+}
+
+function toResult(strategy: StrategyName, ev: Evaluated, plan: TrafficPlan, region: Region): StrategyResult {
+  const m = ev.measures
+  const parts = scoreOf(m)
+  const zones: ZoneResult[] = plan.zones.map((zone, zi) => {
+    let share = 0
+    let own = 0
+    const serves: Record<string, number> = {}
+    let fallback = false
+    let reason: string | null = null
+    const without: string[] = []
+    ev.consumers.forEach((c, ci) => {
+      if (c.zone !== zi) return
+      share += c.share
+      own += c.share * (m.consumerInZone[ci] as number)
+      const reach = m.consumerReach[ci] as number[]
+      reach.forEach((n, z) => {
+        if (n > 0) serves[plan.zones[z] as string] = Math.max(serves[plan.zones[z] as string] ?? 0, n)
+      })
+      const why = ev.consumerFallback[ci]
+      if (why !== null && why !== undefined && !why.startsWith('matched')) {
+        fallback = true
+        reason ??= why
+      }
+      if (ev.noBackends?.includes(ev.consumerNames[ci] as string)) without.push(ev.consumerNames[ci] as string)
+    })
+    return {
+      zone,
+      trafficShare: share,
+      inZoneTraffic: share > 0 ? own / share : 0,
+      localEndpoints: region.endpoints[region.zones.indexOf(zone)] ?? 0,
+      serves,
+      load: m.zoneLoad[zi] as number,
+      maxOverload: m.zoneMaxDeviation[zi] ?? null,
+      fallback,
+      reason,
+      nodesWithoutBackends: without,
+    }
+  })
+  const out: StrategyResult = {
+    strategy,
+    valid: m.valid,
+    score: parts?.score ?? null,
+    scoreParts: parts,
+    inZoneTraffic: m.inZone,
+    maxOverload: m.maxOverload,
+    meanOverload: m.meanOverload,
+    sdOverload: m.sdOverload,
+    endpointSlices: m.endpointSlices,
+    baselineSlices: m.baselineSlices,
+    fallbackZones: zones.filter((z) => z.fallback).map((z) => z.zone),
+    fallback: ev.fallback,
+    unservedTraffic: m.unserved,
+    unassignedEndpoints: m.unassigned,
+    zones,
+  }
+  if (ev.groups !== undefined) out.groups = ev.groups
+  return out
+}
+
+/** Strategies ranked by score (invalid last), ties by the order asked for. */
+export function rank(results: readonly StrategyResult[]): StrategyResult[] {
+  return results
+    .map((r, i) => ({r, i}))
+    .sort((a, b) => {
+      const sa = a.r.score ?? Number.NEGATIVE_INFINITY
+      const sb = b.r.score ?? Number.NEGATIVE_INFINITY
+      return sb - sa || a.i - b.i
+    })
+    .map((x) => x.r)
+}
+
+// ---- what-if views ---------------------------------------------------------------------------------
+
+export interface RolloutStepResult {
+  step: number
+  action: string
+  oldPods: number
+  newReady: number
+  newNotReady: number
+  readyByZone: Record<string, number>
+  /** upstream-auto: whether the controller keeps hints at this step, and why not */
+  hints: 'hold' | 'refused'
+  hintsReason: string | null
+  strategies: {strategy: StrategyName; inZoneTraffic: number; maxOverload: number; fallbackZones: string[]; score: number | null}[]
+}
+
+export function evaluateSteps(
+  steps: readonly {step: number; action: string; oldPods: number; newReady: number; newNotReady: number; state: ClusterState}[],
+  svc: Service,
+  opts: SimulateOptions,
+): RolloutStepResult[] {
+  const wanted = opts.strategies ?? ['upstream-auto']
+  const strategies: StrategyName[] = wanted.includes('upstream-auto') ? [...wanted] : ['upstream-auto', ...wanted]
+  return steps.map((s) => {
+    const sim = simulateService(s.state, svc, {...opts, strategies, trafficZonesKnown: true})
+    const auto = sim.strategies.find((r) => r.strategy === 'upstream-auto') as StrategyResult
+    return {
+      step: s.step,
+      action: s.action,
+      oldPods: s.oldPods,
+      newReady: s.newReady,
+      newNotReady: s.newNotReady,
+      readyByZone: sim.input.endpointsByZone,
+      hints: auto.fallback === null ? 'hold' : 'refused',
+      hintsReason: auto.fallback,
+      strategies: sim.strategies
+        .filter((r) => wanted.includes(r.strategy))
+        .map((r) => ({strategy: r.strategy, inZoneTraffic: r.inZoneTraffic, maxOverload: r.maxOverload, fallbackZones: r.fallbackZones, score: r.score})),
+    }
+  })
+}
+
+export interface ZoneDisruption {
+  zone: string
+  readyEndpoints: number
+  /** pods the zone can lose while upstream-auto keeps hints (null: hints are not held even now) */
+  canLoseBeforeHintsDrop: number | null
+  /** pods the zone can lose and still have a local endpoint */
+  canLoseBeforeNoLocalEndpoint: number
+  /** pods the zone can lose before the named strategy falls back somewhere (null: it already does) */
+  canLoseBeforeFallback: number | null
+  strategy: StrategyName
+}
+
+/**
+ * Per zone, remove that zone's ready endpoints one at a time (from the node with the most) and
+ * find the first loss that makes hints drop / a zone fall back.
+ */
+export function disruption(
+  state: ClusterState,
+  svc: Service,
+  opts: SimulateOptions,
+  strategy: StrategyName,
+  remove: (s: ClusterState, zone: string) => ClusterState,
+): ZoneDisruption[] {
+  const base = simulateService(state, svc, {...opts, strategies: ['upstream-auto', strategy]})
+  const out: ZoneDisruption[] = []
+  const holds = (sim: ServiceSimulation) => ({
+    hints: (sim.strategies[0] as StrategyResult).fallback === null,
+    strat: (sim.strategies[strategy === 'upstream-auto' ? 0 : 1] as StrategyResult).fallbackZones.length === 0 &&
+      (sim.strategies[strategy === 'upstream-auto' ? 0 : 1] as StrategyResult).fallback === null,
+  })
+  const now = holds(base)
+  for (const zone of base.input.zones) {
+    if (zone === '') continue
+    const n = base.input.endpointsByZone[zone] ?? 0
+    let hintsAt: number | null = now.hints ? n : null
+    let stratAt: number | null = now.strat ? n : null
+    let cur = state
+    for (let k = 1; k <= n && (hintsAt === n || stratAt === n); k++) {
+      cur = remove(cur, zone)
+      const h = holds(simulateService(cur, svc, {...opts, strategies: ['upstream-auto', strategy]}))
+      if (hintsAt === n && !h.hints) hintsAt = k - 1
+      if (stratAt === n && !h.strat) stratAt = k - 1
+    }
+    out.push({
+      zone,
+      readyEndpoints: n,
+      canLoseBeforeHintsDrop: hintsAt,
+      canLoseBeforeNoLocalEndpoint: Math.max(0, n - 1),
+      canLoseBeforeFallback: stratAt,
+      strategy,
+    })
+  }
+  return out
+}

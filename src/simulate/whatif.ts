@@ -1,0 +1,404 @@
+// What-ifs for simulate: pure transformations of a ClusterState (the input is never changed).
+// Pod placement follows simple, documented rules so results are reproducible:
+//   a new pod goes to the zone with the fewest endpoints of the Service (like a topology spread
+//   constraint with maxSkew 1; ties by zone name), on that zone's schedulable Ready node with the
+//   fewest (ties by node name); a removed pod is taken from the node with the most (the ReplicaSet
+//   controller ranks pods on crowded nodes first; ties by node name).
+// Simulated pods get addresses from 198.18.0.0/15 (the benchmarking range, never a real pod IP).
+import {matchesSelector, parseSelector} from '../upstream/apimachinery/labels.js'
+import {serviceView, simNodes, slicesOf} from './strategies/cluster.js'
+import {LABEL_ZONE, type Endpoint, type EndpointSlice, type Node, type Service} from '../upstream/api/types.js'
+import type {ClusterState} from '../state/cluster-state.js'
+import {deploymentParamsProblem, podNameMatcher, resolveFenceposts, statefulSetMaxUnavailable, statefulSetParamsProblem, type RolloutSpec} from './workload.js'
+
+export class WhatIfError extends Error {}
+
+function clone(state: ClusterState): ClusterState {
+  return structuredClone(state)
+}
+
+function sameService(s: EndpointSlice, svc: Service): boolean {
+  return slicesOf({nodes: [], services: [], endpointSlices: [s]}, svc).length === 1
+}
+
+/** --without-zone Z: the zone's nodes and every endpoint running there are gone. */
+export function withoutZone(state: ClusterState, zone: string): ClusterState {
+  const zones = new Set(state.nodes.map((n) => n.metadata.labels?.[LABEL_ZONE]).filter((z): z is string => !!z))
+  if (!zones.has(zone)) throw new WhatIfError(`--without-zone: no node is in zone "${zone}" (zones: ${[...zones].sort().join(', ') || 'none'})`)
+  const next = clone(state)
+  const gone = new Set(next.nodes.filter((n) => n.metadata.labels?.[LABEL_ZONE] === zone).map((n) => n.metadata.name))
+  next.nodes = next.nodes.filter((n) => !gone.has(n.metadata.name))
+  for (const s of next.endpointSlices) {
+    s.endpoints = (s.endpoints ?? []).filter((ep) => ep.zone !== zone && !(ep.nodeName && gone.has(ep.nodeName)))
+  }
+  return next
+}
+
+let counter = 0
+function simulatedAddress(state: ClusterState, n: number): string {
+  const used = new Set(state.endpointSlices.flatMap((s) => (s.endpoints ?? []).map((e) => e.addresses?.[0])))
+  for (let i = n; ; i++) {
+    const a = `198.${18 + ((i >> 16) & 1)}.${(i >> 8) & 255}.${i & 255}`
+    if (!used.has(a)) return a
+  }
+}
+
+interface Placement {
+  /** null: the Nodes could not be read (RBAC), the pod is placed by zone only */
+  node: string | null
+  zone: string
+}
+
+function serviceSlices(state: ClusterState, svc: Service): EndpointSlice[] {
+  const view = serviceView(state, svc)
+  return state.endpointSlices.filter((s) => sameService(s, svc) && s.addressType === view.addressType)
+}
+
+function countBy(eps: Endpoint[], key: (e: Endpoint) => string | null | undefined): Map<string, number> {
+  const m = new Map<string, number>()
+  for (const e of eps) {
+    const k = key(e)
+    if (k) m.set(k, (m.get(k) ?? 0) + 1)
+  }
+  return m
+}
+
+function placeOne(state: ClusterState, svc: Service, preferZone?: string, knownZones?: readonly string[]): Placement | null {
+  const nodes = simNodes(state).filter((n) => n.schedulable && n.zone !== null)
+  const eps = serviceSlices(state, svc).flatMap((s) => s.endpoints ?? [])
+  const byZone = countBy(eps, (e) => e.zone)
+  if (nodes.length === 0) {
+    if (state.nodesReadable !== false) return null
+    // The Nodes could not be read (RBAC): by zone only, among the zones the Service's endpoints
+    // ran in (knownZones: when the rollout started) or run in.
+    const known = [...new Set([...(knownZones ?? []), ...byZone.keys()])].sort()
+    if (known.length === 0) return null
+    const zone = preferZone !== undefined && known.includes(preferZone) ? preferZone : known.reduce((best, z) => ((byZone.get(z) ?? 0) < (byZone.get(best) ?? 0) ? z : best), known[0] as string)
+    return {node: null, zone}
+  }
+  const byNode = countBy(eps, (e) => e.nodeName)
+  const zones = [...new Set(nodes.map((n) => n.zone as string))].sort()
+  const zone =
+    preferZone !== undefined && zones.includes(preferZone)
+      ? preferZone
+      : zones.reduce((best, z) => ((byZone.get(z) ?? 0) < (byZone.get(best) ?? 0) ? z : best), zones[0] as string)
+  const candidates = nodes.filter((n) => n.zone === zone).sort((a, b) => (byNode.get(a.name) ?? 0) - (byNode.get(b.name) ?? 0) || (a.name < b.name ? -1 : 1))
+  const node = candidates[0]
+  return node === undefined ? null : {node: node.name, zone}
+}
+
+/** Adds one endpoint of the Service (ready or not) where placement puts it; false when no node can take it. */
+export function addEndpoint(state: ClusterState, svc: Service, opts: {ready: boolean; zone?: string; name?: string; knownZones?: readonly string[]}): boolean {
+  const where = placeOne(state, svc, opts.zone, opts.knownZones)
+  if (where === null) return false
+  let slices = serviceSlices(state, svc)
+  if (slices.length === 0) {
+    const s: EndpointSlice = {
+      metadata: {
+        name: `${svc.metadata.name}-simulated`,
+        namespace: svc.metadata.namespace ?? 'default',
+        labels: {'kubernetes.io/service-name': svc.metadata.name, 'endpointslice.kubernetes.io/managed-by': 'endpointslice-controller.k8s.io'},
+      },
+      addressType: 'IPv4',
+      endpoints: [],
+    }
+    state.endpointSlices.push(s)
+    slices = [s]
+  }
+  const target = slices.find((s) => (s.endpoints ?? []).length < 100) ?? (slices[slices.length - 1] as EndpointSlice)
+  target.endpoints ??= []
+  target.endpoints.push({
+    addresses: [simulatedAddress(state, ++counter)],
+    conditions: {ready: opts.ready, serving: opts.ready, terminating: false},
+    nodeName: where.node,
+    zone: where.zone,
+    targetRef: {kind: 'Pod', name: opts.name ?? `simulated-${counter}`},
+  })
+  return true
+}
+
+/**
+ * Removes one endpoint of the Service among those `filter` accepts: from the node with the most
+ * of them (the ReplicaSet controller deletes pods on crowded nodes first); among equally crowded
+ * nodes, from the zone with the most endpoints of the Service (the controller's last tie-break
+ * is random, which spreads deletions over the zones on average), then by node name.
+ */
+export function removeEndpoint(state: ClusterState, svc: Service, filter: (e: Endpoint) => boolean = () => true): boolean {
+  return takeEndpoint(state, svc, filter) !== null
+}
+
+/** removeEndpoint, returning the endpoint removed (null: none matched). */
+function takeEndpoint(state: ClusterState, svc: Service, filter: (e: Endpoint) => boolean): Endpoint | null {
+  const slices = serviceSlices(state, svc)
+  const eps = slices.flatMap((s) => (s.endpoints ?? []).filter(filter))
+  if (eps.length === 0) return null
+  const byNode = countBy(eps, (e) => e.nodeName ?? '')
+  const byZone = countBy(slices.flatMap((s) => s.endpoints ?? []), (e) => e.zone)
+  const victim = eps.reduce((best, e) => {
+    const a = byNode.get(e.nodeName ?? '') ?? 0
+    const b = byNode.get(best.nodeName ?? '') ?? 0
+    if (a !== b) return a > b ? e : best
+    const za = byZone.get(e.zone ?? '') ?? 0
+    const zb = byZone.get(best.zone ?? '') ?? 0
+    if (za !== zb) return za > zb ? e : best
+    return (e.nodeName ?? '') < (best.nodeName ?? '') ? e : best
+  }, eps[0] as Endpoint)
+  for (const s of slices) {
+    const i = (s.endpoints ?? []).indexOf(victim)
+    if (i >= 0) {
+      s.endpoints!.splice(i, 1)
+      return victim
+    }
+  }
+  return null
+}
+
+/** --drain NODE / -l selector: nodes become unschedulable; the Service's pods there are recreated elsewhere. */
+export function drain(state: ClusterState, svc: Service, target: {nodes?: string[]; selector?: string}): ClusterState {
+  const next = clone(state)
+  const reqs = target.selector ? parseSelector(target.selector) : null
+  const drained = new Set<string>()
+  for (const n of next.nodes) {
+    if (target.nodes?.includes(n.metadata.name) || (reqs !== null && matchesSelector(reqs, n.metadata.labels))) drained.add(n.metadata.name)
+  }
+  for (const name of target.nodes ?? []) if (!drained.has(name)) throw new WhatIfError(`--drain: node "${name}" not found`)
+  if (drained.size === 0) throw new WhatIfError(`--drain: no node matches "${target.selector}"`)
+  for (const n of next.nodes) if (drained.has(n.metadata.name)) n.spec = {...(n.spec ?? {}), unschedulable: true}
+  let moved = 0
+  for (const s of serviceSlices(next, svc)) {
+    const before = (s.endpoints ?? []).length
+    s.endpoints = (s.endpoints ?? []).filter((e) => !(e.nodeName && drained.has(e.nodeName)))
+    moved += before - s.endpoints.length
+  }
+  for (let i = 0; i < moved; i++) addEndpoint(next, svc, {ready: true})
+  return next
+}
+
+/** --replicas N: scale to N ready endpoints, keeping today's proportions per zone (largest remainder). */
+export function scaleReplicas(state: ClusterState, svc: Service, replicas: number): ClusterState {
+  if (!Number.isInteger(replicas) || replicas < 0) throw new WhatIfError(`--replicas must be a non-negative integer, got ${replicas}`)
+  const next = clone(state)
+  const view = serviceView(next, svc)
+  const counts = new Map<string, number>()
+  for (const e of view.ready) counts.set(e.zone ?? '', (counts.get(e.zone ?? '') ?? 0) + 1)
+  const now = view.ready.length
+  // drop not-ready endpoints: the simulation is about the steady state
+  for (const s of serviceSlices(next, svc)) s.endpoints = (s.endpoints ?? []).filter((e) => e.conditions?.ready === true)
+  if (now === 0) {
+    for (let i = 0; i < replicas; i++) if (!addEndpoint(next, svc, {ready: true})) throw new WhatIfError('--replicas: no schedulable Ready node with a zone label to place pods on')
+    return next
+  }
+  const zones = [...counts.keys()].sort()
+  const exact = zones.map((z) => ((counts.get(z) as number) * replicas) / now)
+  const target = exact.map(Math.floor)
+  let left = replicas - target.reduce((a, b) => a + b, 0)
+  const order = zones.map((_, i) => i).sort((a, b) => exact[b]! - target[b]! - (exact[a]! - target[a]!) || a - b)
+  for (const i of order) {
+    if (left <= 0) break
+    target[i]!++
+    left--
+  }
+  zones.forEach((z, i) => {
+    let have = counts.get(z) as number
+    while (have > target[i]!) {
+      removeEndpoint(next, svc, (e) => (e.zone ?? '') === z)
+      have--
+    }
+    while (have < target[i]!) {
+      if (!addEndpoint(next, svc, {ready: true, zone: z === '' ? undefined : z})) throw new WhatIfError(`--replicas: no schedulable node in zone "${z}"`)
+      have++
+    }
+  })
+  return next
+}
+
+/** --add-node zone=Z,cpu=C[,name=N]: a Ready worker node. */
+export function addNode(state: ClusterState, spec: {zone: string; cpu: string; name?: string}): ClusterState {
+  const next = clone(state)
+  let name = spec.name
+  if (name === undefined) {
+    for (let i = 1; ; i++) {
+      const candidate = `simulated-${spec.zone}-${i}`
+      if (!next.nodes.some((n) => n.metadata.name === candidate)) {
+        name = candidate
+        break
+      }
+    }
+  } else if (next.nodes.some((n) => n.metadata.name === name)) {
+    throw new WhatIfError(`--add-node: a node named "${name}" already exists`)
+  }
+  const node: Node = {
+    metadata: {name, labels: {[LABEL_ZONE]: spec.zone, 'kubernetes.io/hostname': name}},
+    status: {allocatable: {cpu: spec.cpu}, capacity: {cpu: spec.cpu}, conditions: [{type: 'Ready', status: 'True'}]},
+  }
+  next.nodes.push(node)
+  return next
+}
+
+// ---- rolling update -----------------------------------------------------------------------------
+
+/** The flag-only form (a Deployment's rolling update), kept for callers that give just the numbers. */
+export interface RolloutParams {
+  maxSurge: number | string
+  maxUnavailable: number | string
+  /** desired replicas (default: the Service's ready endpoints) */
+  replicas?: number
+}
+
+export interface RolloutStep {
+  step: number
+  action: string
+  oldPods: number
+  newReady: number
+  newNotReady: number
+  state: ClusterState
+}
+
+/**
+ * Steps through an update of the workload's pods: every ready endpoint of the Service (or,
+ * with spec.podsOf, every one whose pod name is the workload's) is a pod of the old revision;
+ * not-ready ones are dropped first; other endpoints stay as they are:
+ *   Deployment RollingUpdate: create new pods (not ready), they become ready, old pods are
+ *     deleted while at least replicas - maxUnavailable stay ready and at most replicas +
+ *     maxSurge exist (ResolveFenceposts arithmetic). New pods are placed by the spread rule,
+ *     old pods go from the node with the most old pods first.
+ *   Deployment Recreate: every old pod is deleted, then all new pods are created, then ready.
+ *   StatefulSet RollingUpdate: from the highest ordinal down to the partition, maxUnavailable
+ *     pods at a time are deleted and recreated (not ready, in the zone they left: a
+ *     StatefulSet pod keeps its identity and usually its zonal volume), then become ready.
+ *     Ordinals come from the endpoints' pod names (<statefulset>-<ordinal>).
+ *   StatefulSet OnDelete: nothing happens until pods are deleted: only the start.
+ */
+export function rollout(state: ClusterState, svc: Service, params: RolloutSpec | RolloutParams): RolloutStep[] {
+  const spec: RolloutSpec = 'kind' in params ? params : {kind: 'Deployment', type: 'RollingUpdate', ...params}
+  const cur = clone(state)
+  for (const s of serviceSlices(cur, svc)) s.endpoints = (s.endpoints ?? []).filter((e) => e.conditions?.ready === true)
+  const matches = spec.podsOf === undefined ? null : podNameMatcher(spec.podsOf)
+  // The rolled workload's pods among the Service's (ready) endpoints; new pods are named new-N.
+  const own = (e: Endpoint) => !isNew(e) && (matches === null || matches(e.targetRef?.name ?? ''))
+  const R = spec.replicas ?? serviceSlices(cur, svc).flatMap((s) => s.endpoints ?? []).filter(own).length
+  if (R === 0) throw new WhatIfError('--rollout: 0 replicas (and no ready endpoint): nothing to roll')
+  // Without Nodes (RBAC), new pods are placed by zone among those the Service runs in now.
+  const zonesAtStart = cur.nodesReadable === false ? [...new Set(serviceView(cur, svc).ready.map((e) => e.zone).filter((z): z is string => z !== null))] : undefined
+  if (spec.kind === 'StatefulSet') {
+    if (spec.type === 'OnDelete') {
+      const old = serviceSlices(cur, svc).flatMap((s) => s.endpoints ?? []).filter(own).length
+      return [{step: 0, action: 'start (OnDelete: no pod is replaced until it is deleted)', oldPods: old, newReady: 0, newNotReady: 0, state: cur}]
+    }
+    const problem = statefulSetParamsProblem(spec.partition, spec.maxUnavailable)
+    if (problem !== null) throw new WhatIfError(`--rollout: ${problem}`)
+    return statefulSetRollout(cur, svc, spec.name, R, spec.partition, statefulSetMaxUnavailable(spec.maxUnavailable, R), zonesAtStart, matches === null)
+  }
+  if (spec.type === 'Recreate') return recreate(cur, svc, R, own, zonesAtStart)
+  const problem = deploymentParamsProblem(spec.maxSurge, spec.maxUnavailable)
+  if (problem !== null) throw new WhatIfError(`--rollout: ${problem}`)
+  const {surge, unavailable} = resolveFenceposts(spec.maxSurge, spec.maxUnavailable, R)
+  return deploymentRollout(cur, svc, R, surge, unavailable, own, zonesAtStart)
+}
+
+// Simulated new pods: "~" never appears in a real pod name.
+const NEW_PREFIX = '~new-'
+const isNew = (e: Endpoint) => e.targetRef?.name?.startsWith(NEW_PREFIX) === true
+const NOWHERE = '--rollout: no schedulable Ready node with a zone label to place the new pods on'
+
+function deploymentRollout(start: ClusterState, svc: Service, R: number, surge: number, unavailable: number, isOld: (e: Endpoint) => boolean, zonesAtStart: string[] | undefined): RolloutStep[] {
+  let cur = start
+  let made = 0
+  let old = serviceSlices(cur, svc).flatMap((s) => s.endpoints ?? []).filter(isOld).length
+  let newReady = 0
+  let newNotReady = 0
+  const steps: RolloutStep[] = [{step: 0, action: 'start', oldPods: old, newReady, newNotReady, state: cur}]
+  const push = (action: string) => steps.push({step: steps.length, action, oldPods: old, newReady, newNotReady, state: cur})
+  for (let guard = 0; guard < 4 * R + 10 && (old > 0 || newReady < R); guard++) {
+    // scale up the new ReplicaSet
+    const canCreate = Math.min(R + surge - (old + newReady + newNotReady), R - (newReady + newNotReady))
+    if (canCreate > 0) {
+      cur = clone(cur)
+      for (let i = 0; i < canCreate; i++) if (!addEndpoint(cur, svc, {ready: false, name: `${NEW_PREFIX}${++made}`, knownZones: zonesAtStart})) throw new WhatIfError(NOWHERE)
+      newNotReady += canCreate
+      push(`create ${canCreate} new pod(s) (not ready)`)
+    }
+    if (newNotReady > 0) {
+      cur = clone(cur)
+      for (const s of serviceSlices(cur, svc)) {
+        for (const e of s.endpoints ?? []) if (isNew(e)) e.conditions = {ready: true, serving: true, terminating: false}
+      }
+      const became = newNotReady
+      newReady += newNotReady
+      newNotReady = 0
+      push(`${became} new pod(s) become ready`)
+    }
+    // scale down the old ReplicaSet
+    const canDelete = Math.min(old, old + newReady - (R - unavailable))
+    if (canDelete > 0) {
+      cur = clone(cur)
+      for (let i = 0; i < canDelete; i++) removeEndpoint(cur, svc, isOld)
+      old -= canDelete
+      push(`delete ${canDelete} old pod(s)`)
+    } else if (canCreate <= 0 && newNotReady === 0) {
+      break
+    }
+  }
+  return steps
+}
+
+function recreate(start: ClusterState, svc: Service, R: number, isOld: (e: Endpoint) => boolean, zonesAtStart: string[] | undefined): RolloutStep[] {
+  const old = serviceSlices(start, svc).flatMap((s) => s.endpoints ?? []).filter(isOld).length
+  const steps: RolloutStep[] = [{step: 0, action: 'start', oldPods: old, newReady: 0, newNotReady: 0, state: start}]
+  let cur = clone(start)
+  let made = 0
+  for (const s of serviceSlices(cur, svc)) s.endpoints = (s.endpoints ?? []).filter((e) => !isOld(e))
+  steps.push({step: 1, action: `delete ${old} old pod(s) (Recreate)`, oldPods: 0, newReady: 0, newNotReady: 0, state: cur})
+  cur = clone(cur)
+  for (let i = 0; i < R; i++) {
+    if (!addEndpoint(cur, svc, {ready: false, name: `${NEW_PREFIX}${++made}`, knownZones: zonesAtStart})) throw new WhatIfError(NOWHERE)
+  }
+  steps.push({step: 2, action: `create ${R} new pod(s) (not ready)`, oldPods: 0, newReady: 0, newNotReady: R, state: cur})
+  cur = clone(cur)
+  for (const s of serviceSlices(cur, svc)) for (const e of s.endpoints ?? []) if (isNew(e)) e.conditions = {ready: true, serving: true, terminating: false}
+  steps.push({step: 3, action: `${R} new pod(s) become ready`, oldPods: 0, newReady: R, newNotReady: 0, state: cur})
+  return steps
+}
+
+function statefulSetRollout(start: ClusterState, svc: Service, name: string, R: number, partition: number, maxUnavailable: number, zonesAtStart: string[] | undefined, allEndpointsAreItsPods: boolean): RolloutStep[] {
+  let cur = start
+  let made = 0
+  const ordinalRe = new RegExp(`^${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}-(\\d+)$`)
+  const ordinalOf = (e: Endpoint): number | null => {
+    const m = ordinalRe.exec(e.targetRef?.name ?? '')
+    return m ? Number(m[1]) : null
+  }
+  const ready = serviceView(cur, svc).ready
+  const eps = serviceSlices(cur, svc).flatMap((s) => s.endpoints ?? [])
+  const named = eps.map((e) => ({name: e.targetRef?.name ?? '', ordinal: ordinalOf(e)})).filter((x): x is {name: string; ordinal: number} => x.ordinal !== null)
+  // Pods to update, in the controller's order: highest ordinal first, down to the partition.
+  // Without <name>-<ordinal> pod names (and no other workload behind the Service) the ordinals
+  // are unknown: the same number of pods is taken by the removal rule (node with the most first).
+  const targets: (string | null)[] = named.length > 0 || !allEndpointsAreItsPods
+    ? named.filter((x) => x.ordinal >= partition && x.ordinal < R).sort((a, b) => b.ordinal - a.ordinal).map((x) => x.name)
+    : Array.from({length: Math.max(0, Math.min(ready.length, R) - partition)}, () => null)
+  let old = allEndpointsAreItsPods && named.length === 0 ? ready.length : named.length
+  let newReady = 0
+  const fresh = new Set<string>()
+  const steps: RolloutStep[] = [{step: 0, action: 'start', oldPods: old, newReady, newNotReady: 0, state: cur}]
+  for (let i = 0; i < targets.length; i += maxUnavailable) {
+    const batch = targets.slice(i, i + maxUnavailable)
+    cur = clone(cur)
+    const names: string[] = []
+    for (const target of batch) {
+      const gone = takeEndpoint(cur, svc, target === null ? (e) => !fresh.has(e.targetRef?.name ?? '') : (e) => e.targetRef?.name === target)
+      if (gone === null) continue
+      const podName = target ?? `${NEW_PREFIX}${++made}`
+      fresh.add(podName)
+      names.push(target ?? gone.targetRef?.name ?? podName)
+      if (!addEndpoint(cur, svc, {ready: false, name: podName, zone: gone.zone ?? undefined, knownZones: zonesAtStart})) throw new WhatIfError(NOWHERE)
+    }
+    old -= names.length
+    steps.push({step: steps.length, action: `recreate ${names.join(', ')} (not ready)`, oldPods: old, newReady, newNotReady: names.length, state: cur})
+    cur = clone(cur)
+    for (const s of serviceSlices(cur, svc)) for (const e of s.endpoints ?? []) if (fresh.has(e.targetRef?.name ?? '')) e.conditions = {ready: true, serving: true, terminating: false}
+    newReady += names.length
+    steps.push({step: steps.length, action: `${names.join(', ')} ${names.length === 1 ? 'becomes' : 'become'} ready`, oldPods: old, newReady, newNotReady: 0, state: cur})
+  }
+  return steps
+}

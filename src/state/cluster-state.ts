@@ -1,0 +1,23 @@
+// The state every command works on: the API objects of one cluster, read live or from a
+// snapshot file (src/cluster/ makes it; every domain room reads it).
+import type {Deployment, EndpointSlice, EventObject, Node, Service, StatefulSet} from '../upstream/api/types.js'
+
+/** Everything explain needs, from a live cluster or a snapshot file. */
+export interface ClusterState {
+  nodes: Node[]
+  services: Service[]
+  endpointSlices: EndpointSlice[]
+  /** Events on Services (optional; a snapshot may not carry them). */
+  events?: EventObject[]
+  /**
+   * The Deployments and StatefulSets that may stand behind the Services (simulate
+   * --rollout from-workload). Absent when they were not read (an older snapshot, a
+   * command that does not need them).
+   */
+  deployments?: Deployment[]
+  statefulSets?: StatefulSet[]
+  /** The API server's version, e.g. "1.36.3"; absent for snapshots. */
+  serverVersion?: string
+  /** False when Nodes could not be read (RBAC): the CPU heuristic cannot be computed. */
+  nodesReadable?: boolean
+}

@@ -1,0 +1,194 @@
+// Per-(Service, addressType) prediction of what the EndpointSlice controller does to hints.
+//
+// Port of the topology part of k8s.io/endpointslice reconciler.go `reconcileByAddressType`
+// (spec /work/shared/spec/upstream-behaviour.md §2.3):
+//
+//   canUseTD = validTrafficDistribution(td) && !hintsEnabled(annotations)
+//   if topologyCache != nil && hintsEnabled(annotations):
+//       create, update, events = topologyCache.AddHints(sliceInfo)
+//   else:
+//       if topologyCache != nil:
+//           if topologyCache.HasPopulatedHints(svc): events += Warning TopologyAwareHintsDisabled
+//           topologyCache.RemoveHints(svc, addressType)
+//       if !canUseTD: create, update = RemoveHintsFromSlices(sliceInfo)
+//   if canUseTD:
+//       create, update, _ = trafficdist.ReconcileHints(td, create, update, unchangedSlices(...))
+
+import {
+  MESSAGES,
+  addHints,
+  formatWithAddressType,
+  removeHintsFromSlices,
+  type AddHintsResult,
+  type SliceLists,
+} from './topologycache.js'
+import {hintsEnabled, serviceMode, trafficDistributionUsable, type TopologyPath} from './mode.js'
+import {reconcileHints} from './trafficdist.js'
+import type {AddressType, Endpoint, EndpointSlice, Service, TopologyEvent} from '../api/types.js'
+import type {Features} from '../features.js'
+
+/**
+ * next-sync: the live controller-managed slices are the "unchanged" list (what the controller
+ * does at its next sync, reusing valid existing hints).
+ * fresh: every slice is rebuilt (to-update list, hints cleared on all endpoints first), as when
+ * the controller rewrites slices whose endpoints changed.
+ */
+export type PredictionMode = 'next-sync' | 'fresh'
+
+export interface HintPrediction {
+  path: TopologyPath
+  /** Predicted slices, same order and same names as the input. */
+  slices: EndpointSlice[]
+  /** Events the controller records on the Service during this sync (in order). */
+  events: TopologyEvent[]
+  /** True when the chosen path left hints on the endpoints (AddHints succeeded, or trafficDistribution wrote any hint). */
+  hintsSet: boolean
+  /** The full AddHints result, on the topology-mode-auto path only. */
+  addHints?: AddHintsResult
+  /** Names (input order) of slices whose endpoint hints differ between input and prediction. */
+  changedSliceNames: string[]
+  /**
+   * Names (input order) of slices the controller would write (its update list). In fresh mode
+   * that is every slice; in next-sync mode the unchanged slices that had to be rewritten. A
+   * written slice can end up with the same hints it had.
+   */
+  writtenSliceNames: string[]
+}
+
+export interface PredictHintsArgs {
+  service: Service
+  /** Controller-managed slices of this Service, all of `addressType`. Names must be unique. */
+  slices: EndpointSlice[]
+  addressType: AddressType
+  /** Zone CPU ratios from setNodes (null when node information is insufficient). */
+  ratios: Record<string, number> | null
+  features: Features
+  mode: PredictionMode
+  /** Whether the topology cache had this Service marked "hints populated" before this sync. */
+  populated?: boolean
+}
+
+function clearHints(slice: EndpointSlice): EndpointSlice {
+  const copy = structuredClone(slice)
+  for (const ep of copy.endpoints ?? []) delete ep.hints
+  return copy
+}
+
+function namesOf(ep: Endpoint, key: 'forZones' | 'forNodes'): string[] {
+  const list = ep.hints?.[key]
+  return list == null ? [] : list.map((z) => z.name)
+}
+
+function sameHints(a: Endpoint | undefined, b: Endpoint | undefined): boolean {
+  if (a === undefined || b === undefined) return a === b
+  // nil hints and hints with empty lists are treated alike (as kube-proxy does).
+  const eq = (x: string[], y: string[]) => x.length === y.length && x.every((v, i) => v === y[i])
+  return eq(namesOf(a, 'forZones'), namesOf(b, 'forZones')) && eq(namesOf(a, 'forNodes'), namesOf(b, 'forNodes'))
+}
+
+function sliceHintsEqual(a: EndpointSlice, b: EndpointSlice): boolean {
+  if (a === b) return true // an unchanged slice, returned as the same object
+  const ea = a.endpoints ?? []
+  const eb = b.endpoints ?? []
+  if (ea.length !== eb.length) return false
+  return ea.every((ep, i) => sameHints(ep, eb[i]))
+}
+
+function hasAnyHint(slices: EndpointSlice[]): boolean {
+  return slices.some((s) =>
+    (s.endpoints ?? []).some((ep) => namesOf(ep, 'forZones').length > 0 || namesOf(ep, 'forNodes').length > 0),
+  )
+}
+
+/**
+ * Predicts the hints the EndpointSlice controller writes for one (Service, addressType).
+ * Pure: inputs are not mutated; the output keeps the input slice order and names.
+ */
+export function predictHints(args: PredictHintsArgs): HintPrediction {
+  const {service, slices, addressType, ratios, features: f, mode} = args
+  const populated = args.populated === true
+
+  const seen = new Set<string>()
+  for (const s of slices) {
+    const name = s.metadata?.name
+    if (typeof name !== 'string' || name === '') throw new Error('predictHints: every EndpointSlice needs metadata.name')
+    if (seen.has(name)) throw new Error(`predictHints: duplicate EndpointSlice name ${JSON.stringify(name)}`)
+    if (s.addressType !== addressType) {
+      throw new Error(
+        `predictHints: EndpointSlice ${JSON.stringify(name)} has addressType ${s.addressType}, expected ${addressType}`,
+      )
+    }
+    seen.add(name)
+  }
+
+  let lists: SliceLists =
+    mode === 'fresh'
+      ? {toCreate: [], toUpdate: slices.map(clearHints), unchanged: []}
+      : {toCreate: [], toUpdate: [], unchanged: [...slices]}
+
+  const annotations = service.metadata?.annotations
+  const td = service.spec?.trafficDistribution ?? undefined
+  const annotationEnabled = hintsEnabled(annotations)
+  const canUseTD = trafficDistributionUsable(td, f) && !annotationEnabled
+  const path = serviceMode(service, f).path
+
+  const events: TopologyEvent[] = []
+  let addHintsResult: AddHintsResult | undefined
+  let hintsSet = false
+
+  if (f.topologyAwareHints && annotationEnabled) {
+    addHintsResult = addHints(ratios, {
+      addressType,
+      toCreate: lists.toCreate,
+      toUpdate: lists.toUpdate,
+      unchanged: lists.unchanged,
+      populated,
+    })
+    lists = {toCreate: addHintsResult.toCreate, toUpdate: addHintsResult.toUpdate, unchanged: addHintsResult.unchanged}
+    events.push(...addHintsResult.events)
+    hintsSet = addHintsResult.hintsSet
+  } else {
+    if (f.topologyAwareHints && populated) {
+      events.push({
+        type: 'Warning',
+        reason: 'TopologyAwareHintsDisabled',
+        message: formatWithAddressType(MESSAGES.topologyAwareHintsDisabled, addressType),
+      })
+    }
+    if (!canUseTD) {
+      lists = removeHintsFromSlices(lists)
+    }
+  }
+
+  if (canUseTD) {
+    // Upstream recomputes unchangedSlices(existing, toUpdate, toDelete); with nothing created
+    // or deleted here that is exactly the current unchanged list.
+    lists = reconcileHints(td, lists, {emptyZoneHint: f.trafficDistEmptyZoneHint})
+    hintsSet = hasAnyHint([...lists.toCreate, ...lists.toUpdate, ...lists.unchanged])
+  }
+
+  // Map the controller's lists back to the input order by name.
+  const byName = new Map<string, EndpointSlice>()
+  const written = new Set<string>()
+  for (const s of lists.unchanged) byName.set(s.metadata.name, s)
+  for (const s of [...lists.toCreate, ...lists.toUpdate]) {
+    byName.set(s.metadata.name, s)
+    written.add(s.metadata.name)
+  }
+  const predicted = slices.map((s) => {
+    const out = byName.get(s.metadata.name)
+    if (out === undefined) throw new Error(`predictHints: slice ${s.metadata.name} was lost by the hint writer`)
+    return out
+  })
+
+  const prediction: HintPrediction = {
+    path,
+    slices: predicted,
+    events,
+    hintsSet,
+    changedSliceNames: slices.filter((s, i) => !sliceHintsEqual(s, predicted[i]!)).map((s) => s.metadata.name),
+    writtenSliceNames: slices.filter((s) => written.has(s.metadata.name)).map((s) => s.metadata.name),
+  }
+  if (addHintsResult !== undefined) prediction.addHints = addHintsResult
+  return prediction
+}

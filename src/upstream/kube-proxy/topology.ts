@@ -1,0 +1,700 @@
+// kube-proxy's consumer side of topology hints, as pure functions.
+//
+// Re-implements, without I/O, clock or randomness:
+//   * pkg/proxy/endpointslicecache.go `addEndpoints`: EndpointSlice -> proxy endpoints
+//     (the 1.33+ "gated PreferSame" version, stored commit c2c7d507620b919d8c6cd5d43e689e7656186df5);
+//   * pkg/proxy/serviceport.go `ExternallyAccessible` / `UsesClusterEndpoints` /
+//     `UsesLocalEndpoints` and pkg/api/v1/service/util.go `ExternalPolicyLocal` /
+//     `InternalPolicyLocal`;
+//   * pkg/proxy/topology.go `topologyModeFromHints`, `availableForTopology` and
+//     `CategorizeEndpoints` (commit 008b3652959ca58af8be3fb5b6ecfe9ae7638282);
+//   * for kube-proxy 1.28-1.30 (`requireAnnotation`), the older topology.go `canUseTopology`
+//     and serviceport.go `hintsAnnotation` (see `legacyDecision`).
+// See /work/shared/spec/upstream-behaviour.md section 11.
+//
+// Ordering: upstream keeps endpoints in maps and sorts by "IP:port"; we keep every list in
+// the order the endpoints first appear (across the slices, or in the input array).
+
+import {
+  ANNOTATION_TOPOLOGY_AWARE_HINTS,
+  ANNOTATION_TOPOLOGY_MODE,
+  LABEL_ZONE,
+  type EndpointSlice,
+  type Service,
+} from '../api/types.js'
+
+// ---- EndpointSlice -> proxy endpoints (endpointslicecache.go) -------------------------------
+
+export interface ProxyEndpoint {
+  /** `addresses[0]`, verbatim (upstream re-prints it through ParseIPSloppy; we do not normalise). */
+  ip: string
+  /** `conditions.ready` unset or true. */
+  ready: boolean
+  /** `conditions.serving` unset or true. */
+  serving: boolean
+  /** `conditions.terminating` set and true. */
+  terminating: boolean
+  nodeName: string | null
+  zone: string | null
+  /** Names in `hints.forZones`; null when there are none. */
+  zoneHints: ReadonlySet<string> | null
+  /** Names in `hints.forNodes`; null when there are none or the PreferSame gate is off. */
+  nodeHints: ReadonlySet<string> | null
+  /** The slice this copy of the endpoint came from (after merging, the winning copy's slice). */
+  sliceName: string
+}
+
+export interface ProxyEndpointsOptions {
+  /** PreferSameTrafficDistribution feature gate (locked on from 1.35). Off: node hints are dropped. */
+  preferSameGate: boolean
+  /**
+   * Only slices of this address family (a per-family proxier). FQDN slices are always skipped,
+   * kube-proxy never programs them. Unset: IPv4 and IPv6 slices both count.
+   */
+  addressType?: 'IPv4' | 'IPv6'
+  /**
+   * Only slices carrying a port with this name (unset/null port name counts as ""), whose port
+   * number is set and non-zero, as kube-proxy builds its list per service port. Unset: every
+   * slice counts, whatever its ports.
+   */
+  portName?: string
+}
+
+function hintSet(list: readonly {name: string}[] | null | undefined, shared?: Map<string, ReadonlySet<string>>): ReadonlySet<string> | null {
+  if (!list || list.length === 0) return null
+  if (list.length === 1 && shared) {
+    // One name (the usual case): one read-only Set per name, shared by the endpoints of a call.
+    const name = list[0]!.name
+    let set = shared.get(name)
+    if (set === undefined) shared.set(name, (set = new Set([name])))
+    return set
+  }
+  return new Set(list.map((h) => h.name))
+}
+
+function sliceHasPort(slice: EndpointSlice, portName: string): boolean {
+  return (slice.ports ?? []).some((p) => (p.name ?? '') === portName && p.port != null && p.port !== 0)
+}
+
+/**
+ * endpointslicecache.go semantics: skip endpoints without addresses; unset ready/serving count as
+ * true; terminating only when set and true; node hints only when preferSameGate; the same IP from
+ * several slices merged with a non-terminating copy winning.
+ *
+ * Merging follows upstream's rule `if !exists || !terminating { overwrite }`, applied in input
+ * order: a later non-terminating copy replaces an earlier one; a terminating copy never replaces
+ * anything. (Upstream walks slices in Go map order, so with two non-terminating copies its result is
+ * undefined; ours is "the last non-terminating copy in input order".) The merged endpoint keeps the
+ * position where its IP first appeared.
+ */
+export function proxyEndpointsFromSlices(slices: EndpointSlice[], opts: ProxyEndpointsOptions): ProxyEndpoint[] {
+  const read = slices.filter(
+    (slice) =>
+      slice.addressType !== 'FQDN' &&
+      (opts.addressType === undefined || slice.addressType === opts.addressType) &&
+      (opts.portName === undefined || sliceHasPort(slice, opts.portName)),
+  )
+  let most = 0
+  for (const slice of read) most += slice.endpoints?.length ?? 0
+  const merged = new MergedEndpoints(opts.preferSameGate, most)
+  for (const slice of read) merged.addSlice(slice)
+  return merged.finish()
+}
+
+/**
+ * The merged proxy endpoints of slices added one by one. (The loop over a slice's endpoints is a
+ * method of its own: V8 optimises it after a few slices, where a loop nested in the loop over
+ * the slices left optimised code at the end of every slice.)
+ */
+class MergedEndpoints {
+  /**
+   * Every endpoint with an address, in order, before merging, and their IPs; sized for every
+   * endpoint (a list grown by push is copied as it grows).
+   */
+  private readonly all: ProxyEndpoint[]
+  private readonly ips: string[]
+  private n = 0
+  private readonly zoneSets = new Map<string, ReadonlySet<string>>()
+  private readonly nodeSets = new Map<string, ReadonlySet<string>>()
+
+  constructor(
+    private readonly preferSameGate: boolean,
+    most: number,
+  ) {
+    this.all = new Array<ProxyEndpoint>(most)
+    this.ips = new Array<string>(most)
+  }
+
+  /**
+   * The merged endpoints (call once, after the last slice). Usually no IP repeats, which one Set
+   * built from the list of IPs tells; else upstream's rule, copy by copy in order:
+   * `if !exists || !terminating { overwrite }`.
+   */
+  finish(): ProxyEndpoint[] {
+    const {all, ips, n} = this
+    all.length = n
+    ips.length = n
+    if (new Set(ips).size === n) return all
+    const out: ProxyEndpoint[] = []
+    const at = new Map<string, number>()
+    for (let k = 0; k < n; k++) {
+      const pe = all[k]!
+      const i = at.get(pe.ip)
+      if (i === undefined) {
+        at.set(pe.ip, out.length)
+        out.push(pe)
+      } else if (!pe.terminating) {
+        out[i] = pe
+      }
+    }
+    return out
+  }
+
+  addSlice(slice: EndpointSlice): void {
+    const {all, ips} = this
+    const sliceName = slice.metadata.name
+    const eps = slice.endpoints ?? []
+    for (let i = 0; i < eps.length; i++) {
+      const ep = eps[i]!
+      const ip = ep.addresses?.[0]
+      if (ip === undefined) continue // "Ignoring invalid endpoint port with empty address"
+      const c = ep.conditions ?? {}
+      ips[this.n] = ip
+      all[this.n++] = {
+        ip,
+        ready: c.ready == null || c.ready,
+        serving: c.serving == null || c.serving,
+        terminating: c.terminating === true,
+        nodeName: ep.nodeName ?? null,
+        zone: ep.zone ?? null,
+        zoneHints: hintSet(ep.hints?.forZones, this.zoneSets),
+        nodeHints: this.preferSameGate ? hintSet(ep.hints?.forNodes, this.nodeSets) : null,
+        sliceName,
+      }
+    }
+  }
+}
+
+// ---- Service flags (serviceport.go, pkg/api/v1/service/util.go) ----------------------------
+
+export interface ServiceTrafficFlags {
+  /** nodePort != 0, or a VIP-mode load-balancer ingress IP, or an external IP. */
+  externallyAccessible: boolean
+  /** internalTrafficPolicy != Local, or externally accessible (short-circuit traffic). */
+  usesClusterEndpoints: boolean
+  /** internalTrafficPolicy == Local, or (externalTrafficPolicy == Local and externally accessible). */
+  usesLocalEndpoints: boolean
+  internalTrafficPolicyLocal: boolean
+  /** apiservice.ExternalPolicyLocal: type LoadBalancer/NodePort, or ClusterIP with externalIPs, and eTP Local. */
+  externalTrafficPolicyLocal: boolean
+}
+
+export interface ServiceTrafficFlagsOptions {
+  /** Use this port's nodePort (unset name counts as ""). Unset: any port's nodePort counts. */
+  portName?: string
+  /** Count only external / load-balancer IPs of this family (a per-family proxier). Unset: all. */
+  ipFamily?: 'IPv4' | 'IPv6'
+}
+
+function ipFamilyOf(ip: string): 'IPv4' | 'IPv6' {
+  return ip.includes(':') ? 'IPv6' : 'IPv4'
+}
+
+/** serviceport.go `BaseServicePortInfo` flags, computed from the Service wire object. */
+export function serviceTrafficFlags(service: Service, opts: ServiceTrafficFlagsOptions = {}): ServiceTrafficFlags {
+  const spec = service.spec ?? {}
+  const type = spec.type || 'ClusterIP' // API default
+  const familyOk = (ip: string) => opts.ipFamily === undefined || ipFamilyOf(ip) === opts.ipFamily
+
+  const ports = spec.ports ?? []
+  const nodePortSet =
+    opts.portName === undefined
+      ? ports.some((p) => (p.nodePort ?? 0) !== 0)
+      : ports.some((p) => (p.name ?? '') === opts.portName && (p.nodePort ?? 0) !== 0)
+  const externalIPs = (spec.externalIPs ?? []).filter((ip) => ip !== '' && familyOk(ip))
+  // proxyutil.IsVIPMode: ipMode unset or "VIP". (`ipMode` is read loosely: types.ts does not model it.)
+  const lbVIPs = (service.status?.loadBalancer?.ingress ?? []).filter((ing) => {
+    const ipMode = (ing as {ipMode?: string | null}).ipMode
+    return !!ing.ip && (ipMode == null || ipMode === 'VIP') && familyOk(ing.ip)
+  })
+
+  const externallyAccessible = nodePortSet || lbVIPs.length > 0 || externalIPs.length > 0
+  const internalTrafficPolicyLocal = spec.internalTrafficPolicy === 'Local'
+  const apiExternallyAccessible =
+    type === 'LoadBalancer' || type === 'NodePort' || (type === 'ClusterIP' && (spec.externalIPs ?? []).length > 0)
+  const externalTrafficPolicyLocal = apiExternallyAccessible && spec.externalTrafficPolicy === 'Local'
+  return {
+    externallyAccessible,
+    usesClusterEndpoints: !internalTrafficPolicyLocal || externallyAccessible,
+    usesLocalEndpoints: internalTrafficPolicyLocal || (externalTrafficPolicyLocal && externallyAccessible),
+    internalTrafficPolicyLocal,
+    externalTrafficPolicyLocal,
+  }
+}
+
+// ---- Topology mode (topology.go) ------------------------------------------------------------
+
+export type ProxyTopologyMode = '' | 'PreferSameZone' | 'PreferSameNode'
+
+/**
+ * Why kube-proxy routes without topology although hints are present (see `Categorized`).
+ * - no-endpoints: the service port has no endpoints at all.
+ * - no-ready-endpoints: hints exist, but no endpoint is ready (serving-terminating fallback, cluster-wide).
+ * - unhinted-ready-endpoint: some ready endpoint has no zone hint (or no node hint, when only node hints are in use).
+ * - no-hint-for-zone: every ready endpoint is zone-hinted, none for this node's zone.
+ * - no-hint-for-node: every ready endpoint is node-hinted (and there are no zone hints), none for this node.
+ * - node-has-no-zone: this node has no (or an empty) zone label and no ready endpoint is hinted for "".
+ *   (kube-proxy 1.28-1.30: any node without a zone label, "" hints or not.)
+ * - annotation-required: kube-proxy 1.28-1.30 and the Service lacks an enabling annotation.
+ * - local-traffic-policy-only: iTP=Local and not externally accessible; no cluster set, so no topology.
+ */
+export type FallbackReason =
+  | 'no-endpoints'
+  | 'no-ready-endpoints'
+  | 'unhinted-ready-endpoint'
+  | 'no-hint-for-zone'
+  | 'no-hint-for-node'
+  | 'node-has-no-zone'
+  | 'annotation-required'
+  | 'local-traffic-policy-only'
+
+export interface TopologyDecision {
+  mode: ProxyTopologyMode
+  /** null when a mode was chosen, and also when no endpoint carries any (usable) hint. */
+  fallbackReason: FallbackReason | null
+}
+
+function size(s: ReadonlySet<string> | null): number {
+  return s === null ? 0 : s.size
+}
+
+function anyHints(endpoints: readonly ProxyEndpoint[], nodeHintsCount: boolean): boolean {
+  return endpoints.some((ep) => size(ep.zoneHints) > 0 || (nodeHintsCount && size(ep.nodeHints) > 0))
+}
+
+/**
+ * What topology.go `topologyModeFromHints` reads from the ready endpoints for one node, except
+ * `hasEndpointForZone` (see `categorizeZones`, which finds it for many zones in one pass).
+ */
+interface ReadyHintFacts {
+  hasReadyEndpoints: boolean
+  hasEndpointForNode: boolean
+  allEndpointsHaveNodeHints: boolean
+  allEndpointsHaveZoneHints: boolean
+}
+
+/**
+ * The rest of `topologyModeFromHints`, once the facts are known, plus the reason when the answer
+ * is "". `hinted`: some endpoint (ready or not) carries a hint kube-proxy reads; `zoneHintsPresent`:
+ * some endpoint carries a zone hint. Both are only asked for on a fallback.
+ */
+function decideFromHints(
+  f: ReadyHintFacts,
+  hasEndpointForZone: boolean,
+  zone: string,
+  preferSameGate: boolean,
+  hinted: () => boolean,
+  zoneHintsPresent: () => boolean,
+): TopologyDecision {
+  const fallback = (r: FallbackReason): TopologyDecision => ({mode: '', fallbackReason: hinted() ? r : null})
+
+  if (!f.hasReadyEndpoints) return fallback('no-ready-endpoints')
+
+  let nodeReason: FallbackReason | null = null
+  if (preferSameGate) {
+    if (f.allEndpointsHaveNodeHints) {
+      if (f.hasEndpointForNode) return {mode: 'PreferSameNode', fallbackReason: null}
+      nodeReason = 'no-hint-for-node'
+    } else {
+      nodeReason = 'unhinted-ready-endpoint'
+    }
+  }
+  let zoneReason: FallbackReason
+  if (f.allEndpointsHaveZoneHints) {
+    if (hasEndpointForZone) return {mode: 'PreferSameZone', fallbackReason: null}
+    zoneReason = zone === '' ? 'node-has-no-zone' : 'no-hint-for-zone'
+  } else {
+    zoneReason = 'unhinted-ready-endpoint'
+  }
+  // Zone hints are the last fallback, so explain with them; when only node hints exist
+  // (no endpoint has a zone hint), the node-hint reason says more.
+  return fallback(!zoneHintsPresent() && nodeReason !== null ? nodeReason : zoneReason)
+}
+
+const zoneHintsIn = (endpoints: readonly ProxyEndpoint[]) => endpoints.some((ep) => size(ep.zoneHints) > 0)
+
+/**
+ * topology.go `topologyModeFromHints`, plus the reason when the answer is "".
+ * Only ready endpoints are examined. Node hints count only when `preferSameGate` is on.
+ * A node zone of "" matches an endpoint hinted with zone "" (upstream does not special-case it).
+ */
+export function topologyDecisionFromHints(
+  endpoints: readonly ProxyEndpoint[],
+  nodeName: string,
+  zone: string,
+  preferSameGate: boolean,
+): TopologyDecision {
+  const f: ReadyHintFacts = {hasReadyEndpoints: false, hasEndpointForNode: false, allEndpointsHaveNodeHints: true, allEndpointsHaveZoneHints: true}
+  let hasEndpointForZone = false
+  for (const ep of endpoints) {
+    if (!ep.ready) continue
+    f.hasReadyEndpoints = true
+    if (size(ep.nodeHints) === 0) f.allEndpointsHaveNodeHints = false
+    else if (ep.nodeHints!.has(nodeName)) f.hasEndpointForNode = true
+    if (size(ep.zoneHints) === 0) f.allEndpointsHaveZoneHints = false
+    else if (ep.zoneHints!.has(zone)) hasEndpointForZone = true
+  }
+  // Reasons are only given when some endpoint (ready or not) carries a hint kube-proxy would read.
+  return decideFromHints(f, hasEndpointForZone, zone, preferSameGate, () => anyHints(endpoints, preferSameGate), () => zoneHintsIn(endpoints))
+}
+
+/** topology.go `topologyModeFromHints`: "PreferSameNode", "PreferSameZone" or "" (no topology). */
+export function topologyModeFromHints(
+  endpoints: readonly ProxyEndpoint[],
+  nodeName: string,
+  zone: string,
+  preferSameGate: boolean,
+): ProxyTopologyMode {
+  return topologyDecisionFromHints(endpoints, nodeName, zone, preferSameGate).mode
+}
+
+const DISABLED_ANNOTATION_VALUES = new Set(['', 'disabled', 'Disabled'])
+
+/**
+ * The annotation value kube-proxy 1.28-1.30 read (serviceport.go `hintsAnnotation`): the deprecated
+ * `service.kubernetes.io/topology-aware-hints` wins whenever the key is present (even with value ""
+ * or "disabled"), otherwise `service.kubernetes.io/topology-mode`, otherwise "".
+ */
+export function legacyHintsAnnotation(annotations: Record<string, string> | undefined): string {
+  const a = annotations ?? {}
+  if (Object.hasOwn(a, ANNOTATION_TOPOLOGY_AWARE_HINTS)) return a[ANNOTATION_TOPOLOGY_AWARE_HINTS] ?? ''
+  return a[ANNOTATION_TOPOLOGY_MODE] ?? ''
+}
+
+/**
+ * Older topology.go `canUseTopology` (kube-proxy 1.28-1.30, TopologyAwareHints gate on,
+ * ServiceTrafficDistribution gate off), expressed as a mode: true -> "PreferSameZone".
+ * Checks, in upstream's order: annotation not in {"", "disabled", "Disabled"}; the node has a
+ * non-empty zone label (so "" hints never match); every ready endpoint has a zone hint; some
+ * ready endpoint is hinted for the node's zone. Node hints did not exist then and are ignored.
+ */
+function legacyDecision(
+  endpoints: readonly ProxyEndpoint[],
+  zone: string,
+  annotations: Record<string, string> | undefined,
+): TopologyDecision {
+  let hasReady = false
+  let allHaveZoneHints = true
+  let hasEndpointForZone = false
+  for (const ep of endpoints) {
+    if (!ep.ready) continue
+    hasReady = true
+    if (size(ep.zoneHints) === 0) allHaveZoneHints = false
+    else if (ep.zoneHints!.has(zone)) hasEndpointForZone = true
+  }
+  return decideLegacy(annotations, zone, hasReady, allHaveZoneHints, hasEndpointForZone, () => anyHints(endpoints, false))
+}
+
+/**
+ * The checks of `legacyDecision` in upstream's order, once the facts are known. (Upstream's loop
+ * returns at the first ready endpoint without a zone hint, whatever it saw before: the result
+ * only depends on whether one exists.)
+ */
+function decideLegacy(
+  annotations: Record<string, string> | undefined,
+  zone: string,
+  hasReady: boolean,
+  allHaveZoneHints: boolean,
+  hasEndpointForZone: boolean,
+  hinted: () => boolean,
+): TopologyDecision {
+  const fallback = (r: FallbackReason): TopologyDecision => ({mode: '', fallbackReason: hinted() ? r : null})
+  if (DISABLED_ANNOTATION_VALUES.has(legacyHintsAnnotation(annotations))) return fallback('annotation-required')
+  if (zone === '') return fallback('node-has-no-zone')
+  if (!allHaveZoneHints) return fallback('unhinted-ready-endpoint')
+  if (!hasEndpointForZone) return fallback(hasReady ? 'no-hint-for-zone' : 'no-ready-endpoints')
+  return {mode: 'PreferSameZone', fallbackReason: null}
+}
+
+// ---- CategorizeEndpoints (topology.go) ------------------------------------------------------
+
+export interface Categorized {
+  /** The mode used for the cluster set; "" also when the service has no cluster set. */
+  topologyMode: ProxyTopologyMode
+  /** Usable Cluster-policy endpoints (topology applied). Empty when the service never uses them. */
+  clusterEndpoints: ProxyEndpoint[]
+  /** Usable Local-policy endpoints (never topology-filtered). Empty when the service never uses them. */
+  localEndpoints: ProxyEndpoint[]
+  /** cluster ∪ local, as reachable from this node. */
+  allReachableEndpoints: ProxyEndpoint[]
+  /** Whether the service has usable endpoints anywhere in the cluster (may be true with `all` empty). */
+  hasAnyEndpoints: boolean
+  /**
+   * Why topology was not used, in kube-proxy terms; null when it was used.
+   *
+   * Two different situations give mode "":
+   *   - fallbackReason === null: topology is simply not in use, no endpoint carries a hint
+   *     kube-proxy reads (zone hints; node hints only with the PreferSame gate);
+   *   - fallbackReason !== null: hints are present but kube-proxy ignores them on this node
+   *     (a safeguard fired), e.g. 'unhinted-ready-endpoint'.
+   * Exception: an empty endpoint list gives 'no-endpoints', hints or not.
+   */
+  fallbackReason: FallbackReason | null
+  /** The local set fell back to serving-terminating endpoints. */
+  localUsesTerminating: boolean
+}
+
+export interface CategorizeOptions {
+  preferSameGate: boolean
+  /**
+   * Model kube-proxy 1.28-1.30, which only used hints when the Service was annotated
+   * (see `legacyHintsAnnotation`) and the node had a non-empty zone label.
+   */
+  requireAnnotation?: {annotations: Record<string, string> | undefined}
+}
+
+/**
+ * topology.go `CategorizeEndpoints` for one kube-proxy node.
+ * isLocal = endpoint.nodeName non-empty and equal to node.name. The node's zone is its
+ * topology.kubernetes.io/zone label ("" when missing).
+ */
+export function categorizeEndpoints(
+  endpoints: readonly ProxyEndpoint[],
+  flags: ServiceTrafficFlags,
+  node: {name: string; labels: Record<string, string>},
+  opts: CategorizeOptions,
+): Categorized {
+  const result: Categorized = {
+    topologyMode: '',
+    clusterEndpoints: [],
+    localEndpoints: [],
+    allReachableEndpoints: [],
+    hasAnyEndpoints: false,
+    fallbackReason: null,
+    localUsesTerminating: false,
+  }
+  if (endpoints.length === 0) {
+    result.fallbackReason = 'no-endpoints'
+    return result
+  }
+  const isLocal = (ep: ProxyEndpoint) => node.name !== '' && ep.nodeName != null && ep.nodeName === node.name
+  const zone = node.labels[LABEL_ZONE] ?? ''
+
+  if (flags.usesClusterEndpoints) {
+    const decision = opts.requireAnnotation
+      ? legacyDecision(endpoints, zone, opts.requireAnnotation.annotations)
+      : topologyDecisionFromHints(endpoints, node.name, zone, opts.preferSameGate)
+    const mode = decision.mode
+    result.topologyMode = mode
+    result.fallbackReason = decision.fallbackReason
+    result.clusterEndpoints = endpoints.filter((ep) => ep.ready && availableForTopology(ep, mode, node.name, zone))
+    // No ready endpoints anywhere: serving-terminating ones, with no topology filter.
+    if (result.clusterEndpoints.length === 0) {
+      result.clusterEndpoints = endpoints.filter((ep) => ep.serving && ep.terminating)
+    }
+    if (result.clusterEndpoints.length > 0) result.hasAnyEndpoints = true
+  } else if (anyHints(endpoints, opts.requireAnnotation ? false : opts.preferSameGate)) {
+    result.fallbackReason = 'local-traffic-policy-only'
+  }
+
+  if (!flags.usesLocalEndpoints) {
+    result.allReachableEndpoints = [...result.clusterEndpoints]
+    return result
+  }
+
+  let hasLocalReady = false
+  let hasLocalServingTerminating = false
+  for (const ep of endpoints) {
+    if (ep.ready) {
+      result.hasAnyEndpoints = true
+      if (isLocal(ep)) hasLocalReady = true
+    } else if (ep.serving && ep.terminating) {
+      result.hasAnyEndpoints = true
+      if (isLocal(ep)) hasLocalServingTerminating = true
+    }
+  }
+  if (hasLocalReady) {
+    result.localEndpoints = endpoints.filter((ep) => isLocal(ep) && ep.ready)
+  } else if (hasLocalServingTerminating) {
+    result.localUsesTerminating = true
+    result.localEndpoints = endpoints.filter((ep) => isLocal(ep) && ep.serving && ep.terminating)
+  }
+
+  if (!flags.usesClusterEndpoints) {
+    result.allReachableEndpoints = [...result.localEndpoints]
+    return result
+  }
+  if (result.topologyMode === '' && !result.localUsesTerminating) {
+    // Every ready endpoint is in the cluster set, which is then a superset of the local set.
+    result.allReachableEndpoints = [...result.clusterEndpoints]
+    return result
+  }
+
+  // Upstream merges cluster then local into a map keyed by "IP:port" (local copies overwrite) and
+  // returns it in Go map order. We key by IP (one service port) and order the union by the
+  // position where each IP first appears in `endpoints`.
+  const merged = new Map<string, ProxyEndpoint>()
+  for (const ep of result.clusterEndpoints) merged.set(ep.ip, ep)
+  for (const ep of result.localEndpoints) merged.set(ep.ip, ep)
+  const firstIndex = new Map<string, number>()
+  endpoints.forEach((ep, i) => {
+    if (!firstIndex.has(ep.ip)) firstIndex.set(ep.ip, i)
+  })
+  result.allReachableEndpoints = [...merged.values()].sort(
+    (a, b) => (firstIndex.get(a.ip) ?? 0) - (firstIndex.get(b.ip) ?? 0),
+  )
+  return result
+}
+
+/** topology.go `availableForTopology`: no fallback here, it happens when choosing the mode. */
+function availableForTopology(ep: ProxyEndpoint, mode: ProxyTopologyMode, nodeName: string, zone: string): boolean {
+  switch (mode) {
+    case '':
+      return true
+    case 'PreferSameNode':
+      return ep.nodeHints !== null && ep.nodeHints.has(nodeName)
+    case 'PreferSameZone':
+      return ep.zoneHints !== null && ep.zoneHints.has(zone)
+  }
+}
+
+// ---- The zone-wide view, for many zones at once ----------------------------------------------
+
+export interface ZoneView {
+  /** categorizeEndpoints' topologyMode. */
+  topologyMode: ProxyTopologyMode
+  /** categorizeEndpoints' fallbackReason. */
+  fallbackReason: FallbackReason | null
+  /** categorizeEndpoints' clusterEndpoints, as ascending positions in `endpoints` (shared between zones: read-only). */
+  cluster: Readonly<ArrayLike<number>>
+}
+
+const NO_POSITIONS = new Int32Array(0)
+
+/**
+ * `categorizeEndpoints` on a node named "" of each zone in `zones` (a node that holds no endpoint:
+ * the zone-wide view explain shows), reduced to the cluster set: topologyMode, fallbackReason and
+ * clusterEndpoints. Two passes over the endpoints for all zones, where categorizeEndpoints takes
+ * one (or three) per zone: the first finds the facts topologyModeFromHints reads and how many
+ * endpoints each cluster set holds, the second writes the positions of the sets in use.
+ * kubeproxy.test.ts checks, on random endpoint lists, that each zone's result equals
+ * categorizeEndpoints'.
+ */
+export function categorizeZones(
+  endpoints: readonly ProxyEndpoint[],
+  flags: ServiceTrafficFlags,
+  zones: Iterable<string>,
+  opts: CategorizeOptions,
+): Map<string, ZoneView> {
+  const out = new Map<string, ZoneView>()
+  const wanted = new Set(zones)
+  if (endpoints.length === 0) {
+    for (const zone of wanted) out.set(zone, {topologyMode: '', fallbackReason: 'no-endpoints', cluster: NO_POSITIONS})
+    return out
+  }
+  if (!flags.usesClusterEndpoints) {
+    const reason = anyHints(endpoints, opts.requireAnnotation ? false : opts.preferSameGate) ? 'local-traffic-policy-only' : null
+    for (const zone of wanted) out.set(zone, {topologyMode: '', fallbackReason: reason, cluster: NO_POSITIONS})
+    return out
+  }
+
+  // Pass 1: the facts of topologyModeFromHints that do not depend on the zone (the node name is
+  // ""), and the sizes of the candidate cluster sets: every ready endpoint (mode ""), the ready
+  // endpoints hinted for node "" (PreferSameNode), those hinted for each zone (PreferSameZone),
+  // and the serving-terminating endpoints (the fallback when the set is empty). Endpoints share
+  // one zone-hint Set per name (proxyEndpointsFromSlices): count per Set, then per zone.
+  const f: ReadyHintFacts = {hasReadyEndpoints: false, hasEndpointForNode: false, allEndpointsHaveNodeHints: true, allEndpointsHaveZoneHints: true}
+  let ready = 0
+  let readyForNode = 0
+  let servingTerminating = 0
+  // Each distinct zone-hint Set: its ready endpoints; and each ready endpoint's Set (-1: none).
+  const setIds = new Map<ReadonlySet<string>, number>()
+  const perSet: {set: ReadonlySet<string>; n: number; lists: {at: Int32Array; n: number}[]}[] = []
+  const setOf = new Int32Array(endpoints.length)
+  for (let i = 0; i < endpoints.length; i++) {
+    const ep = endpoints[i]!
+    setOf[i] = -1
+    if (!ep.ready) {
+      if (ep.serving && ep.terminating) servingTerminating++
+      continue
+    }
+    ready++
+    if (size(ep.nodeHints) === 0) f.allEndpointsHaveNodeHints = false
+    else if (ep.nodeHints!.has('')) readyForNode++
+    const zh = ep.zoneHints
+    if (zh === null || zh.size === 0) {
+      f.allEndpointsHaveZoneHints = false
+      continue
+    }
+    let id = setIds.get(zh)
+    if (id === undefined) {
+      setIds.set(zh, (id = perSet.length))
+      perSet.push({set: zh, n: 0, lists: []})
+    }
+    perSet[id]!.n++
+    setOf[i] = id
+  }
+  f.hasReadyEndpoints = ready > 0
+  f.hasEndpointForNode = readyForNode > 0
+  const readyForZone = new Map<string, number>()
+  for (const {set, n} of perSet) for (const zone of set) if (wanted.has(zone)) readyForZone.set(zone, (readyForZone.get(zone) ?? 0) + n)
+
+  let hinted: boolean | undefined
+  const hintedNew = () => (hinted ??= anyHints(endpoints, opts.preferSameGate))
+  const hintedLegacy = () => (hinted ??= anyHints(endpoints, false))
+  let zoneHints: boolean | undefined
+  const zoneHintsPresent = () => (zoneHints ??= zoneHintsIn(endpoints))
+  // The cluster set of each zone, as a key: "" (every ready endpoint), "node" (hinted for node ""),
+  // "zone:<name>", or "st" (serving-terminating, when the chosen set is empty).
+  const decisions: [string, TopologyDecision, string][] = []
+  const sizes = new Map<string, number>()
+  for (const zone of wanted) {
+    const forZone = readyForZone.get(zone) ?? 0
+    const decision = opts.requireAnnotation
+      ? decideLegacy(opts.requireAnnotation.annotations, zone, f.hasReadyEndpoints, f.allEndpointsHaveZoneHints, forZone > 0, hintedLegacy)
+      : decideFromHints(f, forZone > 0, zone, opts.preferSameGate, hintedNew, zoneHintsPresent)
+    let key = decision.mode === '' ? '' : decision.mode === 'PreferSameNode' ? 'node' : `zone:${zone}`
+    let n = decision.mode === '' ? ready : decision.mode === 'PreferSameNode' ? readyForNode : forZone
+    // No ready endpoints anywhere: serving-terminating ones, with no topology filter.
+    if (n === 0) [key, n] = ['st', servingTerminating]
+    decisions.push([zone, decision, key])
+    sizes.set(key, n)
+  }
+
+  // Pass 2: the positions of the sets in use.
+  const sets = new Map<string, {at: Int32Array; n: number}>()
+  for (const [key, n] of sizes) sets.set(key, {at: n === 0 ? NO_POSITIONS : new Int32Array(n), n: 0})
+  const all = sets.get('')
+  const forNode = sets.get('node')
+  const st = sets.get('st')
+  let forZones = false
+  for (const entry of perSet) {
+    for (const zone of entry.set) {
+      const list = sets.get(`zone:${zone}`)
+      if (list !== undefined) {
+        entry.lists.push(list)
+        forZones = true
+      }
+    }
+  }
+  for (let i = 0; i < endpoints.length; i++) {
+    const ep = endpoints[i]!
+    if (!ep.ready) {
+      if (st !== undefined && ep.serving && ep.terminating) st.at[st.n++] = i
+      continue
+    }
+    if (all !== undefined) all.at[all.n++] = i
+    if (forNode !== undefined && ep.nodeHints !== null && ep.nodeHints.has('')) forNode.at[forNode.n++] = i
+    const id = setOf[i]!
+    if (!forZones || id < 0) continue
+    const targets = perSet[id]!.lists
+    for (let k = 0; k < targets.length; k++) {
+      const t = targets[k]!
+      t.at[t.n++] = i
+    }
+  }
+  for (const [zone, decision, key] of decisions) {
+    out.set(zone, {topologyMode: decision.mode, fallbackReason: decision.fallbackReason, cluster: sets.get(key)!.at})
+  }
+  return out
+}
