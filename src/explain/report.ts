@@ -5,13 +5,13 @@
 import {
   categorizeEndpoints,
   categorizeZones,
-  proxyEndpointsFromSlices,
-  serviceTrafficFlags,
   type FallbackReason,
-  type ProxyEndpoint,
   type ProxyTopologyMode,
   type ZoneView,
 } from '../upstream/kube-proxy/topology.js'
+import type {ProxyEndpoint} from '../upstream/kube-proxy/endpoint.js'
+import {proxyEndpointsFromSlices} from '../upstream/kube-proxy/endpointslicecache.js'
+import {serviceTrafficFlags} from '../upstream/kube-proxy/serviceport.js'
 import {serviceMode, type ServiceMode, type TopologyPath} from '../upstream/endpointslice/mode.js'
 import {hintNamesOf, type HintNames} from '../apply/plan.js'
 import {setNodes, type NodeVerdict, type ZoneCapacity} from '../upstream/endpointslice/nodes.js'

@@ -12,7 +12,9 @@
 //
 // same-zone / same-node are modelled with the newest Kubernetes behaviour whatever --kube-version says
 // (they describe a strategy to compare, not the cluster's version); upstream-auto follows --kube-version.
-import {topologyDecisionFromHints, proxyEndpointsFromSlices, type ProxyEndpoint} from '../upstream/kube-proxy/topology.js'
+import {topologyDecisionFromHints} from '../upstream/kube-proxy/topology.js'
+import {proxyEndpointsFromSlices} from '../upstream/kube-proxy/endpointslicecache.js'
+import type {ProxyEndpoint} from '../upstream/kube-proxy/endpoint.js'
 import {measure, scoreOf, type Consumer, type MeasureGroup, type Measures, type ScoreParts} from './measure.js'
 import {predictHints} from '../upstream/endpointslice/reconciler.js'
 import {serviceView, type ServiceView, type SimNode} from './strategies/cluster.js'

@@ -3,17 +3,15 @@ import {describe, expect, it} from 'vitest'
 import {
   categorizeEndpoints,
   categorizeZones,
-  legacyHintsAnnotation,
-  proxyEndpointsFromSlices,
-  serviceTrafficFlags,
   topologyDecisionFromHints,
   topologyModeFromHints,
   type Categorized,
   type FallbackReason,
-  type ProxyEndpoint,
   type ProxyTopologyMode,
-  type ServiceTrafficFlags,
 } from '../../src/upstream/kube-proxy/topology.js'
+import type {ProxyEndpoint} from '../../src/upstream/kube-proxy/endpoint.js'
+import {proxyEndpointsFromSlices} from '../../src/upstream/kube-proxy/endpointslicecache.js'
+import {legacyHintsAnnotation, serviceTrafficFlags, type ServiceTrafficFlags} from '../../src/upstream/kube-proxy/serviceport.js'
 import {ANNOTATION_TOPOLOGY_MODE, type Endpoint, type EndpointSlice, type Service} from '../../src/upstream/api/types.js'
 
 // ---- helpers ----------------------------------------------------------------------------------

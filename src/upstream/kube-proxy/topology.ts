@@ -1,236 +1,18 @@
-// kube-proxy's consumer side of topology hints, as pure functions.
+// Port of kubernetes/kubernetes pkg/proxy/topology.go (Kubernetes v1.36.3): `CategorizeEndpoints`,
+// `topologyModeFromHints` and `availableForTopology`, as pure functions; and, for kube-proxy
+// 1.28-1.30 (`requireAnnotation`), Kubernetes v1.30's topology.go `canUseTopology`.
 //
-// Re-implements, without I/O, clock or randomness:
-//   * pkg/proxy/endpointslicecache.go `addEndpoints`: EndpointSlice -> proxy endpoints
-//     (the 1.33+ "gated PreferSame" version, stored commit c2c7d507620b919d8c6cd5d43e689e7656186df5);
-//   * pkg/proxy/serviceport.go `ExternallyAccessible` / `UsesClusterEndpoints` /
-//     `UsesLocalEndpoints` and pkg/api/v1/service/util.go `ExternalPolicyLocal` /
-//     `InternalPolicyLocal`;
-//   * pkg/proxy/topology.go `topologyModeFromHints`, `availableForTopology` and
-//     `CategorizeEndpoints` (commit 008b3652959ca58af8be3fb5b6ecfe9ae7638282);
-//   * for kube-proxy 1.28-1.30 (`requireAnnotation`), the older topology.go `canUseTopology`
-//     and serviceport.go `hintsAnnotation` (see `legacyDecision`).
-// See /work/shared/spec/upstream-behaviour.md section 11.
+// Ours, on top of upstream: the fallback reason (why mode "" was chosen although hints exist,
+// `FallbackReason`, `topologyDecisionFromHints`), and `categorizeZones`, which gives
+// `CategorizeEndpoints`' cluster set for many zones in one pass (kubeproxy.test.ts checks it
+// equals `categorizeEndpoints` zone by zone).
 //
 // Ordering: upstream keeps endpoints in maps and sorts by "IP:port"; we keep every list in
-// the order the endpoints first appear (across the slices, or in the input array).
+// the order the endpoints first appear in the input array.
 
-import {
-  ANNOTATION_TOPOLOGY_AWARE_HINTS,
-  ANNOTATION_TOPOLOGY_MODE,
-  LABEL_ZONE,
-  type EndpointSlice,
-  type Service,
-} from '../api/types.js'
-
-// ---- EndpointSlice -> proxy endpoints (endpointslicecache.go) -------------------------------
-
-export interface ProxyEndpoint {
-  /** `addresses[0]`, verbatim (upstream re-prints it through ParseIPSloppy; we do not normalise). */
-  ip: string
-  /** `conditions.ready` unset or true. */
-  ready: boolean
-  /** `conditions.serving` unset or true. */
-  serving: boolean
-  /** `conditions.terminating` set and true. */
-  terminating: boolean
-  nodeName: string | null
-  zone: string | null
-  /** Names in `hints.forZones`; null when there are none. */
-  zoneHints: ReadonlySet<string> | null
-  /** Names in `hints.forNodes`; null when there are none or the PreferSame gate is off. */
-  nodeHints: ReadonlySet<string> | null
-  /** The slice this copy of the endpoint came from (after merging, the winning copy's slice). */
-  sliceName: string
-}
-
-export interface ProxyEndpointsOptions {
-  /** PreferSameTrafficDistribution feature gate (locked on from 1.35). Off: node hints are dropped. */
-  preferSameGate: boolean
-  /**
-   * Only slices of this address family (a per-family proxier). FQDN slices are always skipped,
-   * kube-proxy never programs them. Unset: IPv4 and IPv6 slices both count.
-   */
-  addressType?: 'IPv4' | 'IPv6'
-  /**
-   * Only slices carrying a port with this name (unset/null port name counts as ""), whose port
-   * number is set and non-zero, as kube-proxy builds its list per service port. Unset: every
-   * slice counts, whatever its ports.
-   */
-  portName?: string
-}
-
-function hintSet(list: readonly {name: string}[] | null | undefined, shared?: Map<string, ReadonlySet<string>>): ReadonlySet<string> | null {
-  if (!list || list.length === 0) return null
-  if (list.length === 1 && shared) {
-    // One name (the usual case): one read-only Set per name, shared by the endpoints of a call.
-    const name = list[0]!.name
-    let set = shared.get(name)
-    if (set === undefined) shared.set(name, (set = new Set([name])))
-    return set
-  }
-  return new Set(list.map((h) => h.name))
-}
-
-function sliceHasPort(slice: EndpointSlice, portName: string): boolean {
-  return (slice.ports ?? []).some((p) => (p.name ?? '') === portName && p.port != null && p.port !== 0)
-}
-
-/**
- * endpointslicecache.go semantics: skip endpoints without addresses; unset ready/serving count as
- * true; terminating only when set and true; node hints only when preferSameGate; the same IP from
- * several slices merged with a non-terminating copy winning.
- *
- * Merging follows upstream's rule `if !exists || !terminating { overwrite }`, applied in input
- * order: a later non-terminating copy replaces an earlier one; a terminating copy never replaces
- * anything. (Upstream walks slices in Go map order, so with two non-terminating copies its result is
- * undefined; ours is "the last non-terminating copy in input order".) The merged endpoint keeps the
- * position where its IP first appeared.
- */
-export function proxyEndpointsFromSlices(slices: EndpointSlice[], opts: ProxyEndpointsOptions): ProxyEndpoint[] {
-  const read = slices.filter(
-    (slice) =>
-      slice.addressType !== 'FQDN' &&
-      (opts.addressType === undefined || slice.addressType === opts.addressType) &&
-      (opts.portName === undefined || sliceHasPort(slice, opts.portName)),
-  )
-  let most = 0
-  for (const slice of read) most += slice.endpoints?.length ?? 0
-  const merged = new MergedEndpoints(opts.preferSameGate, most)
-  for (const slice of read) merged.addSlice(slice)
-  return merged.finish()
-}
-
-/**
- * The merged proxy endpoints of slices added one by one. (The loop over a slice's endpoints is a
- * method of its own: V8 optimises it after a few slices, where a loop nested in the loop over
- * the slices left optimised code at the end of every slice.)
- */
-class MergedEndpoints {
-  /**
-   * Every endpoint with an address, in order, before merging, and their IPs; sized for every
-   * endpoint (a list grown by push is copied as it grows).
-   */
-  private readonly all: ProxyEndpoint[]
-  private readonly ips: string[]
-  private n = 0
-  private readonly zoneSets = new Map<string, ReadonlySet<string>>()
-  private readonly nodeSets = new Map<string, ReadonlySet<string>>()
-
-  constructor(
-    private readonly preferSameGate: boolean,
-    most: number,
-  ) {
-    this.all = new Array<ProxyEndpoint>(most)
-    this.ips = new Array<string>(most)
-  }
-
-  /**
-   * The merged endpoints (call once, after the last slice). Usually no IP repeats, which one Set
-   * built from the list of IPs tells; else upstream's rule, copy by copy in order:
-   * `if !exists || !terminating { overwrite }`.
-   */
-  finish(): ProxyEndpoint[] {
-    const {all, ips, n} = this
-    all.length = n
-    ips.length = n
-    if (new Set(ips).size === n) return all
-    const out: ProxyEndpoint[] = []
-    const at = new Map<string, number>()
-    for (let k = 0; k < n; k++) {
-      const pe = all[k]!
-      const i = at.get(pe.ip)
-      if (i === undefined) {
-        at.set(pe.ip, out.length)
-        out.push(pe)
-      } else if (!pe.terminating) {
-        out[i] = pe
-      }
-    }
-    return out
-  }
-
-  addSlice(slice: EndpointSlice): void {
-    const {all, ips} = this
-    const sliceName = slice.metadata.name
-    const eps = slice.endpoints ?? []
-    for (let i = 0; i < eps.length; i++) {
-      const ep = eps[i]!
-      const ip = ep.addresses?.[0]
-      if (ip === undefined) continue // "Ignoring invalid endpoint port with empty address"
-      const c = ep.conditions ?? {}
-      ips[this.n] = ip
-      all[this.n++] = {
-        ip,
-        ready: c.ready == null || c.ready,
-        serving: c.serving == null || c.serving,
-        terminating: c.terminating === true,
-        nodeName: ep.nodeName ?? null,
-        zone: ep.zone ?? null,
-        zoneHints: hintSet(ep.hints?.forZones, this.zoneSets),
-        nodeHints: this.preferSameGate ? hintSet(ep.hints?.forNodes, this.nodeSets) : null,
-        sliceName,
-      }
-    }
-  }
-}
-
-// ---- Service flags (serviceport.go, pkg/api/v1/service/util.go) ----------------------------
-
-export interface ServiceTrafficFlags {
-  /** nodePort != 0, or a VIP-mode load-balancer ingress IP, or an external IP. */
-  externallyAccessible: boolean
-  /** internalTrafficPolicy != Local, or externally accessible (short-circuit traffic). */
-  usesClusterEndpoints: boolean
-  /** internalTrafficPolicy == Local, or (externalTrafficPolicy == Local and externally accessible). */
-  usesLocalEndpoints: boolean
-  internalTrafficPolicyLocal: boolean
-  /** apiservice.ExternalPolicyLocal: type LoadBalancer/NodePort, or ClusterIP with externalIPs, and eTP Local. */
-  externalTrafficPolicyLocal: boolean
-}
-
-export interface ServiceTrafficFlagsOptions {
-  /** Use this port's nodePort (unset name counts as ""). Unset: any port's nodePort counts. */
-  portName?: string
-  /** Count only external / load-balancer IPs of this family (a per-family proxier). Unset: all. */
-  ipFamily?: 'IPv4' | 'IPv6'
-}
-
-function ipFamilyOf(ip: string): 'IPv4' | 'IPv6' {
-  return ip.includes(':') ? 'IPv6' : 'IPv4'
-}
-
-/** serviceport.go `BaseServicePortInfo` flags, computed from the Service wire object. */
-export function serviceTrafficFlags(service: Service, opts: ServiceTrafficFlagsOptions = {}): ServiceTrafficFlags {
-  const spec = service.spec ?? {}
-  const type = spec.type || 'ClusterIP' // API default
-  const familyOk = (ip: string) => opts.ipFamily === undefined || ipFamilyOf(ip) === opts.ipFamily
-
-  const ports = spec.ports ?? []
-  const nodePortSet =
-    opts.portName === undefined
-      ? ports.some((p) => (p.nodePort ?? 0) !== 0)
-      : ports.some((p) => (p.name ?? '') === opts.portName && (p.nodePort ?? 0) !== 0)
-  const externalIPs = (spec.externalIPs ?? []).filter((ip) => ip !== '' && familyOk(ip))
-  // proxyutil.IsVIPMode: ipMode unset or "VIP". (`ipMode` is read loosely: types.ts does not model it.)
-  const lbVIPs = (service.status?.loadBalancer?.ingress ?? []).filter((ing) => {
-    const ipMode = (ing as {ipMode?: string | null}).ipMode
-    return !!ing.ip && (ipMode == null || ipMode === 'VIP') && familyOk(ing.ip)
-  })
-
-  const externallyAccessible = nodePortSet || lbVIPs.length > 0 || externalIPs.length > 0
-  const internalTrafficPolicyLocal = spec.internalTrafficPolicy === 'Local'
-  const apiExternallyAccessible =
-    type === 'LoadBalancer' || type === 'NodePort' || (type === 'ClusterIP' && (spec.externalIPs ?? []).length > 0)
-  const externalTrafficPolicyLocal = apiExternallyAccessible && spec.externalTrafficPolicy === 'Local'
-  return {
-    externallyAccessible,
-    usesClusterEndpoints: !internalTrafficPolicyLocal || externallyAccessible,
-    usesLocalEndpoints: internalTrafficPolicyLocal || (externalTrafficPolicyLocal && externallyAccessible),
-    internalTrafficPolicyLocal,
-    externalTrafficPolicyLocal,
-  }
-}
+import {LABEL_ZONE} from '../api/types.js'
+import type {ProxyEndpoint} from './endpoint.js'
+import {legacyHintsAnnotation, type ServiceTrafficFlags} from './serviceport.js'
 
 // ---- Topology mode (topology.go) ------------------------------------------------------------
 
@@ -284,9 +66,10 @@ interface ReadyHintFacts {
 }
 
 /**
- * The rest of `topologyModeFromHints`, once the facts are known, plus the reason when the answer
- * is "". `hinted`: some endpoint (ready or not) carries a hint kube-proxy reads; `zoneHintsPresent`:
- * some endpoint carries a zone hint. Both are only asked for on a fallback.
+ * topology.go `topologyModeFromHints`, the part after the loop, once the facts are known, plus
+ * the reason when the answer is "". `hinted`: some endpoint (ready or not) carries a hint
+ * kube-proxy reads; `zoneHintsPresent`: some endpoint carries a zone hint. Both are only asked
+ * for on a fallback.
  */
 function decideFromHints(
   f: ReadyHintFacts,
@@ -361,18 +144,7 @@ export function topologyModeFromHints(
 const DISABLED_ANNOTATION_VALUES = new Set(['', 'disabled', 'Disabled'])
 
 /**
- * The annotation value kube-proxy 1.28-1.30 read (serviceport.go `hintsAnnotation`): the deprecated
- * `service.kubernetes.io/topology-aware-hints` wins whenever the key is present (even with value ""
- * or "disabled"), otherwise `service.kubernetes.io/topology-mode`, otherwise "".
- */
-export function legacyHintsAnnotation(annotations: Record<string, string> | undefined): string {
-  const a = annotations ?? {}
-  if (Object.hasOwn(a, ANNOTATION_TOPOLOGY_AWARE_HINTS)) return a[ANNOTATION_TOPOLOGY_AWARE_HINTS] ?? ''
-  return a[ANNOTATION_TOPOLOGY_MODE] ?? ''
-}
-
-/**
- * Older topology.go `canUseTopology` (kube-proxy 1.28-1.30, TopologyAwareHints gate on,
+ * Kubernetes v1.30 topology.go `canUseTopology` (kube-proxy 1.28-1.30, TopologyAwareHints gate on,
  * ServiceTrafficDistribution gate off), expressed as a mode: true -> "PreferSameZone".
  * Checks, in upstream's order: annotation not in {"", "disabled", "Disabled"}; the node has a
  * non-empty zone label (so "" hints never match); every ready endpoint has a zone hint; some
@@ -396,9 +168,9 @@ function legacyDecision(
 }
 
 /**
- * The checks of `legacyDecision` in upstream's order, once the facts are known. (Upstream's loop
- * returns at the first ready endpoint without a zone hint, whatever it saw before: the result
- * only depends on whether one exists.)
+ * v1.30 topology.go `canUseTopology`: the checks of `legacyDecision` in upstream's order, once
+ * the facts are known. (Upstream's loop returns at the first ready endpoint without a zone hint,
+ * whatever it saw before: the result only depends on whether one exists.)
  */
 function decideLegacy(
   annotations: Record<string, string> | undefined,
@@ -558,7 +330,7 @@ function availableForTopology(ep: ProxyEndpoint, mode: ProxyTopologyMode, nodeNa
   }
 }
 
-// ---- The zone-wide view, for many zones at once ----------------------------------------------
+// ---- The zone-wide view, for many zones at once (ours, not in upstream) ----------------------
 
 export interface ZoneView {
   /** categorizeEndpoints' topologyMode. */

@@ -1,0 +1,140 @@
+// Port of kubernetes/kubernetes pkg/proxy/endpointslicecache.go (Kubernetes v1.36.3):
+// `EndpointSliceCache.addEndpoints` and the slice filtering of `endpointInfoByServicePort`,
+// turning EndpointSlices into the proxy endpoints of one service port, as a pure function.
+//
+// Ordering: upstream keeps endpoints in maps and sorts by "IP:port"; we keep every list in
+// the order the endpoints first appear (across the slices, or in the input array).
+
+import type {EndpointSlice} from '../api/types.js'
+import type {ProxyEndpoint} from './endpoint.js'
+
+export interface ProxyEndpointsOptions {
+  /** PreferSameTrafficDistribution feature gate (locked on from 1.35). Off: node hints are dropped. */
+  preferSameGate: boolean
+  /**
+   * Only slices of this address family (a per-family proxier). FQDN slices are always skipped,
+   * kube-proxy never programs them. Unset: IPv4 and IPv6 slices both count.
+   */
+  addressType?: 'IPv4' | 'IPv6'
+  /**
+   * Only slices carrying a port with this name (unset/null port name counts as ""), whose port
+   * number is set and non-zero, as kube-proxy builds its list per service port. Unset: every
+   * slice counts, whatever its ports.
+   */
+  portName?: string
+}
+
+function hintSet(list: readonly {name: string}[] | null | undefined, shared?: Map<string, ReadonlySet<string>>): ReadonlySet<string> | null {
+  if (!list || list.length === 0) return null
+  if (list.length === 1 && shared) {
+    // One name (the usual case): one read-only Set per name, shared by the endpoints of a call.
+    const name = list[0]!.name
+    let set = shared.get(name)
+    if (set === undefined) shared.set(name, (set = new Set([name])))
+    return set
+  }
+  return new Set(list.map((h) => h.name))
+}
+
+function sliceHasPort(slice: EndpointSlice, portName: string): boolean {
+  return (slice.ports ?? []).some((p) => (p.name ?? '') === portName && p.port != null && p.port !== 0)
+}
+
+/**
+ * endpointslicecache.go `addEndpoints` (called per slice by `endpointInfoByServicePort`) semantics: skip endpoints without addresses; unset ready/serving count as
+ * true; terminating only when set and true; node hints only when preferSameGate; the same IP from
+ * several slices merged with a non-terminating copy winning.
+ *
+ * Merging follows upstream's rule `if !exists || !terminating { overwrite }`, applied in input
+ * order: a later non-terminating copy replaces an earlier one; a terminating copy never replaces
+ * anything. (Upstream walks slices in Go map order, so with two non-terminating copies its result is
+ * undefined; ours is "the last non-terminating copy in input order".) The merged endpoint keeps the
+ * position where its IP first appeared.
+ */
+export function proxyEndpointsFromSlices(slices: EndpointSlice[], opts: ProxyEndpointsOptions): ProxyEndpoint[] {
+  const read = slices.filter(
+    (slice) =>
+      slice.addressType !== 'FQDN' &&
+      (opts.addressType === undefined || slice.addressType === opts.addressType) &&
+      (opts.portName === undefined || sliceHasPort(slice, opts.portName)),
+  )
+  let most = 0
+  for (const slice of read) most += slice.endpoints?.length ?? 0
+  const merged = new MergedEndpoints(opts.preferSameGate, most)
+  for (const slice of read) merged.addSlice(slice)
+  return merged.finish()
+}
+
+/**
+ * The merged proxy endpoints of slices added one by one. (The loop over a slice's endpoints is a
+ * method of its own: V8 optimises it after a few slices, where a loop nested in the loop over
+ * the slices left optimised code at the end of every slice.)
+ */
+class MergedEndpoints {
+  /**
+   * Every endpoint with an address, in order, before merging, and their IPs; sized for every
+   * endpoint (a list grown by push is copied as it grows).
+   */
+  private readonly all: ProxyEndpoint[]
+  private readonly ips: string[]
+  private n = 0
+  private readonly zoneSets = new Map<string, ReadonlySet<string>>()
+  private readonly nodeSets = new Map<string, ReadonlySet<string>>()
+
+  constructor(
+    private readonly preferSameGate: boolean,
+    most: number,
+  ) {
+    this.all = new Array<ProxyEndpoint>(most)
+    this.ips = new Array<string>(most)
+  }
+
+  /**
+   * The merged endpoints (call once, after the last slice). Usually no IP repeats, which one Set
+   * built from the list of IPs tells; else upstream's rule, copy by copy in order:
+   * `if !exists || !terminating { overwrite }`.
+   */
+  finish(): ProxyEndpoint[] {
+    const {all, ips, n} = this
+    all.length = n
+    ips.length = n
+    if (new Set(ips).size === n) return all
+    const out: ProxyEndpoint[] = []
+    const at = new Map<string, number>()
+    for (let k = 0; k < n; k++) {
+      const pe = all[k]!
+      const i = at.get(pe.ip)
+      if (i === undefined) {
+        at.set(pe.ip, out.length)
+        out.push(pe)
+      } else if (!pe.terminating) {
+        out[i] = pe
+      }
+    }
+    return out
+  }
+
+  addSlice(slice: EndpointSlice): void {
+    const {all, ips} = this
+    const sliceName = slice.metadata.name
+    const eps = slice.endpoints ?? []
+    for (let i = 0; i < eps.length; i++) {
+      const ep = eps[i]!
+      const ip = ep.addresses?.[0]
+      if (ip === undefined) continue // "Ignoring invalid endpoint port with empty address"
+      const c = ep.conditions ?? {}
+      ips[this.n] = ip
+      all[this.n++] = {
+        ip,
+        ready: c.ready == null || c.ready,
+        serving: c.serving == null || c.serving,
+        terminating: c.terminating === true,
+        nodeName: ep.nodeName ?? null,
+        zone: ep.zone ?? null,
+        zoneHints: hintSet(ep.hints?.forZones, this.zoneSets),
+        nodeHints: this.preferSameGate ? hintSet(ep.hints?.forNodes, this.nodeSets) : null,
+        sliceName,
+      }
+    }
+  }
+}
