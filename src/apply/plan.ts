@@ -9,10 +9,9 @@
 //   "close" heuristic) for every endpoint, the per-endpoint changes, and the JSON patches
 //   (RFC 6902) that write exactly the changed `hints` and nothing else.
 
-import {hintsEnabled} from '../upstream/endpointslice/mode.js'
-import {setNodes} from '../upstream/endpointslice/nodes.js'
-import {addHints} from '../upstream/endpointslice/topologycache.js'
-import {reconcileHints} from '../upstream/endpointslice/trafficdist.js'
+import {hintsEnabled} from '../upstream/endpointslice/utils.js'
+import {addHints, setNodes} from '../upstream/endpointslice/topologycache/topologycache.js'
+import {reconcileHints} from '../upstream/endpointslice/trafficdist/trafficdist.js'
 import {ANNOTATION_TOPOLOGY_AWARE_HINTS, ANNOTATION_TOPOLOGY_MODE, CONTROLLER_NAME, LABEL_MANAGED_BY, type AddressType, type Endpoint, type EndpointHints, type EndpointSlice, type Service} from '../upstream/api/types.js'
 import type {ClusterState} from '../state/cluster-state.js'
 

@@ -6,7 +6,7 @@
 // summary. Schema of the output: schema/check.v1.json.
 import type {ExplainReport, ServiceExplanation, ZoneRow} from '../explain/report.js'
 import type {Service} from '../upstream/api/types.js'
-import type {ModeWarningRule} from '../upstream/endpointslice/mode.js'
+import type {ModeWarningRule} from '../explain/mode.js'
 
 export const CHECK_SCHEMA_VERSION = 'kubectl-topology.io/v1'
 

@@ -4,8 +4,8 @@
 // zone whose only ready endpoint goes away falls back to every endpoint. Pure: computed with
 // the controller's own arithmetic (setNodes, getAllocations).
 import type {ServiceExplanation} from './report.js'
-import {setNodes} from '../upstream/endpointslice/nodes.js'
-import {getAllocations} from '../upstream/endpointslice/topologycache.js'
+import {getAllocations, setNodes} from '../upstream/endpointslice/topologycache/topologycache.js'
+import {zoneCapacity} from './node-verdicts.js'
 import {LABEL_ZONE, type Node} from '../upstream/api/types.js'
 
 export type CliffKind = 'endpoint-fewer' | 'endpoint-more' | 'node-lost' | 'zone-last-endpoint'
@@ -55,7 +55,7 @@ export function serviceCliffs(s: ServiceExplanation, nodes: readonly Node[]): Cl
   const cliffs: Cliff[] = []
   if (!s.mode.managedByController) return cliffs
   if (s.mode.path === 'topology-mode-auto') {
-    const capacity = setNodes([...nodes])
+    const capacity = zoneCapacity([...nodes])
     const ratios = capacity.cpuRatiosByZone
     const n = s.totals.readyEndpoints
     if (ratios === null) return cliffs
@@ -114,7 +114,7 @@ export function serviceCliffs(s: ServiceExplanation, nodes: readonly Node[]): Cl
 
 /** Nodes whose loss leaves fewer than 2 zones: topology-mode Auto then refuses hints for every Service. */
 export function clusterCliffs(nodes: readonly Node[]): Cliff[] {
-  const capacity = setNodes([...nodes])
+  const capacity = zoneCapacity([...nodes])
   if (capacity.cpuRatiosByZone === null) return []
   const counted = new Set(capacity.nodes.filter((v) => v.status === 'counted').map((v) => v.name))
   const cliffs: Cliff[] = []

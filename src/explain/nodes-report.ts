@@ -5,8 +5,8 @@
 // Schema: schema/nodes.v1.json.
 import {clusterCliffs, type Cliff} from './cliffs.js'
 import {summariseNodes, type NodeSummary} from './report.js'
-import {setNodes, type NodeStatus, type NodeVerdict} from '../upstream/endpointslice/nodes.js'
-import {MESSAGES} from '../upstream/endpointslice/topologycache.js'
+import {zoneCapacity, type NodeStatus, type NodeVerdict} from './node-verdicts.js'
+import {MESSAGES} from '../upstream/endpointslice/topologycache/event.js'
 import type {ClusterState} from '../state/cluster-state.js'
 
 export const NODES_SCHEMA_VERSION = 'kubectl-topology.io/v1'
@@ -33,7 +33,7 @@ export interface NodesReport {
 }
 
 export function nodesReport(state: Pick<ClusterState, 'nodes' | 'nodesReadable'>): NodesReport {
-  const capacity = setNodes(state.nodes)
+  const capacity = zoneCapacity(state.nodes)
   const summary = summariseNodes(capacity)
   const readable = state.nodesReadable !== false
   const ignored = {'control-plane': 0, 'not-ready': 0, 'no-zone-label': 0, 'no-cpu': 0}

@@ -12,11 +12,11 @@ import {
 import type {ProxyEndpoint} from '../upstream/kube-proxy/endpoint.js'
 import {proxyEndpointsFromSlices} from '../upstream/kube-proxy/endpointslicecache.js'
 import {serviceTrafficFlags} from '../upstream/kube-proxy/serviceport.js'
-import {serviceMode, type ServiceMode, type TopologyPath} from '../upstream/endpointslice/mode.js'
+import {serviceMode, type ServiceMode} from './mode.js'
 import {hintNamesOf, type HintNames} from '../apply/plan.js'
-import {setNodes, type NodeVerdict, type ZoneCapacity} from '../upstream/endpointslice/nodes.js'
-import {predictHints, type HintPrediction, type PredictionMode} from '../upstream/endpointslice/reconciler.js'
-import {getAllocations, OVERLOAD_THRESHOLD} from '../upstream/endpointslice/topologycache.js'
+import {zoneCapacity, type NodeVerdict, type ZoneCapacity} from './node-verdicts.js'
+import {predictHints, type HintPrediction, type PredictionMode, type TopologyPath} from '../upstream/endpointslice/reconciler.js'
+import {getAllocations, OVERLOAD_THRESHOLD} from '../upstream/endpointslice/topologycache/topologycache.js'
 import {CONTROLLER_NAME, LABEL_MANAGED_BY, LABEL_SERVICE_NAME, LABEL_ZONE, type AddressType, type Endpoint, type EndpointSlice, type Node, type Service, type TopologyEvent} from '../upstream/api/types.js'
 import type {ClusterState} from '../state/cluster-state.js'
 import {features as featuresFor, formatVersion, type Features} from '../upstream/features.js'
@@ -185,7 +185,7 @@ export function explain(state: ClusterState, services: readonly Service[], opts:
   const warnings: string[] = []
   if (f.warning) warnings.push(f.warning)
   const nodesReadable = state.nodesReadable !== false
-  const capacity = setNodes(state.nodes)
+  const capacity = zoneCapacity(state.nodes)
   const cluster = summariseNodes(capacity)
   const slicesByService = groupSlices(state.endpointSlices, new Set(services.map((s) => s.metadata.name)))
   const nodeIndex = indexNodes(state.nodes, cluster)
@@ -356,7 +356,7 @@ interface NodeIndex {
   zones: Set<string>
   /** Nodes per non-empty zone label, in input order. */
   byZone: Map<string, Node[]>
-  /** Per non-empty zone (the verdict's zone label), from setNodes' verdicts in input order. */
+  /** Per non-empty zone (the verdict's zone label), from nodeVerdicts' verdicts in input order. */
   verdicts: Map<string, {counted: number; ignored: number; cpuMilli: number}>
   /** The nodes sorted by name (the --per-node view; sorted on first use). */
   sorted(): Node[]

@@ -2,7 +2,7 @@
 // adds whether the controller looked at it and the raw CPU), the nodes that disable hints for
 // every Service with the fix, and json / yaml (schema/nodes.v1.json). Formatting only.
 import {stringify as toYaml} from 'yaml'
-import type {NodeVerdict} from '../upstream/endpointslice/nodes.js'
+import type {NodeVerdict} from '../explain/node-verdicts.js'
 import type {NodesReport} from '../explain/nodes-report.js'
 import {PLAIN, type Style} from './style.js'
 import {formatTable} from './table.js'

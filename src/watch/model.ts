@@ -5,7 +5,7 @@
 // it the state its API watches maintain.
 import {serviceCliffs, type Cliff} from '../explain/cliffs.js'
 import {explain, type ExplainOptions, type NodeSummary, type ServiceExplanation, type ZoneRow} from '../explain/report.js'
-import type {NodeVerdict} from '../upstream/endpointslice/nodes.js'
+import type {NodeVerdict} from '../explain/node-verdicts.js'
 import type {ClusterState} from '../state/cluster-state.js'
 
 export interface WatchFrame {

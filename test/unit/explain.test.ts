@@ -3,7 +3,7 @@
 // counts, and the events explain reports.
 import {describe, expect, it} from 'vitest'
 import {acceptedCounts, allocationFigures, explain, type ServiceExplanation} from '../../src/explain/report.js'
-import {setNodes} from '../../src/upstream/endpointslice/nodes.js'
+import {setNodes} from '../../src/upstream/endpointslice/topologycache/topologycache.js'
 import {ANNOTATION_TOPOLOGY_MODE} from '../../src/upstream/api/types.js'
 import type {ClusterState} from '../../src/state/cluster-state.js'
 import {node, service, slice, spread, state} from './builders.js'

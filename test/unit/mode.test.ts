@@ -1,5 +1,7 @@
 import {describe, expect, it} from 'vitest'
-import {hintsEnabled, serviceMode, trafficDistributionUsable} from '../../src/upstream/endpointslice/mode.js'
+import {hintsEnabled} from '../../src/upstream/endpointslice/utils.js'
+import {trafficDistributionUsable} from '../../src/upstream/endpointslice/reconciler.js'
+import {serviceMode} from '../../src/explain/mode.js'
 import {ANNOTATION_TOPOLOGY_AWARE_HINTS as HINTS, ANNOTATION_TOPOLOGY_MODE as MODE, type Service} from '../../src/upstream/api/types.js'
 import {features, type Features} from '../../src/upstream/features.js'
 

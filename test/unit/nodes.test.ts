@@ -1,5 +1,7 @@
 import {describe, expect, it} from 'vitest'
-import {hasExcludedLabels, nodeReady, setNodes} from '../../src/upstream/endpointslice/nodes.js'
+import {hasExcludedLabels, setNodes} from '../../src/upstream/endpointslice/topologycache/topologycache.js'
+import {isNodeReady} from '../../src/upstream/endpointslice/topologycache/utils.js'
+import {zoneCapacity} from '../../src/explain/node-verdicts.js'
 import type {Node} from '../../src/upstream/api/types.js'
 
 interface NodeInfo {
@@ -131,7 +133,10 @@ describe('setNodes: upstream TestSetNodes', () => {
     expect(result.cpuByZone).toStrictEqual(tc.expectedCPUByZone)
     // exact float equality, as upstream (actualRatio != expectedRatio)
     expect(result.cpuRatiosByZone).toStrictEqual(tc.expectedRatios)
-    expect(result.nodes).toHaveLength(tc.nodes.length)
+    // our verdicts (explain/node-verdicts.ts): one per node, next to the same upstream figures
+    const capacity = zoneCapacity(nodes)
+    expect(capacity.nodes).toHaveLength(tc.nodes.length)
+    expect({...capacity, nodes: undefined}).toStrictEqual({...result, nodes: undefined})
     expect(JSON.stringify(nodes)).toBe(before)
   })
 })
@@ -147,7 +152,7 @@ describe('setNodes: verdicts and edge cases', () => {
       {name: 'nocpu', zone: 'zone-b', ready: T},
       {name: 'master', zone: 'zone-b', ready: T, labels: {'node-role.kubernetes.io/master': 'true'}},
     ].map(makeNode)
-    const r = setNodes(nodes)
+    const r = zoneCapacity(nodes)
     expect(r.sufficientNodeInfo).toBe(false)
     expect(r.cpuByZone).toBeNull()
     expect(r.cpuRatiosByZone).toBeNull()
@@ -165,7 +170,7 @@ describe('setNodes: verdicts and edge cases', () => {
   })
 
   it('an empty zone label counts as no zone', () => {
-    const r = setNodes([
+    const r = zoneCapacity([
       makeNode({zone: 'zone-a', cpu: '1', ready: T}),
       makeNode({cpu: '1', ready: T, labels: {'topology.kubernetes.io/zone': ''}}, 1),
     ])
@@ -176,7 +181,7 @@ describe('setNodes: verdicts and edge cases', () => {
   })
 
   it('ignores the legacy failure-domain zone label', () => {
-    const r = setNodes([
+    const r = zoneCapacity([
       makeNode({zone: 'zone-a', cpu: '1', ready: T}),
       makeNode({cpu: '1', ready: T, labels: {'failure-domain.beta.kubernetes.io/zone': 'zone-b'}}, 1),
     ])
@@ -185,7 +190,7 @@ describe('setNodes: verdicts and edge cases', () => {
   })
 
   it('skips bad nodes that are not ready or control-plane without invalidating', () => {
-    const r = setNodes([
+    const r = zoneCapacity([
       makeNode({zone: 'zone-a', cpu: '1', ready: T}),
       makeNode({cpu: '0', ready: F}, 1),
       makeNode({cpu: '0', ready: T, labels: CP}, 2),
@@ -197,11 +202,11 @@ describe('setNodes: verdicts and edge cases', () => {
 
   it('readiness: the first Ready condition decides; missing or Unknown is not ready', () => {
     const base = {metadata: {name: 'n'}}
-    expect(nodeReady({...base})).toBe(false)
-    expect(nodeReady({...base, status: {conditions: [{type: 'Ready', status: 'Unknown'}]}})).toBe(false)
-    expect(nodeReady({...base, status: {conditions: [{type: 'MemoryPressure', status: 'False'}, {type: 'Ready', status: 'True'}]}})).toBe(true)
-    expect(nodeReady({...base, status: {conditions: [{type: 'Ready', status: 'False'}, {type: 'Ready', status: 'True'}]}})).toBe(false)
-    expect(nodeReady({...base, status: {conditions: [{type: 'Ready', status: 'true'}]}})).toBe(false)
+    expect(isNodeReady({...base})).toBe(false)
+    expect(isNodeReady({...base, status: {conditions: [{type: 'Ready', status: 'Unknown'}]}})).toBe(false)
+    expect(isNodeReady({...base, status: {conditions: [{type: 'MemoryPressure', status: 'False'}, {type: 'Ready', status: 'True'}]}})).toBe(true)
+    expect(isNodeReady({...base, status: {conditions: [{type: 'Ready', status: 'False'}, {type: 'Ready', status: 'True'}]}})).toBe(false)
+    expect(isNodeReady({...base, status: {conditions: [{type: 'Ready', status: 'true'}]}})).toBe(false)
   })
 
   it('excluded labels: control-plane or master with any value', () => {
@@ -213,7 +218,7 @@ describe('setNodes: verdicts and edge cases', () => {
   })
 
   it('unparseable CPU is treated as zero and reported', () => {
-    const r = setNodes([makeNode({zone: 'zone-a', cpu: '1', ready: T}), makeNode({zone: 'zone-b', cpu: 'lots', ready: T}, 1)])
+    const r = zoneCapacity([makeNode({zone: 'zone-a', cpu: '1', ready: T}), makeNode({zone: 'zone-b', cpu: 'lots', ready: T}, 1)])
     expect(r.nodes[1]?.status).toBe('no-cpu')
     expect(r.nodes[1]?.disablesHints).toBe(true)
     expect(r.nodes[1]?.cpuError).toContain('"lots"')
@@ -221,14 +226,14 @@ describe('setNodes: verdicts and edge cases', () => {
   })
 
   it('negative CPU (rejected by API validation) is treated like zero CPU', () => {
-    const r = setNodes([makeNode({zone: 'zone-a', cpu: '1', ready: T}), makeNode({zone: 'zone-b', cpu: '-1', ready: T}, 1)])
+    const r = zoneCapacity([makeNode({zone: 'zone-a', cpu: '1', ready: T}), makeNode({zone: 'zone-b', cpu: '-1', ready: T}, 1)])
     expect(r.nodes[1]?.status).toBe('no-cpu')
     expect(r.nodes[1]?.milliCPU).toBe(-1000)
     expect(r.cpuRatiosByZone).toBeNull()
   })
 
   it('sums exact quantities before taking milli values, like Quantity.Add then MilliValue', () => {
-    const r = setNodes([
+    const r = zoneCapacity([
       makeNode({zone: 'zone-a', cpu: '500u', ready: T}),
       makeNode({zone: 'zone-a', cpu: '500u', ready: T}, 1),
       makeNode({zone: 'zone-b', cpu: '1m', ready: T}, 2),
@@ -240,7 +245,7 @@ describe('setNodes: verdicts and edge cases', () => {
   })
 
   it('ratios are float64 divisions of milli values, keys sorted', () => {
-    const r = setNodes([
+    const r = zoneCapacity([
       makeNode({zone: 'z-b', cpu: 4, ready: T}),
       makeNode({zone: 'z-a', cpu: '4', ready: T}, 1),
       makeNode({zone: 'z-c', cpu: '4000m', ready: T}, 2),
@@ -250,7 +255,7 @@ describe('setNodes: verdicts and edge cases', () => {
   })
 
   it('zone names that are Object.prototype keys are plain zones', () => {
-    const r = setNodes([makeNode({zone: 'constructor', cpu: '1', ready: T}), makeNode({zone: 'toString', cpu: '1', ready: T}, 1)])
+    const r = zoneCapacity([makeNode({zone: 'constructor', cpu: '1', ready: T}), makeNode({zone: 'toString', cpu: '1', ready: T}, 1)])
     expect(r.cpuRatiosByZone).toStrictEqual({constructor: 0.5, toString: 0.5})
   })
 })

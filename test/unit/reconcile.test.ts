@@ -1,6 +1,6 @@
 import {describe, expect, it} from 'vitest'
 import {predictHints, type PredictionMode} from '../../src/upstream/endpointslice/reconciler.js'
-import {setNodes} from '../../src/upstream/endpointslice/nodes.js'
+import {setNodes} from '../../src/upstream/endpointslice/topologycache/topologycache.js'
 import {
   ANNOTATION_TOPOLOGY_AWARE_HINTS as HINTS,
   ANNOTATION_TOPOLOGY_MODE as MODE,

@@ -1,19 +1,16 @@
 import fc from 'fast-check'
 import {describe, expect, it} from 'vitest'
-import {setNodes} from '../../src/upstream/endpointslice/nodes.js'
+import {addHints, getAllocations, OVERLOAD_THRESHOLD, setNodes} from '../../src/upstream/endpointslice/topologycache/topologycache.js'
 import {
-  addHints,
   endpointReady,
-  getAllocations,
   getGivingAndReceivingZones,
   getHintsByZone,
-  getTotalReadyEndpoints,
-  MESSAGES,
-  OVERLOAD_THRESHOLD,
   redistributeHints,
   removeHintsFromSlices,
   serviceOverloaded,
-} from '../../src/upstream/endpointslice/topologycache.js'
+} from '../../src/upstream/endpointslice/topologycache/utils.js'
+import {getTotalReadyEndpoints} from '../../src/upstream/endpointslice/topologycache/sliceinfo.js'
+import {MESSAGES} from '../../src/upstream/endpointslice/topologycache/event.js'
 import type {Endpoint, EndpointHints, EndpointSlice, Node, TopologyEvent} from '../../src/upstream/api/types.js'
 
 // ---- helpers ----------------------------------------------------------------------------

@@ -1,5 +1,5 @@
 import {describe, expect, it} from 'vitest'
-import {reconcileHints} from '../../src/upstream/endpointslice/trafficdist.js'
+import {reconcileHints} from '../../src/upstream/endpointslice/trafficdist/trafficdist.js'
 import type {Endpoint, EndpointSlice} from '../../src/upstream/api/types.js'
 
 // ---- fixtures -------------------------------------------------------------------------------

@@ -1,6 +1,7 @@
 // The cluster side of every strategy: from a ClusterState and one Service to traffic sources
 // ("consumers": zones or nodes) and the endpoints each one reaches. Pure.
-import {setNodes, hasExcludedLabels, nodeReady} from '../../upstream/endpointslice/nodes.js'
+import {setNodes, hasExcludedLabels} from '../../upstream/endpointslice/topologycache/topologycache.js'
+import {isNodeReady} from '../../upstream/endpointslice/topologycache/utils.js'
 import {parseNano, nanoToMilli} from '../../upstream/apimachinery/quantity.js'
 import {LABEL_SERVICE_NAME, LABEL_ZONE, type AddressType, type EndpointSlice, type Node, type Service} from '../../upstream/api/types.js'
 import type {ClusterState} from '../../state/cluster-state.js'
@@ -61,7 +62,7 @@ export function simNodes(state: ClusterState): SimNode[] {
   return state.nodes.map((n) => {
     const labels = n.metadata.labels ?? {}
     const zone = Object.hasOwn(labels, LABEL_ZONE) && labels[LABEL_ZONE] !== '' ? (labels[LABEL_ZONE] as string) : null
-    const counted = nodeReady(n) && !hasExcludedLabels(labels)
+    const counted = isNodeReady(n) && !hasExcludedLabels(labels)
     return {name: n.metadata.name, zone, milliCPU: milliCPU(n), labels, counted, schedulable: counted && n.spec?.unschedulable !== true}
   })
 }

@@ -23,7 +23,8 @@
 // topology-keys: KEP-536; the synthetic nodes carry only the zone and hostname labels, so any other
 // key is skipped, "*" matches every endpoint, and no match means no backends.
 import type {Consumer, MeasureGroup} from '../measure.js'
-import {getAllocations, getGivingAndReceivingZones} from '../../upstream/endpointslice/topologycache.js'
+import {getAllocations} from '../../upstream/endpointslice/topologycache/topologycache.js'
+import {getGivingAndReceivingZones} from '../../upstream/endpointslice/topologycache/utils.js'
 import {LABEL_HOSTNAME, LABEL_ZONE} from '../../upstream/api/types.js'
 
 export interface CountZone {

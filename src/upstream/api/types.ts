@@ -1,6 +1,11 @@
-// Plain-data shapes the engine works on. They are subsets of the Kubernetes wire format
-// (what `kubectl get -o json` prints), so a snapshot file and a live list produce the same
-// values. Nothing here depends on a client library.
+// Subsets of the Kubernetes API types, from k8s.io/api v0.36.3 (Kubernetes v1.36.3):
+// core/v1/types.go (Node, Service, Event; the ServiceTrafficDistribution* values),
+// discovery/v1/types.go (EndpointSlice, Endpoint, EndpointHints), apps/v1/types.go
+// (Deployment, StatefulSet), core/v1/well_known_labels.go and annotation_key_constants.go
+// (label and annotation keys), discovery/v1/well_known_labels.go (service-name, managed-by).
+//
+// Plain-data shapes in the wire format (what `kubectl get -o json` prints), so a snapshot file
+// and a live list produce the same values. Nothing here depends on a client library.
 
 export interface ObjectMeta {
   name: string
@@ -187,6 +192,13 @@ export const LABEL_MANAGED_BY = 'endpointslice.kubernetes.io/managed-by'
 export const CONTROLLER_NAME = 'endpointslice-controller.k8s.io'
 export const ANNOTATION_TOPOLOGY_MODE = 'service.kubernetes.io/topology-mode'
 export const ANNOTATION_TOPOLOGY_AWARE_HINTS = 'service.kubernetes.io/topology-aware-hints'
+
+/** core/v1 types.go `ServiceTrafficDistributionPreferClose` (the deprecated name of PreferSameZone). */
+export const TD_PREFER_CLOSE = 'PreferClose'
+/** core/v1 types.go `ServiceTrafficDistributionPreferSameZone`. */
+export const TD_PREFER_SAME_ZONE = 'PreferSameZone'
+/** core/v1 types.go `ServiceTrafficDistributionPreferSameNode`. */
+export const TD_PREFER_SAME_NODE = 'PreferSameNode'
 
 /** A controller event, as recorded on the Service. `message` includes the ", addressType: X" suffix. */
 export interface TopologyEvent {

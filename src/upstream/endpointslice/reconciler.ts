@@ -1,7 +1,7 @@
-// Per-(Service, addressType) prediction of what the EndpointSlice controller does to hints.
-//
-// Port of the topology part of k8s.io/endpointslice reconciler.go `reconcileByAddressType`
-// (spec /work/shared/spec/upstream-behaviour.md §2.3):
+// Port of the topology part of k8s.io/endpointslice reconciler.go (k8s.io/endpointslice
+// v0.36.3, from Kubernetes v1.36.3): `Reconciler.validTrafficDistribution` and the hint branch
+// of `Reconciler.reconcileByAddressType`, predicting per (Service, addressType) what the
+// EndpointSlice controller does to hints:
 //
 //   canUseTD = validTrafficDistribution(td) && !hintsEnabled(annotations)
 //   if topologyCache != nil && hintsEnabled(annotations):
@@ -13,19 +13,50 @@
 //       if !canUseTD: create, update = RemoveHintsFromSlices(sliceInfo)
 //   if canUseTD:
 //       create, update, _ = trafficdist.ReconcileHints(td, create, update, unchangedSlices(...))
+//
+// Version gates (features.ts): the reconciler's `WithPreferSameTrafficDistributionEnabled`
+// option is the PreferSameTrafficDistribution gate; before 1.33 the option was
+// `WithTrafficDistributionEnabled` (the ServiceTrafficDistribution gate), without which the
+// field is ignored.
 
-import {
-  MESSAGES,
-  addHints,
-  formatWithAddressType,
-  removeHintsFromSlices,
-  type AddHintsResult,
-  type SliceLists,
-} from './topologycache.js'
-import {hintsEnabled, serviceMode, trafficDistributionUsable, type TopologyPath} from './mode.js'
-import {reconcileHints} from './trafficdist.js'
-import type {AddressType, Endpoint, EndpointSlice, Service, TopologyEvent} from '../api/types.js'
+import {TD_PREFER_CLOSE, TD_PREFER_SAME_NODE, TD_PREFER_SAME_ZONE, type AddressType, type Endpoint, type EndpointSlice, type Service, type TopologyEvent} from '../api/types.js'
 import type {Features} from '../features.js'
+import {MESSAGES} from './topologycache/event.js'
+import type {SliceLists} from './topologycache/sliceinfo.js'
+import {addHints, type AddHintsResult} from './topologycache/topologycache.js'
+import {formatWithAddressType, removeHintsFromSlices} from './topologycache/utils.js'
+import {reconcileHints} from './trafficdist/trafficdist.js'
+import {hintsEnabled} from './utils.js'
+
+/**
+ * reconciler.go `validTrafficDistribution` plus version gating: the field must be honoured at
+ * this version (1.31+), and PreferSameZone/PreferSameNode need the PreferSameTrafficDistribution
+ * gate (1.34+). Exact, case-sensitive comparison; any other value (including "" and unknown
+ * future values) is not usable.
+ */
+export function trafficDistributionUsable(value: string | undefined | null, f: Features): boolean {
+  if (!f.trafficDistributionField) return false
+  if (value === undefined || value === null) return false
+  if (value === TD_PREFER_CLOSE) return true
+  if (!f.preferSameTrafficDistribution) return false
+  return value === TD_PREFER_SAME_ZONE || value === TD_PREFER_SAME_NODE
+}
+
+/** Which hint writer reconcileByAddressType runs: AddHints, trafficdist.ReconcileHints, or neither. */
+export type TopologyPath = 'topology-mode-auto' | 'traffic-distribution' | 'none'
+
+/**
+ * The branch reconcileByAddressType takes for this Service: the annotation (if the topology
+ * cache is running and the value is Auto/auto) beats a usable trafficDistribution; with
+ * neither, the controller strips every hint.
+ */
+export function topologyPath(service: Service, f: Features): TopologyPath {
+  const annotationAuto = hintsEnabled(service.metadata?.annotations)
+  const td = service.spec?.trafficDistribution ?? undefined
+  if (f.topologyAwareHints && annotationAuto) return 'topology-mode-auto'
+  if (trafficDistributionUsable(td, f) && !annotationAuto) return 'traffic-distribution'
+  return 'none'
+}
 
 /**
  * next-sync: the live controller-managed slices are the "unchanged" list (what the controller
@@ -101,7 +132,8 @@ function hasAnyHint(slices: EndpointSlice[]): boolean {
 }
 
 /**
- * Predicts the hints the EndpointSlice controller writes for one (Service, addressType).
+ * reconciler.go `reconcileByAddressType`, its hint part: predicts the hints the EndpointSlice
+ * controller writes for one (Service, addressType).
  * Pure: inputs are not mutated; the output keeps the input slice order and names.
  */
 export function predictHints(args: PredictHintsArgs): HintPrediction {
@@ -130,7 +162,7 @@ export function predictHints(args: PredictHintsArgs): HintPrediction {
   const td = service.spec?.trafficDistribution ?? undefined
   const annotationEnabled = hintsEnabled(annotations)
   const canUseTD = trafficDistributionUsable(td, f) && !annotationEnabled
-  const path = serviceMode(service, f).path
+  const path = topologyPath(service, f)
 
   const events: TopologyEvent[] = []
   let addHintsResult: AddHintsResult | undefined

@@ -61,11 +61,13 @@ export function serviceTrafficFlags(service: Service, opts: ServiceTrafficFlagsO
     internalTrafficPolicyLocal,
     externalTrafficPolicyLocal,
   }
+}
 
 /**
- * The annotation value kube-proxy 1.28-1.30 read (v1.30 serviceport.go `newBaseServiceInfo`, field `hintsAnnotation`): the deprecated
- * `service.kubernetes.io/topology-aware-hints` wins whenever the key is present (even with value ""
- * or "disabled"), otherwise `service.kubernetes.io/topology-mode`, otherwise "".
+ * The annotation value kube-proxy 1.28-1.30 read (v1.30 serviceport.go `newBaseServiceInfo`,
+ * field `hintsAnnotation`): the deprecated `service.kubernetes.io/topology-aware-hints` wins
+ * whenever the key is present (even with value "" or "disabled"), otherwise
+ * `service.kubernetes.io/topology-mode`, otherwise "".
  */
 export function legacyHintsAnnotation(annotations: Record<string, string> | undefined): string {
   const a = annotations ?? {}

@@ -1,57 +1,13 @@
-// How the EndpointSlice controller decides a Service's topology path.
-//
-// Upstream: k8s.io/endpointslice utils.go `hintsEnabled` and reconciler.go
-// `validTrafficDistribution` + the if/else in `reconcileByAddressType`
-// (spec /work/shared/spec/upstream-behaviour.md §2).
+// Our model of a Service's topology configuration, for explain and check: which path the
+// EndpointSlice controller takes (upstream's decision, from upstream/endpointslice/reconciler.ts
+// `topologyPath`), the reasons in words, and lint findings (rule + severity) on configurations
+// that do not do what they say. Not an upstream port: the rules it reads are k8s.io/endpointslice
+// utils.go `hintsEnabled` and reconciler.go `validTrafficDistribution` / `reconcileByAddressType`.
 
-import {ANNOTATION_TOPOLOGY_AWARE_HINTS, ANNOTATION_TOPOLOGY_MODE, type Service} from '../api/types.js'
-import {formatVersion, type Features} from '../features.js'
-
-export const TD_PREFER_CLOSE = 'PreferClose'
-export const TD_PREFER_SAME_ZONE = 'PreferSameZone'
-export const TD_PREFER_SAME_NODE = 'PreferSameNode'
-
-/**
- * Exact port of upstream `hintsEnabled` (utils.go): the deprecated
- * `service.kubernetes.io/topology-aware-hints` key wins whenever it is present (whatever its
- * value); otherwise `service.kubernetes.io/topology-mode` is read. Only "Auto" and "auto"
- * enable hints.
- */
-export function hintsEnabled(annotations: Record<string, string> | undefined): boolean {
-  const val = effectiveAnnotation(annotations)
-  if (val === undefined) return false
-  return val.value === 'Auto' || val.value === 'auto'
-}
-
-/** The annotation the controller consults (deprecated key first), or undefined if neither is set. */
-export function effectiveAnnotation(
-  annotations: Record<string, string> | undefined,
-): {key: string; value: string} | undefined {
-  if (annotations == null) return undefined
-  if (Object.hasOwn(annotations, ANNOTATION_TOPOLOGY_AWARE_HINTS)) {
-    return {key: ANNOTATION_TOPOLOGY_AWARE_HINTS, value: String(annotations[ANNOTATION_TOPOLOGY_AWARE_HINTS])}
-  }
-  if (Object.hasOwn(annotations, ANNOTATION_TOPOLOGY_MODE)) {
-    return {key: ANNOTATION_TOPOLOGY_MODE, value: String(annotations[ANNOTATION_TOPOLOGY_MODE])}
-  }
-  return undefined
-}
-
-/**
- * Upstream reconciler.go `validTrafficDistribution` plus version gating: the field must be
- * honoured at this version (1.31+), and PreferSameZone/PreferSameNode need the
- * PreferSameTrafficDistribution gate (1.34+). Exact, case-sensitive comparison; any other
- * value (including "" and unknown future values) is not usable.
- */
-export function trafficDistributionUsable(value: string | undefined | null, f: Features): boolean {
-  if (!f.trafficDistributionField) return false
-  if (value === undefined || value === null) return false
-  if (value === TD_PREFER_CLOSE) return true
-  if (!f.preferSameTrafficDistribution) return false
-  return value === TD_PREFER_SAME_ZONE || value === TD_PREFER_SAME_NODE
-}
-
-export type TopologyPath = 'topology-mode-auto' | 'traffic-distribution' | 'none'
+import {ANNOTATION_TOPOLOGY_AWARE_HINTS, ANNOTATION_TOPOLOGY_MODE, TD_PREFER_CLOSE, TD_PREFER_SAME_NODE, TD_PREFER_SAME_ZONE, type Service} from '../upstream/api/types.js'
+import {topologyPath, type TopologyPath} from '../upstream/endpointslice/reconciler.js'
+import {effectiveAnnotation, hintsEnabled} from '../upstream/endpointslice/utils.js'
+import {formatVersion, type Features} from '../upstream/features.js'
 
 export interface ServiceMode {
   path: TopologyPath
@@ -121,10 +77,8 @@ function tdUnusableReason(td: string, f: Features): string | undefined {
 }
 
 /**
- * Which topology path the EndpointSlice controller takes for this Service, with reasons and
- * lint findings. Mirrors reconcileByAddressType: the annotation (if the topology cache is
- * running and the value is Auto/auto) beats a usable trafficDistribution; with neither, the
- * controller strips every hint.
+ * Which topology path the EndpointSlice controller takes for this Service (upstream's
+ * `topologyPath`), with reasons and lint findings.
  */
 export function serviceMode(service: Service, f: Features): ServiceMode {
   const annotations = service.metadata?.annotations
@@ -140,9 +94,6 @@ export function serviceMode(service: Service, f: Features): ServiceMode {
     Object.hasOwn(annotations, ANNOTATION_TOPOLOGY_MODE)
 
   const annotationAuto = hintsEnabled(annotations)
-  const A = f.topologyAwareHints && annotationAuto
-  const T = trafficDistributionUsable(td, f)
-  const canUseTD = T && !annotationAuto
 
   // ---- annotation findings -------------------------------------------------------------
   if (bothSet) {
@@ -231,13 +182,9 @@ export function serviceMode(service: Service, f: Features): ServiceMode {
     }
   }
 
-  let path: TopologyPath
-  if (A) {
-    path = 'topology-mode-auto'
-  } else if (canUseTD) {
-    path = 'traffic-distribution'
-  } else {
-    path = 'none'
+  // reconcileByAddressType's branch: the annotation beats a usable trafficDistribution.
+  const path: TopologyPath = topologyPath(service, f)
+  if (path === 'none') {
     if (ann === undefined && td === undefined) {
       why.push(
         `neither ${ANNOTATION_TOPOLOGY_MODE} nor spec.trafficDistribution is set, so the controller removes any hints`,

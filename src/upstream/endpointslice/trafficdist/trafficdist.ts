@@ -1,15 +1,18 @@
-// Hint writer for Service.spec.trafficDistribution.
-//
-// Port of k8s.io/endpointslice trafficdist/trafficdist.go `ReconcileHints` (spec §9):
+// Port of k8s.io/endpointslice trafficdist/trafficdist.go (k8s.io/endpointslice v0.36.3, from
+// Kubernetes v1.36.3): `ReconcileHints`, the hint writer for Service.spec.trafficDistribution,
+// with its `defaultHeuristic` and `preferCloseHeuristic`; and, for Kubernetes 1.28-1.32, the
+// PreferClose heuristic trafficdist.go had before the 1.33 change (`legacyCloseHeuristic`).
 // * PreferClose / PreferSameZone / PreferSameNode use the "close" heuristic: every ready
 //   endpoint is hinted for its own zone (and, for PreferSameNode, its own node);
 // * anything else (unset, unknown) uses the default heuristic, which clears every hint.
 // Unchanged slices that need an update are deep-copied into the update list; inputs are
 // never mutated (upstream mutates create/update in place; we return copies instead).
+// trafficdist.go's own `endpointReady` is the same test as topologycache/utils.go
+// `EndpointReady`, which we use.
 
-import type {Endpoint, EndpointHints, EndpointSlice} from '../api/types.js'
-import {TD_PREFER_CLOSE, TD_PREFER_SAME_NODE, TD_PREFER_SAME_ZONE} from './mode.js'
-import type {SliceLists} from './topologycache.js'
+import {TD_PREFER_CLOSE, TD_PREFER_SAME_NODE, TD_PREFER_SAME_ZONE, type Endpoint, type EndpointHints, type EndpointSlice} from '../../api/types.js'
+import type {SliceLists} from '../topologycache/sliceinfo.js'
+import {endpointReady} from '../topologycache/utils.js'
 
 export type {SliceLists}
 
@@ -24,16 +27,13 @@ export interface ReconcileHintsOptions {
   emptyZoneHint?: boolean
 }
 
+/** trafficdist.go `closeTrafficDistribution`. */
 const CLOSE_VALUES = new Set([TD_PREFER_CLOSE, TD_PREFER_SAME_ZONE, TD_PREFER_SAME_NODE])
 
+/** trafficdist.go `heuristic`. */
 interface Heuristic {
   needsUpdate(slice: EndpointSlice): boolean
   update(slice: EndpointSlice): void
-}
-
-/** Ready means `conditions.ready` is set and true (unset counts as not ready). */
-function endpointReady(ep: Endpoint): boolean {
-  return ep.conditions?.ready === true
 }
 
 function isNil<T>(v: T | null | undefined): v is null | undefined {
@@ -44,7 +44,7 @@ function len(a: unknown[] | null | undefined): number {
   return a == null ? 0 : a.length
 }
 
-/** Default heuristic: cluster-wide routing, so every hint is removed. */
+/** trafficdist.go `defaultHeuristic`: cluster-wide routing, so every hint is removed. */
 const defaultHeuristic: Heuristic = {
   needsUpdate(slice) {
     for (const ep of slice.endpoints ?? []) {
@@ -57,7 +57,7 @@ const defaultHeuristic: Heuristic = {
   },
 }
 
-/** The pre-1.33 PreferClose heuristic (trafficdist.go before 2025-03-13). */
+/** The PreferClose heuristic of trafficdist.go before the 1.33 change (Kubernetes v1.32 `preferCloseHeuristic`). */
 const legacyCloseHeuristic: Heuristic = {
   needsUpdate(slice) {
     for (const ep of slice.endpoints ?? []) {
@@ -76,6 +76,7 @@ const legacyCloseHeuristic: Heuristic = {
   },
 }
 
+/** trafficdist.go `preferCloseHeuristic` (`generateNodeHints` for PreferSameNode). */
 function closeHeuristic(generateNodeHints: boolean): Heuristic {
   /** The zone hint a ready endpoint should carry, or undefined for none. */
   const wantZone = (ep: Endpoint): string | undefined => (!isNil(ep.zone) ? ep.zone : undefined)
@@ -121,7 +122,7 @@ function closeHeuristic(generateNodeHints: boolean): Heuristic {
 }
 
 /**
- * Reconciles hints for the trafficDistribution path, exactly as upstream ReconcileHints.
+ * trafficdist.go `ReconcileHints`: reconciles hints for the trafficDistribution path, exactly as upstream.
  * Returns new lists: create/update slices are deep copies with hints written; unchanged slices
  * that need an update are deep-copied and appended to the update list (in their order); the
  * remaining unchanged slices are returned as the same objects, untouched.

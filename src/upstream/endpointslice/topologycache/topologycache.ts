@@ -1,0 +1,350 @@
+// Port of k8s.io/endpointslice topologycache/topologycache.go (k8s.io/endpointslice v0.36.3,
+// from Kubernetes v1.36.3; mirrored in kubernetes/kubernetes staging/src/k8s.io/endpointslice):
+// the EndpointSlice controller's topology cache, which writes the zone hints of
+// `service.kubernetes.io/topology-mode: Auto`. `TopologyCache.SetNodes`, `AddHints`,
+// `getAllocations`, `hasExcludedLabels` and the `overloadThreshold` constant, as pure
+// functions: the cache's state (ratios, stored hint counts, the "populated" mark) is passed in
+// and returned instead of kept.
+//
+// Floating point follows upstream's float64 operations in the same order:
+//   desired = ratio * N;  minimum = Math.ceil(desired * (5 / 6));  target = max(desired, minimum)
+// where 5/6 === 0.8333333333333334 is the double Go's constant 1/(1+0.2) becomes.
+//
+// getAllocations visits zones in sorted order where upstream iterates a Go map; the outcome
+// does not depend on it (the "sum of minimums > N" refusal fires for any order, with the same
+// message).
+//
+// Purity: nothing passed in is mutated. Slices that upstream changes in place (to-create,
+// to-update) are deep-copied first; unchanged slices that must change are deep-copied and
+// moved to the update list, exactly like upstream. Unchanged slices that stay unchanged are
+// returned as the same objects.
+//
+// Not-ready endpoints: upstream's `endpoint.Hints = nil` for not-ready endpoints in AddHints
+// assigns to a loop copy, so it has no effect. We reproduce upstream: not-ready endpoints in
+// the to-create/to-update lists keep whatever hints they already had.
+//
+// SetNodes, as upstream, in node list order:
+//  1. skip nodes with a node-role.kubernetes.io/control-plane or .../master label (any value);
+//  2. skip nodes that are not Ready (the first condition of type Ready must be "True");
+//  3. any other node with no/empty topology.kubernetes.io/zone label or zero allocatable CPU
+//     stops the loop: the node info is insufficient and the ratios are nil (cluster-wide);
+//  4. otherwise its CPU is added (exactly, as a Quantity) to its zone and to the total.
+// Afterwards: total zero, insufficient info or fewer than 2 zones -> cpuByZone and ratios nil;
+// else ratio[zone] = float64(zone.MilliValue()) / float64(total.MilliValue()).
+// Differences that cannot arise with real API data: allocatable CPU that does not parse is
+// treated as 0, and negative CPU (rejected by API validation) is treated like zero CPU, where
+// upstream would add the negative amount.
+
+import {LABEL_CONTROL_PLANE, LABEL_MASTER, LABEL_ZONE, type AddressType, type EndpointSlice, type Node, type TopologyEvent} from '../../api/types.js'
+import {nanoToMilli, parseNano, QuantityError} from '../../apimachinery/quantity.js'
+import {MESSAGES} from './event.js'
+import {getAllocatedHintsByZone, getTotalReadyEndpoints, type SliceLists} from './sliceinfo.js'
+import {
+  cloneSlice,
+  endpointReady,
+  formatWithAddressType,
+  getGivingAndReceivingZones,
+  recordToMap,
+  redistributeInPlace,
+  isNodeReady,
+  removeHintsFromSlices,
+  sortedKeys,
+  toRecord,
+} from './utils.js'
+
+/** overloadThreshold: the maximum overload any individual endpoint should be exposed to. */
+export const OVERLOAD_THRESHOLD = 0.2
+/** The double Go's constant expression 1/(1+overloadThreshold) evaluates to. */
+export const OVERLOAD_FACTOR = 5 / 6
+
+/** topologycache.go `allocation` (its `desired` is our `target`), plus the float64 `desired` it starts from. */
+export interface ZoneAllocation {
+  /** ratio * N */
+  desired: number
+  /** ceil(desired * 5/6) */
+  minimum: number
+  /** max(desired, minimum): what upstream stores as allocation.desired and balances towards */
+  target: number
+  /** minimum + N - sum of minimums; only used to decide whether existing hints can be reused */
+  maximum: number
+}
+
+export type AllocationOutcome =
+  | {ok: true; allocations: Record<string, ZoneAllocation>}
+  | {ok: false; message: string}
+
+export interface AddHintsInput extends SliceLists {
+  addressType: AddressType
+  /** whether the cache already had this service marked "hints populated" (decides the Enabled event) */
+  populated?: boolean
+}
+
+export interface AddHintsResult extends SliceLists {
+  events: TopologyEvent[]
+  hintsSet: boolean
+  totalReady: number
+  /** null when refused before allocations */
+  allocations: Record<string, ZoneAllocation> | null
+  /** the stored cache entry, null when refused */
+  allocatedHintsByZone: Record<string, number> | null
+  giving: Record<string, number>
+  receiving: Record<string, number>
+  /** message without the addressType suffix */
+  refusal?: {message: string}
+  /**
+   * Where upstream's result depends on Go's random map order and ours on sorted zone names:
+   * tieBreaks = giving/receiving steps where two zones had the same largest surplus or deficit
+   * (per-zone counts may differ upstream); receiverChoices = donated endpoints that could have
+   * gone to another receiving zone (which endpoint goes where may differ; counts do not).
+   * Absent when the allocation never got that far.
+   */
+  randomChoices?: {tieBreaks: number; receiverChoices: number}
+}
+
+// ---- allocations ----------------------------------------------------------------------------
+
+/** topologycache.go `TopologyCache.getAllocations`; zones are visited in sorted order. */
+export function getAllocations(numEndpoints: number, cpuRatiosByZone: Record<string, number> | null): AllocationOutcome {
+  if (cpuRatiosByZone === null || cpuRatiosByZone === undefined) {
+    return {ok: false, message: MESSAGES.insufficientNodeInfo}
+  }
+  const zones = sortedKeys(cpuRatiosByZone)
+  if (zones.length < 2) return {ok: false, message: MESSAGES.nodesReadyInOneZoneOnly}
+  if (zones.length > numEndpoints) {
+    return {
+      ok: false,
+      message: `${MESSAGES.insufficientNumberOfEndpoints} (${numEndpoints} endpoints, ${zones.length} zones)`,
+    }
+  }
+
+  let remainingMinEndpoints = numEndpoints
+  let minTotal = 0
+  const partial = new Map<string, Omit<ZoneAllocation, 'maximum'>>()
+  for (const zone of zones) {
+    const ratio = cpuRatiosByZone[zone] as number
+    const desired = ratio * numEndpoints
+    const minimum = Math.ceil(desired * OVERLOAD_FACTOR)
+    partial.set(zone, {desired, minimum, target: Math.max(desired, minimum)})
+    minTotal += minimum
+    remainingMinEndpoints -= minimum
+    if (remainingMinEndpoints < 0) {
+      return {
+        ok: false,
+        message: `${MESSAGES.minAllocationExceedsOverloadThreshold} (${numEndpoints} endpoints, ${zones.length} zones)`,
+      }
+    }
+  }
+
+  const allocations: Record<string, ZoneAllocation> = Object.fromEntries(
+    [...partial].map(([zone, a]) => [zone, {...a, maximum: a.minimum + numEndpoints - minTotal}]),
+  )
+  return {ok: true, allocations}
+}
+
+// ---- AddHints ------------------------------------------------------------------------------
+
+/** The Warning `TopologyAwareHintsDisabled` event AddHints records (an `EventBuilder`). */
+function disabledEvent(message: string, addressType: AddressType): TopologyEvent {
+  return {type: 'Warning', reason: 'TopologyAwareHintsDisabled', message: formatWithAddressType(message, addressType)}
+}
+
+/**
+ * AddHints' early returns: the event, `RemoveHints` (the entry is dropped, so none is
+ * returned) and `RemoveHintsFromSlices`.
+ */
+function refuse(
+  message: string,
+  addressType: AddressType,
+  lists: SliceLists,
+  totalReady: number,
+  allocations: Record<string, ZoneAllocation> | null,
+): AddHintsResult {
+  const removed = removeHintsFromSlices(lists)
+  return {
+    ...removed,
+    events: [disabledEvent(message, addressType)],
+    hintsSet: false,
+    totalReady,
+    allocations,
+    allocatedHintsByZone: null,
+    giving: {},
+    receiving: {},
+    refusal: {message},
+  }
+}
+
+/**
+ * topologycache.go `TopologyCache.AddHints` for one (service, addressType), given the cluster's CPU
+ * ratios (from setNodes). On success the cache entry upstream stores is allocatedHintsByZone
+ * and the service becomes "hints populated"; on refusal upstream deletes the entry and clears
+ * the mark, and every hint is removed.
+ */
+export function addHints(ratios: Record<string, number> | null, input: AddHintsInput): AddHintsResult {
+  const {addressType} = input
+  const totalReady = getTotalReadyEndpoints(input)
+  const outcome = getAllocations(totalReady, ratios)
+  if (!outcome.ok) {
+    return refuse(outcome.message, addressType, input, totalReady, null)
+  }
+  const {allocations} = outcome
+
+  const {allocated, stillUnchanged, moved} = getAllocatedHintsByZone(input.unchanged, allocations)
+  const toCreate = input.toCreate.map(cloneSlice)
+  const toUpdate = [...input.toUpdate.map(cloneSlice), ...moved]
+  const allocatable = [...toCreate, ...toUpdate]
+
+  // Step 1: same-zone hints for every ready endpoint as a starting point.
+  for (const slice of allocatable) {
+    for (const endpoint of slice.endpoints ?? []) {
+      // Upstream's `endpoint.Hints = nil` here only clears a loop copy: existing hints survive.
+      if (!endpointReady(endpoint)) continue
+      if (endpoint.zone === undefined || endpoint.zone === null || endpoint.zone === '') {
+        return refuse(MESSAGES.noZoneSpecified, addressType, {toCreate, toUpdate, unchanged: stillUnchanged}, totalReady, allocations)
+      }
+      allocated.set(endpoint.zone, (allocated.get(endpoint.zone) ?? 0) + 1)
+      endpoint.hints = {forZones: [{name: endpoint.zone}]}
+    }
+  }
+
+  // Step 2: which zones give and which receive.
+  const {giving, receiving, tieBreaks} = getGivingAndReceivingZones(allocations, toRecord(allocated))
+
+  // Step 3: redistribute.
+  const choices = {receiverChoices: 0}
+  const redistributions = redistributeInPlace(allocatable, recordToMap(giving), recordToMap(receiving), choices)
+  const randomChoices = {tieBreaks, receiverChoices: choices.receiverChoices}
+  for (const [zone, diff] of redistributions) allocated.set(zone, (allocated.get(zone) ?? 0) + diff)
+
+  if (allocated.size === 0) {
+    const r = refuse(MESSAGES.noAllocatedHintsForZones, addressType, {toCreate, toUpdate, unchanged: stillUnchanged}, totalReady, allocations)
+    return {...r, giving, receiving, randomChoices}
+  }
+
+  const events: TopologyEvent[] = []
+  if (!input.populated) {
+    events.push({
+      type: 'Normal',
+      reason: 'TopologyAwareHintsEnabled',
+      message: formatWithAddressType(MESSAGES.topologyAwareHintsEnabled, addressType),
+    })
+  }
+  return {
+    toCreate,
+    toUpdate,
+    unchanged: stillUnchanged,
+    events,
+    hintsSet: true,
+    totalReady,
+    allocations,
+    allocatedHintsByZone: toRecord(allocated),
+    giving,
+    receiving,
+    randomChoices,
+  }
+}
+
+// ---- SetNodes ------------------------------------------------------------------------------
+
+/** What `TopologyCache.SetNodes` stores: its sufficientNodeInfo, cpuByZone and cpuRatiosByZone. */
+export interface NodeInfo {
+  sufficientNodeInfo: boolean
+  /** milli-CPU per zone (sorted keys); null when the node info is insufficient */
+  cpuByZone: Record<string, number> | null
+  /** float64 share of the total per zone (sorted keys); null when the node info is insufficient */
+  cpuRatiosByZone: Record<string, number> | null
+}
+
+/** A node's allocatable CPU, exactly (nano units) and as MilliValue(); `error` when it does not parse. */
+export interface AllocatableCPU {
+  nano: bigint
+  milli: number
+  /** set when allocatable cpu could not be parsed (then 0, like upstream's zero value) */
+  error?: string
+}
+
+/**
+ * `node.Status.Allocatable.Cpu()` (k8s.io/api core/v1 resource.go `ResourceList.Cpu`), parsed
+ * as resource.ParseQuantity does; a missing entry is the zero Quantity, and a value that does
+ * not parse counts as 0 (with `error` set).
+ */
+export function allocatableCPU(node: Node): AllocatableCPU {
+  const raw = node.status?.allocatable && Object.hasOwn(node.status.allocatable, 'cpu') ? node.status.allocatable.cpu : undefined
+  return parseCPU(raw)
+}
+
+function parseCPU(raw: unknown): AllocatableCPU {
+  try {
+    const nano = parseNano(raw as string | undefined)
+    return {nano, milli: nanoToMilli(nano)}
+  } catch (e) {
+    if (!(e instanceof QuantityError)) throw e
+    return {nano: 0n, milli: 0, error: e.message}
+  }
+}
+
+/**
+ * `allocatableCPU` for many nodes: nodes of a cluster have a handful of distinct allocatable CPU
+ * values, so each is parsed once per cache.
+ */
+export function allocatableCPUCache(): (node: Node) => AllocatableCPU {
+  const parsed = new Map<unknown, AllocatableCPU>()
+  return (node) => {
+    const raw = node.status?.allocatable && Object.hasOwn(node.status.allocatable, 'cpu') ? node.status.allocatable.cpu : undefined
+    let p = parsed.get(raw)
+    if (p === undefined) parsed.set(raw, (p = parseCPU(raw)))
+    return p
+  }
+}
+
+/** topologycache.go `hasExcludedLabels`: a control-plane or master role label, with any value. */
+export function hasExcludedLabels(labels: Record<string, string> | undefined): boolean {
+  if (!labels) return false
+  return Object.hasOwn(labels, LABEL_CONTROL_PLANE) || Object.hasOwn(labels, LABEL_MASTER)
+}
+
+/**
+ * The zone of a node as SetNodes reads it: its topology.kubernetes.io/zone label; null when
+ * the label is absent (the legacy failure-domain label is not read).
+ */
+export function nodeZone(node: Node): string | null {
+  const labels = node.metadata?.labels
+  return labels && Object.hasOwn(labels, LABEL_ZONE) ? (labels[LABEL_ZONE] as string) : null
+}
+
+/**
+ * topologycache.go `TopologyCache.SetNodes`: the zone CPU ratios the controller allocates hints
+ * by (see the header for the rules).
+ */
+export function setNodes(nodes: Node[]): NodeInfo {
+  const nanoByZone = new Map<string, bigint>()
+  let totalNano = 0n
+  let sufficientNodeInfo = true
+  const cpuOf = allocatableCPUCache()
+
+  for (let i = 0; i < nodes.length; i++) {
+    const node = nodes[i]!
+    if (hasExcludedLabels(node.metadata?.labels)) continue
+    if (!isNodeReady(node)) continue
+    const {nano} = cpuOf(node)
+    const zone = nodeZone(node)
+    // Negative CPU (impossible with API data) is treated like zero CPU.
+    if (zone === null || zone === '' || nano <= 0n) {
+      nanoByZone.clear()
+      sufficientNodeInfo = false
+      break
+    }
+    totalNano += nano
+    nanoByZone.set(zone, (nanoByZone.get(zone) ?? 0n) + nano)
+  }
+
+  if (totalNano === 0n || !sufficientNodeInfo || nanoByZone.size < 2) {
+    return {sufficientNodeInfo: false, cpuByZone: null, cpuRatiosByZone: null}
+  }
+
+  const totalMilli = nanoToMilli(totalNano)
+  const zones = [...nanoByZone.keys()].sort()
+  const cpuByZone = Object.fromEntries(zones.map((z) => [z, nanoToMilli(nanoByZone.get(z) as bigint)]))
+  // float64(zoneMilli) / float64(totalMilli): Number() of the integers, then one division.
+  const cpuRatiosByZone = Object.fromEntries(zones.map((z) => [z, (cpuByZone[z] as number) / totalMilli]))
+  return {sufficientNodeInfo: true, cpuByZone, cpuRatiosByZone}
+}
