@@ -1,7 +1,7 @@
 // The live terminal view of `watch` (ink + react). Loaded ONLY by the watch command on a
 // terminal, with `await import('./watch-view.js')`; react and ink are imported
 // statically here (a dynamic import of a CommonJS package such as react from a split ESM
-// chunk exposes only `default`: docs/design.md, notes/toolchain.md §2).
+// chunk exposes only `default`: docs/design.md).
 import {Box, render, Text, useApp, useInput, useStdin} from 'ink'
 import {useSyncExternalStore} from 'react'
 import type {Style} from './style.js'

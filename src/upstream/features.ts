@@ -1,16 +1,36 @@
 // Kubernetes version parsing and the feature-gate defaults that change how the
-// EndpointSlice controller (and kube-proxy) treat topology hints.
+// EndpointSlice controller (and kube-proxy) treat topology hints, per Kubernetes minor.
 //
-// Reference: /work/shared/spec/upstream-behaviour.md §13 and §14. Only the gates'
-// *default* values are modelled: a cluster whose operator flipped an alpha gate on is
-// not something we can see from the API server's version string.
+// Upstream: kubernetes/kubernetes pkg/features/kube_features.go (the gate names and their
+// per-version defaults; read at v1.36.3, and at v1.35.4 for the two gates 1.36 removed, which
+// it lists with their whole history), and the code each gate switches. Per field of `Features`:
+//   topologyAwareHints            TopologyAwareHints (beta, on by default from 1.24; GA 1.33;
+//                                 removed 1.36): the controller runs its topology cache
+//                                 (k8s.io/endpointslice topologycache) and honours the annotation.
+//   trafficDistributionField      ServiceTrafficDistribution (alpha, off, 1.30; beta, on, 1.31;
+//                                 GA 1.33; removed 1.36): reconciler.go reads
+//                                 spec.trafficDistribution.
+//   preferSameTrafficDistribution PreferSameTrafficDistribution (alpha, off, 1.33; beta, on,
+//                                 1.34; GA and locked on 1.35): PreferSameZone/PreferSameNode are
+//                                 accepted (reconciler.go `validTrafficDistribution`) and
+//                                 kube-proxy reads node hints (pkg/proxy/topology.go).
+//   kubeProxyRequiresAnnotation   no gate of its own: kube-proxy's v1.30 topology.go
+//                                 `canUseTopology` reads the annotation only while
+//                                 ServiceTrafficDistribution is off, i.e. by default up to 1.30.
+//   trafficDistEmptyZoneHint      no gate: k8s.io/endpointslice trafficdist/trafficdist.go up to
+//                                 v0.32 hinted a ready endpoint without a zone for zone ""; from
+//                                 v0.33 (Kubernetes 1.33) it gets no zone hint.
+// Only the gates' *default* values are modelled: a cluster whose operator flipped an alpha
+// gate on is not something we can see from the API server's version string.
+// `parseVersion`, `compareVersions`, `atLeast` and `formatVersion` are ours (a MAJOR.MINOR
+// reading of the server's gitVersion), not a port of k8s.io/apimachinery pkg/util/version.
 
 export interface KubeVersion {
   major: number
   minor: number
 }
 
-/** The newest Kubernetes minor whose behaviour was read (1.37 beta in the mirror). */
+/** The newest Kubernetes minor whose behaviour was read (1.37, k8s.io/endpointslice v0.37). */
 export const NEWEST_KNOWN: KubeVersion = {major: 1, minor: 37}
 /** The oldest minor we model (EndpointSlice reconciler moved to staging in 1.28). */
 export const OLDEST_SUPPORTED: KubeVersion = {major: 1, minor: 28}

@@ -5,7 +5,8 @@
 // rebuilt the slice when its endpoints changed, so its hints are a fresh computation), and
 // compare with what the controller wrote.
 //
-// Compared, and why exactly these (upstream randomness, spec §15.2):
+// Compared, and why exactly these (upstream iterates Go maps in topologycache/utils.go
+// getGivingAndReceivingZones and redistributeHints, so some choices are random):
 //  - hints set or not; the controller's latest Event on the Service (reason and message), or
 //    none on the other paths;
 //  - node hints of every endpoint (deterministic);

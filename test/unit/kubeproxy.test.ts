@@ -1005,7 +1005,7 @@ describe('requireAnnotation (kube-proxy 1.28-1.30)', () => {
   })
 })
 
-// ---- sharp edges from the spec (15.9, 15.17, 15.18) -----------------------------------------------
+// ---- sharp edges of pkg/proxy/topology.go topologyModeFromHints and CategorizeEndpoints -----------
 
 describe('sharp edges', () => {
   const hinted = (ip: string, zone: string, nodeName: string): Endpoint => ({
@@ -1017,7 +1017,7 @@ describe('sharp edges', () => {
   })
   const nodes = [nodeIn('a', 'node-a'), nodeIn('b', 'node-b'), nodeIn('c', 'node-c')]
 
-  it('15.17: one unhinted ready endpoint in a second slice turns topology off on every node', () => {
+  it('one unhinted ready endpoint in a second slice turns topology off on every node', () => {
     const s1 = slice('svc-1', [hinted('10.0.0.1', 'a', 'node-a'), hinted('10.0.0.2', 'b', 'node-b'), hinted('10.0.0.3', 'c', 'node-c')])
     const s2 = slice('svc-2', [{addresses: ['10.0.1.1'], conditions: {ready: true}, nodeName: 'node-a', zone: 'a'}])
     const eps = proxyEndpointsFromSlices([s1, s2], {preferSameGate: true})
@@ -1051,7 +1051,7 @@ describe('sharp edges', () => {
     expect(r.fallbackReason).toBe('unhinted-ready-endpoint')
   })
 
-  it('15.9: a node without a zone label matches endpoints hinted with zone ""', () => {
+  it('a node without a zone label matches endpoints hinted with zone ""', () => {
     const s = slice('svc-1', [
       {addresses: ['10.0.0.1'], hints: {forZones: [{name: ''}]}},
       {addresses: ['10.0.0.2'], hints: {forZones: [{name: 'a'}]}},

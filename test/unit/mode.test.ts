@@ -43,7 +43,7 @@ describe('hintsEnabled (upstream utils_test.go Test_hintsEnabled)', () => {
     expect(hintsEnabled(annotations)).toBe(expectEnabled)
   })
 
-  // Beyond upstream: values the spec (§2.1) calls out.
+  // Beyond upstream's cases: near misses (wrong case, empty, off, a domain-prefixed value) and both keys.
   it.each([
     [{[MODE]: 'AUTO'}, false],
     [{[MODE]: ''}, false],
@@ -56,7 +56,7 @@ describe('hintsEnabled (upstream utils_test.go Test_hintsEnabled)', () => {
   })
 })
 
-// Spec §2.2 / upstream reconciler.go validTrafficDistribution, plus version gating (§14).
+// Upstream reconciler.go validTrafficDistribution, plus version gating (features.ts, pkg/features/kube_features.go).
 describe('trafficDistributionUsable', () => {
   // [version, value, usable]
   const cases: [string, string | undefined, boolean][] = [
@@ -103,7 +103,7 @@ function svc(annotations?: Record<string, string>, trafficDistribution?: string)
   return s
 }
 
-describe('serviceMode precedence (spec §2.3; upstream reconciler.go reconcileByAddressType)', () => {
+describe('serviceMode precedence (upstream reconciler.go reconcileByAddressType)', () => {
   const f = features('1.36.3')
 
   it('no annotation, no trafficDistribution -> none', () => {
@@ -135,7 +135,7 @@ describe('serviceMode precedence (spec §2.3; upstream reconciler.go reconcileBy
     expect(m.warnings.some((w) => w.rule === 'annotation-overrides-traffic-distribution' && w.severity === 'error' && /overrides spec\.trafficDistribution="PreferClose"/.test(w.message))).toBe(true)
   })
 
-  it('annotation Auto + PreferSameNode: annotation wins, no node hints (spec §15.13)', () => {
+  it('annotation Auto + PreferSameNode: annotation wins, no node hints', () => {
     const m = serviceMode(svc({[MODE]: 'Auto'}, 'PreferSameNode'), f)
     expect(m.path).toBe('topology-mode-auto')
     expect(m.warnings.map((w) => w.message).join('\n')).toMatch(/and no node hints/)

@@ -373,7 +373,7 @@ describe('predictHints', () => {
   const base = {addressType: 'IPv4' as const, ratios}
 
   describe('version gating of trafficDistribution', () => {
-    it('PreferSameNode at 1.33 removes existing hints (value not accepted; spec §15.16)', () => {
+    it('PreferSameNode at 1.33 removes existing hints (value not accepted: reconciler.go validTrafficDistribution)', () => {
       const got = predictHints({...base, service: service(undefined, 'PreferSameNode'), slices: sameZoneNode, features: features('1.33.2'), mode: 'next-sync'})
       expect(got.path).toBe('none')
       expect(got.hintsSet).toBe(false)
@@ -441,7 +441,7 @@ describe('predictHints', () => {
     })
   })
 
-  describe('annotation beats trafficDistribution (spec §2.3, §15.13)', () => {
+  describe('annotation beats trafficDistribution (reconciler.go reconcileByAddressType)', () => {
     it('topology-mode Auto + PreferSameNode: annotation-mode zone hints, no node hints (fresh)', () => {
       const got = predictHints({...base, service: service({[MODE]: 'Auto'}, 'PreferSameNode'), slices: plain, features: features('1.36'), mode: 'fresh'})
       expect(got.path).toBe('topology-mode-auto')

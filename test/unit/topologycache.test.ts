@@ -283,7 +283,7 @@ describe('getGivingAndReceivingZones: upstream Test_getGivingAndReceivingZones',
   })
 })
 
-describe('getGivingAndReceivingZones: spec §15 sharp edges', () => {
+describe('getGivingAndReceivingZones: sharp edges', () => {
   it('tie between two givers goes to the first zone in sorted order (upstream: random)', () => {
     // zones a and b each 0.7 over target, c 1.4 under
     const {giving, receiving} = getGivingAndReceivingZones(
@@ -507,7 +507,7 @@ describe('getTotalReadyEndpoints: upstream Test_getTotalReadyEndpoints', () => {
   })
 })
 
-// ---- RemoveHintsFromSlices (no upstream unit test; behaviour from utils.go, spec §7) -------
+// ---- RemoveHintsFromSlices (no upstream unit test; behaviour from topologycache/utils.go) ---
 
 describe('removeHintsFromSlices', () => {
   it('clears to-create/to-update hints and moves hinted unchanged slices (as copies) to update', () => {
@@ -529,7 +529,7 @@ describe('removeHintsFromSlices', () => {
   })
 })
 
-// ---- serviceOverloaded (no upstream unit test; behaviour from utils.go, spec §6) -----------
+// ---- serviceOverloaded (no upstream unit test; behaviour from topologycache/utils.go) -------
 
 describe('serviceOverloaded', () => {
   const cases: {name: string; hints: Record<string, number>; ratios: Record<string, number> | null; overloaded: boolean}[] = [
@@ -554,7 +554,7 @@ describe('serviceOverloaded', () => {
   })
 })
 
-// ---- getAllocations and the spec's worked examples -----------------------------------------
+// ---- getAllocations and worked examples ------------------------------------------------------
 
 describe('getAllocations', () => {
   it('refusals in upstream order', () => {
@@ -698,7 +698,7 @@ describe('addHints: worked examples and sharp edges', () => {
     expect(res.allocatedHintsByZone).toStrictEqual({a: 3, b: 3})
   })
 
-  it('spec §15.8: a zone with endpoints but no allocation keeps same-zone hints and is counted', () => {
+  it('a zone with endpoints but no allocation keeps same-zone hints and is counted', () => {
     const res = addHints({a: 0.5, b: 0.5}, {addressType: 'IPv4', toCreate: [slice([r('1', 'a'), r('2', 'b'), r('3', 'x'), r('4', 'x')])], toUpdate: [], unchanged: []})
     // N=4: a and b each want 2 and receive nothing, since x (no allocation) never gives
     expect(res.hintsSet).toBe(true)
@@ -711,7 +711,7 @@ describe('addHints: worked examples and sharp edges', () => {
     expect(again.toUpdate).toHaveLength(1)
   })
 
-  it('spec §15.6: not-ready endpoints in create/update keep their existing hints (upstream clears only a copy)', () => {
+  it('not-ready endpoints in create/update keep their existing hints (upstream clears only a copy)', () => {
     const res = addHints({a: 0.5, b: 0.5}, {
       addressType: 'IPv4',
       toCreate: [slice([r('1', 'a'), r('2', 'b'), ep({addr: '3', zone: 'a', ready: false, hints: ['b']})])],
@@ -793,7 +793,7 @@ describe('addHints: properties', () => {
     )
   })
 
-  it('hints only name zones in the ratios, or (spec §15.8) a ready endpoint\'s own zone that has no allocation', () => {
+  it('hints only name zones in the ratios, or a ready endpoint\'s own zone that has no allocation', () => {
     fc.assert(
       fc.property(scenarioArb, (s) => {
         const {capacity, result} = run(s.nodes, s)

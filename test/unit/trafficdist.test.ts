@@ -173,8 +173,7 @@ describe('reconcileHints (upstream TestReconcileHints_doesNotMutateUnchangedSlic
 })
 
 // ---- cases derived from trafficdist.go ------------------------------------------------------
-// The newest upstream test file (which, per the spec §9, has 9 TestReconcileHints cases covering
-// PreferSameZone/PreferSameNode) was not available in our source index, so these cases are
+// Not ported from upstream's trafficdist/trafficdist_test.go TestReconcileHints: these cases are
 // derived from the code of trafficdist.go (commit 19952a2b, preferCloseHeuristic with
 // generateNodeHints) and the pre-1.33 version of the heuristic (zone hint "" for endpoints
 // without a zone). They are named descriptively rather than after upstream cases.

@@ -1,5 +1,6 @@
 // Version parsing and feature-gate defaults per version.
-// Reference: /work/shared/spec/upstream-behaviour.md §13–14 (gate history).
+// Gate history: kubernetes/kubernetes pkg/features/kube_features.go (TopologyAwareHints,
+// ServiceTrafficDistribution, PreferSameTrafficDistribution); see src/upstream/features.ts.
 import {describe, expect, it} from 'vitest'
 import {
   NEWEST_KNOWN,

@@ -1,5 +1,9 @@
 // Kubernetes label selectors (the -l syntax): a=b, a==b, a!=b, a in (x,y), a notin (x), a, !a.
-// Used to select Services from a snapshot the way the API server does for a live list.
+// After k8s.io/apimachinery pkg/labels/selector.go (k8s.io/apimachinery v0.36.3, from
+// Kubernetes v1.36.3): `Parse` (the grammar, re-written as a small regular-expression parser
+// rather than ported line by line: it does not validate key and value syntax) and
+// `internalSelector.Matches` / `Requirement.Matches`. Used to select Services from a snapshot
+// the way the API server does for a live list.
 
 export type Requirement =
   | {key: string; op: 'in' | 'notin'; values: string[]}
@@ -7,6 +11,7 @@ export type Requirement =
 
 export class SelectorError extends Error {}
 
+/** selector.go `Parse`: the requirements of a selector string; throws SelectorError. */
 export function parseSelector(text: string): Requirement[] {
   const reqs: Requirement[] = []
   let rest = text.trim()
@@ -32,6 +37,7 @@ export function parseSelector(text: string): Requirement[] {
   return reqs
 }
 
+/** selector.go `internalSelector.Matches`: every requirement holds (`Requirement.Matches`). */
 export function matchesSelector(reqs: readonly Requirement[], labels: Record<string, string> | undefined): boolean {
   const l = labels ?? {}
   return reqs.every((r) => {

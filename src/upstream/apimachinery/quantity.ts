@@ -1,6 +1,7 @@
-// Kubernetes resource quantities (the subset the topology cache needs: allocatable CPU).
+// Port of k8s.io/apimachinery pkg/api/resource/quantity.go (k8s.io/apimachinery v0.36.3, from
+// Kubernetes v1.36.3): the subset the topology cache needs, allocatable CPU.
 //
-// Mirrors k8s.io/apimachinery resource.ParseQuantity + Quantity.MilliValue():
+// Mirrors `ParseQuantity` + `Quantity.MilliValue()`:
 //  * grammar: optional sign, digits, optional "." and digits, optional suffix; the suffix is
 //    a decimal SI suffix (n u m "" k M G T P E), a binary SI suffix (Ki Mi Gi Ti Pi Ei) or a
 //    decimal exponent (e3, E-2, e+6). "1E" is exa (1e18), "1e" is an error, as in Go.
@@ -16,8 +17,8 @@
 // is an error (Go would read it as 0).
 //
 // Negative quantities parse to negative numbers. The API server rejects negative allocatable
-// CPU, so they only come from snapshots; setNodes (nodes.ts) treats a node with negative CPU
-// like a node with zero CPU.
+// CPU, so they only come from snapshots; setNodes (endpointslice/topologycache/topologycache.ts)
+// treats a node with negative CPU like a node with zero CPU.
 
 export class QuantityError extends Error {
   readonly value: string
@@ -47,7 +48,7 @@ function ceilDiv(a: bigint, b: bigint): bigint {
   return (a + b - 1n) / b
 }
 
-/** Parses a quantity string into exact nano units (rounded up in magnitude, like ParseQuantity). */
+/** quantity.go `ParseQuantity`: a quantity string as exact nano units (rounded up in magnitude). */
 export function parseQuantityNano(str: string): bigint {
   const end = str.length
   let pos = 0
@@ -124,7 +125,7 @@ export function parseNano(q: string | number | undefined | null): bigint {
   return parseQuantityNano(q)
 }
 
-/** Go's MilliValue() of an exact nano amount: fractions of a milli round away from zero. */
+/** quantity.go `Quantity.MilliValue` of an exact nano amount: fractions of a milli round away from zero. */
 export function nanoToMilli(nano: bigint): number {
   const m = nano >= 0n ? ceilDiv(nano, NANO_PER_MILLI) : -ceilDiv(-nano, NANO_PER_MILLI)
   return Number(m)
