@@ -96,14 +96,17 @@ export function parseVersion(input: string): KubeVersion {
   return {major, minor}
 }
 
+/** Orders two versions by major, then minor (ours). */
 export function compareVersions(a: KubeVersion, b: KubeVersion): number {
   return a.major !== b.major ? a.major - b.major : a.minor - b.minor
 }
 
+/** `v` is major.minor or newer (ours). */
 export function atLeast(v: KubeVersion, major: number, minor: number): boolean {
   return compareVersions(v, {major, minor}) >= 0
 }
 
+/** "MAJOR.MINOR" (ours). */
 export function formatVersion(v: KubeVersion): string {
   return `${v.major}.${v.minor}`
 }

@@ -9,6 +9,7 @@ export type Requirement =
   | {key: string; op: 'in' | 'notin'; values: string[]}
   | {key: string; op: 'exists' | 'doesnotexist'}
 
+/** A selector that does not parse (selector.go `Parse` returns an error). */
 export class SelectorError extends Error {}
 
 /** selector.go `Parse`: the requirements of a selector string; throws SelectorError. */

@@ -20,6 +20,7 @@
 // CPU, so they only come from snapshots; setNodes (endpointslice/topologycache/topologycache.ts)
 // treats a node with negative CPU like a node with zero CPU.
 
+/** A quantity that does not parse (quantity.go `ParseQuantity` returns an error, e.g. `ErrFormatWrong`). */
 export class QuantityError extends Error {
   readonly value: string
   constructor(value: string, detail?: string) {
@@ -39,10 +40,12 @@ const NANO_PER_MILLI = 1_000_000n
 /** Go caps quantities at maxAllowed = 2^63-1 units. */
 const MAX_NANO = ((1n << 63n) - 1n) * NANO_PER_UNIT
 
+/** A decimal digit, as quantity.go's `parseQuantityString` scans them. */
 function isDigit(c: string | undefined): boolean {
   return c !== undefined && c >= '0' && c <= '9'
 }
 
+/** Integer division rounded up, for non-negative operands (ours). */
 function ceilDiv(a: bigint, b: bigint): bigint {
   // a >= 0, b > 0
   return (a + b - 1n) / b

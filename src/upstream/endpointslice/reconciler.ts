@@ -99,17 +99,20 @@ export interface PredictHintsArgs {
   populated?: boolean
 }
 
+/** fresh mode: a copy of a slice with every endpoint's hints cleared (ours). */
 function clearHints(slice: EndpointSlice): EndpointSlice {
   const copy = structuredClone(slice)
   for (const ep of copy.endpoints ?? []) delete ep.hints
   return copy
 }
 
+/** The names of an endpoint's zone or node hints (ours). */
 function namesOf(ep: Endpoint, key: 'forZones' | 'forNodes'): string[] {
   const list = ep.hints?.[key]
   return list == null ? [] : list.map((z) => z.name)
 }
 
+/** Two endpoints carry the same hints (ours, for `changedSliceNames`). */
 function sameHints(a: Endpoint | undefined, b: Endpoint | undefined): boolean {
   if (a === undefined || b === undefined) return a === b
   // nil hints and hints with empty lists are treated alike (as kube-proxy does).
@@ -117,6 +120,7 @@ function sameHints(a: Endpoint | undefined, b: Endpoint | undefined): boolean {
   return eq(namesOf(a, 'forZones'), namesOf(b, 'forZones')) && eq(namesOf(a, 'forNodes'), namesOf(b, 'forNodes'))
 }
 
+/** Two slices' endpoints carry the same hints, endpoint by endpoint (ours). */
 function sliceHintsEqual(a: EndpointSlice, b: EndpointSlice): boolean {
   if (a === b) return true // an unchanged slice, returned as the same object
   const ea = a.endpoints ?? []
@@ -125,6 +129,7 @@ function sliceHintsEqual(a: EndpointSlice, b: EndpointSlice): boolean {
   return ea.every((ep, i) => sameHints(ep, eb[i]))
 }
 
+/** Some endpoint carries a zone or node hint (ours: `hintsSet` on the trafficDistribution path). */
 function hasAnyHint(slices: EndpointSlice[]): boolean {
   return slices.some((s) =>
     (s.endpoints ?? []).some((ep) => namesOf(ep, 'forZones').length > 0 || namesOf(ep, 'forNodes').length > 0),

@@ -24,6 +24,7 @@ export interface ProxyEndpointsOptions {
   portName?: string
 }
 
+/** addEndpoints' `sets.New[string]()` of a hint list's names; null when there are none. */
 function hintSet(list: readonly {name: string}[] | null | undefined, shared?: Map<string, ReadonlySet<string>>): ReadonlySet<string> | null {
   if (!list || list.length === 0) return null
   if (list.length === 1 && shared) {
@@ -36,6 +37,11 @@ function hintSet(list: readonly {name: string}[] | null | undefined, shared?: Ma
   return new Set(list.map((h) => h.name))
 }
 
+/**
+ * endpointInfoByServicePort: a slice counts for a service port when it has a port of that
+ * name with a non-nil, non-zero number. (Upstream skips a port whose name is nil; we read it as
+ * "", the name the EndpointSlice controller writes for an unnamed port.)
+ */
 function sliceHasPort(slice: EndpointSlice, portName: string): boolean {
   return (slice.ports ?? []).some((p) => (p.name ?? '') === portName && p.port != null && p.port !== 0)
 }

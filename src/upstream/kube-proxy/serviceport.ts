@@ -27,6 +27,7 @@ export interface ServiceTrafficFlagsOptions {
   ipFamily?: 'IPv4' | 'IPv6'
 }
 
+/** The family of an IP, as newBaseServiceInfo filters external and load-balancer IPs by `ipFamily` (ours: a colon means IPv6). */
 function ipFamilyOf(ip: string): 'IPv4' | 'IPv6' {
   return ip.includes(':') ? 'IPv6' : 'IPv4'
 }

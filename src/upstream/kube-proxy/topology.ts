@@ -46,10 +46,12 @@ export interface TopologyDecision {
   fallbackReason: FallbackReason | null
 }
 
+/** `sets.Set.Len()` of a hint set; a missing set is empty. */
 function size(s: ReadonlySet<string> | null): number {
   return s === null ? 0 : s.size
 }
 
+/** Some endpoint carries a hint kube-proxy reads (ours: decides whether a fallback reason is given). */
 function anyHints(endpoints: readonly ProxyEndpoint[], nodeHintsCount: boolean): boolean {
   return endpoints.some((ep) => size(ep.zoneHints) > 0 || (nodeHintsCount && size(ep.nodeHints) > 0))
 }

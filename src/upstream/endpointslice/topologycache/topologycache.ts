@@ -272,6 +272,7 @@ export function allocatableCPU(node: Node): AllocatableCPU {
   return parseCPU(raw)
 }
 
+/** ParseQuantity + MilliValue of a raw allocatable value; a value that does not parse counts as 0. */
 function parseCPU(raw: unknown): AllocatableCPU {
   try {
     const nano = parseNano(raw as string | undefined)

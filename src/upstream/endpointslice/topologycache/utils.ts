@@ -31,10 +31,12 @@ export function formatWithAddressType(message: string, addressType: AddressType)
 
 // ---- JS stand-ins for Go map reads, map iteration and DeepCopy (not upstream functions) ----
 
+/** Go's `v, ok := m[key]` on a record, reading own keys only ("constructor" is a plain zone). */
 export function own<T>(rec: Record<string, T> | null | undefined, key: string): T | undefined {
   return rec && Object.hasOwn(rec, key) ? rec[key] : undefined
 }
 
+/** Keys in sorted order: where Go iterates a map in random order, we iterate sorted zone names. */
 export function sortedKeys(rec: Record<string, unknown> | Map<string, unknown>): string[] {
   return (rec instanceof Map ? [...rec.keys()] : Object.keys(rec)).sort()
 }
@@ -57,6 +59,7 @@ export function clonePlain<T>(v: T): T {
   return v
 }
 
+/** `EndpointSlice.DeepCopy()`. */
 export function cloneSlice(slice: EndpointSlice): EndpointSlice {
   return clonePlain(slice)
 }
@@ -215,6 +218,7 @@ export function redistributeInPlace(
   return redistributions
 }
 
+/** A record as a Map in sorted key order (the mutable giving/receiving maps of redistributeHints). */
 export function recordToMap(rec: Record<string, number>): Map<string, number> {
   return new Map(sortedKeys(rec).map((k) => [k, rec[k] as number]))
 }
@@ -236,10 +240,12 @@ export function redistributeHints(
 
 // ---- removing hints ------------------------------------------------------------------------
 
+/** RemoveHintsFromSlices: some endpoint of an unchanged slice has non-nil hints. */
 function hasAnyHints(slice: EndpointSlice): boolean {
   return (slice.endpoints ?? []).some((ep) => ep.hints !== undefined && ep.hints !== null)
 }
 
+/** RemoveHintsFromSlices: `slice.Endpoints[i].Hints = nil` for every endpoint. */
 function clearHints(slice: EndpointSlice): void {
   for (const ep of slice.endpoints ?? []) delete ep.hints
 }

@@ -36,10 +36,12 @@ interface Heuristic {
   update(slice: EndpointSlice): void
 }
 
+/** Go's `== nil` on a pointer or slice field. */
 function isNil<T>(v: T | null | undefined): v is null | undefined {
   return v === null || v === undefined
 }
 
+/** Go's `len()` of a slice that may be nil. */
 function len(a: unknown[] | null | undefined): number {
   return a == null ? 0 : a.length
 }
