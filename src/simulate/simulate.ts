@@ -2,7 +2,7 @@
 // the KEP-2004 evaluation tool's measures (measure.ts). Pure: same input, same report.
 //
 // Strategies
-//   upstream-auto   the EndpointSlice controller's topology-mode Auto (reconcile.ts predictHints, "fresh":
+//   upstream-auto   the EndpointSlice controller's topology-mode Auto (reconciler.ts predictHints, "fresh":
 //                   as if every slice were rewritten), then kube-proxy's topologyModeFromHints per zone
 //   same-zone       trafficDistribution PreferSameZone (PreferClose): every ready endpoint hinted to its zone
 //   same-node       trafficDistribution PreferSameNode: node hints, zone hints as the fallback
