@@ -30,6 +30,11 @@ function rz(address: string, zone: string, node: string, zoneHint?: string): End
   return ep(address, {zone, node, ready: true, ...(zoneHint !== undefined ? {zoneHint: [zoneHint]} : {})})
 }
 
+/** Ready endpoint with a zone and node, hinted for both (upstream's PreferSameNode fixtures). */
+function rzn(address: string, zone: string, node: string): Endpoint {
+  return ep(address, {zone, node, ready: true, zoneHint: [zone], nodeHint: [node]})
+}
+
 let n = 0
 function slice(...endpoints: Endpoint[]): EndpointSlice {
   return {metadata: {name: `slice-${++n}`}, addressType: 'IPv4', endpoints}
@@ -69,8 +74,8 @@ function run(tc: Case) {
 
 // ---- upstream cases -------------------------------------------------------------------------
 // Ported from k8s.io/endpointslice trafficdist/trafficdist_test.go, TestReconcileHints
-// (kubernetes/kubernetes staging/src/k8s.io/endpointslice, the newest version available to us,
-// commit 90c8f9aef1a8: 6 cases, all listed below in upstream order).
+// (k8s.io/endpointslice v0.36.3: 9 cases, all listed below in upstream order; the 6 of the
+// older commit 90c8f9aef1a8 were ported first, the PreferSameZone/PreferSameNode ones later).
 
 const upstreamCases: Case[] = [
   {
@@ -94,6 +99,46 @@ const upstreamCases: Case[] = [
     ],
   },
   {
+    name: 'should set zone hints with PreferSameZone',
+    trafficDistribution: 'PreferSameZone',
+    slicesToCreate: [
+      slice(rz('10.0.0.1', 'zone-a', 'node-1'), rz('10.0.0.2', 'zone-b', 'node-2')),
+      slice(rz('10.0.0.3', 'zone-a', 'node-3'), rz('10.0.0.4', 'zone-b', 'node-4')),
+    ],
+    slicesToUpdate: [
+      slice(rz('10.0.0.5', 'zone-a', 'node-5'), rz('10.0.0.6', 'zone-a', 'node-6')),
+      slice(rz('10.0.0.7', 'zone-b', 'node-7'), rz('10.0.0.8', 'zone-c', 'node-8')),
+    ],
+    wantSlicesToCreate: [
+      slice(rz('10.0.0.1', 'zone-a', 'node-1', 'zone-a'), rz('10.0.0.2', 'zone-b', 'node-2', 'zone-b')),
+      slice(rz('10.0.0.3', 'zone-a', 'node-3', 'zone-a'), rz('10.0.0.4', 'zone-b', 'node-4', 'zone-b')),
+    ],
+    wantSlicesToUpdate: [
+      slice(rz('10.0.0.5', 'zone-a', 'node-5', 'zone-a'), rz('10.0.0.6', 'zone-a', 'node-6', 'zone-a')),
+      slice(rz('10.0.0.7', 'zone-b', 'node-7', 'zone-b'), rz('10.0.0.8', 'zone-c', 'node-8', 'zone-c')),
+    ],
+  },
+  {
+    name: 'should set zone and node hints with PreferSameNode',
+    trafficDistribution: 'PreferSameNode',
+    slicesToCreate: [
+      slice(rz('10.0.0.1', 'zone-a', 'node-1'), rz('10.0.0.2', 'zone-b', 'node-2')),
+      slice(rz('10.0.0.3', 'zone-a', 'node-3'), rz('10.0.0.4', 'zone-b', 'node-4')),
+    ],
+    slicesToUpdate: [
+      slice(rz('10.0.0.5', 'zone-a', 'node-5'), rz('10.0.0.6', 'zone-a', 'node-6')),
+      slice(rz('10.0.0.7', 'zone-b', 'node-7'), rz('10.0.0.8', 'zone-c', 'node-8')),
+    ],
+    wantSlicesToCreate: [
+      slice(rzn('10.0.0.1', 'zone-a', 'node-1'), rzn('10.0.0.2', 'zone-b', 'node-2')),
+      slice(rzn('10.0.0.3', 'zone-a', 'node-3'), rzn('10.0.0.4', 'zone-b', 'node-4')),
+    ],
+    wantSlicesToUpdate: [
+      slice(rzn('10.0.0.5', 'zone-a', 'node-5'), rzn('10.0.0.6', 'zone-a', 'node-6')),
+      slice(rzn('10.0.0.7', 'zone-b', 'node-7'), rzn('10.0.0.8', 'zone-c', 'node-8')),
+    ],
+  },
+  {
     name: 'should correct incorrect hints with PreferClose',
     trafficDistribution: 'PreferClose',
     slicesToUpdate: [slice(rz('10.0.0.1', 'zone-a', 'node-1', 'zone-b'))], // incorrect hint as per new heuristic
@@ -105,7 +150,7 @@ const upstreamCases: Case[] = [
     ],
   },
   {
-    name: 'should not create zone hints if there are no zones',
+    name: 'should not create hints with PreferClose if there are no zones',
     trafficDistribution: 'PreferClose',
     slicesToCreate: [
       slice(ep('10.0.0.1', {node: 'node-1', ready: true}), ep('10.0.0.2', {node: 'node-2', ready: true})),
@@ -122,6 +167,26 @@ const upstreamCases: Case[] = [
     wantSlicesToUpdate: [
       slice(ep('10.0.0.5', {node: 'node-5', ready: true}), ep('10.0.0.6', {node: 'node-6', ready: true})),
       slice(ep('10.0.0.7', {node: 'node-7', ready: true}), ep('10.0.0.8', {node: 'node-8', ready: true})),
+    ],
+  },
+  {
+    name: 'should create only node hints with PreferSameNode if there are no zones',
+    trafficDistribution: 'PreferSameNode',
+    slicesToCreate: [
+      slice(ep('10.0.0.1', {node: 'node-1', ready: true}), ep('10.0.0.2', {node: 'node-2', ready: true})),
+      slice(ep('10.0.0.3', {node: 'node-3', ready: true}), ep('10.0.0.4', {node: 'node-4', ready: true})),
+    ],
+    slicesToUpdate: [
+      slice(ep('10.0.0.5', {node: 'node-5', ready: true}), ep('10.0.0.6', {node: 'node-6', ready: true})),
+      slice(ep('10.0.0.7', {node: 'node-7', ready: true}), ep('10.0.0.8', {node: 'node-8', ready: true})),
+    ],
+    wantSlicesToCreate: [
+      slice(ep('10.0.0.1', {node: 'node-1', ready: true, nodeHint: ['node-1']}), ep('10.0.0.2', {node: 'node-2', ready: true, nodeHint: ['node-2']})),
+      slice(ep('10.0.0.3', {node: 'node-3', ready: true, nodeHint: ['node-3']}), ep('10.0.0.4', {node: 'node-4', ready: true, nodeHint: ['node-4']})),
+    ],
+    wantSlicesToUpdate: [
+      slice(ep('10.0.0.5', {node: 'node-5', ready: true, nodeHint: ['node-5']}), ep('10.0.0.6', {node: 'node-6', ready: true, nodeHint: ['node-6']})),
+      slice(ep('10.0.0.7', {node: 'node-7', ready: true, nodeHint: ['node-7']}), ep('10.0.0.8', {node: 'node-8', ready: true, nodeHint: ['node-8']})),
     ],
   },
   {
