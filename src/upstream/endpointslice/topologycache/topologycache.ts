@@ -35,7 +35,7 @@
 // treated as 0, and negative CPU (rejected by API validation) is treated like zero CPU, where
 // upstream would add the negative amount.
 
-import {LABEL_CONTROL_PLANE, LABEL_MASTER, LABEL_ZONE, type AddressType, type EndpointSlice, type Node, type TopologyEvent} from '../../api/types.js'
+import {LABEL_CONTROL_PLANE, LABEL_MASTER, LABEL_ZONE, type AddressType, type Node, type TopologyEvent} from '../../api/types.js'
 import {nanoToMilli, parseNano, QuantityError} from '../../apimachinery/quantity.js'
 import {MESSAGES} from './event.js'
 import {getAllocatedHintsByZone, getTotalReadyEndpoints, type SliceLists} from './sliceinfo.js'
