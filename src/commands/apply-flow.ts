@@ -15,6 +15,7 @@ import {MAX_CONFLICT_RETRIES, onConflict, refList, refText, willAttemptWrite, wr
 import {emptyJournal, type Journal} from '../apply/undo.js'
 import type {EndpointSlice} from '../upstream/api/types.js'
 import type {SourceFlagValues} from '../cluster/source.js'
+import type {KubeContext} from '../cluster/kubeconfig.js'
 import type {Writer} from '../cluster/write.js'
 import {renderApplyJson, renderChanges, renderDifferences} from '../render/apply.js'
 import {renderExplain} from '../render/explain.js'
@@ -56,7 +57,7 @@ export async function runApply(io: CommandIO, o: ApplyOptions, deps: WriteDeps):
       o.mode !== undefined ? planServiceMode(target.service, o.mode, writer ? await writer.serviceManagedFields(name) : undefined) : planHints(target.state, target.service, target.slices, o.strategy)
     return {target, plan, prediction: predict(target, plan, o.kubeVersion)}
   }
-  let p = await readAndPlan()
+  const p = await readAndPlan()
   for (const w of p.target.warnings) io.err(`Warning: ${w}`)
 
   const report = newReport(o, p)
@@ -109,8 +110,29 @@ export async function runApply(io: CommandIO, o: ApplyOptions, deps: WriteDeps):
       if (!(await deps.confirm(`Apply these changes to service ${p.target.namespace}/${name}?`))) return finish('preview', 'Nothing was written.')
   }
 
-  // Journal + writes, re-planning on conflicts.
-  const key = {server: ctx!.server, context: ctx!.contextName, namespace: p.target.namespace, service: name}
+  const done = await writeWithRetries(io, o, deps, {ctx: ctx!, writer: writer!, report, finish, show, readAndPlan}, p)
+  if (done === null) return
+  return afterWrites(io, o, {...done, report, finish, writer: writer!, warn})
+}
+
+interface Session {
+  ctx: KubeContext
+  writer: Writer
+  report: ApplyReport
+  finish: Finish
+  show: (p: Planned, heading: string) => void
+  readAndPlan: () => Promise<Planned>
+}
+
+/**
+ * The journal and the writes, re-reading and re-planning on a conflict (apply/protocol.ts
+ * onConflict). null: the user declined the new plan, and the command has finished.
+ */
+async function writeWithRetries(io: CommandIO, o: ApplyOptions, deps: WriteDeps, s: Session, planned: Planned): Promise<{outcome: WriteOutcome; written: ObjectRef[]; planned: Planned; interrupts: Interrupts} | null> {
+  const {report, finish} = s
+  const style = o.style
+  let p = planned
+  const key = {server: s.ctx.server, context: s.ctx.contextName, namespace: p.target.namespace, service: o.name}
   const file = deps.journal.path(key)
   let journal: Journal | null = o.dryRun === 'server' ? null : (deps.journal.read(file) ?? emptyJournal(key))
   const jio = o.dryRun === 'server' ? null : {file, write: deps.journal.write, remove: deps.journal.remove}
@@ -120,7 +142,7 @@ export async function runApply(io: CommandIO, o: ApplyOptions, deps: WriteDeps):
   try {
     for (let attempt = 0; ; attempt++) {
       const action = o.mode !== undefined ? `apply --mode ${o.mode}${o.force ? ' --force' : ''}` : `apply --hints --strategy ${o.strategy}${o.force ? ' --force' : ''}`
-      outcome = await executeWrites(writesFor(p.plan, o.force), writer!, {journal, io: jio, interrupts, history: {time: deps.now().toISOString(), action}})
+      outcome = await executeWrites(writesFor(p.plan, o.force), s.writer, {journal, io: jio, interrupts, history: {time: deps.now().toISOString(), action}})
       journal = outcome.journal
       written.push(...outcome.written)
       if (!outcome.conflict) break
@@ -130,22 +152,23 @@ export async function runApply(io: CommandIO, o: ApplyOptions, deps: WriteDeps):
       }
       report.result.retries = attempt + 1
       io.err(style.warn(`Conflict: ${refText(outcome.conflict)} was modified since it was read; re-reading and re-planning (retry ${attempt + 1} of ${MAX_CONFLICT_RETRIES})`))
-      p = await readAndPlan()
+      p = await s.readAndPlan()
       if (p.plan.kind === 'hints') refuse(p, o.force, () => {})
       report.changes = changesOf(p.plan.changes)
       report.prediction = predictionOf(p.prediction)
-      show(p, style.bold('New plan after re-reading:'))
+      s.show(p, style.bold('New plan after re-reading:'))
       if (!hasChanges(p.plan.changes)) break
       if (o.dryRun === 'none' && !o.yes && !(await deps.confirm('The plan changed. Apply the new plan?'))) {
         report.result.written = written
-        return finish('partial', `Stopped: nothing more was written. Written before the conflict: ${written.map(refText).join(', ') || 'nothing'}.`, written.length > 0 ? ExitCode.WRITE_FAILED : ExitCode.OK)
+        finish('partial', `Stopped: nothing more was written. Written before the conflict: ${written.map(refText).join(', ') || 'nothing'}.`, written.length > 0 ? ExitCode.WRITE_FAILED : ExitCode.OK)
+        return null
       }
     }
   } finally {
     if (!o.wait) interrupts.dispose()
   }
   Object.assign(report.result, {written, failed: outcome.failed, notWritten: outcome.notWritten})
-  return afterWrites(io, o, {report, finish, outcome, written, planned: p, writer: writer!, interrupts, warn})
+  return {outcome, written, planned: p, interrupts}
 }
 
 function newReport(o: ApplyOptions, p: Planned): ApplyReport {

@@ -1,12 +1,12 @@
 // kubectl topology check: evaluates Services against policies (a CI gate). Options ->
 // validation -> read -> explain -> check (pure, src/engine/check.ts) -> render.
 import * as Flags from '@oclif/core/flags'
-import {CliError, ExitCode} from '../errors.js'
+import {ExitCode} from '../errors.js'
 import type {CheckPolicies} from '../check/check.js'
 import type {CheckFormat} from '../render/check.js'
 import {parseServiceArgs, TopologyCommand} from './base.js'
 import {commonFlags, noHeadersFlag, outputFlag, readFlags} from './flags.js'
-import {checkKubeVersion, parseTraffic} from './flag-values.js'
+import {checkKubeVersion, parseCount, parseRatio, parseTraffic} from './flag-values.js'
 import {requireSelection, selectOrFail} from './select.js'
 
 export default class Check extends TopologyCommand {
@@ -99,18 +99,4 @@ Exit codes: 0 every check passed, 1 a check failed, 2 usage, 3 unreadable snapsh
     }
     if (!result.passed) this.exit(ExitCode.FINDING)
   }
-}
-
-/** "0.2", "20%" -> 0.2 */
-export function parseRatio(text: string): number {
-  const m = text.trim().match(/^([0-9]*\.?[0-9]+)(%?)$/)
-  if (!m) throw new CliError(`--max-overload: invalid value "${text}": use a ratio such as 0.2 or a percentage such as 20%`, ExitCode.USAGE)
-  const v = Number(m[1]) / (m[2] ? 100 : 1)
-  if (!Number.isFinite(v)) throw new CliError(`--max-overload: invalid value "${text}"`, ExitCode.USAGE)
-  return v
-}
-
-export function parseCount(text: string): number {
-  if (!/^\d+$/.test(text.trim())) throw new CliError(`--min-endpoints-per-zone: invalid value "${text}": use a whole number such as 2`, ExitCode.USAGE)
-  return Number(text.trim())
 }

@@ -77,7 +77,8 @@ Strategies: ${STRATEGIES.join(', ')}. See docs/simulate.md for the exact definit
       import('../upstream/apimachinery/labels.js'),
       import('../render/simulate.js'),
     ])
-    const {state, services, source} = await this.input(flags, o)
+    const {readInput} = await import('./simulate-input.js')
+    const {state, services, source} = await readInput(this.io(), flags, o)
     if (o.workload !== undefined && services.length > 1) throw new CliError('--workload names the workload of one Service: name one Service (svc/NAME)', ExitCode.USAGE)
     let reports: ServiceReport[]
     try {
@@ -99,25 +100,6 @@ Strategies: ${STRATEGIES.join(', ')}. See docs/simulate.md for the exact definit
       return this.out(renderSimulateView({report, style, columns: process.stdout.columns || 80, allStrategies: o.strategies !== undefined || o.keys !== undefined}))
     }
     this.out(renderSimulate(report, {format: flags.output, style, noHeaders: flags['no-headers']}))
-  }
-
-  /** The cluster to simulate: a synthetic one from --seed, or the selected Services, live or from a snapshot. */
-  private async input(flags: SimulateFlags, o: SimulateRequest): Promise<{state: ClusterState; services: Service[]; source: SimulateReport['source']}> {
-    if (flags.synthetic) {
-      if (flags['from-file'] !== undefined) throw new CliError('--synthetic and --from-file are two different inputs: pick one', ExitCode.USAGE)
-      const [{generate}, {rowToClusterState}] = await Promise.all([import('../simulate/dataset.js'), import('../simulate/dataset-run.js')])
-      const state = rowToClusterState([...generate('unbalanced', {seed: flags.seed, count: 1, zones: flags.zones ?? 3})][0]!)
-      return {state, services: state.services, source: 'synthetic'}
-    }
-    if (o.names.length === 0 && !flags['all-namespaces'] && flags.selector === undefined) {
-      throw new CliError('name a Service (svc/NAME), select Services with -l SELECTOR or -A, or use --synthetic / --dataset', ExitCode.USAGE)
-    }
-    if (o.names.length > 0 && flags.selector !== undefined) throw new CliError('Service names cannot be combined with -l: use one or the other', ExitCode.USAGE)
-    const [{openSource}, {selectOrFail}] = await Promise.all([import('../cluster/source.js'), import('./select.js')])
-    const read = await openSource({flags, serviceNames: o.names, withWorkloads: o.rollout?.fromWorkload || o.workload !== undefined ? 'required' : undefined})
-    for (const w of read.warnings) this.note(`Warning: ${w}`)
-    if (o.engine.kubeVersion === undefined && read.state.serverVersion !== undefined) o.engine.kubeVersion = read.state.serverVersion
-    return {state: read.state, services: await selectOrFail(read, o.names, flags), source: read.source}
   }
 }
 
