@@ -25,6 +25,9 @@ export type ModeValue = (typeof MODES)[number]
 export const STRATEGIES = ['upstream-auto', 'same-zone', 'same-node'] as const
 export type HintStrategy = (typeof STRATEGIES)[number]
 
+/** Conflicts answered by re-reading and re-planning before apply (or reset) gives up (exit 8). */
+export const MAX_CONFLICT_RETRIES = 3
+
 // ---- Service fields -----------------------------------------------------------------------
 
 /** The only Service fields apply ever changes; null means absent. */

@@ -1,5 +1,5 @@
 // apply --wait: polls the Service's EndpointSlices until the controller's hints equal the
-// prediction. Separate from apply-run.ts so the loop runs in unit tests on a virtual clock.
+// prediction. Separate from apply-flow.ts so the loop runs in unit tests on a virtual clock.
 import {compareHints, waitVerdict, type HintDifference, type PredictedEndpoint} from '../apply/plan.js'
 import type {EndpointSlice} from '../upstream/api/types.js'
 

@@ -2,9 +2,13 @@
 // -> permission check -> journal -> writes -> (--wait) check. docs/apply.md is the guide.
 import type {Interfaces} from '@oclif/core'
 import * as Flags from '@oclif/core/flags'
-import {MODES, STRATEGIES} from '../apply/plan.js'
-import {commonFlags, connectionFlags, TopologyCommand} from './base.js'
-import {MAX_CONFLICT_RETRIES, writeFlags} from './write-flags.js'
+import {MAX_CONFLICT_RETRIES, MODES, STRATEGIES} from '../apply/plan.js'
+import {CliError, ExitCode} from '../errors.js'
+import type {ApplyOptions} from './apply-flow.js'
+import {parseServiceArgs, TopologyCommand} from './base.js'
+import {checkKubeVersion} from './flag-values.js'
+import {commonFlags, connectionFlags, fromFileFlag, kubeVersionFlag, namespaceFlag} from './flags.js'
+import {writeFlags} from './write-flags.js'
 
 export default class Apply extends TopologyCommand {
   static override summary = 'Turn topology-aware routing on or off for a Service, or write hints onto its EndpointSlices, safely.'
@@ -28,9 +32,9 @@ Nothing is written without --yes or a confirmation on a terminal. Every write ca
 
   static override flags = {
     ...connectionFlags,
-    namespace: Flags.string({char: 'n', description: 'Namespace (default: the context\'s namespace, else "default").', helpGroup: 'CLUSTER'}),
-    'from-file': Flags.string({char: 'f', description: 'Preview against a snapshot file (implies --dry-run=client; writing needs a live cluster).'}),
-    'kube-version': Flags.string({description: 'Predict as this Kubernetes version (default: the API server\'s).'}),
+    namespace: namespaceFlag(),
+    'from-file': fromFileFlag({description: 'Preview against a snapshot file (implies --dry-run=client; writing needs a live cluster).'}),
+    'kube-version': kubeVersionFlag({description: 'Predict as this Kubernetes version (default: the API server\'s).'}),
     mode: Flags.option({options: MODES, description: 'Service mode: Auto (topology-mode annotation), PreferSameZone, PreferSameNode, PreferClose (spec.trafficDistribution), or off.'})(),
     hints: Flags.boolean({description: 'Hints mode: write hints onto the Service\'s EndpointSlices.', default: false}),
     strategy: Flags.option({
@@ -46,10 +50,50 @@ Nothing is written without --yes or a confirmation on a terminal. Every write ca
 
   async run(): Promise<void> {
     const {flags, argv} = await this.parse(Apply)
+    const options = await applyOptions(flags, argv as string[], this.style(flags.color))
     // The engine, renderers, journal and cluster writes load only now (docs/design.md "Startup").
-    const {runApply} = await import('./apply-run.js')
-    await runApply(this, flags, argv as string[])
+    const [{runApply}, {liveDeps}] = await Promise.all([import('./apply-flow.js'), import('./write-flow.js')])
+    await runApply(this.io(), options, await liveDeps())
   }
 }
 
 export type ApplyFlags = Interfaces.InferredFlags<typeof Apply.flags>
+
+/** Validation, before any I/O: what to write, and which combinations of flags can do it. */
+export async function applyOptions(flags: ApplyFlags, argv: string[], style: ApplyOptions['style']): Promise<ApplyOptions> {
+  const names = parseServiceArgs(argv)
+  if (names.length !== 1) throw new CliError(names.length === 0 ? 'name the Service to change: apply svc/NAME --mode MODE (or --hints)' : 'apply changes one Service at a time: name exactly one', ExitCode.USAGE)
+  if (flags.mode === undefined && !flags.hints) throw new CliError('say what to apply: --mode Auto|PreferSameZone|PreferSameNode|PreferClose|off, or --hints', ExitCode.USAGE)
+  if (flags.mode !== undefined && flags.hints) throw new CliError('--mode and --hints are two different ways to write: use one', ExitCode.USAGE)
+  if (flags.strategy !== undefined && !flags.hints) throw new CliError('--strategy applies to --hints only', ExitCode.USAGE)
+  if (flags.wait && flags.hints) throw new CliError('--wait checks the controller\'s work after a Service change: use it with --mode', ExitCode.USAGE)
+  let dryRun = flags['dry-run']
+  if (flags['from-file'] !== undefined) {
+    if (dryRun === 'server' || flags.yes || flags.wait) {
+      const live = dryRun === 'server' ? '--dry-run=server' : flags.yes ? '--yes' : '--wait'
+      throw new CliError(`--from-file reads a snapshot, so apply can only preview (--dry-run=client); ${live} needs a live cluster: drop --from-file`, ExitCode.USAGE)
+    }
+    const {validateSource} = await import('../cluster/source.js')
+    validateSource(flags, names)
+    dryRun = 'client'
+  }
+  if (flags.wait && dryRun !== 'none') throw new CliError('--wait needs a real write: drop --dry-run', ExitCode.USAGE)
+  checkKubeVersion(flags['kube-version'])
+  const {parseDuration} = await import('../cluster/kubeconfig.js')
+  const waitMs = parseDuration(flags.timeout, '--timeout')
+  return {
+    name: names[0]!,
+    mode: flags.mode,
+    strategy: flags.strategy ?? 'same-zone',
+    dryRun,
+    force: flags.force,
+    yes: flags.yes,
+    wait: flags.wait,
+    waitMs,
+    json: flags.output === 'json',
+    exitCode: flags['exit-code'],
+    kubeVersion: flags['kube-version'],
+    source: flags,
+    style,
+  }
+}

@@ -1,11 +1,12 @@
 // kubectl topology check: evaluates Services against policies (a CI gate). Options ->
 // validation -> read -> explain -> check (pure, src/engine/check.ts) -> render.
 import * as Flags from '@oclif/core/flags'
-import {CliError, ExitCode} from '../errors.js'
+import {ExitCode} from '../errors.js'
 import type {CheckPolicies} from '../check/check.js'
 import type {CheckFormat} from '../render/check.js'
-import {commonFlags, parseServiceArgs, readFlags, readState, TopologyCommand} from './base.js'
-import {checkKubeVersion, parseTraffic} from './flag-values.js'
+import {parseServiceArgs, TopologyCommand} from './base.js'
+import {commonFlags, noHeadersFlag, outputFlag, readFlags} from './flags.js'
+import {checkKubeVersion, parseCount, parseRatio, parseTraffic} from './flag-values.js'
 import {requireSelection, selectOrFail} from './select.js'
 
 export default class Check extends TopologyCommand {
@@ -36,8 +37,8 @@ Exit codes: 0 every check passed, 1 a check failed, 2 usage, 3 unreadable snapsh
   static override flags = {
     ...readFlags,
     ...commonFlags,
-    output: Flags.option({char: 'o', options: ['table', 'json', 'yaml', 'junit'] as const, default: 'table' as const, description: 'Output format.'})(),
-    'no-headers': Flags.boolean({description: 'Omit table headers.', default: false}),
+    output: outputFlag(['table', 'json', 'yaml', 'junit'], 'table'),
+    'no-headers': noHeadersFlag(),
     'require-hints': Flags.boolean({description: 'A Service that asks for topology-aware routing must get hints.', helpGroup: 'POLICY'}),
     'no-fallback': Flags.boolean({description: 'No zone may have kube-proxy fall back to every endpoint.', helpGroup: 'POLICY'}),
     'max-overload': Flags.string({description: 'Largest allowed expected overload of a zone, e.g. 0.2 or 20%.', helpGroup: 'POLICY'}),
@@ -56,10 +57,11 @@ Exit codes: 0 every check passed, 1 a check failed, 2 usage, 3 unreadable snapsh
   async run(): Promise<void> {
     const {flags, argv} = await this.parse(Check)
     // Loaded here, not with the command class (docs/design.md "Startup").
-    const [{check, DEFAULT_POLICIES, hasAnyPolicy, mergePolicies}, {explain}, {renderCheck}] = await Promise.all([
+    const [{check, DEFAULT_POLICIES, hasAnyPolicy, mergePolicies}, {explain}, {renderCheck}, {openSource}] = await Promise.all([
       import('../check/check.js'),
       import('../explain/report.js'),
       import('../render/check.js'),
+      import('../cluster/source.js'),
     ])
     const names = parseServiceArgs(argv as string[])
     requireSelection(names, flags)
@@ -76,7 +78,7 @@ Exit codes: 0 every check passed, 1 a check failed, 2 usage, 3 unreadable snapsh
     let policies = mergePolicies(file, fromFlags)
     if (!hasAnyPolicy(policies)) policies = {...DEFAULT_POLICIES}
 
-    const read = await readState({flags, serviceNames: names})
+    const read = await openSource({flags, serviceNames: names})
     for (const w of read.warnings) this.note(`Warning: ${w}`)
     const services = await selectOrFail(read, names, flags)
 
@@ -97,18 +99,4 @@ Exit codes: 0 every check passed, 1 a check failed, 2 usage, 3 unreadable snapsh
     }
     if (!result.passed) this.exit(ExitCode.FINDING)
   }
-}
-
-/** "0.2", "20%" -> 0.2 */
-export function parseRatio(text: string): number {
-  const m = text.trim().match(/^([0-9]*\.?[0-9]+)(%?)$/)
-  if (!m) throw new CliError(`--max-overload: invalid value "${text}": use a ratio such as 0.2 or a percentage such as 20%`, ExitCode.USAGE)
-  const v = Number(m[1]) / (m[2] ? 100 : 1)
-  if (!Number.isFinite(v)) throw new CliError(`--max-overload: invalid value "${text}"`, ExitCode.USAGE)
-  return v
-}
-
-export function parseCount(text: string): number {
-  if (!/^\d+$/.test(text.trim())) throw new CliError(`--min-endpoints-per-zone: invalid value "${text}": use a whole number such as 2`, ExitCode.USAGE)
-  return Number(text.trim())
 }

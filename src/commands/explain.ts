@@ -3,7 +3,8 @@ import * as Flags from '@oclif/core/flags'
 import {CliError, ExitCode} from '../errors.js'
 import type {ExplainReport} from '../explain/report.js'
 import type {ExplainFormat} from '../render/explain.js'
-import {commonFlags, parseServiceArgs, readFlags, readState, TopologyCommand} from './base.js'
+import {parseServiceArgs, TopologyCommand} from './base.js'
+import {commonFlags, noHeadersFlag, outputFlag, readFlags} from './flags.js'
 import {checkKubeVersion, parseTraffic} from './flag-values.js'
 
 export default class Explain extends TopologyCommand {
@@ -31,8 +32,8 @@ Where Go's random map order makes upstream random (which zone receives a donated
   static override flags = {
     ...readFlags,
     ...commonFlags,
-    output: Flags.option({char: 'o', options: ['table', 'wide', 'json', 'yaml'] as const, default: 'table' as const, description: 'Output format.'})(),
-    'no-headers': Flags.boolean({description: 'Omit table headers.', default: false}),
+    output: outputFlag(['table', 'wide', 'json', 'yaml'], 'table'),
+    'no-headers': noHeadersFlag(),
     'per-node': Flags.boolean({description: 'Also show, for every node, the topology mode its kube-proxy takes and the endpoints it routes to.', default: false}),
     traffic: Flags.string({description: 'Traffic share per zone for the in-zone and overload estimates, e.g. zone-a=0.5,zone-b=0.3,zone-c=0.2 (default: proportional to zone CPU, upstream\'s assumption).'}),
     prediction: Flags.option({
@@ -47,10 +48,11 @@ Where Go's random map order makes upstream random (which zone receives a donated
     const {flags, argv} = await this.parse(Explain)
     // The engine and renderer load here, not with the command class: every command's class
     // is loaded to run any one of them (docs/design.md "Startup").
-    const [{explain}, {selectOrFail}, {renderExplain}] = await Promise.all([
+    const [{explain}, {selectOrFail}, {renderExplain}, {openSource}] = await Promise.all([
       import('../explain/report.js'),
       import('./select.js'),
       import('../render/explain.js'),
+      import('../cluster/source.js'),
     ])
     // Validation, before any I/O.
     const names = parseServiceArgs(argv as string[])
@@ -61,7 +63,7 @@ Where Go's random map order makes upstream random (which zone receives a donated
     checkKubeVersion(flags['kube-version'])
 
     // Read.
-    const read = await readState({flags, serviceNames: names})
+    const read = await openSource({flags, serviceNames: names})
     for (const w of read.warnings) this.note(`Warning: ${w}`)
 
     const services = await selectOrFail(read, names, flags)

@@ -25,3 +25,18 @@ export function parseTraffic(text: string): Record<string, number> {
   if (Object.values(out).reduce((a, b) => a + b, 0) <= 0) throw new CliError('--traffic: the shares add up to zero', ExitCode.USAGE)
   return out
 }
+
+/** check --max-overload: "0.2", "20%" -> 0.2 */
+export function parseRatio(text: string): number {
+  const m = text.trim().match(/^([0-9]*\.?[0-9]+)(%?)$/)
+  if (!m) throw new CliError(`--max-overload: invalid value "${text}": use a ratio such as 0.2 or a percentage such as 20%`, ExitCode.USAGE)
+  const v = Number(m[1]) / (m[2] ? 100 : 1)
+  if (!Number.isFinite(v)) throw new CliError(`--max-overload: invalid value "${text}"`, ExitCode.USAGE)
+  return v
+}
+
+/** check --min-endpoints-per-zone: a whole number. */
+export function parseCount(text: string): number {
+  if (!/^\d+$/.test(text.trim())) throw new CliError(`--min-endpoints-per-zone: invalid value "${text}": use a whole number such as 2`, ExitCode.USAGE)
+  return Number(text.trim())
+}

@@ -1,9 +1,7 @@
 // kubectl topology nodes: the cluster-wide basis of the topology-mode Auto heuristic.
-import * as Flags from '@oclif/core/flags'
-import {CliError, ExitCode} from '../errors.js'
-import type {ClusterState} from '../state/cluster-state.js'
 import type {NodesFormat} from '../render/nodes.js'
-import {commonFlags, connectionFlags, TopologyCommand} from './base.js'
+import {TopologyCommand} from './base.js'
+import {commonFlags, connectionFlags, fromFileFlag, noHeadersFlag, outputFlag} from './flags.js'
 
 export default class Nodes extends TopologyCommand {
   static override summary = 'Show the nodes behind topology-mode Auto: zones, CPU shares, counted and ignored nodes, and the nodes that disable hints for every Service.'
@@ -19,32 +17,16 @@ Also lists "threshold cliffs": single nodes whose loss would leave counted nodes
   static override flags = {
     ...connectionFlags,
     ...commonFlags,
-    'from-file': Flags.string({char: 'f', description: 'Read a snapshot file instead of a live cluster ("-" for stdin).'}),
-    output: Flags.option({char: 'o', options: ['table', 'wide', 'json', 'yaml'] as const, default: 'table' as const, description: 'Output format.'})(),
-    'no-headers': Flags.boolean({description: 'Omit table headers.', default: false}),
+    'from-file': fromFileFlag({description: 'Read a snapshot file instead of a live cluster ("-" for stdin).'}),
+    output: outputFlag(['table', 'wide', 'json', 'yaml'], 'table'),
+    'no-headers': noHeadersFlag(),
   }
 
   async run(): Promise<void> {
     const {flags} = await this.parse(Nodes)
-    const [{nodesReport}, {renderNodes}] = await Promise.all([import('../explain/nodes-report.js'), import('../render/nodes.js')])
-    let state: Pick<ClusterState, 'nodes' | 'nodesReadable'>
-    if (flags['from-file'] !== undefined) {
-      if (flags.kubeconfig || flags.context) {
-        throw new CliError('--from-file reads a snapshot; --kubeconfig and --context apply only to a live cluster', ExitCode.USAGE)
-      }
-      const {readSnapshotFile} = await import('../cluster/snapshot/snapshot.js')
-      state = await readSnapshotFile(flags['from-file'])
-    } else {
-      const [{loadKubeConfig, parseDuration}, {readNodes}] = await Promise.all([import('../cluster/kubeconfig.js'), import('../cluster/nodes.js')])
-      const ctx = await loadKubeConfig({
-        kubeconfig: flags.kubeconfig,
-        context: flags.context,
-        requestTimeoutMs: parseDuration(flags['request-timeout'] ?? '30s'),
-      })
-      state = await readNodes(ctx)
-    }
-    const report = nodesReport(state)
+    const [{nodesReport}, {renderNodes}, {openSource}] = await Promise.all([import('../explain/nodes-report.js'), import('../render/nodes.js'), import('../cluster/source.js')])
+    const state = await openSource({flags, read: 'nodes'})
     const format: NodesFormat = flags.output
-    this.out(renderNodes(report, {format, style: this.style(flags.color), noHeaders: flags['no-headers']}))
+    this.out(renderNodes(nodesReport(state), {format, style: this.style(flags.color), noHeaders: flags['no-headers']}))
   }
 }

@@ -3,7 +3,10 @@
 // resourceVersion preconditions with re-read and retry, stop between writes on a signal.
 import type {Interfaces} from '@oclif/core'
 import * as Flags from '@oclif/core/flags'
-import {commonFlags, connectionFlags, TopologyCommand} from './base.js'
+import {CliError, ExitCode} from '../errors.js'
+import {parseServiceArgs, TopologyCommand} from './base.js'
+import {commonFlags, connectionFlags, namespaceFlag} from './flags.js'
+import type {ResetOptions} from './reset-flow.js'
 import {writeFlags} from './write-flags.js'
 
 export default class Reset extends TopologyCommand {
@@ -20,7 +23,7 @@ export default class Reset extends TopologyCommand {
 
   static override flags = {
     ...connectionFlags,
-    namespace: Flags.string({char: 'n', description: 'Namespace (default: the context\'s namespace, else "default").', helpGroup: 'CLUSTER'}),
+    namespace: namespaceFlag(),
     force: Flags.boolean({description: 'Restore also values that someone else changed since apply wrote them.', default: false}),
     ...writeFlags,
     ...commonFlags,
@@ -28,10 +31,18 @@ export default class Reset extends TopologyCommand {
 
   async run(): Promise<void> {
     const {flags, argv} = await this.parse(Reset)
+    const options = resetOptions(flags, argv as string[], this.style(flags.color))
     // The engine, renderers, journal and cluster writes load only now (docs/design.md "Startup").
-    const {runReset} = await import('./reset-run.js')
-    await runReset(this, flags, argv as string[])
+    const [{runReset}, {liveDeps}] = await Promise.all([import('./reset-flow.js'), import('./write-flow.js')])
+    await runReset(this.io(), options, await liveDeps())
   }
 }
 
 export type ResetFlags = Interfaces.InferredFlags<typeof Reset.flags>
+
+/** Validation, before any I/O. */
+export function resetOptions(flags: ResetFlags, argv: string[], style: ResetOptions['style']): ResetOptions {
+  const names = parseServiceArgs(argv)
+  if (names.length !== 1) throw new CliError(names.length === 0 ? 'name the Service to reset: reset svc/NAME' : 'reset restores one Service at a time: name exactly one', ExitCode.USAGE)
+  return {name: names[0]!, dryRun: flags['dry-run'], force: flags.force, yes: flags.yes, json: flags.output === 'json', exitCode: flags['exit-code'], source: flags, style}
+}

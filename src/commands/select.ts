@@ -4,7 +4,7 @@ import {CliError, ExitCode} from '../errors.js'
 import {selectServices} from '../state/select.js'
 import {SelectorError} from '../upstream/apimachinery/labels.js'
 import type {Service} from '../upstream/api/types.js'
-import type {ReadResult} from './base.js'
+import type {SourceResult} from '../cluster/source.js'
 
 export function requireSelection(names: string[], flags: {'all-namespaces'?: boolean; selector?: string | undefined}): void {
   if (names.length === 0 && !flags['all-namespaces'] && flags.selector === undefined) {
@@ -15,7 +15,7 @@ export function requireSelection(names: string[], flags: {'all-namespaces'?: boo
   }
 }
 
-export async function selectOrFail(read: ReadResult, names: string[], flags: {'all-namespaces'?: boolean; selector?: string | undefined}): Promise<Service[]> {
+export async function selectOrFail(read: SourceResult, names: string[], flags: {'all-namespaces'?: boolean; selector?: string | undefined}): Promise<Service[]> {
   let selection
   try {
     selection = selectServices(read.state, {

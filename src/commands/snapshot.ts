@@ -2,7 +2,8 @@
 // server version, and the Deployments/StatefulSets behind the Services) to a file, so explain/check/simulate can run later without the cluster.
 import * as Flags from '@oclif/core/flags'
 import {CliError, ExitCode} from '../errors.js'
-import {commonFlags, connectionFlags, parseServiceArgs, readState, TopologyCommand} from './base.js'
+import {parseServiceArgs, TopologyCommand} from './base.js'
+import {allNamespacesFlag, commonFlags, connectionFlags, namespaceFlag, outputFlag, selectorFlag} from './flags.js'
 
 export default class Snapshot extends TopologyCommand {
   static override summary = 'Save Nodes, Services and EndpointSlices to a file for explain --from-file.'
@@ -16,11 +17,11 @@ export default class Snapshot extends TopologyCommand {
   static override strict = false
   static override flags = {
     ...connectionFlags,
-    namespace: Flags.string({char: 'n', description: 'Namespace (default: the context\'s namespace, else "default").'}),
-    'all-namespaces': Flags.boolean({char: 'A', default: false, description: 'All namespaces.'}),
-    selector: Flags.string({char: 'l', description: 'Label selector for Services.'}),
+    namespace: namespaceFlag({helpGroup: undefined}),
+    'all-namespaces': allNamespacesFlag({description: 'All namespaces.'}),
+    selector: selectorFlag({description: 'Label selector for Services.'}),
     redact: Flags.boolean({default: false, description: 'Replace addresses and names with stable pseudonyms.'}),
-    output: Flags.option({char: 'o', options: ['yaml', 'json'] as const, default: 'yaml' as const, description: 'Output format.'})(),
+    output: outputFlag(['yaml', 'json'], 'yaml'),
     debug: commonFlags.debug,
   }
 
@@ -28,7 +29,8 @@ export default class Snapshot extends TopologyCommand {
     const {flags, argv} = await this.parse(Snapshot)
     const names = parseServiceArgs(argv as string[])
     if (names.length > 0 && flags.selector !== undefined) throw new CliError('Service names cannot be combined with -l', ExitCode.USAGE)
-    const read = await readState({flags, serviceNames: names, withEvents: true, withWorkloads: 'optional'})
+    const {openSource} = await import('../cluster/source.js')
+    const read = await openSource({flags, serviceNames: names, withEvents: true, withWorkloads: 'optional'})
     for (const w of read.warnings) this.note(`Warning: ${w}`)
     const {serializeSnapshot, snapshotYaml} = await import('../cluster/snapshot/snapshot.js')
     const doc = serializeSnapshot(read.state, {redact: flags.redact})

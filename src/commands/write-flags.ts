@@ -1,9 +1,7 @@
 // The flags apply and reset share for writing, apart from the write loop (write-flow.ts), so
-// that loading the command classes does not load it (docs/design.md "Startup").
+// that loading the command classes does not load it (docs/design.md "Startup"). The flags
+// every command shares are in flags.ts.
 import * as Flags from '@oclif/core/flags'
-
-/** Conflicts answered by re-reading and re-planning before apply gives up (exit 8). */
-export const MAX_CONFLICT_RETRIES = 3
 
 export const writeFlags = {
   yes: Flags.boolean({char: 'y', description: 'Write without asking (needed when not on a terminal).', default: false}),

@@ -1,69 +1,49 @@
-// What apply and reset share once a plan exists: reading the target Service, the y/N
-// confirmation, SIGINT/SIGTERM between writes, and the write loop that keeps the journal
-// (write-ahead: recorded before the first write, updated after each object).
+// What apply and reset share once options are validated, where effects happen: reading the
+// target Service, the y/N question, SIGINT/SIGTERM between writes, the loop that sends the
+// writes and keeps the journal file, and the finish that prints the result and sets the exit
+// code. The decisions they make are pure, in apply/protocol.ts; the requests and the journal
+// file are cluster/write.ts's and cluster/journal.ts's.
+//
+// Why here and not in src/apply/: this code talks to the terminal (readline), to the process
+// (signals), and to cluster/ (ConflictError, the Writer, the journal file, openSource), and a
+// domain room may not import cluster/. It never sees the oclif class: output and exit come in
+// as a CommandIO.
 import {createInterface} from 'node:readline'
 import {CliError, ExitCode} from '../errors.js'
-import type {ObjectRef} from '../apply/report.js'
-import type {EndpointSlice, Service} from '../upstream/api/types.js'
-import type {ClusterState} from '../state/cluster-state.js'
-import {LABEL_SERVICE_NAME} from '../upstream/api/types.js'
-import {markState, recordPending, compactJournal, type Journal, type ObjectRecord} from '../apply/undo.js'
+import type {ApplyReport, ObjectRef} from '../apply/report.js'
+import type {PlanTarget} from '../apply/predict.js'
+import {pickTarget, slicesOf} from '../apply/target.js'
+import {finish, journalAfterWrite, journalAfterWrites, journalBeforeWrites, journalFileAction, type HistoryEntry} from '../apply/protocol.js'
+import type {ObjectWrite, WriteTarget} from '../apply/writes.js'
+import type {Journal} from '../apply/undo.js'
 import type {KubeContext} from '../cluster/kubeconfig.js'
+import type {SourceFlagValues} from '../cluster/source.js'
 import {ConflictError, type Writer} from '../cluster/write.js'
-
-export {MAX_CONFLICT_RETRIES, writeFlags} from './write-flags.js'
+import {renderApplyJson} from '../render/apply.js'
+import type {CommandIO} from './base.js'
 
 // ---- reading ------------------------------------------------------------------------------
 
-export interface Target {
-  state: ClusterState
-  service: Service
-  slices: EndpointSlice[]
+export interface Target extends PlanTarget {
   namespace: string
   source: 'live' | 'snapshot'
   warnings: string[]
-  ctx?: KubeContext
-}
-
-export interface ConnectionFlagsIn {
-  kubeconfig?: string | undefined
-  context?: string | undefined
-  'request-timeout'?: string | undefined
-  namespace?: string | undefined
-  'from-file'?: string | undefined
-}
-
-export async function loadContext(flags: ConnectionFlagsIn): Promise<KubeContext> {
-  const {loadKubeConfig, parseDuration} = await import('../cluster/kubeconfig.js')
-  return loadKubeConfig({
-    kubeconfig: flags.kubeconfig,
-    context: flags.context,
-    namespace: flags.namespace,
-    requestTimeoutMs: parseDuration(flags['request-timeout'] ?? '30s'),
-  })
 }
 
 /** Reads the Service, its EndpointSlices (any manager), Nodes and the server version. */
-export async function readTarget(flags: ConnectionFlagsIn, name: string, ctx?: KubeContext): Promise<Target> {
-  if (flags['from-file'] !== undefined) {
-    const {readSnapshotFile} = await import('../cluster/snapshot/snapshot.js')
-    const state = await readSnapshotFile(flags['from-file'])
-    const namespace = flags.namespace ?? 'default'
-    const service = state.services.find((s) => s.metadata.name === name && (s.metadata.namespace ?? 'default') === namespace)
-    if (!service) throw new CliError(`services "${name}" not found in namespace "${namespace}" of the snapshot`, ExitCode.NOT_FOUND)
-    return {state, service, slices: slicesOf(state, namespace, name), namespace, source: 'snapshot', warnings: []}
+export async function readTarget(flags: SourceFlagValues, name: string, ctx?: KubeContext): Promise<Target> {
+  const {openSource} = await import('../cluster/source.js')
+  const read = await openSource({flags, serviceNames: [name], ...(ctx ? {ctx} : {})})
+  if (read.source === 'snapshot') {
+    const namespace = read.namespace!
+    const target = pickTarget(read.state, namespace, name)
+    if (!target) throw new CliError(`services "${name}" not found in namespace "${namespace}" of the snapshot`, ExitCode.NOT_FOUND)
+    return {...target, namespace, source: 'snapshot', warnings: []}
   }
-  const c = ctx ?? (await loadContext(flags))
-  const {readClusterState} = await import('../cluster/live.js')
-  const state = await readClusterState(c, {namespace: flags.namespace, serviceNames: [name]})
-  const service = state.services[0]!
-  return {state, service, slices: slicesOf(state, state.namespace, name), namespace: state.namespace, source: 'live', warnings: state.warnings, ctx: c}
-}
-
-function slicesOf(state: ClusterState, namespace: string, name: string): EndpointSlice[] {
-  return state.endpointSlices
-    .filter((s) => (s.metadata.namespace ?? 'default') === namespace && s.metadata.labels?.[LABEL_SERVICE_NAME] === name)
-    .sort((a, b) => (a.metadata.name < b.metadata.name ? -1 : 1))
+  // Live: the read fails when the Service does not exist.
+  const state = read.state
+  const namespace = read.namespace!
+  return {state, service: state.services[0]!, slices: slicesOf(state, namespace, name), namespace, source: 'live', warnings: read.warnings}
 }
 
 // ---- confirmation ---------------------------------------------------------------------------
@@ -114,17 +94,6 @@ export class Interrupts {
 
 // ---- the write loop -------------------------------------------------------------------------------
 
-export interface ObjectWrite {
-  ref: ObjectRef
-  /** The journal record (before/prior/after); null when the caller keeps the journal itself (reset). */
-  record: ObjectRecord | null
-  /**
-   * Sends the request(s). Returns false when the object was changed in part (a Service whose
-   * apply succeeded but whose follow-up removal failed): it then counts as written.
-   */
-  run: (w: Writer) => Promise<void>
-}
-
 export interface WriteOutcome {
   written: ObjectRef[]
   failed: (ObjectRef & {error: string})[]
@@ -143,17 +112,22 @@ export interface JournalIO {
   remove: (file: string) => void
 }
 
+export interface WriteLoopOptions {
+  journal: Journal | null
+  io: JournalIO | null
+  interrupts: Interrupts
+  onWritten?: (ref: ObjectRef) => void
+  history?: HistoryEntry
+  /** The message of a failure that is not already a CliError (default: "write KIND NAME: MESSAGE"). */
+  errorText?: (ref: ObjectRef, message: string) => string
+}
+
 /**
- * Writes the objects one by one. With a journal: every planned object is recorded as
- * pending before the first request, then marked written or failed after each one; objects
- * not written in this run go back to their earlier record. Stops at the first failure, at a
+ * Writes the objects one by one, journal first (apply/protocol.ts): with a journal, the file
+ * is saved before the first request and after each object. Stops at the first failure, at a
  * conflict, or when a signal arrived.
  */
-export async function executeWrites(
-  writes: ObjectWrite[],
-  writer: Writer,
-  opts: {journal: Journal | null; io: JournalIO | null; interrupts: Interrupts; onWritten?: (ref: ObjectRef) => void; history?: {time: string; action: string}},
-): Promise<WriteOutcome> {
+export async function executeWrites(writes: ObjectWrite[], writer: WriteTarget, opts: WriteLoopOptions): Promise<WriteOutcome> {
   const preRun = opts.journal
   let journal = opts.journal
   const out: WriteOutcome = {written: [], failed: [], notWritten: [], conflict: null, interrupted: null, error: null, journal}
@@ -161,13 +135,11 @@ export async function executeWrites(
     if (journal && opts.io) opts.io.write(opts.io.file, journal)
   }
   if (journal) {
-    for (const w of writes) if (w.record) journal = recordPending(journal, w.record)
-    if (opts.history) journal = {...journal, history: [...journal.history, {...opts.history, outcome: 'started'}]}
+    journal = journalBeforeWrites(journal, writes.map((w) => w.record), opts.history)
     save() // write-ahead: before the first request
   }
-  let i = 0
-  for (; i < writes.length; i++) {
-    const w = writes[i]!
+  const errorText = opts.errorText ?? ((ref, m) => `write ${ref.kind} ${ref.name}: ${m}`)
+  for (const w of writes) {
     if (opts.interrupts.signal) {
       out.interrupted = opts.interrupts.signal
       break
@@ -176,7 +148,7 @@ export async function executeWrites(
       await w.run(writer)
       out.written.push(w.ref)
       if (journal && w.record) {
-        journal = markState(journal, w.ref.kind, w.ref.name, 'written')
+        journal = journalAfterWrite(journal, w.ref)
         save()
       }
       opts.onWritten?.(w.ref)
@@ -185,40 +157,72 @@ export async function executeWrites(
         out.conflict = w.ref
         break
       }
-      const err = e instanceof CliError ? e : new CliError(`write ${w.ref.kind} ${w.ref.name}: ${(e as Error).message}`, ExitCode.WRITE_FAILED, {cause: e})
+      const err = e instanceof CliError ? e : new CliError(errorText(w.ref, (e as Error).message), ExitCode.WRITE_FAILED, {cause: e})
       out.failed.push({...w.ref, error: err.message})
       out.error = err
-      i++
       break
     }
   }
-  const failedOrSkipped = new Set<string>()
-  for (const w of writes.slice(out.written.length + out.failed.length)) {
-    out.notWritten.push(w.ref)
-    failedOrSkipped.add(`${w.ref.kind}/${w.ref.name}`)
-  }
-  for (const f of out.failed) failedOrSkipped.add(`${f.kind}/${f.name}`)
+  for (const w of writes.slice(out.written.length + out.failed.length)) out.notWritten.push(w.ref)
   if (journal) {
-    // Objects this run did not write keep the record they had before it (or none).
-    const restored = journal.objects
-      .map((o) => {
-        if (!failedOrSkipped.has(`${o.kind}/${o.name}`)) return o
-        return preRun?.objects.find((p) => p.kind === o.kind && p.name === o.name) ?? null
-      })
-      .filter((o): o is ObjectRecord => o !== null)
-    journal = compactJournal({...journal, objects: restored})
-    if (opts.history && journal.history.length > 0) {
-      const outcome = out.interrupted ? `interrupted by ${out.interrupted}` : out.error ? `failed: ${out.error.message}` : out.conflict ? 'conflict: re-planning' : 'written'
-      const last = journal.history[journal.history.length - 1]!
-      journal = {...journal, history: [...journal.history.slice(0, -1), {...last, outcome: `${outcome} (${out.written.map(refText).join(', ') || 'nothing written'})`}]}
-    }
+    journal = journalAfterWrites(journal, preRun, {...out, error: out.error?.message ?? null}, opts.history)
     out.journal = journal
     if (opts.io) {
-      if (journal.objects.length === 0) opts.io.remove(opts.io.file)
+      if (journalFileAction(journal) === 'remove') opts.io.remove(opts.io.file)
       else save()
     }
   }
   return out
 }
 
-export const refText = (r: ObjectRef) => `${r.kind === 'Service' ? 'service' : 'endpointslice'}/${r.name}`
+// ---- the finish -----------------------------------------------------------------------------------
+
+export type Finish = (status: ApplyReport['result']['status'], message: string, code?: number) => void
+
+/**
+ * apply's and reset's last step: the result goes into the report, the report (-o json) or the
+ * message is printed, and a code other than 0 ends the command (apply/protocol.ts finish).
+ */
+export function makeFinish(io: CommandIO, report: ApplyReport, o: {json: boolean; exitCode: boolean}): Finish {
+  return (status, message, code = ExitCode.OK) => {
+    const done = finish(report, status, message, code, o.exitCode)
+    report.result = done.report.result
+    if (o.json) io.out(renderApplyJson(report))
+    else if (message) io.out(message)
+    if (done.exitCode !== ExitCode.OK) io.exit(done.exitCode)
+  }
+}
+
+// ---- the effects, injected ------------------------------------------------------------------------
+
+/** The cluster, journal file, terminal and clock effects of apply and reset; tests pass fakes. */
+export interface WriteDeps {
+  connect: (flags: SourceFlagValues) => Promise<KubeContext>
+  writer: (ctx: KubeContext, namespace: string, serverDryRun: boolean) => Promise<Writer>
+  readTarget: (flags: SourceFlagValues, name: string, ctx?: KubeContext) => Promise<Target>
+  journal: {
+    path: (key: {server: string; namespace: string; service: string}) => string
+    read: (file: string) => Journal | null
+    write: (file: string, j: Journal) => void
+    remove: (file: string) => void
+  }
+  canPrompt: () => boolean
+  confirm: (question: string) => Promise<boolean>
+  interrupts: () => Interrupts
+  now: () => Date
+}
+
+/** The real effects: cluster/source.ts's connection, cluster/write.ts's Writer, cluster/journal.ts's file. */
+export async function liveDeps(): Promise<WriteDeps> {
+  const [{connect}, {Writer}, journal] = await Promise.all([import('../cluster/source.js'), import('../cluster/write.js'), import('../cluster/journal.js')])
+  return {
+    connect: (flags) => connect(flags, {withNamespace: true}),
+    writer: (ctx, namespace, serverDryRun) => Writer.create(ctx, namespace, serverDryRun),
+    readTarget,
+    journal: {path: (key) => journal.journalPath(key), read: journal.readJournal, write: journal.writeJournal, remove: journal.removeJournal},
+    canPrompt,
+    confirm,
+    interrupts: () => new Interrupts().install(),
+    now: () => new Date(),
+  }
+}

@@ -1,41 +1,18 @@
 // Rendering of simulate reports: table / wide (ranked, one row per strategy), json / yaml (the
 // report as is, schema/simulate.v1.json), csv. Formatting only.
 import {stringify} from 'yaml'
-import type {Aggregate, RowScore} from '../simulate/dataset-run.js'
+import type {RowScore} from '../simulate/dataset-run.js'
 import {goFormatFixed} from '../simulate/gofmt.js'
-import {rank, type RolloutStepResult, type ServiceSimulation, type StrategyResult, type ZoneDisruption} from '../simulate/simulate.js'
+import type {DatasetReport, ServiceReport, SimulateReport} from '../simulate/report.js'
+import {rank, type RolloutStepResult, type StrategyResult, type ZoneDisruption} from '../simulate/simulate.js'
 import type {RolloutPlan} from '../simulate/workload.js'
 import {formatTable} from './table.js'
 import {PLAIN, type Style} from './style.js'
 
 export type SimulateFormat = 'table' | 'wide' | 'json' | 'yaml' | 'csv'
 
-export interface ServiceReport extends ServiceSimulation {
-  /** With --rollout: the parameters the steps use and where they come from. */
-  rolloutParameters?: RolloutPlan
-  rollout?: RolloutStepResult[]
-  disruption?: ZoneDisruption[]
-}
-
-export interface SimulateReport {
-  apiVersion: 'kubectl-topology.io/v1'
-  kind: 'TopologySimulation'
-  source: 'live' | 'snapshot' | 'synthetic'
-  trafficModel: string
-  whatIf: string[]
-  services: ServiceReport[]
-}
-
-export interface DatasetReport {
-  apiVersion: 'kubectl-topology.io/v1'
-  kind: 'TopologySimulationDataset'
-  dataset: string
-  seed: string | null
-  clusters: number
-  /** what stands in for data the rows lack, per strategy */
-  notes: string[]
-  aggregates: Aggregate[]
-}
+// The report types are simulate/'s (simulate/report.ts); named here too for the views.
+export type {DatasetReport, ServiceReport, SimulateReport}
 
 const pct = (v: number, digits = 1) => `${(v * 100).toFixed(digits)}%`
 const num = (v: number | null, digits = 2) => (v === null ? 'invalid' : v.toFixed(digits))

@@ -1,0 +1,55 @@
+// What apply refuses to write, and what it writes with a warning, decided on the plan before
+// anything is sent. The caller prints the warnings, then stops at the refusal (if any).
+import {CONTROLLER_NAME, LABEL_MANAGED_BY, type Service} from '../upstream/api/types.js'
+import {MODE_FOR_STRATEGY, type HintsPlan} from './plan.js'
+
+export interface Refusal {
+  message: string
+  /** usage: the request cannot be done as asked (exit 2); invalid: the planned hints are not valid (exit 8). */
+  kind: 'usage' | 'invalid'
+}
+
+/** Hints mode: upstream-auto refused, controller-managed slices without --force, invalid values. */
+export function hintsRefusal(plan: HintsPlan, namespace: string, service: string, force: boolean): {refusal: Refusal | null; warnings: string[]} {
+  if (plan.refusals.length > 0) {
+    return {refusal: {kind: 'usage', message: `--strategy upstream-auto: the topology cache refuses to allocate hints for service ${service}: ${plan.refusals.join('; ')}; nothing was written (try --strategy same-zone)`}, warnings: []}
+  }
+  if (plan.controllerManaged.length > 0 && !force) {
+    return {
+      refusal: {
+        kind: 'usage',
+        message: `refusing to write hints onto EndpointSlice(s) ${plan.controllerManaged.join(', ')}: they are managed by the EndpointSlice controller (${LABEL_MANAGED_BY}=${CONTROLLER_NAME}), which rewrites their hints at its next sync of the Service; set the Service's mode instead: kubectl topology apply svc/${service} -n ${namespace} --mode ${MODE_FOR_STRATEGY[plan.strategy]} (or pass --force to write them anyway, until that sync)`,
+      },
+      warnings: [],
+    }
+  }
+  const warnings: string[] = []
+  for (const w of plan.writes) {
+    const by = w.before.metadata.labels?.[LABEL_MANAGED_BY]
+    if (by && by !== CONTROLLER_NAME && by.startsWith('endpointslicemirroring-controller')) {
+      warnings.push(`EndpointSlice ${w.name} is managed by ${by}, which rewrites it when the Endpoints object changes; the hints last until then`)
+    }
+  }
+  if (plan.controllerManaged.length > 0) {
+    warnings.push(`--force: writing hints onto controller-managed EndpointSlice(s) ${plan.controllerManaged.join(', ')}; they last only until the EndpointSlice controller's next sync of service ${service}`)
+  }
+  if (plan.validation.length > 0) {
+    const first = plan.validation[0]!
+    const errs = first.errors.map((e) => `${e.path}: ${e.message}`).join('; ')
+    const more = plan.validation.length > 1 ? ` (and ${plan.validation.length - 1} more slice(s))` : ''
+    return {refusal: {kind: 'invalid', message: `the planned hints for EndpointSlice ${first.slice} are not valid, so nothing was sent: ${errs}${more}`}, warnings}
+  }
+  return {refusal: null, warnings}
+}
+
+/** Service mode on a Service without a selector: the controller writes no hints for it. */
+export function noSelectorWarning(service: Service): string | null {
+  if (service.spec?.selector && Object.keys(service.spec.selector).length > 0) return null
+  return `service ${service.metadata.name} has no selector: the EndpointSlice controller does not manage its EndpointSlices, so this change writes no hints; use --hints to write them directly`
+}
+
+/** After hints were written onto controller-managed slices (--force): how long they last. */
+export function shortLivedHintsWarning(plan: HintsPlan, namespace: string, service: string): string | null {
+  if (plan.controllerManaged.length === 0) return null
+  return `the hints on ${plan.controllerManaged.join(', ')} last only until the EndpointSlice controller's next sync of service ${service}; to make them stick use: kubectl topology apply svc/${service} -n ${namespace} --mode ${MODE_FOR_STRATEGY[plan.strategy]}`
+}

@@ -1,0 +1,98 @@
+// Where a command's objects come from: a snapshot file (--from-file) or the live cluster
+// (--kubeconfig/--context/--request-timeout). The one place that checks the source rules and
+// turns the source flags into a ClusterState, a KubeContext, or only the Nodes. The readers
+// load on first use (docs/design.md "Startup"): this module itself imports nothing heavy.
+import {CliError, ExitCode} from '../errors.js'
+import type {ClusterState} from '../state/cluster-state.js'
+import type {KubeContext} from './kubeconfig.js'
+
+export interface ConnectionFlagValues {
+  kubeconfig?: string | undefined
+  context?: string | undefined
+  'request-timeout'?: string | undefined
+}
+
+export interface SourceFlagValues extends ConnectionFlagValues {
+  namespace?: string | undefined
+  'all-namespaces'?: boolean | undefined
+  selector?: string | undefined
+  'from-file'?: string | undefined
+}
+
+export interface SourceRequest {
+  flags: SourceFlagValues
+  serviceNames?: string[]
+  /** Also read Events on the selected Services (live only). */
+  withEvents?: boolean
+  /** Also read the Deployments and StatefulSets behind the Services (live only; see cluster/live.ts ReadOptions). */
+  withWorkloads?: 'required' | 'optional' | undefined
+  /** Live only: use this connection instead of opening one from the flags. */
+  ctx?: KubeContext
+}
+
+export interface SourceResult {
+  state: ClusterState
+  /** Namespace the names refer to (flag, context, or "default"); undefined with -A. */
+  namespace?: string
+  source: 'live' | 'snapshot'
+  warnings: string[]
+  /** The connection used (live only). */
+  ctx?: KubeContext
+}
+
+/** What `kubectl topology nodes` reads: only the Nodes (live: one list, nothing else). */
+export type NodesResult = Pick<ClusterState, 'nodes' | 'nodesReadable'>
+
+/** The source rules, checked before any I/O: -A with names, --from-file with a connection flag. */
+export function validateSource(flags: SourceFlagValues, serviceNames: readonly string[] = []): void {
+  if (flags['all-namespaces'] && serviceNames.length > 0) {
+    throw new CliError('a Service name cannot be combined with --all-namespaces: drop -A or the names', ExitCode.USAGE)
+  }
+  if (flags['from-file'] !== undefined && (flags.kubeconfig || flags.context)) {
+    throw new CliError('--from-file reads a snapshot; --kubeconfig and --context apply only to a live cluster', ExitCode.USAGE)
+  }
+}
+
+/**
+ * The KubeContext of the connection flags. withNamespace: -n becomes the context's namespace
+ * (the commands that write or watch one Service); the read commands leave it to the read.
+ */
+export async function connect(flags: ConnectionFlagValues & {namespace?: string | undefined}, opts: {withNamespace?: boolean} = {}): Promise<KubeContext> {
+  const {loadKubeConfig, parseDuration} = await import('./kubeconfig.js')
+  return loadKubeConfig({
+    kubeconfig: flags.kubeconfig,
+    context: flags.context,
+    ...(opts.withNamespace ? {namespace: flags.namespace} : {}),
+    requestTimeoutMs: parseDuration(flags['request-timeout'] ?? '30s'),
+  })
+}
+
+/** Reads what the command needs, from a snapshot file or the live cluster; read: 'nodes' reads only the Nodes. */
+export async function openSource(req: SourceRequest & {read: 'nodes'}): Promise<NodesResult>
+export async function openSource(req: SourceRequest & {read?: 'state'}): Promise<SourceResult>
+export async function openSource(req: SourceRequest & {read?: 'state' | 'nodes'}): Promise<SourceResult | NodesResult> {
+  const {flags} = req
+  const names = req.serviceNames ?? []
+  validateSource(flags, names)
+  if (flags['from-file'] !== undefined) {
+    const {readSnapshotFile} = await import('./snapshot/snapshot.js')
+    const state = await readSnapshotFile(flags['from-file'])
+    if (req.read === 'nodes') return state
+    return {state, namespace: flags['all-namespaces'] ? undefined : (flags.namespace ?? 'default'), source: 'snapshot', warnings: []}
+  }
+  const ctx = req.ctx ?? (await connect(flags))
+  if (req.read === 'nodes') {
+    const {readNodes} = await import('./nodes.js')
+    return readNodes(ctx)
+  }
+  const {readClusterState} = await import('./live.js')
+  const result = await readClusterState(ctx, {
+    namespace: flags.namespace,
+    allNamespaces: flags['all-namespaces'],
+    labelSelector: flags.selector,
+    serviceNames: names,
+    withEvents: req.withEvents,
+    withWorkloads: req.withWorkloads,
+  })
+  return {state: result, namespace: flags['all-namespaces'] ? undefined : result.namespace, source: 'live', warnings: result.warnings, ctx}
+}
