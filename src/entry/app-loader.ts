@@ -47,6 +47,7 @@ export function appRequire(opts: {k8s: () => unknown; view: (name: string) => Pr
     if (id === APP_K8S) return opts.k8s()
     if (id.startsWith(APP_VIEW)) {
       const name = id.slice(APP_VIEW.length)
+      // biome-ignore lint/suspicious/noThenProperty: a thenable on purpose, so that app.cjs's `await import()` (a require()) gets the view's module
       return {then: (resolve: (m: unknown) => void, reject: (e: unknown) => void) => opts.view(name).then(resolve, reject)}
     }
     return opts.fallback(id)
