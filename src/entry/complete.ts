@@ -12,7 +12,7 @@
 import {LABEL_ZONE} from '../upstream/api/types.js'
 
 /** cobra.ShellCompDirective bits. */
-export const Directive = {
+const Directive = {
   Default: 0,
   Error: 1,
   NoSpace: 2,
@@ -84,7 +84,7 @@ function findFlag(flags: Record<string, FlagMeta>, word: string): [string, FlagM
  * Decides what to complete. `args` are the words after `kubectl topology`, the last one being
  * the word under the cursor ('' after a space). Pure: no I/O.
  */
-export function plan(args: string[], commands: Record<string, CommandMeta>): {plan: Plan; source: Source} {
+function plan(args: string[], commands: Record<string, CommandMeta>): {plan: Plan; source: Source} {
   const words = args.length === 0 ? [''] : args
   const cur = words[words.length - 1]!
   const before = words.slice(0, -1)
@@ -186,7 +186,7 @@ export function plan(args: string[], commands: Record<string, CommandMeta>): {pl
 }
 
 /** Names the completion needs, read from a snapshot file or the live cluster. */
-export interface Facts {
+interface Facts {
   services: string[]
   namespaces: string[]
   zones: string[]
@@ -224,7 +224,7 @@ async function readFacts(what: Needed, source: Source): Promise<string[]> {
 }
 
 /** Turns a plan and the names read into cobra's output lines. */
-export function formatCompletion(p: Plan, names: string[] = []): string {
+function formatCompletion(p: Plan, names: string[] = []): string {
   let items: string[]
   let word: string
   if (p.kind === 'static') {

@@ -56,7 +56,7 @@ const INDENT = '  '
 const GAP = 3
 
 /** The -h/--help flag every command has (shown in Flags:, offered by completion). */
-export const HELP_FLAG: HelpFlag = {name: 'help', type: 'boolean', char: 'h', description: 'Show help.'}
+const HELP_FLAG: HelpFlag = {name: 'help', type: 'boolean', char: 'h', description: 'Show help.'}
 const VERSION_FLAG: HelpFlag = {name: 'version', type: 'boolean', description: 'Show the version.'}
 
 /**
