@@ -185,13 +185,6 @@ function plan(args: string[], commands: Record<string, CommandMeta>): {plan: Pla
   return result({kind: 'static', items: [], directive: Directive.NoFileComp})
 }
 
-/** Names the completion needs, read from a snapshot file or the live cluster. */
-interface Facts {
-  services: string[]
-  namespaces: string[]
-  zones: string[]
-}
-
 const TIMEOUT_MS = 3000
 
 async function readFacts(what: Needed, source: Source): Promise<string[]> {
