@@ -4,7 +4,7 @@
 // ":DIRECTIVE". Candidates come from the oclif manifest (subcommands, flags, option values)
 // and, for Service names, namespaces and zones, from the cluster or the --from-file snapshot.
 //
-// Handled before help and oclif (src/dispatch.ts): a `--help` already on the command line
+// Handled before help and oclif (src/entry/dispatch.ts): a `--help` already on the command line
 // must not turn completion into help, and completion loads neither oclif nor the command
 // classes. It never fails loudly: any error (no kubeconfig, cluster down, RBAC) means fewer
 // candidates, exit 0, nothing on stderr; a short request timeout keeps TAB responsive.
