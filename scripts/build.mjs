@@ -10,13 +10,16 @@
 //
 // Then it writes oclif.manifest.json, which help, completion and oclif's root plugin read
 // instead of loading the commands. The standalone executable embeds the same app.cjs and
-// k8s.cjs (scripts/package.mjs).
+// k8s.cjs (scripts/package.mjs). The file names, sources and the names app.cjs requires from
+// the entry come from src/entry/bundles.ts (which Node imports as it is), shared with the code
+// that loads the bundles.
 import {createHash} from 'node:crypto'
 import {mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync} from 'node:fs'
 import {isBuiltin} from 'node:module'
 import path from 'node:path'
 import {fileURLToPath} from 'node:url'
 import {build} from 'esbuild'
+import {BUNDLES, HOST, VIEWS} from '../src/entry/bundles.ts'
 import {k8sExportNames, replaceK8s} from './esbuild-k8s.mjs'
 import {oclifEdits} from './esbuild-oclif.mjs'
 
@@ -32,8 +35,12 @@ const hostModules = {
   setup(b) {
     b.onResolve({filter: /(^|\/)(k8s|[\w-]+-view)\.js$/}, (a) => {
       const file = path.resolve(a.resolveDir, a.path).replace(/\.js$/, '')
-      if (file === path.join(root, 'src', 'cluster', 'k8s')) return {path: 'kubectl-topology:k8s', namespace: 'host-module'}
-      if (path.dirname(file) === path.join(root, 'src', 'render')) return {path: `kubectl-topology:view:${path.basename(file)}`, namespace: 'host-module'}
+      if (`${file}.ts` === path.join(root, BUNDLES.k8s.source)) return {path: HOST.k8s, namespace: 'host-module'}
+      if (path.dirname(file) === path.join(root, 'src', 'render')) {
+        const view = path.basename(file)
+        if (!VIEWS.includes(view)) throw new Error(`src/render/${view}.tsx: an ink view must be listed in src/entry/bundles.ts VIEWS (and src/entry/views.ts)`)
+        return {path: `${HOST.viewPrefix}${view}`, namespace: 'host-module'}
+      }
       return undefined
     })
     // A CommonJS module that requires the name: `await import()` of it stays a require().
@@ -59,18 +66,20 @@ const common = {
 
 /** dist/NAME.cjs: one CommonJS file from `entry`. */
 const cjs = (name, entry, options) => build({...common, entryPoints: {[name]: entry}, outdir: tmp, outExtension: {'.js': '.cjs'}, format: 'cjs', ...options})
+/** esbuild's entry name for a file of dist/: `app` for app.cjs. */
+const stem = (file) => file.replace(/\.c?js$/, '')
 // @oclif/core requires typescript inside a try/catch (only for ts-node setups); ws requires
 // its optional native helpers the same way.
-const app = await cjs('app', 'src/entry/run.ts', {external: ['typescript'], plugins: [hostModules, oclifEdits]})
-const k8s = await cjs('k8s', 'src/cluster/k8s.ts', {external: ['bufferutil', 'utf-8-validate']})
+const app = await cjs(stem(BUNDLES.app.file), BUNDLES.app.source, {external: ['typescript'], plugins: [hostModules, oclifEdits]})
+const k8s = await cjs(stem(BUNDLES.k8s.file), BUNDLES.k8s.source, {external: ['bufferutil', 'utf-8-validate']})
 // The ES module side (completion from a live cluster) uses the same dist/k8s.cjs; a lazily
 // imported module, so always in dist/chunks/ (chunkNames below).
 const k8sNames = await k8sExportNames(root)
-const k8sFromCjs = replaceK8s(root, 'k8s-cjs', `import {createRequire} from 'node:module'\nexport const {${k8sNames.join(', ')}} = createRequire(import.meta.url)('../k8s.cjs')\n`)
-const appHash = createHash('sha256').update(readFileSync(path.join(tmp, 'app.cjs'))).digest('hex')
+const k8sFromCjs = replaceK8s(root, 'k8s-cjs', `import {createRequire} from 'node:module'\nexport const {${k8sNames.join(', ')}} = createRequire(import.meta.url)('../${BUNDLES.k8s.file}')\n`)
+const appHash = createHash('sha256').update(readFileSync(path.join(tmp, BUNDLES.app.file))).digest('hex')
 const main = await build({
   ...common,
-  entryPoints: {main: 'src/entry/main.ts'},
+  entryPoints: {[stem(BUNDLES.main.file)]: BUNDLES.main.source},
   outdir: tmp,
   splitting: true,
   format: 'esm',
@@ -103,7 +112,7 @@ const staticClosure = (r, entry) => {
   visit(Object.keys(outputs).find((o) => outputs[o].entryPoint === entry))
   return {metafile: {inputs: Object.fromEntries([...seen].flatMap((o) => Object.keys(outputs[o].inputs)).map((i) => [i, true]))}}
 }
-forbidden(staticClosure(main, 'src/entry/main.ts'), 'dist/main.js (help, --version, completion)', /node_modules\//)
+forbidden(staticClosure(main, BUNDLES.main.source), 'dist/main.js (help, --version, completion)', /node_modules\//)
 forbidden(main, 'dist/main.js and its chunks', /node_modules\/(@oclif|@kubernetes)\//)
 forbidden(app, 'dist/app.cjs', /node_modules\/(@kubernetes|ink|react|yoga-layout)\/|src\/render\/[\w-]+-view\.tsx$/)
 // @oclif/core's index evaluates all of oclif (and semver for an engine check): the code
@@ -111,7 +120,7 @@ forbidden(app, 'dist/app.cjs', /node_modules\/(@kubernetes|ink|react|yoga-layout
 forbidden(app, 'dist/app.cjs', /node_modules\/@oclif\/core\/lib\/index\.js$/)
 // (fdir's require.resolve('picomatch') only asks whether it is installed.)
 const outside = Object.values(app.metafile.outputs).flatMap((o) => o.imports).filter((i) => i.external && i.kind !== 'require-resolve' && !isBuiltin(i.path))
-const unexpected = outside.filter((i) => !/^kubectl-topology:|^typescript$/.test(i.path))
+const unexpected = outside.filter((i) => !(i.path === HOST.k8s || i.path.startsWith(HOST.viewPrefix) || i.path === 'typescript'))
 if (unexpected.length) throw new Error(`dist/app.cjs would load from disk: ${unexpected.map((i) => i.path).join(', ')}`)
 const dynamicImports = Object.values(app.metafile.outputs).flatMap((o) => o.imports).filter((i) => i.kind === 'dynamic-import')
 if (dynamicImports.length) throw new Error(`dist/app.cjs runs in node:vm, which has no import(): ${dynamicImports.map((i) => i.path).join(', ')}`)
@@ -119,7 +128,7 @@ if (dynamicImports.length) throw new Error(`dist/app.cjs runs in node:vm, which 
 const files = [main, app, k8s].flatMap((r) => Object.keys(r.metafile.outputs)).map((f) => path.relative(tmp, path.resolve(root, f)))
 const withMaps = files.flatMap((f) => (f.endsWith('.map') ? [f] : [f, `${f}.map`])).filter((f, i, a) => a.indexOf(f) === i)
 mkdirSync(path.join(dist, 'chunks'), {recursive: true})
-const rank = (f) => (f === 'main.js' ? 2 : f.endsWith('.cjs') ? 1 : 0)
+const rank = (f) => (f === BUNDLES.main.file ? 2 : f.endsWith('.cjs') ? 1 : 0)
 const order = withMaps.sort((a, b) => rank(a) - rank(b))
 for (const f of order) {
   try {

@@ -23,6 +23,7 @@ import {join, resolve} from 'node:path'
 import {gzipSync} from 'node:zlib'
 import {build} from 'esbuild'
 import {parseDocument} from 'yaml'
+import {BUNDLES, codeCacheAsset, SEA} from '../src/entry/bundles.ts'
 import {ensureArm64Runner} from './arm64-runner.mjs'
 import {k8sExportNames, replaceK8s} from './esbuild-k8s.mjs'
 
@@ -134,7 +135,7 @@ const seaStubs = {
 /** In the main module (completion from a live cluster) every import of src/cluster/k8s.ts
  *  resolves to the k8s.cjs asset (src/entry/sea-assets.ts), the one dist/app.cjs uses too. */
 const seaK8s = (names) =>
-  replaceK8s(ROOT, 'sea-k8s', `import {seaK8s} from ${JSON.stringify(join(ROOT, 'src', 'sea-assets.ts'))}\nexport const {${names.join(', ')}} = seaK8s()\n`)
+  replaceK8s(ROOT, 'sea-k8s', `import {seaK8s} from ${JSON.stringify(join(ROOT, SEA.k8sSource))}\nexport const {${names.join(', ')}} = seaK8s()\n`)
 
 /**
  * The V8 code caches of the assets, made by the target's own Node binary (natively, or under
@@ -156,7 +157,8 @@ async function codeCaches(node, runner, outDir) {
   const [cmd, ...args] = [...runner, node, maker, join(ROOT, 'dist'), outDir]
   run(cmd, args, {cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe']})
   rmSync(maker)
-  return {'app.cjs.cache': join(outDir, 'app.cjs.cache'), 'k8s.cjs.cache': join(outDir, 'k8s.cjs.cache')}
+  const caches = [BUNDLES.app.file, BUNDLES.k8s.file].map(codeCacheAsset)
+  return Object.fromEntries(caches.map((name) => [name, join(outDir, name)]))
 }
 
 /** The main module: dispatch, help, the manifest, completion and the ink view; the commands
@@ -168,7 +170,7 @@ async function bundle(k8sNames) {
   const outfile = join(WORK, 'kubectl-topology.mjs')
   const result = await build({
     absWorkingDir: ROOT,
-    entryPoints: ['src/entry/sea-entry.ts'],
+    entryPoints: [SEA.source],
     outfile,
     bundle: true,
     format: 'esm',
@@ -240,7 +242,7 @@ async function buildTarget(name, main, nodeOverride, codeCache) {
   const isHost = name === hostTarget()
   const {prefix: runner, why} = targetRunner(name, codeCache)
   if (!runner) process.stderr.write(`package: ${name}: built without V8 code caches (each run compiles its code again): ${why}\n`)
-  const assets = {'app.cjs': join(ROOT, 'dist', 'app.cjs'), 'k8s.cjs': join(ROOT, 'dist', 'k8s.cjs')}
+  const assets = Object.fromEntries([BUNDLES.app.file, BUNDLES.k8s.file].map((name) => [name, join(ROOT, 'dist', name)]))
   if (runner) Object.assign(assets, await codeCaches(node, runner, stage))
   const config = {
     main,

@@ -8,6 +8,7 @@
 import {readFileSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {appRequire, builtinRequire, cjsScript, runCjs, type App} from '../src/entry/app-loader.js'
+import {BUNDLES, codeCacheAsset} from '../src/entry/bundles.js'
 import {pjsonOf, type Host, type Manifest} from '../src/entry/dispatch.js'
 import {assetFilename} from '../src/entry/sea-assets.js'
 
@@ -29,11 +30,11 @@ const load = (name: string, require: (id: string) => unknown) => {
   return {script, exports: runCjs<unknown>(script, require, assetFilename(name), dist)}
 }
 const fallback = builtinRequire(process.execPath)
-const k8s = load('k8s.cjs', fallback)
+const k8s = load(BUNDLES.k8s.file, fallback)
 const notHere = () => {
   throw new Error('not used to make the code cache')
 }
-const app = load('app.cjs', appRequire({k8s: () => k8s.exports, view: notHere, fallback}))
+const app = load(BUNDLES.app.file, appRequire({k8s: () => k8s.exports, view: notHere, fallback}))
 const pkg = JSON.parse(readFileSync('package.json', 'utf8'))
 const manifest = JSON.parse(readFileSync('oclif.manifest.json', 'utf8')) as Manifest
 const host: Host = {root: process.cwd(), pjson: pjsonOf(pkg), manifest: () => manifest, runner: notHere}
@@ -41,5 +42,5 @@ for (const [id, ...argv] of WORKLOADS) await (app.exports as App).runCommand(id!
 // Findings (exit 1) are expected; a usage or internal error would mean the list above is wrong.
 if (Number(process.exitCode ?? 0) > 1) throw new Error(`a workload failed with exit code ${process.exitCode}`)
 process.exitCode = 0
-writeFileSync(join(out, 'app.cjs.cache'), app.script.createCachedData())
-writeFileSync(join(out, 'k8s.cjs.cache'), k8s.script.createCachedData())
+writeFileSync(join(out, codeCacheAsset(BUNDLES.app.file)), app.script.createCachedData())
+writeFileSync(join(out, codeCacheAsset(BUNDLES.k8s.file)), k8s.script.createCachedData())

@@ -1,4 +1,4 @@
-// Loading dist/app.cjs (src/run.ts bundled as CommonJS: oclif, the commands, the engine, the
+// Loading dist/app.cjs (src/entry/run.ts bundled as CommonJS: oclif, the commands, the engine, the
 // renderers) and dist/k8s.cjs (client-node) as V8 scripts with a code cache made after the
 // code ran, so that a start does not compile again every function the command runs.
 //
@@ -8,19 +8,16 @@
 // almost all functions). `script.createCachedData()` after the run holds them too
 // (docs/design.md "Startup" has the measurements). The standalone executable carries such
 // caches made at build time (scripts/package.mjs); the npm install makes one per command on
-// first use, next to Node's compile cache (src/main.ts).
+// first use, next to Node's compile cache (src/entry/main.ts).
 //
-// dist/app.cjs requires modules by these names, which the entry provides: client-node, and
-// the ink views (src/render/*-view.tsx: ink has a top-level await, so they stay ES modules of
-// the entry's). A view comes as a thenable, so app.cjs's `await import()` of it (a require()
+// dist/app.cjs requires modules by the names of HOST (src/entry/bundles.ts), which the entry
+// provides: client-node, and the ink views (src/render/*-view.tsx: ink has a top-level await,
+// so they stay ES modules of the entry's). A view comes as a thenable, so app.cjs's `await import()` of it (a require()
 // in the bundle) resolves to the view's module, loaded then.
 import {createRequire, isBuiltin} from 'node:module'
 import {Script} from 'node:vm'
+import {HOST} from './bundles.js'
 import type {Runner} from './dispatch.js'
-
-const APP_K8S = 'kubectl-topology:k8s'
-/** `kubectl-topology:view:watch-view` is src/render/watch-view.tsx. */
-const APP_VIEW = 'kubectl-topology:view:'
 
 /** dist/app.cjs's exports. */
 export type App = Runner & {COMMANDS: Record<string, unknown>}
@@ -44,9 +41,10 @@ export function runCjs<T>(script: Script, require: (id: string) => unknown, file
  */
 export function appRequire(opts: {k8s: () => unknown; view: (name: string) => Promise<unknown>; fallback: (id: string) => unknown}): (id: string) => unknown {
   return (id) => {
-    if (id === APP_K8S) return opts.k8s()
-    if (id.startsWith(APP_VIEW)) {
-      const name = id.slice(APP_VIEW.length)
+    if (id === HOST.k8s) return opts.k8s()
+    if (id.startsWith(HOST.viewPrefix)) {
+      const name = id.slice(HOST.viewPrefix.length)
+      // biome-ignore lint/suspicious/noThenProperty: a thenable on purpose, so that app.cjs's `await import()` (a require()) gets the view's module
       return {then: (resolve: (m: unknown) => void, reject: (e: unknown) => void) => opts.view(name).then(resolve, reject)}
     }
     return opts.fallback(id)

@@ -1,5 +1,5 @@
 // The command registry: oclif's "explicit" strategy target (package.json oclif.commands), from
-// which scripts/build.mjs writes oclif.manifest.json; src/dispatch.ts imports it only to run
+// which scripts/build.mjs writes oclif.manifest.json; src/entry/dispatch.ts imports it only to run
 // a command. Register a command with one line here.
 import Apply from '../commands/apply.js'
 import Check from '../commands/check.js'

@@ -4,7 +4,7 @@
 // ":DIRECTIVE". Candidates come from the oclif manifest (subcommands, flags, option values)
 // and, for Service names, namespaces and zones, from the cluster or the --from-file snapshot.
 //
-// Handled before help and oclif (src/dispatch.ts): a `--help` already on the command line
+// Handled before help and oclif (src/entry/dispatch.ts): a `--help` already on the command line
 // must not turn completion into help, and completion loads neither oclif nor the command
 // classes. It never fails loudly: any error (no kubeconfig, cluster down, RBAC) means fewer
 // candidates, exit 0, nothing on stderr; a short request timeout keeps TAB responsive.
@@ -12,7 +12,7 @@
 import {LABEL_ZONE} from '../upstream/api/types.js'
 
 /** cobra.ShellCompDirective bits. */
-export const Directive = {
+const Directive = {
   Default: 0,
   Error: 1,
   NoSpace: 2,
@@ -84,7 +84,7 @@ function findFlag(flags: Record<string, FlagMeta>, word: string): [string, FlagM
  * Decides what to complete. `args` are the words after `kubectl topology`, the last one being
  * the word under the cursor ('' after a space). Pure: no I/O.
  */
-export function plan(args: string[], commands: Record<string, CommandMeta>): {plan: Plan; source: Source} {
+function plan(args: string[], commands: Record<string, CommandMeta>): {plan: Plan; source: Source} {
   const words = args.length === 0 ? [''] : args
   const cur = words[words.length - 1]!
   const before = words.slice(0, -1)
@@ -185,13 +185,6 @@ export function plan(args: string[], commands: Record<string, CommandMeta>): {pl
   return result({kind: 'static', items: [], directive: Directive.NoFileComp})
 }
 
-/** Names the completion needs, read from a snapshot file or the live cluster. */
-export interface Facts {
-  services: string[]
-  namespaces: string[]
-  zones: string[]
-}
-
 const TIMEOUT_MS = 3000
 
 async function readFacts(what: Needed, source: Source): Promise<string[]> {
@@ -224,7 +217,7 @@ async function readFacts(what: Needed, source: Source): Promise<string[]> {
 }
 
 /** Turns a plan and the names read into cobra's output lines. */
-export function formatCompletion(p: Plan, names: string[] = []): string {
+function formatCompletion(p: Plan, names: string[] = []): string {
   let items: string[]
   let word: string
   if (p.kind === 'static') {

@@ -1,14 +1,14 @@
-// What runs for every `kubectl topology ...`, in the npm install (src/main.ts) and in the
-// standalone executable (src/sea-entry.ts), which differ only in where the oclif manifest and
+// What runs for every `kubectl topology ...`, in the npm install (src/entry/main.ts) and in the
+// standalone executable (src/entry/sea-entry.ts), which differ only in where the oclif manifest and
 // the command classes come from (the Host).
 //
-// It dispatches by itself, from the manifest: completion (src/complete.ts), `--version`,
-// help (src/help.ts: bare `kubectl topology`, `help [COMMAND]`, `-h`/`--help` anywhere before
+// It dispatches by itself, from the manifest: completion (src/entry/complete.ts), `--version`,
+// help (src/entry/help.ts: bare `kubectl topology`, `help [COMMAND]`, `-h`/`--help` anywhere before
 // `--`), unknown commands and flags before the command. None of these loads oclif or a
-// command class: only to run a command does it load src/run.ts (dist/app.cjs, through the
+// command class: only to run a command does it load src/entry/run.ts (dist/app.cjs, through the
 // Host), which hands the command to oclif (docs/design.md "Startup").
 //
-// Errors end here (src/report-error.ts): one line on stderr, a documented exit code, a stack
+// Errors end here (src/entry/report-error.ts): one line on stderr, a documented exit code, a stack
 // trace only with --debug.
 import type {Interfaces} from '@oclif/core'
 import {CliError, ExitCode} from '../errors.js'
@@ -24,7 +24,7 @@ export interface Host {
   pjson: Interfaces.PJSON
   /** The oclif manifest (oclif.manifest.json). */
   manifest(): Manifest
-  /** src/run.ts (dist/app.cjs), which holds oclif and the commands, to run command `id`. */
+  /** src/entry/run.ts (dist/app.cjs), which holds oclif and the commands, to run command `id`. */
   runner(id: string): Promise<Runner>
 }
 
@@ -71,7 +71,7 @@ export function helpTarget(argv: string[]): {command?: string} | undefined {
 async function route(argv: string[], host: Host): Promise<void> {
   const manifest = host.manifest()
   if (argv[0] === '__complete') {
-    // Shell completion (kubectl_complete-topology), from the manifest: see src/complete.ts.
+    // Shell completion (kubectl_complete-topology), from the manifest: see src/entry/complete.ts.
     const {complete} = await import('./complete.js')
     return complete(argv.slice(1), manifest.commands)
   }

@@ -1,7 +1,7 @@
 // The one help renderer: every `--help`, `-h`, `help [COMMAND]` and the bare `kubectl topology`
 // print what this module makes from the oclif manifest (oclif.manifest.json: the commands'
 // summaries, descriptions, usage, examples and flags, written by scripts/build.mjs from the
-// command classes). src/dispatch.ts calls it before oclif is loaded, and oclif's own help
+// command classes). src/entry/dispatch.ts calls it before oclif is loaded, and oclif's own help
 // never runs (dispatch.ts handles help, version and unknown commands itself and gives oclif
 // only the command to run), so help costs about one `node` start (docs/design.md "Startup").
 //
@@ -56,7 +56,7 @@ const INDENT = '  '
 const GAP = 3
 
 /** The -h/--help flag every command has (shown in Flags:, offered by completion). */
-export const HELP_FLAG: HelpFlag = {name: 'help', type: 'boolean', char: 'h', description: 'Show help.'}
+const HELP_FLAG: HelpFlag = {name: 'help', type: 'boolean', char: 'h', description: 'Show help.'}
 const VERSION_FLAG: HelpFlag = {name: 'version', type: 'boolean', description: 'Show the version.'}
 
 /**

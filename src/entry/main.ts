@@ -1,7 +1,7 @@
 // Entry point of the npm install (bin/kubectl-topology.js, bin/kubectl_complete-topology.js):
-// src/dispatch.ts with the manifest read from oclif.manifest.json and the package.json
-// fields built in. Only to run a command does it load dist/app.cjs (src/run.ts), with a V8
-// code cache of what that command ran the last time (src/app-loader.ts): made after the first
+// src/entry/dispatch.ts with the manifest read from oclif.manifest.json and the package.json
+// fields built in. Only to run a command does it load dist/app.cjs (src/entry/run.ts), with a V8
+// code cache of what that command ran the last time (src/entry/app-loader.ts): made after the first
 // run of each command, next to Node's compile cache, which the bin scripts turn on
 // (docs/design.md "Startup"). NODE_DISABLE_COMPILE_CACHE=1 turns both off.
 import {mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync} from 'node:fs'
@@ -11,6 +11,7 @@ import {fileURLToPath} from 'node:url'
 import type {Script} from 'node:vm'
 import pkg from '../../package.json' with {type: 'json'}
 import {appRequire, cjsScript, runCjs, type App} from './app-loader.js'
+import {BUNDLES} from './bundles.js'
 import {dispatch, pjsonOf, type Host, type Manifest, type Runner} from './dispatch.js'
 import {loadView} from './views.js'
 
@@ -41,7 +42,7 @@ function cacheFile(id: string): string | undefined {
 }
 
 function appRunner(id: string): Runner {
-  const file = join(DIST, 'app.cjs')
+  const file = join(DIST, BUNDLES.app.file)
   const cache = cacheFile(id)
   let cachedData: Buffer | undefined
   try {
@@ -51,7 +52,7 @@ function appRunner(id: string): Runner {
   }
   const script = cjsScript(readFileSync(file, 'utf8'), file, cachedData)
   const nodeRequire = createRequire(file)
-  const require = appRequire({k8s: () => nodeRequire('./k8s.cjs'), view: loadView, fallback: nodeRequire})
+  const require = appRequire({k8s: () => nodeRequire(`./${BUNDLES.k8s.file}`), view: loadView, fallback: nodeRequire})
   const app = runCjs<App>(script, require, file, DIST)
   return {
     async runCommand(...args) {

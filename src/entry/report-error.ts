@@ -1,6 +1,6 @@
 // The one way an error ends the program: one line on stderr, a documented exit code
-// (docs/exit-codes.md), a stack trace only with --debug. Used by src/dispatch.ts for what it
-// handles itself and by src/run.ts for a command (a separate bundle: the check below does not
+// (docs/exit-codes.md), a stack trace only with --debug. Used by src/entry/dispatch.ts for what it
+// handles itself and by src/entry/run.ts for a command (a separate bundle: the check below does not
 // rely on the error classes being the same objects).
 import {ExitCode, isCliError} from '../errors.js'
 

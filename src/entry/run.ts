@@ -1,7 +1,7 @@
-// Running one command: what src/dispatch.ts loads only when the command line names a command
+// Running one command: what src/entry/dispatch.ts loads only when the command line names a command
 // (not for help, --version or completion). It is its own bundle, dist/app.cjs, which the
 // npm install and the standalone executable load with a V8 code cache of what it ran
-// (src/app-loader.ts, docs/design.md "Startup"), so it holds everything a command needs but
+// (src/entry/app-loader.ts, docs/design.md "Startup"), so it holds everything a command needs but
 // client-node (k8s.cjs) and the ink view (in the entry's own module).
 //
 // oclif gets the command class from COMMANDS and a root plugin made from the manifest

@@ -1,9 +1,9 @@
 // Entry point of the standalone executable (Node single executable application, built by
-// scripts/package.mjs): src/dispatch.ts, as in the npm install (src/main.ts), with the
+// scripts/package.mjs): src/entry/dispatch.ts, as in the npm install (src/entry/main.ts), with the
 // package.json fields and the oclif manifest built in (the virtual module below, made by
 // scripts/package.mjs from the oclif.manifest.json that `npm run build` wrote). To run a
 // command it loads the asset app.cjs (dist/app.cjs) and, for a live cluster, k8s.cjs, each
-// with the V8 code cache made at build time (src/sea-assets.ts). Nothing is read from disk:
+// with the V8 code cache made at build time (src/entry/sea-assets.ts). Nothing is read from disk:
 // there is no package.json, no manifest and no dist/ beside the executable, and a SEA's
 // import() loads only built-ins. The ink views (watch, simulate) are in this module (esbuild
 // turns their `import()` into lazily evaluated modules): ink's top-level await cannot be CommonJS.
@@ -11,6 +11,7 @@ import {dirname} from 'node:path'
 import manifest from 'sea:oclif-manifest'
 import pkg from '../../package.json' with {type: 'json'}
 import {appRequire, builtinRequire, type App} from './app-loader.js'
+import {BUNDLES} from './bundles.js'
 import {dispatch, pjsonOf, type Host, type Manifest} from './dispatch.js'
 import {loadAsset, seaK8s} from './sea-assets.js'
 import {loadView} from './views.js'
@@ -21,7 +22,7 @@ const seaHost: Host = {
   root: dirname(process.execPath),
   pjson: pjsonOf(pkg),
   manifest: () => manifest as Manifest,
-  runner: async () => loadAsset<App>('app.cjs', require),
+  runner: async () => loadAsset<App>(BUNDLES.app.file, require),
 }
 
 void dispatch(process.argv.slice(2), seaHost)

@@ -1,17 +1,19 @@
 // The ink views (src/render/*-view.tsx) by the names dist/app.cjs requires them by
-// (src/app-loader.ts), for both entries (src/main.ts, src/sea-entry.ts): ink has a top-level
-// await, so the views stay ES modules of the entry's, imported on first use. One table, so
-// that a new view cannot be missing from one of the two builds.
+// (src/entry/app-loader.ts), for both entries (src/entry/main.ts, src/entry/sea-entry.ts): ink
+// has a top-level await, so the views stay ES modules of the entry's, imported on first use.
+// One table, so that a new view cannot be missing from one of the two builds; its keys are
+// bundles.ts's VIEWS (the type checker holds them equal), which scripts/build.mjs checks too.
+import type {ViewName} from './bundles.js'
 
 /** esbuild needs literal paths. */
-const VIEWS: Record<string, () => Promise<unknown>> = {
+const VIEWS: Record<ViewName, () => Promise<unknown>> = {
   'watch-view': () => import('../render/watch-view.js'),
   'simulate-view': () => import('../render/simulate-view.js'),
 }
 
 /** The module of view `name` (e.g. `watch-view`), loaded then. */
 export async function loadView(name: string): Promise<unknown> {
-  const load = VIEWS[name]
+  const load = Object.hasOwn(VIEWS, name) ? VIEWS[name as ViewName] : undefined
   if (!load) throw new Error(`no view ${name} in this build`)
   return load()
 }
