@@ -5,7 +5,7 @@
 // objects.
 
 import type {EndpointSlice} from '../../api/types.js'
-import type {ZoneAllocation} from './topologycache.js'
+import type {ZoneAllocation} from './utils.js'
 import {cloneSlice, getHintsByZone, numReadyEndpoints, toRecord} from './utils.js'
 
 /** sliceinfo.go `SliceInfo`, without ServiceKey and AddressType (passed on their own). */

@@ -47,27 +47,17 @@ import {
   recordToMap,
   redistributeInPlace,
   isNodeReady,
+  OVERLOAD_FACTOR,
   removeHintsFromSlices,
   sortedKeys,
   toRecord,
+  type ZoneAllocation,
 } from './utils.js'
 
-/** overloadThreshold: the maximum overload any individual endpoint should be exposed to. */
-export const OVERLOAD_THRESHOLD = 0.2
-/** The double Go's constant expression 1/(1+overloadThreshold) evaluates to. */
-export const OVERLOAD_FACTOR = 5 / 6
-
-/** topologycache.go `allocation` (its `desired` is our `target`), plus the float64 `desired` it starts from. */
-export interface ZoneAllocation {
-  /** ratio * N */
-  desired: number
-  /** ceil(desired * 5/6) */
-  minimum: number
-  /** max(desired, minimum): what upstream stores as allocation.desired and balances towards */
-  target: number
-  /** minimum + N - sum of minimums; only used to decide whether existing hints can be reused */
-  maximum: number
-}
+// overloadThreshold and the allocation type are declared in topologycache.go; utils.ts holds
+// them here because utils.go's functions use them too and these modules must not import each
+// other in a cycle. Re-exported, so they are found where upstream declares them.
+export {OVERLOAD_FACTOR, OVERLOAD_THRESHOLD, type ZoneAllocation} from './utils.js'
 
 export type AllocationOutcome =
   | {ok: true; allocations: Record<string, ZoneAllocation>}

@@ -22,7 +22,24 @@
 
 import type {AddressType, Endpoint, EndpointSlice, Node} from '../../api/types.js'
 import type {SliceLists} from './sliceinfo.js'
-import {OVERLOAD_FACTOR, type ZoneAllocation} from './topologycache.js'
+
+/** topologycache.go overloadThreshold (declared here, see topologycache.ts). */
+export const OVERLOAD_THRESHOLD = 0.2
+/** The double Go's constant expression 1/(1+overloadThreshold) evaluates to. */
+export const OVERLOAD_FACTOR = 5 / 6
+
+/** topologycache.go `allocation` (its `desired` is our `target`), plus the float64 `desired` it starts from. */
+export interface ZoneAllocation {
+  /** ratio * N */
+  desired: number
+  /** ceil(desired * 5/6) */
+  minimum: number
+  /** max(desired, minimum): what upstream stores as allocation.desired and balances towards */
+  target: number
+  /** minimum + N - sum of minimums; only used to decide whether existing hints can be reused */
+  maximum: number
+}
+
 
 /** utils.go `FormatWithAddressType`. */
 export function formatWithAddressType(message: string, addressType: AddressType): string {
