@@ -69,7 +69,7 @@ export function dataPlaneFromFlag(name: DataPlaneName): DataPlane {
   })
   switch (name) {
     case 'kube-proxy':
-      return base({honoursZoneHints: true, honoursNodeHints: true, selection: 'kube-proxy'})
+      return base({honoursZoneHints: true, honoursNodeHints: true, selection: 'kube-proxy', preferSameGate: true})
     case 'cilium':
       return base({
         honoursZoneHints: false,
@@ -80,7 +80,7 @@ export function dataPlaneFromFlag(name: DataPlaneName): DataPlane {
         fix: CILIUM_FIX,
       })
     case 'calico':
-      return base({honoursZoneHints: true, honoursNodeHints: true, selection: 'calico-tar-td', settings: {bpfEnabled: 'true (assumed)'}, message: CALICO_TAR_TD_NOTE})
+      return base({honoursZoneHints: true, honoursNodeHints: true, selection: 'calico-tar-td', preferSameGate: true, settings: {bpfEnabled: 'true (assumed)'}, message: CALICO_TAR_TD_NOTE})
     case 'antrea':
       return base({honoursZoneHints: true, honoursNodeHints: false, selection: 'kube-proxy', preferSameGate: false, message: ANTREA_NO_NODE_HINTS, fix: ANTREA_NODE_FIX})
     case 'kube-router':
@@ -102,6 +102,8 @@ export const CILIUM_FIX =
   'set the Helm value loadBalancer.serviceTopology=true (cilium-config key enable-service-topology: "true") and restart the cilium agents'
 export const CILIUM_SEMANTICS =
   'Cilium uses zone hints only for Services with the topology-mode (or topology-aware-hints) annotation or trafficDistribution: PreferClose; it ignores node hints'
+export const CILIUM_SEMANTICS_120 =
+  'Cilium uses zone hints only for Services with the topology-mode (or topology-aware-hints) annotation or trafficDistribution PreferClose/PreferSameZone; for PreferSameNode it keeps the endpoints on the client\'s node (by nodeName, not node hints), else all'
 export const CALICO_TAR_TD_NOTE =
   "Calico's eBPF data plane honours zone and node hints, but not as kube-proxy does: with topology-mode Auto it keeps this zone's endpoints; otherwise it prefers endpoints hinted for this node, then for this zone, even when some endpoints carry no hint"
 export const CALICO_TAR_NOTE_331 =
@@ -468,17 +470,21 @@ export function detectDataPlane(objects: DataPlaneObjects, opts: {source?: 'dete
       ciliumHost ? {traffic: 'host', by: 'cilium', honoursZoneHints: f.honoursZoneHints} : kpPath()!,
     ]
     if (kp) evidence.push(...kp.evidence, 'kube-proxy runs next to Cilium: Cilium still translates ClusterIPs for pod traffic before kube-proxy sees it (cilium/cilium#23837)')
+    // PreferSameNode / PreferSameZone: cilium/cilium#44771 (merged 2026-04, first in 1.20),
+    // by the backend's nodeName; before that only PreferClose and the annotation.
+    const v = parseSemver(f.version)
+    const node: Tristate = f.honoursZoneHints !== true ? false : v === undefined ? 'unknown' : versionAtLeast(v, 1, 20)
     const d: DataPlane = answer({
       name: 'cilium',
       ...(f.version !== undefined ? {version: f.version} : {}),
       settings: {...f.settings, 'kube-proxy-replacement': f.settings['kube-proxy-replacement'] ?? '(unset)', ...(f.socketLB !== undefined ? {'socket-lb': String(f.socketLB)} : {})},
       honoursZoneHints: f.honoursZoneHints,
-      honoursNodeHints: false,
+      honoursNodeHints: node,
       selection: f.honoursZoneHints === true ? 'cilium' : 'all-endpoints',
       paths,
       evidence,
     })
-    if (f.honoursZoneHints === true) d.message = CILIUM_SEMANTICS
+    if (f.honoursZoneHints === true) d.message = node === true ? CILIUM_SEMANTICS_120 : CILIUM_SEMANTICS
     else {
       d.message = f.kpr === 'true' ? CILIUM_NO_TOPOLOGY : kp ? CILIUM_BESIDE_KUBE_PROXY : CILIUM_NO_TOPOLOGY_NO_KPR
       d.fix = CILIUM_FIX
@@ -663,11 +669,11 @@ export function detectDataPlane(objects: DataPlaneObjects, opts: {source?: 'dete
 }
 
 /** For the Cilium selection rule: does Cilium treat this Service as topology-aware? */
-export function ciliumTopologyAware(annotations: Record<string, string> | undefined, trafficDistribution: string | undefined): boolean {
+export function ciliumTopologyAware(annotations: Record<string, string> | undefined, trafficDistribution: string | undefined, preferSameZoneAlias = false): boolean {
   // pkg/loadbalancer/reflectors (k8s.go) isTopologyAware / getAnnotationTopologyAwareHints: the
   // deprecated annotation has precedence over topology-mode; any value but "", "disabled",
   // "Disabled" counts; or spec.trafficDistribution == PreferClose.
   const a = annotations ?? {}
   const value = Object.hasOwn(a, ANNOTATION_TOPOLOGY_AWARE_HINTS) ? a[ANNOTATION_TOPOLOGY_AWARE_HINTS]! : (a[ANNOTATION_TOPOLOGY_MODE] ?? '')
-  return !(value === '' || value === 'disabled' || value === 'Disabled') || trafficDistribution === 'PreferClose'
+  return !(value === '' || value === 'disabled' || value === 'Disabled') || trafficDistribution === 'PreferClose' || (preferSameZoneAlias && trafficDistribution === 'PreferSameZone')
 }

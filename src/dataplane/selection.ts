@@ -95,17 +95,34 @@ export function calicoShouldAppendTopologyAwareEndpoint(nodeZone: string, hintsA
 // ---- Cilium -----------------------------------------------------------------------------------
 
 /**
- * writer.go DefaultSelectBackends, zone part: the Service has TrafficDistribution PreferClose
+ * writer.go DefaultSelectBackends. Zone part: the Service has TrafficDistribution PreferClose
  * inside Cilium (reflectors: internalTrafficPolicy != Local and isTopologyAware), the node has a
  * zone label, service topology is on; then, over all the service's backends: if every backend
  * has zone hints and one is hinted for this zone, only those are used, else all.
+ * Cilium 1.20+ (cilium/cilium#44771, lookahead fixed by #45215): PreferSameZone is an alias of
+ * PreferClose, and PreferSameNode keeps the backends whose nodeName is this node's, else all
+ * (pkg/loadbalancer/tests/testdata/prefer-same-node.txtar); both need service topology.
  * Active backends are the ready ones; terminating ones only when none is ready.
  */
-export function ciliumSelectBackends(endpoints: readonly ProxyEndpoint[], service: Service, node: NodeRef, serviceTopology: boolean): NodeSelection {
+export function ciliumSelectBackends(
+  endpoints: readonly ProxyEndpoint[],
+  service: Service,
+  node: NodeRef,
+  serviceTopology: boolean,
+  opts: {preferSame?: boolean} = {},
+): NodeSelection {
   const spec = service.spec ?? {}
   const itpLocal = spec.internalTrafficPolicy === 'Local'
-  const preferClose = !itpLocal && ciliumTopologyAware(service.metadata.annotations, spec.trafficDistribution)
+  const preferSame = opts.preferSame ?? false
+  const preferClose = !itpLocal && ciliumTopologyAware(service.metadata.annotations, spec.trafficDistribution, preferSame)
   const zone = node.labels[LABEL_ZONE] ?? ''
+  let usable = endpoints.filter((ep) => ep.ready)
+  if (usable.length === 0) usable = endpoints.filter((ep) => ep.serving && ep.terminating)
+  const local = (ep: ProxyEndpoint) => !itpLocal || ep.nodeName === null || ep.nodeName === node.name
+  if (serviceTopology && preferSame && !itpLocal && spec.trafficDistribution === 'PreferSameNode') {
+    const onNode = usable.filter((ep) => ep.nodeName === node.name)
+    return onNode.length > 0 ? {endpoints: onNode, topology: 'node'} : {endpoints: usable, topology: 'none'}
+  }
   let checkZoneHints = false
   if (serviceTopology && zone !== '' && preferClose) {
     let candidatesFound = false
@@ -120,9 +137,7 @@ export function ciliumSelectBackends(endpoints: readonly ProxyEndpoint[], servic
     }
     checkZoneHints = candidatesFound && !missingHints
   }
-  let usable = endpoints.filter((ep) => ep.ready)
-  if (usable.length === 0) usable = endpoints.filter((ep) => ep.serving && ep.terminating)
-  const selected = usable.filter((ep) => (!itpLocal || ep.nodeName === null || ep.nodeName === node.name) && (!checkZoneHints || has(ep.zoneHints, zone)))
+  const selected = usable.filter((ep) => local(ep) && (!checkZoneHints || has(ep.zoneHints, zone)))
   return {endpoints: selected, topology: checkZoneHints ? 'zone' : 'none'}
 }
 
@@ -161,7 +176,7 @@ export function endpointsForNode(
       return {endpoints: endpoints.filter((_, i) => keep.has(i)), topology: 'none'}
     }
     case 'cilium':
-      return ciliumSelectBackends(endpoints, service, node, plane.honoursZoneHints === true)
+      return ciliumSelectBackends(endpoints, service, node, plane.honoursZoneHints === true, {preferSame: atLeast(plane.version, 1, 20)})
     case 'calico-tar-td': {
       const [eps, applied] = calicoFilterByTopologyAwareRouting(endpoints, annotations[ANNOTATION_TOPOLOGY_MODE] ?? '', zone)
       if (applied) return {endpoints: eps, topology: eps.length === endpoints.length ? 'none' : 'zone'}
@@ -189,10 +204,13 @@ export function endpointsForNode(
   }
 }
 
-function antreaRequiresAuto(version: string | undefined): boolean {
+/** version >= major.minor; an unknown version counts as the newest. */
+function atLeast(version: string | undefined, major: number, minor: number): boolean {
   const m = /^(\d+)\.(\d+)/.exec(version ?? '')
-  if (!m) return false
-  const major = Number(m[1])
-  const minor = Number(m[2])
-  return major < 2 || (major === 2 && minor < 2)
+  if (!m) return true
+  return Number(m[1]) > major || (Number(m[1]) === major && Number(m[2]) >= minor)
+}
+
+function antreaRequiresAuto(version: string | undefined): boolean {
+  return version !== undefined && !atLeast(version, 2, 2)
 }
