@@ -121,13 +121,6 @@ export const KUBE_ROUTER_FIX =
 
 // ---- per data plane ----------------------------------------------------------------------------
 
-interface Found {
-  name: DataPlaneName
-  ds: DaemonSet
-  version?: string
-  semver?: Semver
-}
-
 function dsVersion(ds: DaemonSet, container: string): {version?: string; semver?: Semver; image?: string} {
   const image = mainContainer(ds, container)?.image
   const version = imageVersion(image)
@@ -332,7 +325,10 @@ interface CalicoFacts {
 
 export function inspectCalico(ds: DaemonSet, objects: DataPlaneObjects): CalicoFacts {
   const c = mainContainer(ds, 'calico-node')
-  let {version, semver, image} = dsVersion(ds, 'calico-node')
+  const found = dsVersion(ds, 'calico-node')
+  const image = found.image
+  let version = found.version
+  let semver = found.semver
   const evidence = [`${ref(ds, 'DaemonSet')}: image ${image ?? '(none)'}`]
   const settings: Record<string, string> = {}
   // Felix reads, highest priority first: environment (FELIX_BPFENABLED), config file,
@@ -580,7 +576,7 @@ export function detectDataPlane(objects: DataPlaneObjects, opts: {source?: 'dete
       evidence,
     })
     if (antrea.honoursZoneHints === false) {
-      d.message = `hints are set, but Antrea Proxy ${antrea.version ?? ''} runs with the TopologyAwareHints feature gate off: every node routes to all endpoints`.replace('  ', ' ')
+      d.message = `hints are set, but Antrea Proxy${antrea.version ? ` ${antrea.version}` : ''} runs with the TopologyAwareHints feature gate off: every node routes to all endpoints`
       d.fix = antrea.semver && !versionAtLeast(antrea.semver, 1, 8) ? 'upgrade Antrea to v1.12 or later' : 'set featureGates.TopologyAwareHints: true in antrea-agent.conf (ConfigMap antrea-config) and restart antrea-agent'
     } else if (antrea.requiresAutoAnnotation) {
       d.message = `Antrea Proxy ${antrea.version} uses zone hints only for Services annotated service.kubernetes.io/topology-aware-hints (or topology-mode) "Auto"/"auto", and ignores node hints`
