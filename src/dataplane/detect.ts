@@ -332,7 +332,7 @@ export function inspectCalico(ds: DaemonSet, objects: DataPlaneObjects): CalicoF
   const evidence = [`${ref(ds, 'DaemonSet')}: image ${image ?? '(none)'}`]
   const settings: Record<string, string> = {}
   // Felix reads, highest priority first: environment (FELIX_BPFENABLED), config file,
-  // FelixConfiguration node.<name>, FelixConfiguration default (felix/config/config_params.go).
+  // FelixConfiguration node.<name>, FelixConfiguration default (Calico docs, "Configuring Felix").
   // The tigera operator writes FelixConfiguration default spec.bpfEnabled from
   // Installation spec.calicoNetwork.linuxDataplane (operator: bpfEnabled annotation).
   let bpf: Tristate = 'unknown'
@@ -504,7 +504,8 @@ export function detectDataPlane(objects: DataPlaneObjects, opts: {source?: 'dete
     let fix: string | undefined
     // felix/bpf/proxy/syncer.go history: v3.26.0 ShouldAppendTopologyAwareEndpoint keyed on the
     // hints annotation; v3.31.0 (k8s 1.33 bump, calico#10715) passed "" -> hints ignored;
-    // v3.31.5 (#11859) and v3.32.0 (#11751) FilterEpsByTopologyAwareRouting + FilterEpsByTrafficDistribution.
+    // v3.31.5 (#11859) and v3.32.0 (#11751, fixing #10430) FilterEpsByTopologyAwareRouting +
+    // FilterEpsByTrafficDistribution.
     if (calico.bpf === 'unknown') {
       message = "Calico's data plane mode (eBPF or iptables/nftables) could not be read: if eBPF, Felix replaces kube-proxy and its own hint rules apply"
     } else if (v === undefined) {
