@@ -10,6 +10,7 @@ export {
   DiscoveryV1Api,
   VersionApi,
   AuthorizationV1Api,
+  CustomObjectsApi,
   ApiException,
   PatchStrategy,
   setHeaderOptions,

@@ -1,0 +1,146 @@
+// Reading what src/dataplane/detect.ts needs to name the data plane, read-only:
+//   * DaemonSets in kube-system, and in calico-system (tigera operator installs);
+//   * the ConfigMaps kube-proxy, kube-proxy-config, cilium-config, antrea-config in kube-system
+//     (one GET each, only those whose DaemonSet was found);
+//   * for Calico without FELIX_BPFENABLED on calico-node: FelixConfiguration "default"
+//     (crd.projectcalico.org/v1, else projectcalico.org/v3) and Installation "default"
+//     (operator.tigera.io/v1), cluster-scoped custom objects.
+// A refusal (403) is never a failure: it becomes one warning naming the missing permissions,
+// and detection answers "unknown" (or assumes defaults for an unreadable ConfigMap). 401 is the
+// command's error, as everywhere. Other failures of these auxiliary reads become warnings too.
+
+import {detectDataPlane} from '../dataplane/detect.js'
+import type {CalicoInstallation, ConfigMap, DaemonSet, DataPlane, DataPlaneObjects, FelixConfiguration} from '../dataplane/types.js'
+import {apiStatusCode, toCliError, type ErrorContext} from './errors.js'
+import type {KubeContext} from './kubeconfig.js'
+import {clean, LIST_PAGE_SIZE} from './live.js'
+
+export interface DataPlaneRead extends Required<Pick<DataPlaneObjects, 'daemonSets' | 'configMaps'>> {
+  /** Read only when calico-node was found without FELIX_BPFENABLED; undefined = not read. */
+  installations?: CalicoInstallation[]
+  felixConfigurations?: FelixConfiguration[]
+  /** At most one RBAC warning, plus one per other failed read. */
+  warnings: string[]
+  /** HTTP requests this call sent. */
+  requests: number
+}
+
+/** The namespaces whose DaemonSets are listed. */
+export const DATA_PLANE_NAMESPACES = ['kube-system', 'calico-system'] as const
+
+/** ConfigMaps read (GET) in the namespace of the DaemonSet that uses them. */
+const CONFIG_MAPS: Record<string, string[]> = {
+  'kube-proxy': ['kube-proxy', 'kube-proxy-config'],
+  cilium: ['cilium-config'],
+  'antrea-agent': ['antrea-config'],
+}
+
+/** The one warning a refused read gives; `missing` are "verb resource" strings. */
+export function dataPlaneForbiddenWarning(missing: string[]): string {
+  return `cannot read the data plane's configuration (missing permission: ${missing.join(', ')}); whether nodes honour hints is reported as unknown where it could not be read (name it with --data-plane)`
+}
+
+type Obj = Record<string, unknown>
+
+export async function readDataPlaneObjects(ctx: KubeContext): Promise<DataPlaneRead> {
+  const k8s = await import('./k8s.js')
+  const core = ctx.kc.makeApiClient(k8s.CoreV1Api)
+  const apps = ctx.kc.makeApiClient(k8s.AppsV1Api)
+  const custom = ctx.kc.makeApiClient(k8s.CustomObjectsApi)
+  const o = ctx.apiOptions
+  const start = ctx.stats.requests
+  const errCtx: ErrorContext = {
+    server: ctx.server,
+    contextName: ctx.contextName,
+    requestTimeoutMs: ctx.requestTimeoutMs,
+    ...(ctx.execCommand ? {execCommand: ctx.execCommand} : {}),
+  }
+  const missing: string[] = []
+  const other: string[] = []
+  const serialize = <T>(obj: unknown, type: string, apiVersion: string, kind: string): T =>
+    ({apiVersion, kind, ...(clean(k8s.ObjectSerializer.serialize(obj, type, '')) as Obj)}) as T
+
+  /** 403 -> missing permission, 404 -> absent, 401 -> thrown, anything else -> a warning. */
+  const attempt = async <T>(what: string, permission: string, f: () => Promise<T>): Promise<{ok: true; v: T} | {ok: false; absent: boolean}> => {
+    try {
+      return {ok: true, v: await f()}
+    } catch (e) {
+      const code = apiStatusCode(e)
+      if (code === 403) {
+        if (!missing.includes(permission)) missing.push(permission)
+        return {ok: false, absent: false}
+      }
+      if (code === 404) return {ok: false, absent: true}
+      const err = toCliError(e, what, errCtx)
+      if (code === 401) throw err
+      other.push(`cannot ${what}: ${err.message}; the data plane may be reported as unknown`)
+      return {ok: false, absent: false}
+    }
+  }
+  const guard = async <T>(what: string, permission: string, f: () => Promise<T>): Promise<T | undefined> => {
+    const r = await attempt(what, permission, f)
+    return r.ok ? r.v : undefined
+  }
+
+  const listDaemonSets = async (namespace: string): Promise<DaemonSet[]> => {
+    const out: DaemonSet[] = []
+    let cont: string | undefined
+    do {
+      const page = await apps.listNamespacedDaemonSet({namespace, limit: LIST_PAGE_SIZE, _continue: cont}, o)
+      out.push(...page.items.map((d) => serialize<DaemonSet>(d, 'V1DaemonSet', 'apps/v1', 'DaemonSet')))
+      cont = page.metadata?._continue || undefined
+    } while (cont)
+    return out
+  }
+
+  const lists = await Promise.all(
+    DATA_PLANE_NAMESPACES.map((ns) => guard(`list daemonsets in namespace "${ns}"`, `list daemonsets.apps in ${ns}`, () => listDaemonSets(ns))),
+  )
+  const daemonSets = lists.flatMap((l) => l ?? [])
+
+  // The ConfigMaps of the DaemonSets found, in their namespaces.
+  const wanted: {ns: string; name: string}[] = []
+  for (const ds of daemonSets) {
+    for (const name of CONFIG_MAPS[ds.metadata.name] ?? []) wanted.push({ns: ds.metadata.namespace ?? 'kube-system', name})
+  }
+  const got = await Promise.all(
+    wanted.map(({ns, name}) =>
+      guard(`get configmaps "${name}" in namespace "${ns}"`, `get configmaps in ${ns}`, async () =>
+        serialize<ConfigMap>(await core.readNamespacedConfigMap({name, namespace: ns}, o), 'V1ConfigMap', 'v1', 'ConfigMap'),
+      ),
+    ),
+  )
+  const configMaps = got.filter((c): c is ConfigMap => c !== undefined)
+
+  const read: DataPlaneRead = {daemonSets, configMaps, warnings: [], requests: 0}
+
+  // Calico: the mode is on the DaemonSet (manifest installs) or in the custom resources (operator).
+  const calico = daemonSets.find((d) => d.metadata.name === 'calico-node')
+  const calicoEnv = calico?.spec?.template?.spec?.containers?.find((c) => c.name === 'calico-node')?.env ?? []
+  if (calico && !calicoEnv.some((e) => e.name === 'FELIX_BPFENABLED' && e.value !== undefined)) {
+    const getCustom = (group: string, version: string, plural: string, name: string) =>
+      attempt(`get ${plural}.${group} "${name}"`, `get ${plural}.${group}`, async () => (await custom.getClusterCustomObject({group, version, plural, name}, o)) as Obj)
+    const [felixV1, install] = await Promise.all([
+      getCustom('crd.projectcalico.org', 'v1', 'felixconfigurations', 'default'),
+      getCustom('operator.tigera.io', 'v1', 'installations', 'default'),
+    ])
+    // The projectcalico.org/v3 CRDs (Calico 3.32 native v3 API) when the v1 ones do not exist.
+    const felix = felixV1.ok || !felixV1.absent ? felixV1 : await getCustom('projectcalico.org', 'v3', 'felixconfigurations', 'default')
+    // Known absent (404) counts as read; refused or failed leaves the field unset ("not read").
+    if (felix.ok) read.felixConfigurations = [clean(felix.v) as FelixConfiguration]
+    else if (felix.absent) read.felixConfigurations = []
+    if (install.ok) read.installations = [clean(install.v) as CalicoInstallation]
+    else if (install.absent) read.installations = []
+  }
+
+  if (missing.length > 0) read.warnings.push(dataPlaneForbiddenWarning(missing))
+  read.warnings.push(...other)
+  read.requests = ctx.stats.requests - start
+  return read
+}
+
+/** readDataPlaneObjects, then detectDataPlane on what was read (source 'detected'). */
+export async function detectLiveDataPlane(ctx: KubeContext): Promise<DataPlane> {
+  const read = await readDataPlaneObjects(ctx)
+  return detectDataPlane(read, {source: 'detected', warnings: read.warnings})
+}
