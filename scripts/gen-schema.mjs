@@ -105,6 +105,7 @@ const schema = {
           drift: obj({endpoints: int}),
           findings: {type: 'array', items: {enum: ['hints-refused', 'fallback', 'drift', 'no-endpoints-zone']}},
           advice: {type: 'array', items: obj({code: str, message: str, command: str}, ['code', 'message'])},
+          lint: {type: 'array', items: obj({rule: {enum: ['both-annotations', 'deprecated-annotation', 'ignored-value', 'annotation-overrides-traffic-distribution', 'unsupported-at-version', 'deprecated-value', 'single-zone', 'internal-traffic-policy-local']}, severity: {enum: ['error', 'warning']}, message: str})},
           applicability: obj({
             type: {enum: ['ClusterIP', 'NodePort', 'LoadBalancer', 'ExternalName', 'Headless']},
             proxied: bool,

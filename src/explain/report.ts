@@ -12,7 +12,7 @@ import {
   type ProxyTopologyMode,
   type ZoneView,
 } from '../upstream/kube-proxy/topology.js'
-import {serviceMode, type ServiceMode, type TopologyPath} from '../upstream/endpointslice/mode.js'
+import {serviceMode, type ModeWarningRule, type ServiceMode, type TopologyPath} from '../upstream/endpointslice/mode.js'
 import {hintNamesOf, type HintNames} from '../apply/plan.js'
 import {setNodes, type NodeVerdict, type ZoneCapacity} from '../upstream/endpointslice/nodes.js'
 import {predictHints, type HintPrediction, type PredictionMode} from '../upstream/endpointslice/reconciler.js'
@@ -146,6 +146,16 @@ export interface TrafficEstimate {
 
 export type Finding = 'hints-refused' | 'fallback' | 'drift' | 'no-endpoints-zone'
 
+/** The configuration findings of a Service: one list, shown by explain, check (--lint), watch and plan. */
+export type LintRule = ModeWarningRule | 'single-zone' | 'internal-traffic-policy-local'
+
+export interface LintIssue {
+  rule: LintRule
+  /** error: the cluster does something other than what is written; warning: works, but should change. */
+  severity: 'error' | 'warning'
+  message: string
+}
+
 /**
  * What of topology-aware routing applies to a Service, from its type and who writes its
  * EndpointSlices:
@@ -181,6 +191,8 @@ export interface ServiceExplanation {
   drift: {endpoints: number}
   findings: Finding[]
   advice: Advice[]
+  /** Configuration findings (the mode's warnings, a single-zone cluster, internalTrafficPolicy Local). */
+  lint: LintIssue[]
   applicability: Applicability
   /** Endpoints without a zone (their node has no zone label, or they name no node); null when none. */
   withoutZone: {endpoints: number; readyEndpoints: number; nodes: number} | null
@@ -745,6 +757,7 @@ function explainService(input: ServiceInput): ServiceExplanation {
     drift: {endpoints: driftCount},
     findings,
     advice: [],
+    lint: lintIssues(service, mode, capacity, input.nodesReadable, f),
     applicability: applicability(service, input.allSlices, slices, {externalName, headless, proxied, managedByController}),
     withoutZone: noZone > 0 ? {endpoints: noZone, readyEndpoints: noZoneReady, nodes: input.nodeIndex.withoutZone} : null,
   }
@@ -817,6 +830,37 @@ function controllerVerdict(
 }
 
 const NO_RANDOM_CHOICES = {tieBreaks: 0, receiverChoices: 0}
+
+/**
+ * The Service's configuration findings: the mode's warnings (src/upstream/endpointslice/mode.ts),
+ * then the rules that need more than the Service's own fields.
+ */
+function lintIssues(service: Service, mode: ServiceMode, capacity: ZoneCapacity, nodesReadable: boolean, f: Features): LintIssue[] {
+  const issues: LintIssue[] = mode.warnings.map((w) => ({rule: w.rule, severity: w.severity, message: w.message}))
+  const topology = mode.path !== 'none'
+  if (mode.path === 'none' && mode.annotationValue !== undefined && (mode.annotationValue === 'Auto' || mode.annotationValue === 'auto')) {
+    // hintsEnabled but the controller's topology cache is off (feature gate) at this version.
+    issues.push({rule: 'unsupported-at-version', severity: 'error', message: `${mode.annotationKey}=${JSON.stringify(mode.annotationValue)} has no effect at Kubernetes ${formatVersion(f.version)}: the controller's topology cache (TopologyAwareHints) is off`})
+  }
+  if (topology && nodesReadable) {
+    const zones = new Set(capacity.nodes.filter((n) => n.status === 'counted' && n.zone).map((n) => n.zone as string))
+    if (zones.size === 1 && capacity.nodes.every((n) => !n.disablesHints)) {
+      issues.push({
+        rule: 'single-zone',
+        severity: 'error',
+        message: `topology-aware routing is set but every counted node is in one zone (${[...zones][0]})${mode.path === 'topology-mode-auto' ? ': the controller refuses hints ("Insufficient Node information") and records a Warning event at every sync' : ': hints keep all traffic where it already is, and a second zone falls back until it has endpoints'}`,
+      })
+    }
+  }
+  if (topology && service.spec?.internalTrafficPolicy === 'Local') {
+    issues.push({
+      rule: 'internal-traffic-policy-local',
+      severity: 'error',
+      message: 'internalTrafficPolicy: Local is set together with topology-aware routing: kube-proxy sends in-cluster traffic only to endpoints on the same node and ignores the hints',
+    })
+  }
+  return issues
+}
 
 const NOT_PROXIED: KubeProxyVerdict = Object.freeze({mode: '' as const, fallback: false, reason: 'not-proxied' as const, routedEndpoints: 0, nodesPreferSameNode: 0})
 
@@ -1041,6 +1085,6 @@ function advise(s: ServiceExplanation, capacity: ZoneCapacity, ratios: Record<st
       command: `kubectl topology apply ${ref} --mode PreferSameZone   (or: ${patch('PreferSameZone')})`,
     })
   }
-  for (const w of s.mode.warnings) advice.push({code: 'lint', message: w.message})
+  for (const w of s.lint) advice.push({code: 'lint', message: w.message})
   return advice
 }
