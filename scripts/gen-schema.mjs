@@ -5,7 +5,7 @@
 import {nullable, num, int, str, bool, strings, obj, writeSchema} from './schema-kit.mjs'
 
 
-const fallbackReason = nullable({enum: ['no-endpoints', 'no-ready-endpoints', 'unhinted-ready-endpoint', 'no-hint-for-zone', 'no-hint-for-node', 'node-has-no-zone', 'annotation-required', 'local-traffic-policy-only']})
+const fallbackReason = nullable({enum: ['no-endpoints', 'no-ready-endpoints', 'unhinted-ready-endpoint', 'no-hint-for-zone', 'no-hint-for-node', 'node-has-no-zone', 'annotation-required', 'local-traffic-policy-only', 'not-proxied']})
 const proxyMode = {enum: ['', 'PreferSameZone', 'PreferSameNode']}
 const kubeProxy = obj({mode: proxyMode, fallback: bool, reason: fallbackReason, routedEndpoints: int, nodesPreferSameNode: int})
 const hints = nullable(obj({forZones: strings, forNodes: strings}))
@@ -105,6 +105,14 @@ const schema = {
           drift: obj({endpoints: int}),
           findings: {type: 'array', items: {enum: ['hints-refused', 'fallback', 'drift', 'no-endpoints-zone']}},
           advice: {type: 'array', items: obj({code: str, message: str, command: str}, ['code', 'message'])},
+          lint: {type: 'array', items: obj({rule: {enum: ['both-annotations', 'deprecated-annotation', 'ignored-value', 'annotation-overrides-traffic-distribution', 'unsupported-at-version', 'deprecated-value', 'single-zone', 'internal-traffic-policy-local']}, severity: {enum: ['error', 'warning']}, message: str})},
+          applicability: obj({
+            type: {enum: ['ClusterIP', 'NodePort', 'LoadBalancer', 'ExternalName', 'Headless']},
+            proxied: bool,
+            slices: obj({managed: int, foreign: {type: 'array', items: obj({manager: str, slices: int, readyEndpoints: int})}, fqdn: int}),
+            statement: nullable(str),
+          }),
+          withoutZone: nullable(obj({endpoints: int, readyEndpoints: int, nodes: int})),
         },
         ['namespace', 'name', 'addressType', 'mode', 'controller', 'zones', 'totals', 'endpoints', 'traffic', 'drift', 'findings', 'advice'],
       ),

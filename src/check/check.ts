@@ -4,9 +4,8 @@
 // endpoints, drift, the mode's lint warnings); the lint rules that need more than the mode
 // (single-zone cluster, internalTrafficPolicy Local) look at the Service and the cluster
 // summary. Schema of the output: schema/check.v1.json.
-import type {ExplainReport, ServiceExplanation, ZoneRow} from '../explain/report.js'
+import type {ExplainReport, LintIssue, LintRule, ServiceExplanation, ZoneRow} from '../explain/report.js'
 import type {Service} from '../upstream/api/types.js'
-import type {ModeWarningRule} from '../explain/mode.js'
 
 export const CHECK_SCHEMA_VERSION = 'kubectl-topology.io/v1'
 
@@ -32,14 +31,7 @@ export interface CheckPolicies {
 
 export type CheckStatus = 'pass' | 'fail' | 'skip'
 
-export type LintRule = ModeWarningRule | 'single-zone' | 'internal-traffic-policy-local'
-
-export interface LintIssue {
-  rule: LintRule
-  /** error: the cluster does something other than what is written; warning: works, but should change. */
-  severity: 'error' | 'warning'
-  message: string
-}
+export type {LintIssue, LintRule}
 
 export interface PolicyResult {
   policy: PolicyName
@@ -120,19 +112,18 @@ export function requestsTopology(s: ServiceExplanation): boolean {
 const pct = (x: number) => `${Math.round(x * 1000) / 10}%`
 const zoneHasNodes = (z: ZoneRow) => z.nodes.counted + z.nodes.ignored > 0
 
-export function check(report: ExplainReport, services: readonly Service[], policies: CheckPolicies): CheckReport {
+/** `_services`: kept for callers; the lint rules read what explain recorded. */
+export function check(report: ExplainReport, _services: readonly Service[], policies: CheckPolicies): CheckReport {
   const eff = effectivePolicies(policies)
-  const byKey = new Map(services.map((s) => [`${s.metadata.namespace ?? 'default'}/${s.metadata.name}`, s]))
   const out: ServiceCheck[] = []
   for (const s of report.services) {
-    const svc = byKey.get(`${s.namespace}/${s.name}`)
     const results: PolicyResult[] = []
     if (eff.requireHints) results.push(checkRequireHints(s))
     if (eff.noFallback) results.push(checkNoFallback(s))
     if (eff.maxOverload !== null) results.push(checkMaxOverload(s, eff.maxOverload))
     if (eff.minEndpointsPerZone !== null) results.push(checkMinEndpoints(s, eff.minEndpointsPerZone))
     if (eff.noDrift) results.push(checkNoDrift(s))
-    if (eff.lint) results.push(checkLint(s, svc, report))
+    if (eff.lint) results.push(checkLint(s))
     out.push({
       namespace: s.namespace,
       name: s.name,
@@ -285,36 +276,13 @@ export function checkNoDrift(s: ServiceExplanation): PolicyResult {
 
 // ---- lint -----------------------------------------------------------------------------
 
-export function lintIssues(s: ServiceExplanation, svc: Service | undefined, report: ExplainReport): LintIssue[] {
-  const issues: LintIssue[] = s.mode.warnings.map((w) => ({rule: w.rule, severity: w.severity, message: w.message}))
-  const topology = s.mode.path !== 'none'
-  if (s.mode.path === 'none' && s.mode.annotationValue !== undefined && (s.mode.annotationValue === 'Auto' || s.mode.annotationValue === 'auto')) {
-    // hintsEnabled but the controller's topology cache is off (feature gate) at this version.
-    issues.push({rule: 'unsupported-at-version', severity: 'error', message: `${s.mode.annotationKey}=${JSON.stringify(s.mode.annotationValue)} has no effect at Kubernetes ${report.kubernetesVersion}: the controller's topology cache (TopologyAwareHints) is off`})
-  }
-  if (topology && report.nodesReadable) {
-    const zones = report.cluster.zones.filter((z) => z.counted > 0)
-    if (zones.length === 1 && report.cluster.nodes.every((n) => !n.disablesHints)) {
-      issues.push({
-        rule: 'single-zone',
-        severity: 'error',
-        message: `topology-aware routing is set but every counted node is in one zone (${zones[0]!.name})${s.mode.path === 'topology-mode-auto' ? ': the controller refuses hints ("Insufficient Node information") and records a Warning event at every sync' : ': hints keep all traffic where it already is, and a second zone falls back until it has endpoints'}`,
-      })
-    }
-  }
-  const itp = svc?.spec?.internalTrafficPolicy
-  if (topology && itp === 'Local') {
-    issues.push({
-      rule: 'internal-traffic-policy-local',
-      severity: 'error',
-      message: 'internalTrafficPolicy: Local is set together with topology-aware routing: kube-proxy sends in-cluster traffic only to endpoints on the same node and ignores the hints',
-    })
-  }
-  return issues
+/** The Service's configuration findings: explain's list (one list for explain, check, watch and plan). */
+export function lintIssues(s: ServiceExplanation): LintIssue[] {
+  return s.lint
 }
 
-export function checkLint(s: ServiceExplanation, svc: Service | undefined, report: ExplainReport): PolicyResult {
-  const issues = lintIssues(s, svc, report)
+export function checkLint(s: ServiceExplanation): PolicyResult {
+  const issues = lintIssues(s)
   const errors = issues.filter((i) => i.severity === 'error')
   const warnings = issues.filter((i) => i.severity === 'warning')
   const details = issues.map((i) => `${i.severity} ${i.rule}: ${i.message}`)

@@ -11,18 +11,14 @@
 //   * kube-proxy and Antrea (pkg/agent/proxy/topology.go is kube-proxy's algorithm with its own
 //     PreferSameTrafficDistribution gate): upstream/kube-proxy/topology.ts categorizeEndpoints.
 //
-// Endpoints are upstream/kube-proxy/topology.ts ProxyEndpoints (build them with
+// Endpoints are upstream/kube-proxy/endpoint.ts ProxyEndpoints (build them with endpointslicecache.ts
 // proxyEndpointsFromSlices, preferSameGate = DataPlane.preferSameGate, so node hints are kept
 // exactly when the data plane's EndpointSlice cache keeps them).
 
 import {ANNOTATION_TOPOLOGY_MODE, LABEL_ZONE, type Service} from '../upstream/api/types.js'
-import {
-  categorizeEndpoints,
-  legacyHintsAnnotation,
-  serviceTrafficFlags,
-  type CategorizeOptions,
-  type ProxyEndpoint,
-} from '../upstream/kube-proxy/topology.js'
+import {categorizeEndpoints, type CategorizeOptions} from '../upstream/kube-proxy/topology.js'
+import type {ProxyEndpoint} from '../upstream/kube-proxy/endpoint.js'
+import {legacyHintsAnnotation, serviceTrafficFlags} from '../upstream/kube-proxy/serviceport.js'
 import {ciliumTopologyAware} from './detect.js'
 import type {DataPlane, SelectionRule} from './types.js'
 

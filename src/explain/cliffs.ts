@@ -57,7 +57,7 @@ export function serviceCliffs(s: ServiceExplanation, nodes: readonly Node[]): Cl
   if (s.mode.path === 'topology-mode-auto') {
     const capacity = zoneCapacity([...nodes])
     const ratios = capacity.cpuRatiosByZone
-    const n = s.totals.readyEndpoints
+    const n = s.controller.totalReadyEndpoints
     if (ratios === null) return cliffs
     const now = getAllocations(n, ratios)
     // A ready endpoint without a zone refuses hints whatever the count; the count cliffs still hold.
@@ -103,7 +103,7 @@ export function serviceCliffs(s: ServiceExplanation, nodes: readonly Node[]): Cl
           effect: 'zone-falls-back',
           zone: z.name,
           nodes: [],
-          endpoints: s.totals.readyEndpoints - 1,
+          endpoints: s.controller.totalReadyEndpoints - 1,
           message: `${z.name} has one ready endpoint: if it goes, kube-proxy in ${z.name} falls back to every endpoint (no hint for the zone)`,
         })
       }

@@ -12,7 +12,7 @@ import {
 import type {ProxyEndpoint} from '../upstream/kube-proxy/endpoint.js'
 import {proxyEndpointsFromSlices} from '../upstream/kube-proxy/endpointslicecache.js'
 import {serviceTrafficFlags} from '../upstream/kube-proxy/serviceport.js'
-import {serviceMode, type ServiceMode} from './mode.js'
+import {serviceMode, type ModeWarningRule, type ServiceMode} from './mode.js'
 import {hintNamesOf, type HintNames} from '../apply/plan.js'
 import {zoneCapacity, type NodeVerdict, type ZoneCapacity} from './node-verdicts.js'
 import {predictHints, type HintPrediction, type PredictionMode, type TopologyPath} from '../upstream/endpointslice/reconciler.js'
@@ -55,13 +55,16 @@ export interface EndpointRow {
   drift: boolean
 }
 
+/** kube-proxy's fallback reasons, and 'not-proxied' for Services kube-proxy skips (headless, ExternalName). */
+export type ProxyReason = FallbackReason | 'not-proxied'
+
 export interface KubeProxyVerdict {
   /** Topology mode kube-proxy on a node of this zone takes: "" means no topology (all endpoints). */
   mode: ProxyTopologyMode
   /** True when hints exist on the Service's endpoints but this zone does not use them. */
   fallback: boolean
   /** Why, in kube-proxy's terms (null when hints are used, or when no endpoint carries hints). */
-  reason: FallbackReason | null
+  reason: ProxyReason | null
   /** How many endpoints a node of this zone sends cluster traffic to (the addresses: --per-node). */
   routedEndpoints: number
   /** Nodes of this zone whose kube-proxy picks PreferSameNode (they hold a node-hinted endpoint). */
@@ -99,7 +102,7 @@ export interface NodeProxyRow {
   zone: string | null
   mode: ProxyTopologyMode
   fallback: boolean
-  reason: FallbackReason | null
+  reason: ProxyReason | null
   endpoints: string[]
 }
 
@@ -143,6 +146,37 @@ export interface TrafficEstimate {
 
 export type Finding = 'hints-refused' | 'fallback' | 'drift' | 'no-endpoints-zone'
 
+/** The configuration findings of a Service: one list, shown by explain, check (--lint), watch and plan. */
+export type LintRule = ModeWarningRule | 'single-zone' | 'internal-traffic-policy-local'
+
+export interface LintIssue {
+  rule: LintRule
+  /** error: the cluster does something other than what is written; warning: works, but should change. */
+  severity: 'error' | 'warning'
+  message: string
+}
+
+/**
+ * What of topology-aware routing applies to a Service, from its type and who writes its
+ * EndpointSlices:
+ *  - kube-proxy proxies neither headless Services (clusterIP None) nor ExternalName ones
+ *    (kubernetes/kubernetes pkg/proxy/util/utils.go ShouldSkipService);
+ *  - the EndpointSlice controller manages the slices of Services with a selector, except
+ *    ExternalName ones (pkg/controller/endpointslice/endpointslice_controller.go syncService),
+ *    and only slices labelled endpointslice.kubernetes.io/managed-by: endpointslice-controller.k8s.io;
+ *    kube-proxy routes to the endpoints of every slice of the Service, whoever wrote it;
+ *  - FQDN slices are read by neither (kube-proxy takes IPv4 and IPv6 slices only).
+ */
+export interface Applicability {
+  type: 'ClusterIP' | 'NodePort' | 'LoadBalancer' | 'ExternalName' | 'Headless'
+  /** kube-proxy proxies the Service (false: headless or ExternalName). */
+  proxied: boolean
+  /** The Service's slices of this address type, by writer, and its FQDN slices. */
+  slices: {managed: number; foreign: {manager: string; slices: number; readyEndpoints: number}[]; fqdn: number}
+  /** A plain statement of what applies, when it is not the ordinary case (null otherwise). */
+  statement: string | null
+}
+
 export interface ServiceExplanation {
   namespace: string
   name: string
@@ -157,6 +191,11 @@ export interface ServiceExplanation {
   drift: {endpoints: number}
   findings: Finding[]
   advice: Advice[]
+  /** Configuration findings (the mode's warnings, a single-zone cluster, internalTrafficPolicy Local). */
+  lint: LintIssue[]
+  applicability: Applicability
+  /** Endpoints without a zone (their node has no zone label, or they name no node); null when none. */
+  withoutZone: {endpoints: number; readyEndpoints: number; nodes: number} | null
 }
 
 export interface NodeSummary {
@@ -199,6 +238,7 @@ export function explain(state: ClusterState, services: readonly Service[], opts:
         explainService({
           service: svc,
           slices: slices.filter((s) => s.addressType === addressType),
+          allSlices: slices,
           addressType,
           capacity,
           features: f,
@@ -281,6 +321,8 @@ export function summariseNodes(capacity: ZoneCapacity): NodeSummary {
 interface ServiceInput {
   service: Service
   slices: EndpointSlice[]
+  /** Every slice of the Service, all address types (FQDN included). */
+  allSlices: readonly EndpointSlice[]
   addressType: AddressType
   capacity: ZoneCapacity
   features: Features
@@ -360,15 +402,21 @@ interface NodeIndex {
   verdicts: Map<string, {counted: number; ignored: number; cpuMilli: number}>
   /** The nodes sorted by name (the --per-node view; sorted on first use). */
   sorted(): Node[]
+  /** Nodes without a (non-empty) zone label. */
+  withoutZone: number
 }
 
 function indexNodes(nodes: readonly Node[], summary: NodeSummary): NodeIndex {
   const zones = new Set<string>()
   const byZone = new Map<string, Node[]>()
+  let withoutZone = 0
   for (let i = 0; i < nodes.length; i++) {
     const n = nodes[i]!
     const z = n.metadata.labels?.[LABEL_ZONE]
-    if (!z) continue
+    if (!z) {
+      withoutZone++
+      continue
+    }
     zones.add(z)
     const list = byZone.get(z)
     if (list) list.push(n)
@@ -377,7 +425,7 @@ function indexNodes(nodes: readonly Node[], summary: NodeSummary): NodeIndex {
   // The summary's zones (a zone row is never named "").
   const verdicts = new Map(summary.zones.map((z) => [z.name, z]))
   let sorted: Node[] | undefined
-  return {zones, byZone, verdicts, sorted: () => (sorted ??= [...nodes].sort((a, b) => (a.metadata.name < b.metadata.name ? -1 : 1)))}
+  return {zones, byZone, verdicts, withoutZone, sorted: () => (sorted ??= [...nodes].sort((a, b) => (a.metadata.name < b.metadata.name ? -1 : 1)))}
 }
 
 const isManaged = (s: EndpointSlice) => s.metadata.labels?.[LABEL_MANAGED_BY] === CONTROLLER_NAME
@@ -411,6 +459,9 @@ class Rows {
   readonly rowProxyReady: Uint8Array
   withAddress = 0
   readyCount = 0
+  /** Endpoints (and ready ones) without a zone. */
+  noZone = 0
+  noZoneReady = 0
   hinted = false
   anyLiveHints = false
   driftedRows = 0
@@ -484,6 +535,10 @@ class Rows {
         if (z) zc.named = true
         if (ready && (k === 0 || predZones.indexOf(z) === k)) zc.assigned++
       }
+      if (home === null) {
+        this.noZone++
+        if (ready) this.noZoneReady++
+      }
       if (ready) {
         this.readyCount++
         if (home !== null) home.ready++
@@ -503,7 +558,10 @@ function explainService(input: ServiceInput): ServiceExplanation {
   const {service, slices, addressType, capacity, features: f, opts} = input
   const mode = serviceMode(service, f)
   const managedSlices = slices.filter(isManaged)
-  const managedByController = Boolean(service.spec?.selector && Object.keys(service.spec.selector).length > 0)
+  const externalName = service.spec?.type === 'ExternalName'
+  const headless = service.spec?.clusterIP === 'None'
+  const managedByController = !externalName && Boolean(service.spec?.selector && Object.keys(service.spec.selector).length > 0)
+  const proxied = !externalName && !headless
   const ratios = input.nodesReadable ? capacity.cpuRatiosByZone : null
   const predictionMode = opts.prediction ?? 'next-sync'
 
@@ -539,12 +597,12 @@ function explainService(input: ServiceInput): ServiceExplanation {
         slicesToUpdate: [],
         randomChoices: NO_RANDOM_CHOICES,
       }
-    : controllerVerdict(prediction, mode.path, managedByController, predictionMode, addressType, service)
+    : controllerVerdict(prediction, mode.path, managedByController, predictionMode, addressType, service, countReady(slices))
 
   // Endpoint rows, and the per-zone counts, in one pass.
   const rows = new Rows(input.parts, slices)
   for (let i = 0; i < slices.length; i++) rows.addSlice(slices[i]!, predictedSlices[i]!)
-  const {endpoints, stats, rowZone, rowProxyReady, withAddress, readyCount, hinted, anyLiveHints, driftedRows, donatedCount} = rows
+  const {endpoints, stats, rowZone, rowProxyReady, withAddress, readyCount, hinted, anyLiveHints, driftedRows, donatedCount, noZone, noZoneReady} = rows
 
   // kube-proxy, per zone and per node, on live and predicted hints.
   const preferSameGate = f.preferSameTrafficDistribution
@@ -587,6 +645,7 @@ function explainService(input: ServiceInput): ServiceExplanation {
   const liveViews = categorizeZones(liveProxy, flags, viewZones, categorizeOpts)
   const predViews = predProxy === liveProxy ? liveViews : categorizeZones(predProxy, flags, viewZones, categorizeOpts)
   const zoneVerdict = (views: Map<string, ZoneView>, sameNode: Set<string>, zone: string): KubeProxyVerdict => {
+    if (!proxied) return NOT_PROXIED
     const v = views.get(zone)!
     const nodesPreferSameNode = sameNode.size === 0 ? 0 : (nodesByZone.get(zone) ?? []).filter((n) => sameNode.has(n.metadata.name)).length
     return {
@@ -611,7 +670,9 @@ function explainService(input: ServiceInput): ServiceExplanation {
     const liveHints = counts?.liveHints ?? 0
     const alloc = auto ? (own(allocations, zone) ?? own(figures, zone) ?? null) : null
     const share = own(trafficShares, zone) ?? null
-    const desiredForOverload = share !== null ? share * n : null
+    // Traffic spreads over every ready endpoint kube-proxy routes to (every slice of the
+    // Service, whoever wrote it); the Auto figures above are over the controller's own.
+    const desiredForOverload = share !== null ? share * readyCount : null
     // desired/minimum/target/maximum are the Auto heuristic's; on other paths only the
     // traffic-proportional desired count is shown (what the overload is measured against).
     return {
@@ -639,6 +700,8 @@ function explainService(input: ServiceInput): ServiceExplanation {
   if (opts.perNode) {
     nodes = input.nodeIndex.sorted()
       .map((node) => {
+        const zone = node.metadata.labels?.[LABEL_ZONE] ?? null
+        if (!proxied) return {name: node.metadata.name, zone, mode: '' as const, fallback: false, reason: 'not-proxied' as const, endpoints: []}
         const c = categorizeEndpoints(liveProxy, flags, {name: node.metadata.name, labels: node.metadata.labels ?? {}}, categorizeOpts)
         return {
           name: node.metadata.name,
@@ -659,12 +722,17 @@ function explainService(input: ServiceInput): ServiceExplanation {
     for (let j = 0; j < eps.length; j++) if (eps[j]!.ip !== endpoints[j]!.addresses[0]) return false
     return true
   }
-  const traffic = estimateTraffic(trafficShares, opts.traffic ? 'custom' : 'zone-cpu', {rows: endpoints, stats, rowZone, rowProxyReady, byRow}, liveProxy, liveViews, predProxy, predViews)
+  // Not proxied: clients pick endpoints themselves (DNS), there is nothing to estimate.
+  const traffic = proxied
+    ? estimateTraffic(trafficShares, opts.traffic ? 'custom' : 'zone-cpu', {rows: endpoints, stats, rowZone, rowProxyReady, byRow}, liveProxy, liveViews, predProxy, predViews)
+    : estimateTraffic(null, 'zone-cpu', {rows: endpoints, stats, rowZone, rowProxyReady, byRow}, liveProxy, liveViews, predProxy, predViews)
 
   const driftCount = managedByController ? driftedRows : 0
   const findings: Finding[] = []
   if (mode.path === 'topology-mode-auto' && !controller.hintsSet && !unpredictable) findings.push('hints-refused')
-  if ((mode.path !== 'none' || anyLiveHints) && zones.some((z) => z.kubeProxy.fallback && (nodesByZone.get(z.name)?.length ?? 0) > 0))
+  // A zone with nothing (ready) to route to is not a topology fallback (check's no-fallback agrees).
+  const topologyFallback = (v: KubeProxyVerdict) => v.fallback && v.reason !== 'no-endpoints' && v.reason !== 'no-ready-endpoints'
+  if (proxied && (mode.path !== 'none' || anyLiveHints) && zones.some((z) => topologyFallback(z.kubeProxy) && (nodesByZone.get(z.name)?.length ?? 0) > 0))
     findings.push('fallback')
   if (driftCount > 0) findings.push('drift')
   if (controller.hintsSet && zones.some((z) => (own(ratios, z.name) ?? 0) > 0 && z.readyEndpoints === 0)) findings.push('no-endpoints-zone')
@@ -677,7 +745,7 @@ function explainService(input: ServiceInput): ServiceExplanation {
     controller,
     zones,
     totals: {
-      readyEndpoints: n,
+      readyEndpoints: readyCount,
       endpoints: endpoints.length,
       assigned: zones.reduce((a, z) => a + z.assigned, 0),
       liveHints: zones.reduce((a, z) => a + z.liveHints, 0),
@@ -689,6 +757,9 @@ function explainService(input: ServiceInput): ServiceExplanation {
     drift: {endpoints: driftCount},
     findings,
     advice: [],
+    lint: lintIssues(service, mode, capacity, input.nodesReadable, f),
+    applicability: applicability(service, input.allSlices, slices, {externalName, headless, proxied, managedByController}),
+    withoutZone: noZone > 0 ? {endpoints: noZone, readyEndpoints: noZoneReady, nodes: input.nodeIndex.withoutZone} : null,
   }
   if (nodes) result.nodes = nodes
   result.advice = advise(result, capacity, ratios, input.nodesReadable)
@@ -702,15 +773,19 @@ function controllerVerdict(
   predictionMode: PredictionMode,
   addressType: AddressType,
   service: Service,
+  readyInSlices: number,
 ): ControllerVerdict {
   if (!managed || prediction === null) {
     return {
       path: 'not-managed',
       hintsSet: false,
       reason: 'NotManagedByController',
-      message: 'the Service has no selector: the EndpointSlice controller does not manage its EndpointSlices, so their hints stay as written',
+      message:
+        service.spec?.type === 'ExternalName'
+          ? 'the Service is of type ExternalName: the EndpointSlice controller gives it no endpoints'
+          : 'the Service has no selector: the EndpointSlice controller does not manage its EndpointSlices, so their hints stay as written',
       event: null,
-      totalReadyEndpoints: 0,
+      totalReadyEndpoints: readyInSlices,
       prediction: predictionMode,
       slicesToUpdate: [],
       randomChoices: NO_RANDOM_CHOICES,
@@ -755,6 +830,78 @@ function controllerVerdict(
 }
 
 const NO_RANDOM_CHOICES = {tieBreaks: 0, receiverChoices: 0}
+
+/**
+ * The Service's configuration findings: the mode's warnings (src/upstream/endpointslice/mode.ts),
+ * then the rules that need more than the Service's own fields.
+ */
+function lintIssues(service: Service, mode: ServiceMode, capacity: ZoneCapacity, nodesReadable: boolean, f: Features): LintIssue[] {
+  const issues: LintIssue[] = mode.warnings.map((w) => ({rule: w.rule, severity: w.severity, message: w.message}))
+  const topology = mode.path !== 'none'
+  if (mode.path === 'none' && mode.annotationValue !== undefined && (mode.annotationValue === 'Auto' || mode.annotationValue === 'auto')) {
+    // hintsEnabled but the controller's topology cache is off (feature gate) at this version.
+    issues.push({rule: 'unsupported-at-version', severity: 'error', message: `${mode.annotationKey}=${JSON.stringify(mode.annotationValue)} has no effect at Kubernetes ${formatVersion(f.version)}: the controller's topology cache (TopologyAwareHints) is off`})
+  }
+  if (topology && nodesReadable) {
+    const zones = new Set(capacity.nodes.filter((n) => n.status === 'counted' && n.zone).map((n) => n.zone as string))
+    if (zones.size === 1 && capacity.nodes.every((n) => !n.disablesHints)) {
+      issues.push({
+        rule: 'single-zone',
+        severity: 'error',
+        message: `topology-aware routing is set but every counted node is in one zone (${[...zones][0]})${mode.path === 'topology-mode-auto' ? ': the controller refuses hints ("Insufficient Node information") and records a Warning event at every sync' : ': hints keep all traffic where it already is, and a second zone falls back until it has endpoints'}`,
+      })
+    }
+  }
+  if (topology && service.spec?.internalTrafficPolicy === 'Local') {
+    issues.push({
+      rule: 'internal-traffic-policy-local',
+      severity: 'error',
+      message: 'internalTrafficPolicy: Local is set together with topology-aware routing: kube-proxy sends in-cluster traffic only to endpoints on the same node and ignores the hints',
+    })
+  }
+  return issues
+}
+
+const NOT_PROXIED: KubeProxyVerdict = Object.freeze({mode: '' as const, fallback: false, reason: 'not-proxied' as const, routedEndpoints: 0, nodesPreferSameNode: 0})
+
+function applicability(
+  service: Service,
+  allSlices: readonly EndpointSlice[],
+  slices: readonly EndpointSlice[],
+  k: {externalName: boolean; headless: boolean; proxied: boolean; managedByController: boolean},
+): Applicability {
+  const t = service.spec?.type
+  const type: Applicability['type'] = k.externalName ? 'ExternalName' : k.headless ? 'Headless' : t === 'NodePort' || t === 'LoadBalancer' ? t : 'ClusterIP'
+  const foreign = new Map<string, {slices: number; readyEndpoints: number}>()
+  let managed = 0
+  for (const s of slices) {
+    if (isManaged(s)) {
+      managed++
+      continue
+    }
+    const m = s.metadata.labels?.[LABEL_MANAGED_BY] ?? '<none>'
+    const f = foreign.get(m) ?? {slices: 0, readyEndpoints: 0}
+    f.slices++
+    f.readyEndpoints += countReady([s])
+    foreign.set(m, f)
+  }
+  const fqdn = allSlices.filter((s) => s.addressType === 'FQDN').length
+  const writers = sortStrings(foreign.keys()).map((manager) => ({manager, ...foreign.get(manager)!}))
+  const parts: string[] = []
+  if (k.externalName) {
+    parts.push(`ExternalName Service: DNS answers with a CNAME to ${JSON.stringify(service.spec?.externalName ?? '')}; it has no endpoints and kube-proxy does not proxy it, so topology-aware routing does not apply`)
+  } else if (k.headless) {
+    parts.push('headless Service (clusterIP: None): kube-proxy does not proxy it; clients resolve the endpoint addresses through DNS and pick one themselves, so hints change no routing (the controller still writes them)')
+  }
+  if (!k.externalName && !k.managedByController && slices.length > 0) {
+    parts.push(`no selector: the EndpointSlice controller writes none of its EndpointSlices; their hints are whatever their writer (${writers.map((w) => w.manager).join(', ') || 'unknown'}) set, and kube-proxy uses them as they are`)
+  } else if (k.managedByController && writers.length > 0) {
+    const list = writers.map((w) => `${w.slices} written by ${w.manager} (${w.readyEndpoints} ready)`).join(', ')
+    parts.push(`EndpointSlices not managed by the controller: ${list}; the controller's hints and counts cover its own slices only, kube-proxy routes to the endpoints of all of them`)
+  }
+  if (fqdn > 0) parts.push(`${fqdn} FQDN EndpointSlice(s): neither kube-proxy nor the topology rules use FQDN addresses`)
+  return {type, proxied: k.proxied, slices: {managed, foreign: writers, fqdn}, statement: parts.length > 0 ? parts.join('; ') : null}
+}
 
 const countReady = (slices: readonly EndpointSlice[]) =>
   slices.reduce((a, s) => a + (s.endpoints ?? []).filter((e) => e.conditions?.ready === true).length, 0)
@@ -892,7 +1039,8 @@ function advise(s: ServiceExplanation, capacity: ZoneCapacity, ratios: Record<st
   if (!nodesReadable) {
     advice.push({code: 'nodes-unreadable', message: 'Nodes could not be read (RBAC): zone CPU shares and the Auto allocation are unknown; ask for "list nodes" or run with a snapshot that includes Nodes.'})
   }
-  if (s.mode.path === 'topology-mode-auto' && !s.controller.hintsSet) {
+  const routed = s.applicability.proxied && s.mode.managedByController
+  if (routed && s.mode.path === 'topology-mode-auto' && !s.controller.hintsSet) {
     const msg = s.controller.message
     if (msg.startsWith('Insufficient Node information')) {
       const bad = sortStrings(capacity.nodes.filter((v) => v.disablesHints).map((v) => `${v.name} (${v.status})`))
@@ -904,11 +1052,11 @@ function advise(s: ServiceExplanation, capacity: ZoneCapacity, ratios: Record<st
       })
     } else if (msg.startsWith('Insufficient number of endpoints') || msg.startsWith('Unable to allocate minimum')) {
       if (ratios) {
-        const {below, above} = acceptedCounts(s.totals.readyEndpoints, ratios)
+        const {below, above} = acceptedCounts(s.controller.totalReadyEndpoints, ratios)
         const options = [...below.slice(0, 1), ...above].sort((a, b) => a - b)
         advice.push({
           code: 'scale',
-          message: `With these zone CPU shares the controller accepts ${options.join(', ')} ready endpoints (now ${s.totals.readyEndpoints}); feasibility is not monotonic, so check the count you scale to.`,
+          message: `With these zone CPU shares the controller accepts ${options.join(', ')} ready endpoints (now ${s.controller.totalReadyEndpoints}); feasibility is not monotonic, so check the count you scale to.`,
         })
       }
     } else if (msg.startsWith('One or more endpoints do not have a zone')) {
@@ -921,7 +1069,7 @@ function advise(s: ServiceExplanation, capacity: ZoneCapacity, ratios: Record<st
     })
   }
   if (s.findings.includes('fallback')) {
-    const zones = s.zones.filter((z) => z.kubeProxy.fallback).map((z) => `${z.name} (${z.kubeProxy.reason})`)
+    const zones = s.zones.filter((z) => z.kubeProxy.fallback && z.kubeProxy.reason !== 'no-endpoints' && z.kubeProxy.reason !== 'no-ready-endpoints').map((z) => `${z.name} (${z.kubeProxy.reason})`)
     advice.push({code: 'fallback', message: `kube-proxy ignores the hints in ${zones.join(', ')}: traffic from there goes to every endpoint.`})
   }
   if (s.findings.includes('drift')) {
@@ -930,13 +1078,13 @@ function advise(s: ServiceExplanation, capacity: ZoneCapacity, ratios: Record<st
       message: `The live hints of ${s.drift.endpoints} endpoint(s) differ from what the controller writes at its next sync (${s.controller.slicesToUpdate.join(', ') || 'no slice rewrite pending'}); the controller rewrites them when it next syncs the Service.`,
     })
   }
-  if (s.mode.path === 'none' && s.zones.filter((z) => z.nodes.counted > 0).length >= 2 && s.mode.managedByController) {
+  if (routed && s.mode.path === 'none' && s.zones.filter((z) => z.nodes.counted > 0).length >= 2) {
     advice.push({
       code: 'enable',
       message: 'Topology-aware routing is off for this Service.',
       command: `kubectl topology apply ${ref} --mode PreferSameZone   (or: ${patch('PreferSameZone')})`,
     })
   }
-  for (const w of s.mode.warnings) advice.push({code: 'lint', message: w.message})
+  for (const w of s.lint) advice.push({code: 'lint', message: w.message})
   return advice
 }

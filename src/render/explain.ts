@@ -38,6 +38,7 @@ const cpu = (milli: number) => (milli % 1000 === 0 ? `${milli / 1000}` : `${mill
 
 function modeLine(svc: ServiceExplanation): string {
   const m = svc.mode
+  if (svc.applicability.type === 'ExternalName') return 'not managed by the EndpointSlice controller (type ExternalName)'
   if (!m.managedByController) return 'not managed by the EndpointSlice controller (no selector)'
   switch (m.path) {
     case 'topology-mode-auto':
@@ -49,7 +50,9 @@ function modeLine(svc: ServiceExplanation): string {
   }
 }
 
-function proxyCell(v: KubeProxyVerdict, style: Style): string {
+function proxyCell(v: KubeProxyVerdict, style: Style, hasNodes = true): string {
+  if (v.reason === 'not-proxied') return style.dim('not proxied')
+  if (!hasNodes) return style.dim('no nodes')
   if (v.fallback) return style.bad(`falls back (${v.reason})`)
   if (v.mode === '') return style.dim('no hints')
   const node = v.nodesPreferSameNode > 0 ? ` (+${v.nodesPreferSameNode} node-local)` : ''
@@ -65,7 +68,10 @@ function renderService(svc: ServiceExplanation, report: ExplainReport, opts: Ren
   const c = svc.controller
   const verdict = c.hintsSet ? style.ok('hints set') : c.path === 'not-managed' ? style.dim('not managed') : c.path === 'none' ? style.dim('no hints') : style.bad('hints dropped')
   lines.push(`Controller:  ${verdict}: ${c.reason}: ${c.message}`)
-  lines.push(`             ${c.totalReadyEndpoints} ready endpoints; Kubernetes ${report.kubernetesVersion} (${report.versionSource})`)
+  const others = svc.totals.readyEndpoints - c.totalReadyEndpoints
+  const counted = c.path === 'not-managed' || others === 0 ? `${svc.totals.readyEndpoints} ready endpoints` : `${c.totalReadyEndpoints} ready endpoints in the controller's slices, ${others} in slices it does not manage`
+  lines.push(`             ${counted}; Kubernetes ${report.kubernetesVersion} (${report.versionSource})`)
+  if (svc.applicability.statement !== null) lines.push(`Applies:     ${svc.applicability.statement}`)
   const t = svc.traffic
   if (t.model !== 'none') {
     const basis = t.model === 'custom' ? 'traffic per --traffic' : 'traffic proportional to zone CPU'
@@ -82,7 +88,7 @@ function renderService(svc: ServiceExplanation, report: ExplainReport, opts: Ren
       n.name,
       n.zone ?? '<none>',
       n.mode === '' ? '-' : n.mode,
-      n.fallback ? style.bad(`falls back (${n.reason})`) : n.mode === '' ? style.dim('no hints') : style.ok('uses hints'),
+      n.reason === 'not-proxied' ? style.dim('not proxied') : n.fallback ? style.bad(`falls back (${n.reason})`) : n.mode === '' ? style.dim('no hints') : style.ok('uses hints'),
       n.endpoints.join(',') || '<none>',
     ])
     lines.push(formatTable(opts.noHeaders ? null : ['NODE', 'ZONE', 'MODE', 'KUBE-PROXY', 'ENDPOINTS'], rows))
@@ -113,13 +119,16 @@ function zoneTable(svc: ServiceExplanation, opts: RenderOptions, style: Style): 
     z.expectedOverload !== null && z.expectedOverload > 0.2 ? style.warn(signedPct(z.expectedOverload)) : signedPct(z.expectedOverload),
     z.donatedIn || z.donatedOut ? `+${z.donatedIn}/-${z.donatedOut}` : '-',
     String(z.liveHints),
-    proxyCell(z.kubeProxy, style),
+    proxyCell(z.kubeProxy, style, z.nodes.counted + z.nodes.ignored > 0),
   ]
   const totals = svc.totals
+  // Endpoints without a zone (their node has no zone label): a row of their own, so the rows add up to TOTAL.
+  const nz = svc.withoutZone
+  const noZone = nz === null ? [] : [['<no zone>', `0/${nz.nodes}`, '', '', String(nz.readyEndpoints), '', '', '', '0', '', '-', '0', '']]
   const sumRatio = svc.zones.some((z) => z.cpuRatio !== null) ? svc.zones.reduce((a, z) => a + (z.cpuRatio ?? 0), 0) : null
   const total = [
     'TOTAL',
-    `${svc.zones.reduce((a, z) => a + z.nodes.counted, 0)}/${svc.zones.reduce((a, z) => a + z.nodes.ignored, 0)}`,
+    `${svc.zones.reduce((a, z) => a + z.nodes.counted, 0)}/${svc.zones.reduce((a, z) => a + z.nodes.ignored, 0) + (nz?.nodes ?? 0)}`,
     cpu(totals.cpuMilli),
     pct(sumRatio),
     String(totals.readyEndpoints),
@@ -132,7 +141,7 @@ function zoneTable(svc: ServiceExplanation, opts: RenderOptions, style: Style): 
     String(totals.liveHints),
     '',
   ]
-  return formatTable(opts.noHeaders ? null : header, [...svc.zones.map(row), total])
+  return formatTable(opts.noHeaders ? null : header, [...svc.zones.map(row), ...noZone, total])
 }
 
 const hintCell = (h: HintNames | null) => {

@@ -55,7 +55,8 @@ export function summaryLines(frame: WatchFrame): string[] {
     const zones = e.zones.filter((z) => z.nodes.counted > 0).length
     const why = e.controller.hintsSet || e.controller.path === 'none' || e.controller.path === 'not-managed' ? '' : ` (${e.controller.message})`
     const fallback = e.zones.filter((z) => z.kubeProxy.fallback).map((z) => z.name)
-    return `${ref} (${e.addressType}): ${modeText(e)}: ${verdictText(e)}${why}: ${e.totals.readyEndpoints} ready endpoints, ${zones} zones with counted nodes${fallback.length ? `; kube-proxy falls back in ${fallback.join(', ')}` : ''}`
+    const lint = e.lint.filter((l) => l.severity === 'error').map((l) => l.rule)
+    return `${ref} (${e.addressType}): ${modeText(e)}: ${verdictText(e)}${why}: ${e.totals.readyEndpoints} ready endpoints, ${zones} zones with counted nodes${fallback.length ? `; kube-proxy falls back in ${fallback.join(', ')}` : ''}${lint.length ? `; lint: ${lint.join(', ')}` : ''}`
   })
 }
 

@@ -16,7 +16,7 @@ import {
 } from '../../src/dataplane/selection.js'
 import {detectDataPlane, dataPlaneFromFlag} from '../../src/dataplane/detect.js'
 import type {Service} from '../../src/upstream/api/types.js'
-import type {ProxyEndpoint} from '../../src/upstream/kube-proxy/topology.js'
+import type {ProxyEndpoint} from '../../src/upstream/kube-proxy/endpoint.js'
 
 const set = (...xs: string[]): ReadonlySet<string> | null => (xs.length === 0 ? null : new Set(xs))
 

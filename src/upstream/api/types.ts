@@ -54,6 +54,8 @@ export interface Service {
     selector?: Record<string, string>
     ports?: ServicePort[]
     clusterIP?: string
+    /** type ExternalName: the DNS name the Service aliases. */
+    externalName?: string
     externalIPs?: string[]
     trafficDistribution?: string
     internalTrafficPolicy?: string
