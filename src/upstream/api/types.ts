@@ -137,8 +137,18 @@ export interface LabelSelector {
 }
 
 /** What simulate reads of a pod template: its labels (a Service's selector matches them). */
+/** core/v1 TopologySpreadConstraint: the fields the scheduler's PodTopologySpread plugin reads. */
+export interface TopologySpreadConstraint {
+  maxSkew?: number | null
+  topologyKey?: string | null
+  whenUnsatisfiable?: string | null
+  minDomains?: number | null
+  labelSelector?: LabelSelector | null
+}
+
 export interface PodTemplateMeta {
   metadata?: {labels?: Record<string, string> | null} | null
+  spec?: {topologySpreadConstraints?: TopologySpreadConstraint[] | null} | null
 }
 
 /** apps/v1 Deployment: the fields `simulate --rollout from-workload` reads. */
@@ -187,6 +197,31 @@ export const LABEL_MANAGED_BY = 'endpointslice.kubernetes.io/managed-by'
 export const CONTROLLER_NAME = 'endpointslice-controller.k8s.io'
 export const ANNOTATION_TOPOLOGY_MODE = 'service.kubernetes.io/topology-mode'
 export const ANNOTATION_TOPOLOGY_AWARE_HINTS = 'service.kubernetes.io/topology-aware-hints'
+
+/** autoscaling/v2 HorizontalPodAutoscaler: only its spec's target and bounds are read. */
+export interface HorizontalPodAutoscaler {
+  apiVersion?: string
+  kind?: 'HorizontalPodAutoscaler'
+  metadata: ObjectMeta
+  spec?: {
+    scaleTargetRef?: {apiVersion?: string | null; kind?: string | null; name?: string | null} | null
+    /** Default 1 (autoscaling/v2 defaulting). */
+    minReplicas?: number | null
+    maxReplicas?: number | null
+  } | null
+}
+
+/** policy/v1 PodDisruptionBudget: the fields that bound voluntary disruptions. */
+export interface PodDisruptionBudget {
+  apiVersion?: string
+  kind?: 'PodDisruptionBudget'
+  metadata: ObjectMeta
+  spec?: {
+    selector?: LabelSelector | null
+    minAvailable?: IntOrString | null
+    maxUnavailable?: IntOrString | null
+  } | null
+}
 
 /** A controller event, as recorded on the Service. `message` includes the ", addressType: X" suffix. */
 export interface TopologyEvent {
