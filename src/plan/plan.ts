@@ -347,7 +347,7 @@ function costLine(mode: PlanMode, f: Figures | undefined, cost: PlanOptions['cos
   return {mode, crossZoneShare: share, monthlyCost}
 }
 
-const pct = (x: number) => `${Math.round(x * 100)}%`
+const pct = (x: number) => `${Math.round(x * 100) || 0}%`
 
 export function planService(state: ClusterState, svc: Service, opts: PlanOptions = {}): ServicePlan {
   const bound = opts.maxOverload ?? DEFAULT_MAX_OVERLOAD
@@ -492,15 +492,24 @@ export function recommend(r: RecommendInput): Recommendation {
     const nearest = accepted.sort((a, b) => Math.abs(a - r.now) - Math.abs(b - r.now) || b - a)[0]
     if (nearest !== undefined) autoAt = nearest
   }
+  // The counts the workload runs at: with an HPA its whole range (for Auto from autoMin), without
+  // one today's count (Auto: the count it would be scaled to). The rest of the range is shown, not judged.
   const candidates = r.modes.map((m) => {
-    const considered = m === 'Auto' && autoMin !== null ? rows.filter((x) => x.replicas >= autoMin!) : rows
+    const considered = r.wl?.hpa
+      ? m === 'Auto' && autoMin !== null
+        ? rows.filter((x) => x.replicas >= autoMin!)
+        : rows
+      : rows.filter((x) => x.replicas === (m === 'Auto' ? autoAt : r.now))
     const refused = m === 'Auto' ? considered.filter((x) => !x.modes.Auto?.hints).map((x) => x.replicas) : []
     const overload = worstOverload(m, scenarioFigures(m, r, considered))
     const inZone = m === 'Auto' ? (rows.find((x) => x.replicas === autoAt)?.modes.Auto?.inZone ?? -1) : inZoneToday(m)
     return {mode: m, overload, refused, inZone}
   })
   const ok = candidates.filter((c) => c.overload <= r.bound + 1e-9 && !(c.mode === 'Auto' && c.refused.includes(autoAt)))
-  const ranked = (ok.length > 0 ? ok : candidates).slice().sort((a, b) => b.inZone - a.inZone || a.overload - b.overload || r.modes.indexOf(a.mode) - r.modes.indexOf(b.mode))
+  // Highest in-zone share, then lowest overload, then no change, then the order of r.modes.
+  const ranked = (ok.length > 0 ? ok : candidates)
+    .slice()
+    .sort((a, b) => b.inZone - a.inZone || a.overload - b.overload || Number(b.mode === r.currentMode) - Number(a.mode === r.currentMode) || r.modes.indexOf(a.mode) - r.modes.indexOf(b.mode))
   const best = ranked[0]!
   const meetsBound = ok.length > 0
   if (!meetsBound) why.push(`no mode keeps the worst overload within ${pct(r.bound)} over the range, rollouts and zone losses; ${best.mode} has the highest in-zone share`)
@@ -512,7 +521,7 @@ export function recommend(r: RecommendInput): Recommendation {
   }
   const ref = `svc/${name} -n ${r.ns}`
   if (best.mode !== r.currentMode) {
-    settings.push({kind: 'mode', value: best.mode, why: `highest in-zone share with the worst overload ${pct(best.overload)}`})
+    settings.push({kind: 'mode', value: best.mode, why: meetsBound ? `the highest in-zone share of the modes whose worst overload stays within ${pct(r.bound)}` : 'the highest in-zone share'})
     commands.push(best.mode === 'none' ? `kubectl topology reset ${ref}` : `kubectl topology apply ${ref} --mode ${best.mode}`)
   }
   if (best.mode === 'Auto' && r.wl?.hpa && autoMin !== null && autoMin > r.wl.hpa.minReplicas) {
