@@ -159,3 +159,17 @@ describe('plan: recommendation and cost', () => {
     expect(plan(st, st.services, {kubeVersion: '1.35'}).services[0]!.modes).toEqual(['Auto', 'PreferSameZone', 'PreferSameNode', 'none'])
   })
 })
+
+describe('plan: JSON schema', () => {
+  it('real reports validate against schema/plan.v1.json', async () => {
+    const {default: Ajv2020} = await import('ajv/dist/2020.js')
+    const {readFileSync} = await import('node:fs')
+    const schema = JSON.parse(readFileSync(new URL('../../schema/plan.v1.json', import.meta.url), 'utf8'))
+    const validate = new Ajv2020.default({allErrors: true, strict: true}).compile(schema)
+    const pdb: PodDisruptionBudget = {metadata: {name: 'web', namespace: 'default'}, spec: {selector: {matchLabels: {app: 'web'}}, maxUnavailable: 1}}
+    for (const st of [cluster({a: 4, b: 4, c: 3}), cluster({a: 2, b: 2, c: 2}, {horizontalPodAutoscalers: [hpa(3, 9)], podDisruptionBudgets: [pdb]}), cluster({a: 1}, {}, {})]) {
+      const report = JSON.parse(JSON.stringify(plan(st, st.services, {cost: {volumeBytes: 2 ** 40, pricePerGiB: 0.02}})))
+      expect(validate(report), JSON.stringify(validate.errors)).toBe(true)
+    }
+  })
+})
