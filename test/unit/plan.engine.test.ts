@@ -173,3 +173,42 @@ describe('plan: JSON schema', () => {
     }
   })
 })
+
+describe('plan: property over random clusters', () => {
+  it("Auto's verdict at every count equals explain's on the scaled cluster and the controller's arithmetic (getAllocations)", async () => {
+    const fc = await import('fast-check')
+    const {setNodes} = await import('../../src/upstream/endpointslice/nodes.js')
+    const {getAllocations} = await import('../../src/upstream/endpointslice/topologycache.js')
+    const {node} = await import('./builders.js')
+    const arb = fc.record({
+      zones: fc.array(fc.record({nodes: fc.integer({min: 1, max: 3}), cpu: fc.constantFrom('2', '4', '8', '1500m'), pods: fc.integer({min: 0, max: 6})}), {minLength: 2, maxLength: 4}),
+      hpa: fc.option(fc.record({min: fc.integer({min: 1, max: 5}), span: fc.integer({min: 0, max: 12})}), {nil: undefined}),
+    })
+    fc.assert(
+      fc.property(arb, ({zones, hpa: h}) => {
+        const names = zones.map((_, i) => `z${i}`)
+        const nodes = zones.flatMap((z, i) => Array.from({length: z.nodes}, (_, k) => node(`z${i}-${k}`, names[i]!, {cpu: z.cpu})))
+        const counts = Object.fromEntries(zones.map((z, i) => [names[i]!, z.pods]).filter(([, n]) => (n as number) > 0))
+        const svc = service('web', {annotations: {'service.kubernetes.io/topology-mode': 'Auto'}})
+        const eps = spread(counts).map((e, i) => ({...e, nodeName: `${e.zone}-${i % zones[names.indexOf(e.zone as string)]!.nodes}`}))
+        const st: ClusterState = {
+          ...state(nodes, [svc], [slice('web', eps)]),
+          deployments: [deployment(eps.length, {spread: true})],
+          ...(h ? {horizontalPodAutoscalers: [hpa(h.min, h.min + h.span)]} : {}),
+        }
+        const p = planService(st, svc)
+        const states = statesOverRange(st, svc, Math.min(p.range.from, eps.length), Math.max(p.range.to, eps.length))
+        const ratios = setNodes(nodes).cpuRatiosByZone
+        for (const row of p.range.rows) {
+          const s = states.get(row.replicas)!
+          const e = explain({...s, services: [svc]}, [svc], {prediction: 'fresh'}).services[0]!
+          expect(row.modes.Auto!.hints).toBe(e.controller.hintsSet)
+          expect(row.modes.Auto!.inZone).toBe(e.traffic.inZoneSharePredicted)
+          expect(row.modes.Auto!.hints).toBe(ratios !== null && getAllocations(row.replicas, ratios).ok)
+          expect(Object.values(row.zones).reduce((a, b) => a + b, 0)).toBe(row.replicas)
+        }
+      }),
+      {numRuns: 40, seed: 7},
+    )
+  })
+})
