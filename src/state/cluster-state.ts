@@ -1,6 +1,6 @@
 // The state every command works on: the API objects of one cluster, read live or from a
 // snapshot file (src/cluster/ makes it; every domain room reads it).
-import type {Deployment, EndpointSlice, EventObject, Node, Service, StatefulSet} from '../upstream/api/types.js'
+import type {Deployment, EndpointSlice, EventObject, HorizontalPodAutoscaler, Node, PodDisruptionBudget, Service, StatefulSet} from '../upstream/api/types.js'
 
 /** Everything explain needs, from a live cluster or a snapshot file. */
 export interface ClusterState {
@@ -16,6 +16,9 @@ export interface ClusterState {
    */
   deployments?: Deployment[]
   statefulSets?: StatefulSet[]
+  /** HorizontalPodAutoscalers and PodDisruptionBudgets (plan); absent when not read. */
+  horizontalPodAutoscalers?: HorizontalPodAutoscaler[]
+  podDisruptionBudgets?: PodDisruptionBudget[]
   /** The API server's version, e.g. "1.36.3"; absent for snapshots. */
   serverVersion?: string
   /** False when Nodes could not be read (RBAC): the CPU heuristic cannot be computed. */

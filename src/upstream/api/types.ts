@@ -144,8 +144,18 @@ export interface LabelSelector {
 }
 
 /** What simulate reads of a pod template: its labels (a Service's selector matches them). */
+/** core/v1 TopologySpreadConstraint: the fields the scheduler's PodTopologySpread plugin reads. */
+export interface TopologySpreadConstraint {
+  maxSkew?: number | null
+  topologyKey?: string | null
+  whenUnsatisfiable?: string | null
+  minDomains?: number | null
+  labelSelector?: LabelSelector | null
+}
+
 export interface PodTemplateMeta {
   metadata?: {labels?: Record<string, string> | null} | null
+  spec?: {topologySpreadConstraints?: TopologySpreadConstraint[] | null} | null
 }
 
 /** apps/v1 Deployment: the fields `simulate --rollout from-workload` reads. */
@@ -201,6 +211,31 @@ export const TD_PREFER_CLOSE = 'PreferClose'
 export const TD_PREFER_SAME_ZONE = 'PreferSameZone'
 /** core/v1 types.go `ServiceTrafficDistributionPreferSameNode`. */
 export const TD_PREFER_SAME_NODE = 'PreferSameNode'
+
+/** autoscaling/v2 HorizontalPodAutoscaler: only its spec's target and bounds are read. */
+export interface HorizontalPodAutoscaler {
+  apiVersion?: string
+  kind?: 'HorizontalPodAutoscaler'
+  metadata: ObjectMeta
+  spec?: {
+    scaleTargetRef?: {apiVersion?: string | null; kind?: string | null; name?: string | null} | null
+    /** Default 1 (autoscaling/v2 defaulting). */
+    minReplicas?: number | null
+    maxReplicas?: number | null
+  } | null
+}
+
+/** policy/v1 PodDisruptionBudget: the fields that bound voluntary disruptions. */
+export interface PodDisruptionBudget {
+  apiVersion?: string
+  kind?: 'PodDisruptionBudget'
+  metadata: ObjectMeta
+  spec?: {
+    selector?: LabelSelector | null
+    minAvailable?: IntOrString | null
+    maxUnavailable?: IntOrString | null
+  } | null
+}
 
 /** A controller event, as recorded on the Service. `message` includes the ", addressType: X" suffix. */
 export interface TopologyEvent {
