@@ -173,12 +173,17 @@ export class Client {
     return out
   }
 
+  /** The page from a continue token, as wire objects (a reflector pages with it; list() too). */
+  pager<T>(model: Model<T>, call: PageCall): (cont: string | undefined) => Promise<Page<T>> {
+    return async (cont) => this.page(model, await call({limit: this.limit, _continue: cont}))
+  }
+
   /** Every item of a list, page by page; a failure is a CliError naming `what` ("list nodes"). */
   async list<T>(what: string, model: Model<T>, call: PageCall): Promise<T[]> {
     const out: T[] = []
     try {
       await forEachPage(
-        async (cont) => this.page(model, await call({limit: this.limit, _continue: cont})),
+        this.pager(model, call),
         (p) => {
           for (const item of p.items) out.push(item)
         },

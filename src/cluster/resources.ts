@@ -23,7 +23,7 @@ export function listNodes(c: Client): Promise<Node[]> {
 }
 
 /**
- * The server's version ("1.36.3"); `forbidden` carries the HTTP status when the server refused
+ * The server's version ("1.36.3"); `refused` carries the HTTP status when the server refused
  * to tell (403, 404: version-specific behaviour is then assumed to be current). Other failures
  * (401 too) are the caller's error.
  */

@@ -233,7 +233,7 @@ export interface ServiceWatchOptions {
 
 export async function startServiceWatch(ctx: KubeContext, opts: ServiceWatchOptions, h: ServiceWatchHandlers): Promise<ServiceWatch> {
   const c = await Client.connect(ctx, {pageSize: opts.pageSize})
-  const {core, discovery: disc, options: o, limit} = c
+  const {core, discovery: disc, options: o} = c
   const {namespace: ns, name} = opts
 
   const {version: serverVersion} = await readServerVersion(c)
@@ -248,7 +248,7 @@ export async function startServiceWatch(ctx: KubeContext, opts: ServiceWatchOpti
     resource: 'nodes',
     path: '/api/v1/nodes',
     query: {},
-    list: async (cont) => c.page(NODE, await core.listNode({limit, _continue: cont}, o)),
+    list: c.pager(NODE, (q) => core.listNode(q, o)),
     onChange,
   })
   const fieldSelector = `metadata.name=${name}`
@@ -257,7 +257,7 @@ export async function startServiceWatch(ctx: KubeContext, opts: ServiceWatchOpti
     resource: 'services',
     path: `/api/v1/namespaces/${encodeURIComponent(ns)}/services`,
     query: {fieldSelector},
-    list: async (cont) => c.page(SERVICE, await core.listNamespacedService({namespace: ns, fieldSelector, limit, _continue: cont}, o)),
+    list: c.pager(SERVICE, (q) => core.listNamespacedService({namespace: ns, fieldSelector, ...q}, o)),
     onChange,
   })
   const labelSelector = `${LABEL_SERVICE_NAME}=${name}`
@@ -266,7 +266,7 @@ export async function startServiceWatch(ctx: KubeContext, opts: ServiceWatchOpti
     resource: 'endpointslices',
     path: `/apis/discovery.k8s.io/v1/namespaces/${encodeURIComponent(ns)}/endpointslices`,
     query: {labelSelector},
-    list: async (cont) => c.page(ENDPOINT_SLICE, await disc.listNamespacedEndpointSlice({namespace: ns, labelSelector, limit, _continue: cont}, o)),
+    list: c.pager(ENDPOINT_SLICE, (q) => disc.listNamespacedEndpointSlice({namespace: ns, labelSelector, ...q}, o)),
     onChange,
   })
   const eventSelector = `involvedObject.kind=Service,involvedObject.name=${name}`
@@ -276,7 +276,7 @@ export async function startServiceWatch(ctx: KubeContext, opts: ServiceWatchOpti
     resource: 'events',
     path: `/api/v1/namespaces/${encodeURIComponent(ns)}/events`,
     query: {fieldSelector: eventSelector},
-    list: async (cont) => c.page(EVENT, await core.listNamespacedEvent({namespace: ns, fieldSelector: eventSelector, limit, _continue: cont}, o)),
+    list: c.pager(EVENT, (q) => core.listNamespacedEvent({namespace: ns, fieldSelector: eventSelector, ...q}, o)),
     onChange: (_r, type, obj) => {
       if (type === 'LIST') {
         // After a re-list nothing is replayed; the first list shows what is already recorded.
