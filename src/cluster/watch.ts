@@ -8,21 +8,20 @@
 //  * any other failure (connection refused, reset, 5xx) -> back off (0.5 s doubling to 30 s,
 //    reset by the next successful event) and try again;
 //  * bookmarks (allowWatchBookmarks) keep the resourceVersion fresh on quiet resources.
-// Lists are paginated (500 per page). Objects are plain wire JSON, like live.ts returns.
+// Lists are paginated (LIST_PAGE_SIZE per page) and their objects made plain wire JSON by the
+// client layer (client.ts), like live.ts's.
 
 import {CliError, ExitCode} from '../errors.js'
 import type {EndpointSlice, EventObject, Node, Service} from '../upstream/api/types.js'
 import type {ClusterState} from '../state/cluster-state.js'
 import {LABEL_SERVICE_NAME} from '../upstream/api/types.js'
-import {apiStatusCode, toCliError, type ErrorContext} from './errors.js'
+import {Client, ENDPOINT_SLICE, EVENT, forEachPage, NODE, SERVICE, type Page} from './client.js'
+import {apiStatusCode} from './errors.js'
 import type {KubeContext} from './kubeconfig.js'
-import {clean, normalizeServerVersion} from './live.js'
+import {readServerVersion} from './resources.js'
 
-export interface ListPage<T> {
-  items: T[]
-  resourceVersion: string
-  continue?: string
-}
+/** One page of a reflector's list. */
+export type ListPage<T> = Page<T>
 
 /** client-node's Watch.watch shape: resolves once the request is under way; done() ends it. */
 export type WatchFn = (
@@ -130,15 +129,16 @@ export class Reflector<T extends {metadata?: {namespace?: string; name?: string;
 
   private async relist(): Promise<void> {
     const fresh = new Map<string, T>()
-    let cont: string | undefined
     let rv = ''
-    do {
-      const page = await this.o.list(cont)
-      this.lists++
-      for (const item of page.items) fresh.set(keyOf(item), item)
-      rv = page.resourceVersion || rv
-      cont = page.continue || undefined
-    } while (cont && !this.stopped)
+    await forEachPage(
+      (cont) => this.o.list(cont),
+      (page) => {
+        this.lists++
+        for (const item of page.items) fresh.set(keyOf(item), item)
+        rv = page.resourceVersion || rv
+      },
+      () => this.stopped,
+    )
     this.items.clear()
     for (const [k, v] of fresh) this.items.set(k, v)
     this.resourceVersion = rv
@@ -232,31 +232,14 @@ export interface ServiceWatchOptions {
 }
 
 export async function startServiceWatch(ctx: KubeContext, opts: ServiceWatchOptions, h: ServiceWatchHandlers): Promise<ServiceWatch> {
-  const k8s = await import('./k8s.js')
-  const core = ctx.kc.makeApiClient(k8s.CoreV1Api)
-  const disc = ctx.kc.makeApiClient(k8s.DiscoveryV1Api)
-  const o = ctx.apiOptions
+  const c = await Client.connect(ctx, {pageSize: opts.pageSize})
+  const {core, discovery: disc, options: o} = c
   const {namespace: ns, name} = opts
-  const limit = opts.pageSize ?? 500
-  const errCtx: ErrorContext = {server: ctx.server, contextName: ctx.contextName, requestTimeoutMs: ctx.requestTimeoutMs, ...(ctx.execCommand ? {execCommand: ctx.execCommand} : {})}
 
-  let serverVersion: string | undefined
-  try {
-    serverVersion = normalizeServerVersion(await ctx.kc.makeApiClient(k8s.VersionApi).getCode({}, o))
-  } catch (e) {
-    const code = apiStatusCode(e)
-    if (code !== 403 && code !== 404) throw toCliError(e, 'read the server version', errCtx)
-  }
+  const {version: serverVersion} = await readServerVersion(c)
 
-  const watcher = new k8s.Watch(ctx.kc)
+  const watcher = new c.k8s.Watch(ctx.kc)
   const watch: WatchFn = (path, query, onEvent, done) => watcher.watch(path, query, onEvent, done)
-  const wire = <T>(obj: unknown, type: string, apiVersion: string, kind: string): T =>
-    ({apiVersion, kind, ...(clean(k8s.ObjectSerializer.serialize(obj, type, '')) as object)}) as T
-  const page = <T>(res: {items?: unknown[]; metadata?: {resourceVersion?: string; _continue?: string}}, type: string, apiVersion: string, kind: string): ListPage<T> => {
-    const out: ListPage<T> = {items: (res.items ?? []).map((i) => wire<T>(i, type, apiVersion, kind)), resourceVersion: res.metadata?.resourceVersion ?? ''}
-    if (res.metadata?._continue) out.continue = res.metadata._continue
-    return out
-  }
   const common = {watch, baseDelayMs: opts.baseDelayMs, maxDelayMs: opts.maxDelayMs, onStatus: h.onStatus}
   const onChange = (resource: string) => h.onChange(resource)
 
@@ -265,7 +248,7 @@ export async function startServiceWatch(ctx: KubeContext, opts: ServiceWatchOpti
     resource: 'nodes',
     path: '/api/v1/nodes',
     query: {},
-    list: async (c) => page<Node>(await core.listNode({limit, _continue: c}, o), 'V1Node', 'v1', 'Node'),
+    list: c.pager(NODE, (q) => core.listNode(q, o)),
     onChange,
   })
   const fieldSelector = `metadata.name=${name}`
@@ -274,7 +257,7 @@ export async function startServiceWatch(ctx: KubeContext, opts: ServiceWatchOpti
     resource: 'services',
     path: `/api/v1/namespaces/${encodeURIComponent(ns)}/services`,
     query: {fieldSelector},
-    list: async (c) => page<Service>(await core.listNamespacedService({namespace: ns, fieldSelector, limit, _continue: c}, o), 'V1Service', 'v1', 'Service'),
+    list: c.pager(SERVICE, (q) => core.listNamespacedService({namespace: ns, fieldSelector, ...q}, o)),
     onChange,
   })
   const labelSelector = `${LABEL_SERVICE_NAME}=${name}`
@@ -283,8 +266,7 @@ export async function startServiceWatch(ctx: KubeContext, opts: ServiceWatchOpti
     resource: 'endpointslices',
     path: `/apis/discovery.k8s.io/v1/namespaces/${encodeURIComponent(ns)}/endpointslices`,
     query: {labelSelector},
-    list: async (c) =>
-      page<EndpointSlice>(await disc.listNamespacedEndpointSlice({namespace: ns, labelSelector, limit, _continue: c}, o), 'V1EndpointSlice', 'discovery.k8s.io/v1', 'EndpointSlice'),
+    list: c.pager(ENDPOINT_SLICE, (q) => disc.listNamespacedEndpointSlice({namespace: ns, labelSelector, ...q}, o)),
     onChange,
   })
   const eventSelector = `involvedObject.kind=Service,involvedObject.name=${name}`
@@ -294,7 +276,7 @@ export async function startServiceWatch(ctx: KubeContext, opts: ServiceWatchOpti
     resource: 'events',
     path: `/api/v1/namespaces/${encodeURIComponent(ns)}/events`,
     query: {fieldSelector: eventSelector},
-    list: async (c) => page<EventObject>(await core.listNamespacedEvent({namespace: ns, fieldSelector: eventSelector, limit, _continue: c}, o), 'CoreV1Event', 'v1', 'Event'),
+    list: c.pager(EVENT, (q) => core.listNamespacedEvent({namespace: ns, fieldSelector: eventSelector, ...q}, o)),
     onChange: (_r, type, obj) => {
       if (type === 'LIST') {
         // After a re-list nothing is replayed; the first list shows what is already recorded.
@@ -310,7 +292,7 @@ export async function startServiceWatch(ctx: KubeContext, opts: ServiceWatchOpti
     () => undefined,
     (e) => {
       for (const r of all) r.stop()
-      throw e instanceof CliError ? e : toCliError(e, `watch services "${name}" in namespace "${ns}"`, errCtx)
+      throw e instanceof CliError ? e : c.fail(e, `watch services "${name}" in namespace "${ns}"`)
     },
   )
   return {

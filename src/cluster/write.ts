@@ -8,7 +8,8 @@
 import {CliError, ExitCode} from '../errors.js'
 import {FIELD_MANAGER, type JsonPatchOp, type ManagedFieldsEntry} from '../apply/plan.js'
 import {LABEL_SERVICE_NAME, type EndpointSlice, type Service} from '../upstream/api/types.js'
-import {apiStatusCode, scrub, toCliError, type ErrorContext} from './errors.js'
+import {Client, ENDPOINT_SLICE, SERVICE} from './client.js'
+import {apiStatusCode, scrub} from './errors.js'
 import type {KubeContext} from './kubeconfig.js'
 
 type Obj = Record<string, unknown>
@@ -50,22 +51,9 @@ function statusOf(err: unknown): StatusBody {
   return (body ?? {}) as StatusBody
 }
 
-/** Serialises a client-node model to plain wire JSON (no undefined, dates as strings). */
-function wire<T>(k8s: typeof import('./k8s.js'), obj: unknown, type: string, apiVersion: string, kind: string): T {
-  const plain = JSON.parse(JSON.stringify(k8s.ObjectSerializer.serialize(obj, type, ''))) as Obj
-  const meta = plain.metadata as Obj | undefined
-  if (meta) {
-    delete meta.managedFields
-    for (const k of ['creationTimestamp', 'deletionTimestamp']) {
-      if (typeof meta[k] === 'string') meta[k] = (meta[k] as string).replace(/\.000Z$/, 'Z')
-    }
-  }
-  return {apiVersion, kind, ...plain} as T
-}
-
 export class Writer {
   private constructor(
-    private readonly k8s: typeof import('./k8s.js'),
+    private readonly client: Client,
     readonly ctx: KubeContext,
     readonly namespace: string,
     /** Send every write with dryRun=All (the API server validates and admits, stores nothing). */
@@ -73,20 +61,14 @@ export class Writer {
   ) {}
 
   static async create(ctx: KubeContext, namespace: string, serverDryRun: boolean): Promise<Writer> {
-    return new Writer(await import('./k8s.js'), ctx, namespace, serverDryRun)
+    return new Writer(await Client.connect(ctx), ctx, namespace, serverDryRun)
   }
 
-  private get errCtx(): ErrorContext {
-    const c: ErrorContext = {server: this.ctx.server, contextName: this.ctx.contextName, requestTimeoutMs: this.ctx.requestTimeoutMs}
-    if (this.ctx.execCommand) c.execCommand = this.ctx.execCommand
-    return c
-  }
-
-  private options(contentType?: string): ReturnType<typeof this.k8s.setHeaderOptions> {
+  /** The request options with a Content-Type (the patch strategy). */
+  private options(contentType: string): ReturnType<Client['k8s']['setHeaderOptions']> {
     const base = this.ctx.apiOptions as unknown as {middleware?: unknown[]}
-    if (!contentType) return this.ctx.apiOptions as ReturnType<typeof this.k8s.setHeaderOptions>
-    const header = this.k8s.setHeaderOptions('Content-Type', contentType as never) as unknown as {middleware?: unknown[]}
-    return {middleware: [...(base.middleware ?? []), ...(header.middleware ?? [])], middlewareMergeStrategy: 'append'} as unknown as ReturnType<typeof this.k8s.setHeaderOptions>
+    const header = this.client.k8s.setHeaderOptions('Content-Type', contentType as never) as unknown as {middleware?: unknown[]}
+    return {middleware: [...(base.middleware ?? []), ...(header.middleware ?? [])], middlewareMergeStrategy: 'append'} as unknown as ReturnType<Client['k8s']['setHeaderOptions']>
   }
 
   private get dryRun(): string | undefined {
@@ -95,40 +77,30 @@ export class Writer {
 
   /** The Service's managedFields (who owns the topology fields). */
   async serviceManagedFields(name: string): Promise<ManagedFieldsEntry[]> {
-    const core = this.ctx.kc.makeApiClient(this.k8s.CoreV1Api)
     try {
-      const svc = await core.readNamespacedService({name, namespace: this.namespace}, this.ctx.apiOptions)
+      const svc = await this.client.core.readNamespacedService({name, namespace: this.namespace}, this.client.options)
       return (svc.metadata?.managedFields ?? []).map((m) => ({manager: m.manager, operation: m.operation, fieldsV1: m.fieldsV1 as Record<string, unknown>}))
     } catch (e) {
-      throw toCliError(e, `get services "${name}" in namespace "${this.namespace}"`, this.errCtx)
+      throw this.client.fail(e, `get services "${name}" in namespace "${this.namespace}"`)
     }
   }
 
   /** The Service, or null when it does not exist. */
   async getService(name: string): Promise<Service | null> {
-    const core = this.ctx.kc.makeApiClient(this.k8s.CoreV1Api)
     try {
-      return wire<Service>(this.k8s, await core.readNamespacedService({name, namespace: this.namespace}, this.ctx.apiOptions), 'V1Service', 'v1', 'Service')
+      return this.client.wire(SERVICE, await this.client.core.readNamespacedService({name, namespace: this.namespace}, this.client.options))
     } catch (e) {
       if (apiStatusCode(e) === 404) return null
-      throw toCliError(e, `get services "${name}" in namespace "${this.namespace}"`, this.errCtx)
+      throw this.client.fail(e, `get services "${name}" in namespace "${this.namespace}"`)
     }
   }
 
   /** Every EndpointSlice labelled with the Service's name (any manager). */
   async listSlices(service: string): Promise<EndpointSlice[]> {
-    const disc = this.ctx.kc.makeApiClient(this.k8s.DiscoveryV1Api)
-    const out: EndpointSlice[] = []
-    let cont: string | undefined
-    try {
-      do {
-        const res = await disc.listNamespacedEndpointSlice({namespace: this.namespace, labelSelector: `${LABEL_SERVICE_NAME}=${service}`, limit: 500, _continue: cont}, this.ctx.apiOptions)
-        for (const s of res.items) out.push(wire<EndpointSlice>(this.k8s, s, 'V1EndpointSlice', 'discovery.k8s.io/v1', 'EndpointSlice'))
-        cont = res.metadata?._continue || undefined
-      } while (cont)
-    } catch (e) {
-      throw toCliError(e, `list endpointslices in namespace "${this.namespace}"`, this.errCtx)
-    }
+    const labelSelector = `${LABEL_SERVICE_NAME}=${service}`
+    const out = await this.client.list(`list endpointslices in namespace "${this.namespace}"`, ENDPOINT_SLICE, (q) =>
+      this.client.discovery.listNamespacedEndpointSlice({namespace: this.namespace, labelSelector, ...q}, this.client.options),
+    )
     return out.sort((a, b) => (a.metadata.name < b.metadata.name ? -1 : 1))
   }
 
@@ -137,19 +109,18 @@ export class Writer {
    * permission. Runs before any write.
    */
   async checkAccess(checks: AccessCheck[], objectName: string): Promise<void> {
-    const authz = this.ctx.kc.makeApiClient(this.k8s.AuthorizationV1Api)
     for (const c of checks) {
       let allowed = false
       let reason = ''
       try {
-        const r = await authz.createSelfSubjectAccessReview(
+        const r = await this.client.authorization.createSelfSubjectAccessReview(
           {body: {apiVersion: 'authorization.k8s.io/v1', kind: 'SelfSubjectAccessReview', spec: {resourceAttributes: {namespace: this.namespace, verb: c.verb, group: c.group, resource: c.resource, name: objectName}}}},
-          this.ctx.apiOptions,
+          this.client.options,
         )
         allowed = r.status?.allowed === true
         reason = r.status?.reason ?? ''
       } catch (e) {
-        throw toCliError(e, `check permissions (SelfSubjectAccessReview)`, this.errCtx)
+        throw this.client.fail(e, `check permissions (SelfSubjectAccessReview)`)
       }
       if (!allowed) {
         const res = c.group ? `${c.resource}.${c.group}` : c.resource
@@ -163,13 +134,12 @@ export class Writer {
 
   /** Server-side apply of a Service configuration with field manager kubectl-topology. */
   async applyService(name: string, body: Obj, force: boolean): Promise<Service> {
-    const core = this.ctx.kc.makeApiClient(this.k8s.CoreV1Api)
     try {
-      const r = await core.patchNamespacedService(
+      const r = await this.client.core.patchNamespacedService(
         {name, namespace: this.namespace, body, fieldManager: FIELD_MANAGER, force: force || undefined, dryRun: this.dryRun},
-        this.options(this.k8s.PatchStrategy.ServerSideApply),
+        this.options(this.client.k8s.PatchStrategy.ServerSideApply),
       )
-      return wire<Service>(this.k8s, r, 'V1Service', 'v1', 'Service')
+      return this.client.wire(SERVICE, r)
     } catch (e) {
       throw this.writeError(e, 'Service', name)
     }
@@ -177,13 +147,12 @@ export class Writer {
 
   /** JSON merge patch (RFC 7386) of a Service. */
   async mergePatchService(name: string, patch: Obj): Promise<Service> {
-    const core = this.ctx.kc.makeApiClient(this.k8s.CoreV1Api)
     try {
-      const r = await core.patchNamespacedService(
+      const r = await this.client.core.patchNamespacedService(
         {name, namespace: this.namespace, body: patch, fieldManager: FIELD_MANAGER, dryRun: this.dryRun},
-        this.options(this.k8s.PatchStrategy.MergePatch),
+        this.options(this.client.k8s.PatchStrategy.MergePatch),
       )
-      return wire<Service>(this.k8s, r, 'V1Service', 'v1', 'Service')
+      return this.client.wire(SERVICE, r)
     } catch (e) {
       throw this.writeError(e, 'Service', name)
     }
@@ -191,13 +160,12 @@ export class Writer {
 
   /** JSON patch (RFC 6902) of an EndpointSlice. */
   async patchSlice(name: string, ops: JsonPatchOp[]): Promise<EndpointSlice> {
-    const disc = this.ctx.kc.makeApiClient(this.k8s.DiscoveryV1Api)
     try {
-      const r = await disc.patchNamespacedEndpointSlice(
+      const r = await this.client.discovery.patchNamespacedEndpointSlice(
         {name, namespace: this.namespace, body: ops, fieldManager: FIELD_MANAGER, dryRun: this.dryRun},
-        this.options(this.k8s.PatchStrategy.JsonPatch),
+        this.options(this.client.k8s.PatchStrategy.JsonPatch),
       )
-      return wire<EndpointSlice>(this.k8s, r, 'V1EndpointSlice', 'discovery.k8s.io/v1', 'EndpointSlice')
+      return this.client.wire(ENDPOINT_SLICE, r)
     } catch (e) {
       throw this.writeError(e, 'EndpointSlice', name)
     }
@@ -207,7 +175,7 @@ export class Writer {
   private writeError(e: unknown, kind: 'Service' | 'EndpointSlice', name: string): Error {
     const code = apiStatusCode(e)
     const what = `${kind === 'Service' ? 'services' : 'endpointslices.discovery.k8s.io'} "${name}"`
-    if (code === undefined) return toCliError(e, `write ${what} in namespace "${this.namespace}"`, this.errCtx)
+    if (code === undefined) return this.client.fail(e, `write ${what} in namespace "${this.namespace}"`)
     const st = statusOf(e)
     const causes = st.details?.causes ?? []
     if (code === 409) {
@@ -230,7 +198,7 @@ export class Writer {
     if (code === 404) {
       return new CliError(`${what} not found in namespace "${this.namespace}": it was deleted since it was read`, ExitCode.WRITE_FAILED, {cause: e})
     }
-    const err = toCliError(e, `write ${what} in namespace "${this.namespace}"`, this.errCtx)
+    const err = this.client.fail(e, `write ${what} in namespace "${this.namespace}"`)
     return err.exitCode === ExitCode.FORBIDDEN ? err : new CliError(err.message, ExitCode.WRITE_FAILED, {cause: e})
   }
 }

@@ -1,4 +1,4 @@
-// The js-yaml fast path of snapshot parsing (src/cluster/snapshot/snapshot.ts fastYamlDocs) must give
+// The js-yaml fast path of snapshot parsing (src/cluster/snapshot/yaml.ts fastYamlDocs) must give
 // exactly what `yaml` gives (the reference: parseAllDocuments + toJS, as the slow path does),
 // or leave the text to `yaml` (undefined).
 import fs from 'node:fs'
@@ -6,7 +6,7 @@ import fc from 'fast-check'
 import {dump} from 'js-yaml'
 import {describe, expect, it} from 'vitest'
 import {parseAllDocuments, stringify} from 'yaml'
-import {fastYamlDocs} from '../../src/cluster/snapshot/snapshot.js'
+import {fastYamlDocs} from '../../src/cluster/snapshot/yaml.js'
 
 function reference(text: string): unknown[] | 'error' {
   const docs = parseAllDocuments(text)

@@ -1,0 +1,365 @@
+// Documents -> ClusterState: recognises Nodes, Services, EndpointSlices, Events, Deployments and
+// StatefulSets wherever they are (a document of their own, a kubectl v1 List or typed list, a
+// JSON array, any document of a multi-document file, our Snapshot), checks the shape of the
+// fields kubectl-topology reads and says where a wrong one is (file:line:col). Other kinds are
+// ignored.
+
+import {LABEL_HOSTNAME, type Deployment, type Endpoint, type EndpointSlice, type EventObject, type Node, type ObjectMeta, type Service, type StatefulSet} from '../../upstream/api/types.js'
+import type {ClusterState} from '../../state/cluster-state.js'
+import {displayName, EXPECTED, inputError, isObj, SNAPSHOT_API_VERSION, SNAPSHOT_KIND, type Obj, type Parsed, type Path} from './format.js'
+
+type Kind = 'Node' | 'Service' | 'EndpointSlice' | 'Event' | 'Deployment' | 'StatefulSet'
+
+interface Located {
+  kind: Kind
+  obj: Obj
+  doc: number
+  path: Path
+}
+
+const LIST_ITEM_KIND: Record<string, Kind> = {
+  NodeList: 'Node',
+  ServiceList: 'Service',
+  EndpointSliceList: 'EndpointSlice',
+  EventList: 'Event',
+  DeploymentList: 'Deployment',
+  StatefulSetList: 'StatefulSet',
+}
+
+class Collector {
+  readonly found: Located[] = []
+  serverVersion: string | undefined
+  nodesReadable: boolean | undefined
+  /** A Snapshot document listed deployments/statefulSets (possibly empty): they were read. */
+  workloadsListed = false
+  constructor(
+    private readonly parsed: Parsed,
+    private readonly source: string,
+  ) {}
+
+  where(doc: number, path: Path): string {
+    const pos = this.parsed.locate(doc, path)
+    return `${displayName(this.source)}${pos ? `:${pos.line}:${pos.col}` : ''}`
+  }
+
+  fail(doc: number, path: Path, msg: string): never {
+    throw inputError(`${this.where(doc, path)}: ${msg}`)
+  }
+
+  document(value: unknown, doc: number): void {
+    if (value === null || value === undefined) return // empty document ("---" at the end)
+    if (Array.isArray(value)) {
+      value.forEach((v, i) => this.object(v, doc, [i], true))
+      return
+    }
+    if (!isObj(value)) {
+      this.fail(doc, [], `expected a Kubernetes object or List, found ${typeof value === 'string' ? 'a string' : `a ${typeof value}`} (${EXPECTED})`)
+    }
+    this.object(value, doc, [], true)
+  }
+
+  object(value: unknown, doc: number, path: Path, allowList: boolean, impliedKind?: Kind): void {
+    if (!isObj(value)) {
+      this.fail(doc, path, `expected an object, found ${value === null ? 'null' : Array.isArray(value) ? 'a list' : `a ${typeof value}`}`)
+    }
+    const kind = typeof value.kind === 'string' ? value.kind : impliedKind
+    const apiVersion = typeof value.apiVersion === 'string' ? value.apiVersion : undefined
+    if (kind === SNAPSHOT_KIND && (apiVersion ?? '').startsWith('kubectl-topology')) {
+      if (apiVersion !== SNAPSHOT_API_VERSION) {
+        this.fail(doc, path, `unsupported snapshot version "${apiVersion}" (this kubectl-topology reads ${SNAPSHOT_API_VERSION})`)
+      }
+      this.snapshot(value, doc, path)
+      return
+    }
+    if (allowList && Array.isArray(value.items) && (kind === undefined || kind.endsWith('List'))) {
+      const implied = kind ? LIST_ITEM_KIND[kind] : undefined
+      value.items.forEach((item, i) => this.object(item, doc, [...path, 'items', i], true, implied))
+      return
+    }
+    if (allowList && value.items !== undefined && kind?.endsWith('List')) {
+      this.fail(doc, [...path, 'items'], `${kind}: "items" must be a list`)
+    }
+    switch (kind) {
+      case 'Node':
+      case 'Service':
+        if (apiVersion === undefined || apiVersion === 'v1') this.found.push({kind, obj: value, doc, path})
+        return
+      case 'EndpointSlice':
+        if (apiVersion === undefined || apiVersion.startsWith('discovery.k8s.io/')) this.found.push({kind, obj: value, doc, path})
+        return
+      case 'Event':
+        if (apiVersion === undefined || apiVersion === 'v1' || apiVersion.startsWith('events.k8s.io/')) {
+          this.found.push({kind, obj: value, doc, path})
+        }
+        return
+      case 'Deployment':
+      case 'StatefulSet':
+        if (apiVersion === undefined || apiVersion.startsWith('apps/') || (kind === 'Deployment' && apiVersion.startsWith('extensions/'))) {
+          this.found.push({kind, obj: value, doc, path})
+        }
+        return
+      default:
+        return // Pods, Deployments, Endpoints, …: not ours
+    }
+  }
+
+  snapshot(value: Obj, doc: number, path: Path): void {
+    if (value.serverVersion !== undefined && value.serverVersion !== null) {
+      if (typeof value.serverVersion !== 'string') this.fail(doc, [...path, 'serverVersion'], 'serverVersion must be a string such as "1.36.3"')
+      this.serverVersion = value.serverVersion
+    }
+    if (typeof value.nodesReadable === 'boolean') this.nodesReadable = value.nodesReadable
+    const fields: [string, Kind][] = [
+      ['nodes', 'Node'],
+      ['services', 'Service'],
+      ['endpointSlices', 'EndpointSlice'],
+      ['events', 'Event'],
+      ['deployments', 'Deployment'],
+      ['statefulSets', 'StatefulSet'],
+    ]
+    for (const [field, kind] of fields) {
+      const list = value[field]
+      if (list === undefined || list === null) continue
+      if (kind === 'Deployment' || kind === 'StatefulSet') this.workloadsListed = true
+      if (!Array.isArray(list)) this.fail(doc, [...path, field], `Snapshot: "${field}" must be a list`)
+      list.forEach((item, i) => {
+        const p = [...path, field, i]
+        if (!isObj(item)) this.fail(doc, p, `Snapshot ${field}[${i}]: expected an object`)
+        if (typeof item.kind === 'string' && item.kind !== kind) {
+          this.fail(doc, p, `Snapshot ${field}[${i}]: kind "${item.kind}" found where a ${kind} belongs`)
+        }
+        this.found.push({kind, obj: item, doc, path: p})
+      })
+    }
+  }
+}
+
+function stringMap(c: Collector, at: Located, field: 'labels' | 'annotations', v: unknown): Record<string, string> | undefined {
+  if (v === undefined || v === null) return undefined
+  if (!isObj(v)) c.fail(at.doc, [...at.path, 'metadata', field], `${at.kind}: metadata.${field} must be a mapping`)
+  const out: Record<string, string> = {}
+  for (const [k, x] of Object.entries(v)) {
+    // Hand-written YAML says `tier: 1`; the API server would have stored "1".
+    out[k] = typeof x === 'string' ? x : x === null ? '' : typeof x === 'object' ? JSON.stringify(x) : String(x)
+  }
+  return out
+}
+
+function checkMeta(c: Collector, at: Located, namespaced: boolean): ObjectMeta {
+  const m = at.obj.metadata
+  if (!isObj(m)) c.fail(at.doc, at.path, `${at.kind}: missing required field "metadata"`)
+  if (typeof m.name !== 'string' || m.name === '') {
+    c.fail(at.doc, [...at.path, 'metadata'], `${at.kind}: missing required field "metadata.name"`)
+  }
+  const meta: ObjectMeta = {...(m as Obj), name: m.name} as ObjectMeta
+  if (namespaced && (typeof m.namespace !== 'string' || m.namespace === '')) meta.namespace = 'default'
+  const labels = stringMap(c, at, 'labels', m.labels)
+  const annotations = stringMap(c, at, 'annotations', m.annotations)
+  if (labels) meta.labels = labels
+  if (annotations) meta.annotations = annotations
+  return meta
+}
+
+const label = (at: Located, meta: ObjectMeta) =>
+  `${at.kind} "${meta.namespace ? `${meta.namespace}/` : ''}${meta.name}"`
+
+function toNode(c: Collector, at: Located): Node {
+  const meta = checkMeta(c, at, false)
+  const status = at.obj.status
+  if (status !== undefined && status !== null && !isObj(status)) c.fail(at.doc, [...at.path, 'status'], `${label(at, meta)}: status must be a mapping`)
+  if (isObj(status)) {
+    for (const f of ['allocatable', 'capacity'] as const) {
+      const v = status[f]
+      if (v !== undefined && v !== null && !isObj(v)) c.fail(at.doc, [...at.path, 'status', f], `${label(at, meta)}: status.${f} must be a mapping`)
+    }
+    if (status.conditions !== undefined && status.conditions !== null && !Array.isArray(status.conditions)) {
+      c.fail(at.doc, [...at.path, 'status', 'conditions'], `${label(at, meta)}: status.conditions must be a list`)
+    }
+  }
+  return {...at.obj, apiVersion: 'v1', kind: 'Node', metadata: meta} as Node
+}
+
+function toService(c: Collector, at: Located): Service {
+  const meta = checkMeta(c, at, true)
+  const spec = at.obj.spec
+  if (spec !== undefined && spec !== null && !isObj(spec)) c.fail(at.doc, [...at.path, 'spec'], `${label(at, meta)}: spec must be a mapping`)
+  if (isObj(spec)) {
+    if (spec.ports !== undefined && spec.ports !== null && !Array.isArray(spec.ports)) {
+      c.fail(at.doc, [...at.path, 'spec', 'ports'], `${label(at, meta)}: spec.ports must be a list`)
+    }
+    if (spec.selector !== undefined && spec.selector !== null && !isObj(spec.selector)) {
+      c.fail(at.doc, [...at.path, 'spec', 'selector'], `${label(at, meta)}: spec.selector must be a mapping`)
+    }
+  }
+  return {...at.obj, apiVersion: 'v1', kind: 'Service', metadata: meta} as Service
+}
+
+function toEndpointSlice(c: Collector, at: Located): EndpointSlice {
+  const meta = checkMeta(c, at, true)
+  const o = at.obj
+  const name = label(at, meta)
+  if (o.addressType === undefined || o.addressType === null) c.fail(at.doc, at.path, `${name}: missing required field "addressType"`)
+  if (o.addressType !== 'IPv4' && o.addressType !== 'IPv6' && o.addressType !== 'FQDN') {
+    c.fail(at.doc, [...at.path, 'addressType'], `${name}: invalid addressType ${JSON.stringify(o.addressType)} (expected IPv4, IPv6 or FQDN)`)
+  }
+  let endpoints: Endpoint[] | null | undefined = o.endpoints as undefined | null
+  if (o.endpoints !== undefined && o.endpoints !== null) {
+    if (!Array.isArray(o.endpoints)) c.fail(at.doc, [...at.path, 'endpoints'], `${name}: endpoints must be a list`)
+    endpoints = o.endpoints.map((e: unknown, i: number) => {
+      const p = [...at.path, 'endpoints', i]
+      if (!isObj(e)) c.fail(at.doc, p, `${name}: endpoints[${i}] must be a mapping`)
+      if (e.addresses === undefined || e.addresses === null) c.fail(at.doc, p, `${name}: endpoints[${i}]: missing required field "addresses"`)
+      if (!Array.isArray(e.addresses) || e.addresses.some((a) => typeof a !== 'string')) {
+        c.fail(at.doc, [...p, 'addresses'], `${name}: endpoints[${i}].addresses must be a list of strings`)
+      }
+      for (const f of ['conditions', 'hints', 'targetRef'] as const) {
+        if (e[f] !== undefined && e[f] !== null && !isObj(e[f])) c.fail(at.doc, [...p, f], `${name}: endpoints[${i}].${f} must be a mapping`)
+      }
+      // discovery.k8s.io/v1beta1 kept zone and node in `topology`.
+      let ep: Obj = e
+      const topology = isObj(e.topology) ? e.topology : undefined
+      if (topology && ep.zone === undefined && typeof topology['topology.kubernetes.io/zone'] === 'string') {
+        ep = {...ep, zone: topology['topology.kubernetes.io/zone']}
+      }
+      if (topology && ep.nodeName === undefined && typeof topology[LABEL_HOSTNAME] === 'string') {
+        ep = {...ep, nodeName: topology[LABEL_HOSTNAME]}
+      }
+      return ep as unknown as Endpoint
+    })
+  }
+  if (o.ports !== undefined && o.ports !== null && !Array.isArray(o.ports)) c.fail(at.doc, [...at.path, 'ports'], `${name}: ports must be a list`)
+  const out = {...o, apiVersion: 'discovery.k8s.io/v1', kind: 'EndpointSlice', metadata: meta} as EndpointSlice
+  if (endpoints !== undefined) out.endpoints = endpoints
+  return out
+}
+
+function toEvent(c: Collector, at: Located): EventObject {
+  const meta = checkMeta(c, at, true)
+  const o = at.obj
+  if (typeof o.apiVersion === 'string' && o.apiVersion.startsWith('events.k8s.io/')) {
+    // events.k8s.io/v1 spells the core fields differently.
+    const ev: EventObject = {metadata: meta}
+    if (isObj(o.regarding)) ev.involvedObject = o.regarding as EventObject['involvedObject']
+    if (typeof o.reason === 'string') ev.reason = o.reason
+    if (typeof o.note === 'string') ev.message = o.note
+    if (typeof o.type === 'string') ev.type = o.type
+    const count = isObj(o.series) ? o.series.count : o.deprecatedCount
+    if (typeof count === 'number') ev.count = count
+    const last = isObj(o.series) ? o.series.lastObservedTime : o.deprecatedLastTimestamp
+    if (typeof last === 'string') ev.lastTimestamp = last
+    if (typeof o.eventTime === 'string') ev.eventTime = o.eventTime
+    if (typeof o.deprecatedFirstTimestamp === 'string') ev.firstTimestamp = o.deprecatedFirstTimestamp
+    return {apiVersion: 'v1', kind: 'Event', ...ev} as EventObject
+  }
+  if (o.involvedObject !== undefined && o.involvedObject !== null && !isObj(o.involvedObject)) {
+    c.fail(at.doc, [...at.path, 'involvedObject'], `${label(at, meta)}: involvedObject must be a mapping`)
+  }
+  return {...o, apiVersion: 'v1', kind: 'Event', metadata: meta} as EventObject
+}
+
+/** A Deployment or StatefulSet: checks the shape of the fields simulate reads. */
+function toWorkload(c: Collector, at: Located): Deployment | StatefulSet {
+  const meta = checkMeta(c, at, true)
+  const name = label(at, meta)
+  const spec = at.obj.spec
+  function fail(path: Path, msg: string): never {
+    return c.fail(at.doc, [...at.path, 'spec', ...path], `${name}: spec${path.map((p) => `.${p}`).join('')} ${msg}`)
+  }
+  if (spec !== undefined && spec !== null) {
+    if (!isObj(spec)) c.fail(at.doc, [...at.path, 'spec'], `${name}: spec must be a mapping`)
+    if (spec.replicas !== undefined && spec.replicas !== null && !(Number.isInteger(spec.replicas) && (spec.replicas as number) >= 0)) fail(['replicas'], 'must be a non-negative integer')
+    const tpl = spec.template
+    if (tpl !== undefined && tpl !== null) {
+      if (!isObj(tpl)) fail(['template'], 'must be a mapping')
+      if (tpl.metadata !== undefined && tpl.metadata !== null && !isObj(tpl.metadata)) fail(['template', 'metadata'], 'must be a mapping')
+      const labels = isObj(tpl.metadata) ? tpl.metadata.labels : undefined
+      if (labels !== undefined && labels !== null && !isObj(labels)) fail(['template', 'metadata', 'labels'], 'must be a mapping')
+    }
+    const strategyField = at.kind === 'Deployment' ? 'strategy' : 'updateStrategy'
+    const strategy = spec[strategyField]
+    if (strategy !== undefined && strategy !== null) {
+      if (!isObj(strategy)) fail([strategyField], 'must be a mapping')
+      if (strategy.type !== undefined && strategy.type !== null && typeof strategy.type !== 'string') fail([strategyField, 'type'], 'must be a string')
+      const ru = strategy.rollingUpdate
+      if (ru !== undefined && ru !== null) {
+        if (!isObj(ru)) fail([strategyField, 'rollingUpdate'], 'must be a mapping')
+        for (const f of ['maxSurge', 'maxUnavailable']) {
+          const v = ru[f]
+          if (v !== undefined && v !== null && typeof v !== 'number' && typeof v !== 'string') fail([strategyField, 'rollingUpdate', f], 'must be an integer or a percentage')
+        }
+        if (ru.partition !== undefined && ru.partition !== null && !Number.isInteger(ru.partition)) fail([strategyField, 'rollingUpdate', 'partition'], 'must be an integer')
+      }
+    }
+  }
+  return {...at.obj, kind: at.kind, metadata: meta} as Deployment | StatefulSet
+}
+
+
+/** The state the documents hold; an invalid object is an INPUT error naming where it is. */
+export function decode(parsed: Parsed, source: string): ClusterState {
+  const c = new Collector(parsed, source)
+  parsed.docs.forEach((d, i) => c.document(d, i))
+
+  // The same object twice (two files concatenated, a re-export): the later one wins.
+  const byKey = new Map<string, unknown>()
+  const add = (kind: Kind, meta: ObjectMeta, v: unknown) => {
+    const key = `${kind}\u0000${meta.namespace ?? ''}\u0000${meta.name}`
+    byKey.delete(key)
+    byKey.set(key, v)
+  }
+  for (const at of c.found) {
+    switch (at.kind) {
+      case 'Node': {
+        const n = toNode(c, at)
+        add('Node', n.metadata, n)
+        break
+      }
+      case 'Service': {
+        const s = toService(c, at)
+        add('Service', s.metadata, s)
+        break
+      }
+      case 'EndpointSlice': {
+        const s = toEndpointSlice(c, at)
+        add('EndpointSlice', s.metadata, s)
+        break
+      }
+      case 'Event': {
+        const e = toEvent(c, at)
+        add('Event', e.metadata, e)
+        break
+      }
+      case 'Deployment':
+      case 'StatefulSet': {
+        const w = toWorkload(c, at)
+        add(at.kind, w.metadata, w)
+        break
+      }
+    }
+  }
+  const state: ClusterState = {nodes: [], services: [], endpointSlices: []}
+  const events: EventObject[] = []
+  const deployments: Deployment[] = []
+  const statefulSets: StatefulSet[] = []
+  for (const [key, v] of byKey) {
+    const kind = key.slice(0, key.indexOf('\u0000'))
+    if (kind === 'Node') state.nodes.push(v as Node)
+    else if (kind === 'Service') state.services.push(v as Service)
+    else if (kind === 'EndpointSlice') state.endpointSlices.push(v as EndpointSlice)
+    else if (kind === 'Deployment') deployments.push(v as Deployment)
+    else if (kind === 'StatefulSet') statefulSets.push(v as StatefulSet)
+    else events.push(v as EventObject)
+  }
+  if (state.services.length === 0 && state.endpointSlices.length === 0) {
+    throw inputError(`${displayName(source)}: no Services or EndpointSlices found (${EXPECTED})`)
+  }
+  if (events.length > 0) state.events = events
+  // Present when the input lists them (our Snapshot, even empty) or holds any (kubectl get).
+  if (c.workloadsListed || deployments.length > 0 || statefulSets.length > 0) {
+    state.deployments = deployments
+    state.statefulSets = statefulSets
+  }
+  if (c.serverVersion !== undefined) state.serverVersion = c.serverVersion
+  state.nodesReadable = c.nodesReadable ?? state.nodes.length > 0
+  return state
+}
