@@ -1,6 +1,6 @@
 // Printers for `explain`: the per-zone table (default), the per-endpoint table (-o wide),
 // the per-node kube-proxy table (--per-node), and json / yaml. They format the model;
-// every figure comes from src/engine/explain.ts.
+// every figure comes from src/explain/report.ts.
 import {stringify as toYaml} from 'yaml'
 import type {EndpointRow, ExplainReport, HintNames, KubeProxyVerdict, ServiceExplanation, ZoneRow} from '../explain/report.js'
 import {PLAIN, type Style} from './style.js'

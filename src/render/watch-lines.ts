@@ -1,7 +1,7 @@
 // Text for `watch`: the one-line-per-change output used without a terminal, and the pieces
 // the live ink view (watch-view.tsx) shows: the header, the zone table with changed cells
 // highlighted, cliffs, changes and events. Formatting only: every figure comes from the
-// watch model (src/engine/watchmodel.ts). No ink or react here: this module is loaded on
+// watch model (src/watch/model.ts). No ink or react here: this module is loaded on
 // every path of the command.
 import type {ServiceExplanation, ZoneRow} from '../explain/report.js'
 import type {EventObject} from '../upstream/api/types.js'
