@@ -12,6 +12,7 @@ import {CliError, ExitCode} from '../../errors.js'
 import {describeFileError} from '../files.js'
 import {ANNOTATION_TOPOLOGY_AWARE_HINTS, ANNOTATION_TOPOLOGY_MODE, LABEL_HOSTNAME, type Deployment, type Endpoint, type EndpointSlice, type EventObject, type Node, type ObjectMeta, type Service, type StatefulSet} from '../../upstream/api/types.js'
 import type {ClusterState} from '../../state/cluster-state.js'
+import {validateSnapshot} from './validate.js'
 
 export const SNAPSHOT_API_VERSION = 'kubectl-topology/v1'
 export const SNAPSHOT_KIND = 'Snapshot'
@@ -683,6 +684,7 @@ function collect(parsed: Parsed, source: string): ClusterState {
       }
     }
   }
+  validateSnapshot({found: c.found, serverVersion: c.serverVersion, docs: parsed.docs}, (doc, path, msg) => c.fail(doc, path, msg))
   const state: ClusterState = {nodes: [], services: [], endpointSlices: []}
   const events: EventObject[] = []
   const deployments: Deployment[] = []
