@@ -118,15 +118,29 @@ function snapshotDoc(state: ClusterState, serverVersion: string | undefined): Re
   )
 }
 
+/** The same objects as `kubectl get nodes,services,endpointslices,events,deployments -A -o json` prints them: a v1 List. */
+function kubectlList(snap: Record<string, Json>): Record<string, Json> {
+  const kinds: [string, string, string][] = [
+    ['nodes', 'Node', 'v1'],
+    ['services', 'Service', 'v1'],
+    ['endpointSlices', 'EndpointSlice', 'discovery.k8s.io/v1'],
+    ['events', 'Event', 'v1'],
+    ['deployments', 'Deployment', 'apps/v1'],
+  ]
+  const items = kinds.flatMap(([field, kind, apiVersion]) => (snap[field] as Record<string, Json>[]).map((o) => ({...o, apiVersion, kind})))
+  return {apiVersion: 'v1', kind: 'List', items}
+}
+
 const docArb = fc
   .record({
     cluster: clusterArb,
     version: fc.constantFrom(undefined, '1.31', '1.33.2', '1.36.3', 'v1.35.0-eks-1'),
     mutations: fc.array(mutationArb, {minLength: 1, maxLength: 4}),
     format: fc.constantFrom<'json' | 'yaml'>('json', 'yaml'),
+    shape: fc.constantFrom<'snapshot' | 'list'>('snapshot', 'snapshot', 'list'),
   })
-  .map(({cluster, version, mutations, format}) => {
-    const doc = snapshotDoc(cluster.state, version)
+  .map(({cluster, version, mutations, format, shape}) => {
+    const doc = shape === 'snapshot' ? snapshotDoc(cluster.state, version) : kubectlList(snapshotDoc(cluster.state, version))
     for (const m of mutations) mutate(doc, m)
     return {text: format === 'json' ? JSON.stringify(doc) : toYaml(doc), format, mutations}
   })
