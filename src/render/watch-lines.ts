@@ -62,6 +62,20 @@ export function summaryLines(raw: WatchFrame): string[] {
   })
 }
 
+/**
+ * The first frame's lines without a terminal: the summary, the cliffs and the nodes that
+ * disable hints, each after `time` (escaped: names and messages come from the cluster).
+ */
+export function firstFrameLines(time: string, frame: WatchFrame): string[] {
+  const f = escapeDeep(frame)
+  const t = escapeTerminal(time)
+  return [
+    ...summaryLines(f).map((l) => `${t}  ${l}`),
+    ...f.cliffs.map((c) => `${t}  cliff: ${c.message}`),
+    ...f.cluster.disablingNodes.map((d) => `${t}  node ${d.name} (${d.status}) disables hints for every Service: ${d.fix}`),
+  ]
+}
+
 export function changeLine(time: string, c: Change): string {
   return `${escapeTerminal(time)}  ${escapeTerminal(c.message)}`
 }

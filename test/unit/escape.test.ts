@@ -7,7 +7,7 @@ import {renderCheck} from '../../src/render/check.js'
 import {renderExplain} from '../../src/render/explain.js'
 import {renderNodes} from '../../src/render/nodes.js'
 import {renderSimulate} from '../../src/render/simulate.js'
-import {changeLine, eventLine, summaryLines, zoneTable} from '../../src/render/watch-lines.js'
+import {changeLine, eventLine, firstFrameLines, summaryLines, zoneTable} from '../../src/render/watch-lines.js'
 import {renderChanges} from '../../src/render/apply.js'
 import {check} from '../../src/check/check.js'
 import {explain} from '../../src/explain/report.js'
@@ -157,6 +157,12 @@ describe('text printers escape what comes from the cluster; JSON and YAML keep i
       eventLine('12:00:00', state.events![0]!),
       zoneTable(e, undefined, style),
     ]
+    const hostileFrame = {...frame, cliffs: [{kind: 'node-lost', effect: 'hints-dropped', zone: Z1, nodes: [], message: `losing a node in ${Z1} drops the hints`}], cluster: {...report.cluster, disablingNodes: [{name: 'n\x00', status: 'no-zone-label', fix: `label it ${Z2}`}]}} as unknown as typeof frame
+    const first = firstFrameLines('12:00:00', hostileFrame)
+    expect(first.length).toBe(summaryLines(frame).length + 2)
+    expect(first.at(-2)).toBe('12:00:00  cliff: losing a node in zone-^[[2J^[[31mred drops the hints')
+    expect(first.at(-1)).toBe('12:00:00  node n\\x00 (no-zone-label) disables hints for every Service: label it zone-\\u202eb\\u202c')
+    lines.push(...first)
     for (const l of lines) expect(rawUnsafe(l), l).toBe(false)
     expect(eventLine('t', state.events![0]!)).toContain('evil^[[2J\\rmessage')
   })
