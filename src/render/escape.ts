@@ -76,18 +76,26 @@ function deep(v: unknown): unknown {
   }
   const proto = Object.getPrototypeOf(v) as unknown
   if (proto !== Object.prototype && proto !== null) return v
-  let changed = false
-  const entries = Object.entries(v).map(([k, x]) => {
+  const o = v as Record<string, unknown>
+  const keys = Object.keys(o)
+  let out: Record<string, unknown> | undefined
+  for (let i = 0; i < keys.length; i++) {
+    const k = keys[i]!
+    const x = o[k]
     const k2 = escapeTerminal(k)
     const x2 = deep(x)
-    if (k2 !== k || x2 !== x) changed = true
-    return [k2, x2] as const
-  })
-  if (!changed) return v
-  const out: Record<string, unknown> = Object.create(proto) as Record<string, unknown>
-  for (const [k, x] of entries) Object.defineProperty(out, k, {value: x, enumerable: true, writable: true, configurable: true})
-  return out
+    if (out === undefined) {
+      if (k2 === k && x2 === x) continue
+      out = Object.create(proto) as Record<string, unknown>
+      for (let j = 0; j < i; j++) define(out, keys[j]!, o[keys[j]!])
+    }
+    define(out, k2, x2)
+  }
+  return out ?? v
 }
+
+/** Sets a property as data, even "__proto__". */
+const define = (o: Record<string, unknown>, k: string, value: unknown) => Object.defineProperty(o, k, {value, enumerable: true, writable: true, configurable: true})
 
 /** Multi-line text (a stack trace) escaped line by line: the line breaks stay. */
 export function escapeLines(text: string): string {
