@@ -55,7 +55,9 @@ import {kubeProxyMain, stopKubeProxies} from './kube-proxy.mjs'
 const K8S_VERSION = 'v1.36.3'
 
 const HOST = '127.0.0.1'
-const SERVICE_CIDR = '10.96.0.0/16'
+// Dual-stack, so tests can make IPv6 and dual-stack Services (a Service is still IPv4-only
+// unless it asks); the IPv6 range is a unique-local one, /108 as kube-apiserver requires.
+const SERVICE_CIDR = '10.96.0.0/16,fd00:10:96::/108'
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
 const CACHE = path.join(process.env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache'), 'kubectl-topology')
 const BIN_DIR = path.join(CACHE, `k8s-${K8S_VERSION}`)
