@@ -144,6 +144,8 @@ export interface ServiceOptions {
   externalTrafficPolicy?: 'Cluster' | 'Local'
   clusterIP?: string
   externalName?: string
+  ipFamilyPolicy?: 'SingleStack' | 'PreferDualStack' | 'RequireDualStack'
+  ipFamilies?: ('IPv4' | 'IPv6')[]
 }
 
 export interface ExpectedEndpoint {
@@ -308,6 +310,8 @@ export class Cluster {
     if (o.externalTrafficPolicy !== undefined) spec.externalTrafficPolicy = o.externalTrafficPolicy
     if (o.clusterIP !== undefined) spec.clusterIP = o.clusterIP
     if (o.externalName !== undefined) spec.externalName = o.externalName
+    if (o.ipFamilyPolicy !== undefined) spec.ipFamilyPolicy = o.ipFamilyPolicy
+    if (o.ipFamilies !== undefined) spec.ipFamilies = o.ipFamilies
     if (o.type === 'ExternalName') delete spec.ports
     const body = {metadata: {name: o.name, labels: o.labels, annotations: o.annotations}, spec} as V1Service
     return plain<Service>(await this.core.createNamespacedService({namespace: o.namespace, body}))
