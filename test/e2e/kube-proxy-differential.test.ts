@@ -157,8 +157,8 @@ function allSynced(started: number): boolean {
   })
 }
 
-function explainNodes(ns: string): ExplainJson {
-  const r = runCli(['explain', `svc/${SERVICE}`, '-n', ns, '--per-node', '-o', 'json'])
+function explainNodes(ns: string, service = SERVICE): ExplainJson {
+  const r = runCli(['explain', `svc/${service}`, '-n', ns, '--per-node', '-o', 'json'])
   if (r.code !== 0) throw new Error(`explain exited ${r.code}: ${r.stderr}`)
   return JSON.parse(r.stdout) as ExplainJson
 }
@@ -166,9 +166,9 @@ function explainNodes(ns: string): ExplainJson {
 const norm = (ip: string) => ip.toLowerCase()
 const sorted = (xs: Iterable<string>) => [...new Set(xs)].sort()
 
-function compare(ns: string, explained: ExplainJson, rules: Map<string, RuleRow[]>): string[] {
+function compare(ns: string, explained: ExplainJson, rules: Map<string, RuleRow[]>, service = SERVICE, portName = PORT_NAME): string[] {
   const diffs: string[] = []
-  const key = `${ns}/${SERVICE}:${PORT_NAME}`
+  const key = `${ns}/${service}:${portName}`
   const families = new Set(explained.services.map((sv) => sv.addressType))
   for (const p of proxies) {
     const rows = rules.get(p.node)!.filter((r) => r.service === key)
@@ -180,7 +180,7 @@ function compare(ns: string, explained: ExplainJson, rules: Map<string, RuleRow[
       }
       const r = rows.find((x) => x.family === sv.addressType)
       const programmed = [...(r?.clusterEndpoints ?? []), ...(r?.localEndpoints ?? [])]
-      const badPort = programmed.filter((ep) => !ep.endsWith(`:${TARGET_PORT}`))
+      const badPort = portName === PORT_NAME ? programmed.filter((ep) => !ep.endsWith(`:${TARGET_PORT}`)) : []
       if (badPort.length > 0) diffs.push(`${p.node} ${sv.addressType}: endpoints with another port: ${badPort.join(',')}`)
       const real = sorted(programmed.map((ep) => norm(endpointIP(ep) as string)))
       const predicted = sorted(row.endpoints.map(norm))
@@ -297,5 +297,114 @@ describe.skipIf(!ROOT_USER)(`kube-proxy differential: explain --per-node vs the 
       writeFileSync(`${dir}/diffs.txt`, `${diffs.join('\n')}\nreproduce: KP_SEED=${seed} KP_SCENARIOS=1 KP_MODE=${MODE} npm run test:e2e -- test/e2e/kube-proxy-differential.test.ts\n`)
     }
     expect(diffs, `seed ${seed} (${MODE}; dumped to test-results/kube-proxy/seed-${seed}); scenario:\n${JSON.stringify(s)}`).toEqual([])
+  })
+
+  // Known disagreements, outside what the seeded scenarios generate (every generated slice
+  // carries exactly the Service's one port, in the Service's IP families). explain's per-node
+  // view is one endpoint list per (Service, addressType) (docs/engine.md, "Differences from
+  // upstream we chose"); kube-proxy keeps one per Service port and IP family. Each case passes
+  // while explain and kube-proxy disagree on it (printing how), and fails once explain is fixed:
+  // then turn it into an agreement check.
+  describe('known disagreements', () => {
+    const ep = (ip: string, nodeName: string, zone: string, hint?: string) => ({
+      addresses: [ip],
+      conditions: {ready: true},
+      nodeName,
+      zone,
+      ...(hint ? {hints: {forZones: [{name: hint}]}} : {}),
+    })
+    const probes: {
+      name: string
+      why: string
+      ipFamilies?: ('IPv4' | 'IPv6')[]
+      ports: {name: string; port: number}[]
+      slices: {name: string; addressType: 'IPv4' | 'IPv6'; ports: string[]; endpoints: ReturnType<typeof ep>[]}[]
+      check: string
+    }[] = [
+      {
+        name: 'ipv6-slice-on-ipv4-service',
+        why:
+          'an IPv6 slice of an IPv4-only Service: explain lists its endpoints in an IPv6 section; kube-proxy has no IPv6 ClusterIP ' +
+          'for the Service and programs nothing (pkg/proxy/servicechangetracker.go serviceToServiceMap: GetClusterIPByFamily == "" -> no service ports)',
+        ipFamilies: ['IPv4'],
+        ports: [{name: 'http', port: 8080}],
+        slices: [
+          {name: 'v4', addressType: 'IPv4', ports: ['http'], endpoints: [ep('10.250.0.1', 'kp-a-1', 'zone-a')]},
+          {name: 'v6', addressType: 'IPv6', ports: ['http'], endpoints: [ep('fd00:250::1', 'kp-a-1', 'zone-a')]},
+        ],
+        check: 'http',
+      },
+      {
+        name: 'slice-with-another-port',
+        why:
+          'a slice whose only port is named differently from the Service\'s one port: kube-proxy files its endpoints under that other port ' +
+          '(pkg/proxy/endpointslicecache.go endpointInfoByServicePort keys by ServicePortName), so port http does not route to them; explain lists them',
+        ports: [{name: 'http', port: 8080}],
+        slices: [
+          {name: 'a', addressType: 'IPv4', ports: ['http'], endpoints: [ep('10.251.0.1', 'kp-a-1', 'zone-a')]},
+          {name: 'b', addressType: 'IPv4', ports: ['other'], endpoints: [ep('10.251.0.2', 'kp-b-1', 'zone-b')]},
+        ],
+        check: 'http',
+      },
+      {
+        name: 'two-ports-different-endpoints',
+        why:
+          'a two-port Service whose second port only the hinted slice carries: for port metrics every ready endpoint is hinted, so ' +
+          'kube-proxy uses PreferSameZone (pkg/proxy/topology.go topologyModeFromHints, per service port); explain merges both ports\' ' +
+          'endpoints, sees the unhinted one of port http and reports a fallback to all three',
+        ports: [
+          {name: 'http', port: 8080},
+          {name: 'metrics', port: 9090},
+        ],
+        slices: [
+          {
+            name: 'a',
+            addressType: 'IPv4',
+            ports: ['http', 'metrics'],
+            endpoints: [ep('10.252.0.1', 'kp-a-1', 'zone-a', 'zone-a'), ep('10.252.0.2', 'kp-b-1', 'zone-b', 'zone-b')],
+          },
+          {name: 'b', addressType: 'IPv4', ports: ['http'], endpoints: [ep('10.252.0.3', 'kp-c-1', 'zone-c')]},
+        ],
+        check: 'metrics',
+      },
+    ]
+    it.each(probes.map((p) => [p.name, p] as const))('%s', async (_name, probe) => {
+      const ns = await c.createNamespace(`kp-known-${probe.name}`.slice(0, 40))
+      const started = now()
+      const service = 'known'
+      try {
+        await c.createService({
+          namespace: ns,
+          name: service,
+          ports: probe.ports.map((p) => ({name: p.name, port: p.port, targetPort: p.port, protocol: 'TCP'})),
+          ...(probe.ipFamilies ? {ipFamilies: probe.ipFamilies, ipFamilyPolicy: 'SingleStack' as const} : {}),
+        })
+        const portNumber = (name: string) => probe.ports.find((p) => p.name === name)?.port ?? 7070
+        for (const sl of probe.slices) {
+          await c.discovery.createNamespacedEndpointSlice({
+            namespace: ns,
+            body: {
+              metadata: {name: `${service}-${sl.name}`, labels: {'kubernetes.io/service-name': service}},
+              addressType: sl.addressType,
+              ports: sl.ports.map((name) => ({name, port: portNumber(name), protocol: 'TCP'})),
+              endpoints: sl.endpoints,
+            },
+          })
+        }
+        const written = now()
+        const deadline = Date.now() + SETTLE_MS
+        while (!(allSynced(started) && now() > written + 0.3)) {
+          if (Date.now() > deadline) throw new Error('kube-proxies not synced')
+          await sleep(100)
+        }
+        const explained = explainNodes(ns, service)
+        const rules = new Map(proxies.map((p) => [p.node, readRules(p.netns, p.mode) as RuleRow[]]))
+        const diffs = compare(ns, explained, rules, service, probe.check)
+        if (diffs.length > 0) process.stdout.write(`known disagreement ${probe.name} (${probe.why}):\n  ${diffs.join('\n  ')}\n`)
+        expect(diffs, `explain now agrees with kube-proxy on ${probe.name}: make this case an agreement check`).not.toEqual([])
+      } finally {
+        await c.core.deleteNamespacedService({name: service, namespace: ns}).catch(() => undefined)
+      }
+    })
   })
 })
