@@ -9,7 +9,8 @@
 //   kube-proxy list [--json]                        what runs, per Node
 //   kube-proxy rules NODE [--json]                  the endpoints it programmed, per Service port
 //   kube-proxy wait [NODE...] [--after EPOCH_SECONDS] [--timeout SECONDS]
-//                                                   until each has synced its rules after that time
+//                                                   until each has synced every change it queued,
+//                                                   and has seen one made at or after that time
 //
 // Network safety. A namespace made by `ip netns add` holds only its own loopback: the rules
 // kube-proxy programs there cannot route a packet anywhere, and nothing here sends one to a
@@ -141,12 +142,17 @@ export function parseSyncMetrics(text) {
 }
 
 /**
- * Synced: every family kube-proxy runs has finished a sync at or after `after` (epoch seconds)
- * and no change is queued since that sync.
+ * Synced: no IP family kube-proxy runs has a change queued that it has not synced, and some
+ * family queued a change at or after `after` (epoch seconds; so it has seen a change made then:
+ * a family the change does not concern, e.g. IPv6 for an IPv4-only Service, queues nothing).
  */
 export function isSynced(status, after = 0) {
   const fams = Object.values(status)
-  return fams.length > 0 && fams.every((f) => f.lastSync > 0 && f.lastSync >= after && f.lastSync >= f.lastQueued)
+  return (
+    fams.length > 0 &&
+    fams.every((f) => f.lastSync > 0 && f.lastSync >= f.lastQueued) &&
+    fams.some((f) => f.lastQueued >= after)
+  )
 }
 
 /** "ns/name:port" from iptables' comment; a port without a name is "ns/name". */
@@ -406,7 +412,7 @@ function entryOf(node, ctx) {
   return entry
 }
 
-/** Waits until each node's kube-proxy has synced at or after `after` (epoch seconds); bounded. */
+/** Waits until each node's kube-proxy isSynced(status, after); bounded. */
 export async function waitSynced(netnses, after, timeoutMs) {
   const deadline = Date.now() + timeoutMs
   const pending = new Set(netnses)
@@ -479,7 +485,7 @@ export async function kubeProxyMain(argv, ctx) {
       return 0
     }
     case 'wait': {
-      const after = Number(flag(args, '--after') ?? Date.now() / 1000)
+      const after = Number(flag(args, '--after') ?? 0)
       const timeout = Number(flag(args, '--timeout') ?? 30)
       const state = ctx.readState()
       const nodes = args.length > 0 ? args : Object.keys(state?.kubeProxies ?? {})

@@ -151,10 +151,7 @@ async function build(s: KpScenario): Promise<{ns: string; started: number}> {
 
 /** Every kube-proxy has nothing queued that it has not synced, and has seen this scenario. */
 function allSynced(started: number): boolean {
-  return proxies.every((p) => {
-    const st = syncStatus(p.netns) as Record<string, SyncFamily>
-    return isSynced(st) && Object.values(st).some((f) => f.lastQueued >= started)
-  })
+  return proxies.every((p) => isSynced(syncStatus(p.netns) as Record<string, SyncFamily>, started))
 }
 
 function explainNodes(ns: string, service = SERVICE): ExplainJson {

@@ -75,7 +75,11 @@ describe('scripts/kube-proxy.mjs readers', () => {
     expect(m).toEqual({IPv4: {lastSync: 1.764e9, lastQueued: 1.7639e9}, IPv6: {lastSync: 1.764e9, lastQueued: 1.7641e9}})
     expect(isSynced(m)).toBe(false) // IPv6 has a change queued after its last sync
     expect(isSynced({IPv4: m.IPv4})).toBe(true)
-    expect(isSynced({IPv4: m.IPv4}, 1.765e9)).toBe(false)
+    expect(isSynced({IPv4: m.IPv4}, 1.765e9)).toBe(false) // nothing queued since then: not seen yet
+    // A change at T that only IPv4 acts on: IPv6 queued nothing since, and counts as synced.
+    const t = 1.7645e9
+    expect(isSynced({IPv4: {lastSync: t + 1, lastQueued: t + 0.5}, IPv6: {lastSync: t - 100, lastQueued: t - 101}}, t)).toBe(true)
+    expect(isSynced({IPv4: {lastSync: t + 0.2, lastQueued: t + 0.5}, IPv6: {lastSync: t - 100, lastQueued: t - 101}}, t)).toBe(false)
     expect(isSynced({})).toBe(false)
   })
 })
