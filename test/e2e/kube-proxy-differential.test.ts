@@ -202,6 +202,14 @@ if (!ROOT_USER) process.stdout.write('kube-proxy differential: skipped, network 
 
 describe.skipIf(!ROOT_USER)(`kube-proxy differential: explain --per-node vs the real kube-proxy (${COUNT} scenarios from seed ${FIRST_SEED}, ${MODE})`, () => {
   beforeAll(async () => {
+    // The kube-proxies talk to the control plane of CLUSTER_INSTANCE; the test to KUBECONFIG's.
+    // They must be the same one (a KUBECONFIG from another instance would have this file
+    // delete that cluster's Nodes and wait in vain for kube-proxies that never see its objects).
+    const up = /^up: (\S+)/m.exec(clusterScript(['status']))?.[1]
+    const server = c.kc.getCurrentCluster()?.server
+    if (up !== server) {
+      throw new Error(`KUBECONFIG points at ${server}, but CLUSTER_INSTANCE=${process.env.CLUSTER_INSTANCE ?? ''} is ${up}: eval "$(node scripts/cluster.mjs env)" with the same CLUSTER_INSTANCE`)
+    }
     await c.deleteAllNodes()
     for (const n of KP_NODES) await c.createNode(n)
     const modes = (i: number): Proxy['mode'] => (MODE === 'mixed' ? (i % 2 === 0 ? 'iptables' : 'nftables') : (MODE as Proxy['mode']))
