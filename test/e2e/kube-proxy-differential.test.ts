@@ -210,13 +210,14 @@ describe.skipIf(!ROOT_USER)(`kube-proxy differential: explain --per-node vs the 
     if (up !== server) {
       throw new Error(`KUBECONFIG points at ${server}, but CLUSTER_INSTANCE=${process.env.CLUSTER_INSTANCE ?? ''} is ${up}: eval "$(node scripts/cluster.mjs env)" with the same CLUSTER_INSTANCE`)
     }
+    if (MODE !== 'mixed' && MODE !== 'iptables' && MODE !== 'nftables') throw new Error(`KP_MODE must be iptables, nftables or mixed, got ${MODE}`)
+    const modes = (i: number): Proxy['mode'] => (MODE === 'mixed' ? (i % 2 === 0 ? 'iptables' : 'nftables') : (MODE as Proxy['mode']))
     await c.deleteAllNodes()
     for (const n of KP_NODES) await c.createNode(n)
-    const modes = (i: number): Proxy['mode'] => (MODE === 'mixed' ? (i % 2 === 0 ? 'iptables' : 'nftables') : (MODE as Proxy['mode']))
-    if (MODE !== 'mixed' && MODE !== 'iptables' && MODE !== 'nftables') throw new Error(`KP_MODE must be iptables, nftables or mixed, got ${MODE}`)
     const t0 = Date.now()
     for (const [i, n] of KP_NODES.filter((x) => x.proxy).entries()) {
       const mode = modes(i)
+      clusterScript(['kube-proxy', 'remove', n.name]) // one left by an interrupted run (no-op otherwise)
       const netns = clusterScript(['kube-proxy', 'add', n.name, '--mode', mode]).trim().split('\n').at(-1)!
       proxies.push({node: n.name, zone: n.zone ?? null, mode, netns})
     }
