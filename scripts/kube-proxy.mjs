@@ -309,6 +309,8 @@ async function add(node, mode, ctx) {
     await ctx.ensureBinaries()
     ensureNetTools(ctx.log)
     const t0 = Date.now()
+    // kube-proxy runs iptables / ip6tables / nft by name: make sure it finds them.
+    process.env.PATH = [...SBIN, process.env.PATH ?? ''].join(path.delimiter)
     const ip = tool('ip')
     const socat = tool('socat')
     const bin = path.join(ctx.binDir, 'kube-proxy')
