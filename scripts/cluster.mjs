@@ -15,6 +15,9 @@
 //                                               failure or SIGINT/SIGTERM); exits with CMD's
 //                                               code. A control plane that was already up is
 //                                               reused and left up.
+//   node scripts/cluster.mjs kube-proxy ...      a real kube-proxy per test Node, each in its own
+//                                               network namespace (scripts/kube-proxy.mjs);
+//                                               `down` stops them too
 //
 // The kubeconfig has two token users/contexts: `admin` (system:masters, current) and
 // `readonly` (bound to the `view` ClusterRole). Process logs are in the temp dir (state file:
@@ -47,11 +50,14 @@ import os from 'node:os'
 import path from 'node:path'
 import {fileURLToPath} from 'node:url'
 import {aptInstall, which} from './debian.mjs'
+import {kubeProxyMain, stopKubeProxies} from './kube-proxy.mjs'
 
 const K8S_VERSION = 'v1.36.3'
 
 const HOST = '127.0.0.1'
-const SERVICE_CIDR = '10.96.0.0/16'
+// Dual-stack, so tests can make IPv6 and dual-stack Services (a Service is still IPv4-only
+// unless it asks); the IPv6 range is a unique-local one, /108 as kube-apiserver requires.
+const SERVICE_CIDR = '10.96.0.0/16,fd00:10:96::/108'
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
 const CACHE = path.join(process.env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache'), 'kubectl-topology')
 const BIN_DIR = path.join(CACHE, `k8s-${K8S_VERSION}`)
@@ -64,7 +70,7 @@ if (INSTANCE && !/^[a-z0-9][a-z0-9-]{0,30}$/.test(INSTANCE)) {
 }
 const RUN_DIR = path.join(CACHE, INSTANCE ? `run-${INSTANCE}` : 'run')
 const STATE_FILE = path.join(RUN_DIR, 'state.json')
-const BINARIES = ['kube-apiserver', 'kube-controller-manager']
+const BINARIES = ['kube-apiserver', 'kube-controller-manager', 'kube-proxy']
 // Stop order: dependants first.
 const PROCS = ['kube-controller-manager', 'kube-apiserver', 'etcd']
 
@@ -192,14 +198,12 @@ function writeState(state) {
 
 // ---- binaries ---------------------------------------------------------------------------
 
-/** Both binaries exist and report K8S_VERSION (a plain `go build` without our -X flags reports v0.0.0-master). */
-function haveBinaries() {
-  return BINARIES.every((b) => {
-    const bin = path.join(BIN_DIR, b)
-    if (!existsSync(bin)) return false
-    const r = spawnSync(bin, ['--version'], {encoding: 'utf8', timeout: 10_000})
-    return r.status === 0 && r.stdout.trim() === `Kubernetes ${K8S_VERSION}`
-  })
+/** The binary exists and reports K8S_VERSION (a plain `go build` without our -X flags reports v0.0.0-master). */
+function haveBinary(b) {
+  const bin = path.join(BIN_DIR, b)
+  if (!existsSync(bin)) return false
+  const r = spawnSync(bin, ['--version'], {encoding: 'utf8', timeout: 10_000})
+  return r.status === 0 && r.stdout.trim() === `Kubernetes ${K8S_VERSION}`
 }
 
 /** -ldflags: strip symbols and stamp the version that `kubectl version` and /version report. */
@@ -214,18 +218,20 @@ function ldflags() {
 }
 
 async function ensureBinaries() {
-  if (haveBinaries()) return
+  // Only the missing ones (a cache from before kube-proxy was added keeps its other two).
+  const missing = BINARIES.filter((b) => !haveBinary(b))
+  if (missing.length === 0) return
   const go = which('go', ['/usr/local/go/bin', '/usr/lib/go/bin'])
-  if (!go) throw new Error('Go toolchain not found (needed once to build kube-apiserver and kube-controller-manager)')
+  if (!go) throw new Error(`Go toolchain not found (needed once to build ${missing.join(', ')})`)
   const t0 = Date.now()
-  log(`building kube-apiserver and kube-controller-manager ${K8S_VERSION} into ${BIN_DIR} (first use; takes a while) ...`)
+  log(`building ${missing.join(', ')} ${K8S_VERSION} into ${BIN_DIR} (first use; takes a while) ...`)
   // Build into a private directory, then rename: a half-built cache never looks complete.
   const partial = `${BIN_DIR}.partial-${process.pid}`
   mkdirSync(partial, {recursive: true})
   const code = await new Promise((resolve) => {
     const child = (buildChild = spawn(
       go,
-      ['build', '-trimpath', `-ldflags=${ldflags()}`, '-o', partial + path.sep, ...BINARIES.map((b) => `k8s.io/kubernetes/cmd/${b}`)],
+      ['build', '-trimpath', `-ldflags=${ldflags()}`, '-o', partial + path.sep, ...missing.map((b) => `k8s.io/kubernetes/cmd/${b}`)],
       {cwd: path.join(ROOT, 'test', 'controlplane'), stdio: 'inherit'},
     ))
     child.on('exit', (c, sig) => resolve(c ?? (sig ? 128 : 1)))
@@ -240,7 +246,7 @@ async function ensureBinaries() {
     throw new Error(`go build failed (exit ${code})`)
   }
   mkdirSync(BIN_DIR, {recursive: true})
-  for (const b of BINARIES) renameSync(path.join(partial, b), path.join(BIN_DIR, b))
+  for (const b of missing) renameSync(path.join(partial, b), path.join(BIN_DIR, b))
   rmSync(partial, {recursive: true, force: true})
   log(`build: ${secs(t0)}`)
 }
@@ -317,6 +323,7 @@ async function stopPid(name, pid, bin, graceMs = 10_000) {
 }
 
 async function stopAll(state, {keepDir = false} = {}) {
+  await stopKubeProxies(state, kubeProxyContext())
   for (const name of PROCS) {
     const p = state.processes?.[name]
     if (p && (await stopPid(name, p.pid, p.bin))) log(`stopped ${name} (pid ${p.pid})`)
@@ -585,6 +592,7 @@ async function downUnlocked() {
   const state = readState()
   if (!state) {
     log('not up (no state file)')
+    await stopKubeProxies(null, kubeProxyContext()) // namespaces a lost state file left behind
     return
   }
   const t0 = Date.now()
@@ -618,6 +626,11 @@ async function run(cmd) {
 }
 
 let runChild = null
+
+/** What scripts/kube-proxy.mjs needs from this script. */
+function kubeProxyContext() {
+  return {instance: INSTANCE, binDir: BIN_DIR, log, tail, readState, writeState, withLock, ensureBinaries, startProcess, stopPid, isOurs}
+}
 
 function onSignal(sig) {
   if (interrupted) return // second signal while cleaning up: keep cleaning up
@@ -673,8 +686,10 @@ async function main() {
       const i = rest.indexOf('--')
       return run(i >= 0 ? rest.slice(i + 1) : rest)
     }
+    case 'kube-proxy':
+      return kubeProxyMain(rest, kubeProxyContext())
     default:
-      process.stderr.write('usage: node scripts/cluster.mjs up | down | env | status | pause-controller | resume-controller | run -- CMD [ARGS...]\n')
+      process.stderr.write('usage: node scripts/cluster.mjs up | down | env | status | pause-controller | resume-controller | run -- CMD [ARGS...] | kube-proxy ...\n')
       return 2
   }
 }

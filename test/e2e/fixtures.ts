@@ -98,6 +98,22 @@ export interface NodeOptions {
   /** Ready condition True (default) / False; null: no Ready condition at all. */
   ready?: boolean | null
   labels?: Record<string, string>
+  /**
+   * status.addresses InternalIP; default nodeAddress(name), in TEST-NET-1. Only ever written
+   * into the API object, never contacted: kube-proxy waits (30 s) for its Node to have an IP
+   * before it starts, and takes its primary IP family from it.
+   */
+  internalIP?: string
+}
+
+/**
+ * A documentation address (TEST-NET-1, 192.0.2.0/24, RFC 5737) for a Node name: stable per
+ * name, only written into Node objects, never contacted.
+ */
+export function nodeAddress(name: string): string {
+  let h = 0
+  for (const ch of name) h = (Math.imul(h, 31) + ch.charCodeAt(0)) >>> 0
+  return `192.0.2.${(h % 254) + 1}`
 }
 
 export interface PodOptions {
@@ -128,6 +144,8 @@ export interface ServiceOptions {
   externalTrafficPolicy?: 'Cluster' | 'Local'
   clusterIP?: string
   externalName?: string
+  ipFamilyPolicy?: 'SingleStack' | 'PreferDualStack' | 'RequireDualStack'
+  ipFamilies?: ('IPv4' | 'IPv6')[]
 }
 
 export interface ExpectedEndpoint {
@@ -190,7 +208,7 @@ export class Cluster {
   }
 
   /**
-   * Creates a Node with its status (allocatable CPU, Ready condition) in one request: the API
+   * Creates a Node with its status (allocatable CPU, Ready condition, InternalIP) in one request: the API
    * server keeps a Node's status on create (a kubelet registers that way), so no watcher (the
    * controller, `watch`) ever sees it without its status first. Should a server drop the
    * status on create, it is written in a second request.
@@ -214,11 +232,20 @@ export class Cluster {
               lastTransitionTime: now,
             },
           ]
-    const status = {capacity: resources, allocatable: resources, conditions}
+    const addresses = [
+      {type: 'InternalIP', address: o.internalIP ?? nodeAddress(o.name)},
+      {type: 'Hostname', address: o.name},
+    ]
+    const status = {capacity: resources, allocatable: resources, conditions, addresses}
     // client-node serializes a V1Node's times from Date objects.
     const typed = {...status, conditions: conditions.map((c) => ({...c, lastHeartbeatTime: new Date(now), lastTransitionTime: new Date(now)}))}
     const created = await this.core.createNode({body: {metadata: {name: o.name, labels}, status: typed}})
-    if (created.status?.allocatable?.cpu !== undefined && (created.status.conditions?.length ?? 0) === conditions.length) return plain<Node>(created)
+    if (
+      created.status?.allocatable?.cpu !== undefined &&
+      (created.status.conditions?.length ?? 0) === conditions.length &&
+      (created.status.addresses?.length ?? 0) === addresses.length
+    )
+      return plain<Node>(created)
     const node = await this.core.patchNodeStatus({name: o.name, body: {status}}, mergePatch)
     return plain<Node>(node)
   }
@@ -283,6 +310,8 @@ export class Cluster {
     if (o.externalTrafficPolicy !== undefined) spec.externalTrafficPolicy = o.externalTrafficPolicy
     if (o.clusterIP !== undefined) spec.clusterIP = o.clusterIP
     if (o.externalName !== undefined) spec.externalName = o.externalName
+    if (o.ipFamilyPolicy !== undefined) spec.ipFamilyPolicy = o.ipFamilyPolicy
+    if (o.ipFamilies !== undefined) spec.ipFamilies = o.ipFamilies
     if (o.type === 'ExternalName') delete spec.ports
     const body = {metadata: {name: o.name, labels: o.labels, annotations: o.annotations}, spec} as V1Service
     return plain<Service>(await this.core.createNamespacedService({namespace: o.namespace, body}))
