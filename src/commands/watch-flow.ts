@@ -5,6 +5,8 @@
 import {CliError, ExitCode} from '../errors.js'
 import type {EventObject} from '../upstream/api/types.js'
 import type {KubeContext} from '../cluster/kubeconfig.js'
+import type {DataPlane} from '../dataplane/types.js'
+import {dataPlaneLine} from '../dataplane/describe.js'
 import {startServiceWatch} from '../cluster/watch.js'
 import {diffFrames, watchFrame, type WatchFrame} from '../watch/model.js'
 import {eventKey, eventSignature, eventTime, explainOptions, nextView, resourceStatusText, restatesSummary, statusText, statusWorthALine, type WatchView} from '../watch/session.js'
@@ -20,6 +22,8 @@ export interface WatchOptions {
   /** The live ink view (a terminal, not --plain); otherwise one line per change. */
   interactive: boolean
   style: Style
+  /** The data plane (detected once at start, or --data-plane); its verdicts follow it. */
+  dataPlane?: DataPlane
 }
 
 const now = () => new Date().toISOString().replace(/\.\d{3}Z$/, 'Z')
@@ -37,7 +41,7 @@ export async function runWatch(io: CommandIO, ctx: KubeContext, o: WatchOptions)
 
   const recompute = () => {
     if (!session) return
-    const next = watchFrame(session.state(), ns, name, explainOptions(o.kubeVersion, session.state().serverVersion, o.traffic))
+    const next = watchFrame(session.state(), ns, name, explainOptions(o.kubeVersion, session.state().serverVersion, o.traffic, o.dataPlane))
     const changes = diffFrames(frame, next)
     const time = now()
     if (!interactive) printFrame(io, frame, next, changes, time)
@@ -125,6 +129,8 @@ export async function runWatch(io: CommandIO, ctx: KubeContext, o: WatchOptions)
 /** Without a terminal: the first frame in full, then one line per change. */
 function printFrame(io: CommandIO, prev: WatchFrame | null, next: WatchFrame, changes: ReturnType<typeof diffFrames>, time: string): void {
   if (prev === null) {
+    if (next.dataPlane) io.out(`${time}  ${dataPlaneLine(next.dataPlane)}`)
+    for (const e of next.explanations) if (e.dataPlane) io.out(`${time}  data plane: ${e.dataPlane.message}${e.dataPlane.fix ? ` (fix: ${e.dataPlane.fix})` : ''}`)
     for (const l of summaryLines(next)) io.out(`${time}  ${l}`)
     for (const c of next.cliffs) io.out(`${time}  cliff: ${c.message}`)
     for (const d of next.cluster.disablingNodes) io.out(`${time}  node ${d.name} (${d.status}) disables hints for every Service: ${d.fix}`)

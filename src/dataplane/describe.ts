@@ -29,8 +29,15 @@ export function unknownDataPlane(why: string, source: DataPlane['source'] = 'sna
   return {...dataPlaneFromFlag('unknown'), source, evidence: [why], message: `the data plane is unknown (${why}): the figures assume kube-proxy's rules`, fix: 'name it with --data-plane kube-proxy|cilium|calico|antrea|kube-router'}
 }
 
+/** Cluster text (an image tag, a ConfigMap value) without terminal control characters. */
+const plain = (s: string) => s.replace(/[\u0000-\u001f\u007f-\u009f]/g, '?')
+
 /** "kube-proxy 1.36.3 (iptables)", "Cilium 1.18.4 kube-proxy replacement without service topology", "unknown (not detected: ...)". */
 export function describeDataPlane(p: DataPlane): string {
+  return plain(describe(p))
+}
+
+function describe(p: DataPlane): string {
   const name = DISPLAY[p.name]
   // Kubernetes, Calico and Antrea tag releases "v1.36.3"; Cilium says "1.18.4".
   const v = p.version === undefined ? '' : p.name === 'cilium' || /^v/.test(p.version) ? ` ${p.version}` : ` v${p.version}`
