@@ -95,7 +95,7 @@ const schema = {
               drift: bool,
             }),
           },
-          nodes: {type: 'array', items: obj({name: str, zone: nullable(str), mode: proxyMode, fallback: bool, reason: fallbackReason, endpoints: strings})},
+          nodes: {type: 'array', items: obj({name: str, zone: nullable(str), mode: proxyMode, fallback: bool, reason: fallbackReason, endpoints: strings, clusterEndpoints: strings, localEndpoints: strings})},
           traffic: obj({
             model: {enum: ['zone-cpu', 'custom', 'none']},
             inZoneShareLive: nullable(num),

@@ -112,7 +112,15 @@ export interface NodeProxyRow {
   mode: ProxyTopologyMode
   fallback: boolean
   reason: ProxyReason | null
+  /** Every endpoint this node sends traffic to: kube-proxy's allReachableEndpoints (cluster and local sets, merged). */
   endpoints: string[]
+  /**
+   * kube-proxy's clusterEndpoints: what traffic under the Cluster policy goes to (topology
+   * applied). Under another data plane: its selection (its local set is not modelled apart).
+   */
+  clusterEndpoints: string[]
+  /** kube-proxy's localEndpoints: the node's own endpoints, for the Local policies (never topology-filtered); empty when no Local policy applies. */
+  localEndpoints: string[]
 }
 
 export interface ControllerVerdict {
@@ -736,10 +744,10 @@ function explainService(input: ServiceInput): ServiceExplanation {
     nodes = input.nodeIndex.sorted()
       .map((node) => {
         const zone = node.metadata.labels?.[LABEL_ZONE] ?? null
-        if (!proxied) return {name: node.metadata.name, zone, mode: '' as const, fallback: false, reason: 'not-proxied' as const, endpoints: []}
+        if (!proxied) return {name: node.metadata.name, zone, mode: '' as const, fallback: false, reason: 'not-proxied' as const, endpoints: [], clusterEndpoints: [], localEndpoints: []}
         if (planeRules) {
           const p = planeNodeChoice(plane!, liveProxy, service, {name: node.metadata.name, labels: node.metadata.labels ?? {}})
-          return {name: node.metadata.name, zone, mode: p.mode, fallback: p.reason !== null, reason: p.reason, endpoints: p.endpoints}
+          return {name: node.metadata.name, zone, mode: p.mode, fallback: p.reason !== null, reason: p.reason, endpoints: p.endpoints, clusterEndpoints: p.endpoints, localEndpoints: []}
         }
         const c = categorizeEndpoints(liveProxy, flags, {name: node.metadata.name, labels: node.metadata.labels ?? {}}, categorizeOpts)
         return {
@@ -749,6 +757,8 @@ function explainService(input: ServiceInput): ServiceExplanation {
           fallback: c.fallbackReason !== null,
           reason: c.fallbackReason,
           endpoints: c.allReachableEndpoints.map((e) => e.ip),
+          clusterEndpoints: c.clusterEndpoints.map((e) => e.ip),
+          localEndpoints: c.localEndpoints.map((e) => e.ip),
         }
       })
   }
