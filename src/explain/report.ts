@@ -682,8 +682,10 @@ function explainService(input: ServiceInput): ServiceExplanation {
   const liveViews = views(liveProxy)
   const predViews = predProxy === liveProxy ? liveViews : views(predProxy)
   // Under another data plane: the nodes of a zone whose choice is node-local, by node.
+  // Only a Service that can go node-local (PreferSameNode, or node hints present) needs one choice per node.
+  const nodeLocal = (eps: readonly ProxyEndpoint[]) => service.spec?.trafficDistribution === 'PreferSameNode' || eps.some((e) => (e.nodeHints?.size ?? 0) > 0)
   const planeSameNode = (eps: readonly ProxyEndpoint[], zone: string): number =>
-    (nodesByZone.get(zone) ?? []).filter((n) => planeNodeChoice(plane!, eps, service, {name: n.metadata.name, labels: n.metadata.labels ?? {}}).mode === 'PreferSameNode').length
+    !nodeLocal(eps) ? 0 : (nodesByZone.get(zone) ?? []).filter((n) => planeNodeChoice(plane!, eps, service, {name: n.metadata.name, labels: n.metadata.labels ?? {}}).mode === 'PreferSameNode').length
   const zoneVerdict = (views: Map<string, View>, sameNode: Set<string>, zone: string, eps: readonly ProxyEndpoint[]): KubeProxyVerdict => {
     if (!proxied) return NOT_PROXIED
     const v = views.get(zone)!
