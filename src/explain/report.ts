@@ -639,7 +639,9 @@ function explainService(input: ServiceInput): ServiceExplanation {
   const planeRules = !kubeProxyRules(plane)
   // kube-proxy's own version and gate when detected (its image can lag the API server).
   const proxyF = plane?.proxyVersion !== undefined && plane.name === 'kube-proxy' ? featuresFor(plane.proxyVersion) : f
-  const preferSameGate = plane?.preferSameGate ?? proxyF.preferSameTrafficDistribution
+  // --data-plane kube-proxy names no version: the gate is the modelled Kubernetes version's.
+  const planeGate = plane?.name === 'kube-proxy' && plane.source === 'flag' ? undefined : plane?.preferSameGate
+  const preferSameGate = planeGate ?? proxyF.preferSameTrafficDistribution
   const flags = serviceTrafficFlags(service)
   const liveProxy = proxyEndpointsFromSlices(slices, {preferSameGate})
   // Nothing rewritten: the predicted endpoints are the live ones (same slices, same result).

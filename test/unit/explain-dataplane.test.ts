@@ -85,6 +85,14 @@ describe('explain with a data plane', () => {
     }
   })
 
+  it('--data-plane kube-proxy is the kube-proxy of the modelled version (its PreferSame gate included)', () => {
+    for (const kubeVersion of ['1.33', '1.36']) {
+      const base = explain(state, state.services, {kubeVersion})
+      const r = explain(state, state.services, {kubeVersion, dataPlane: dataPlaneFromFlag('kube-proxy')})
+      expect(r.services.map((s) => [s.zones, s.traffic])).toEqual(base.services.map((s) => [s.zones, s.traffic]))
+    }
+  })
+
   it('--data-plane unknown: the header says so; the policy is skipped', () => {
     const r = explain(state, svc('checkout'), {kubeVersion: '1.36', dataPlane: dataPlaneFromFlag('unknown')})
     expect(dataPlaneLine(r.dataPlane!)).toBe("Data plane: unknown (not detected: named with --data-plane; kube-proxy's rules assumed), from --data-plane")
