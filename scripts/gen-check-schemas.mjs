@@ -2,10 +2,10 @@
 // (`nodes -o json`, kind TopologyNodes). Written by hand, like scripts/gen-schema.mjs, so an
 // output change is a reviewed change of this file; test/unit/check-schema.test.ts validates
 // real reports against both.
-import {nullable, num, int, str, bool, strings, obj, writeSchema} from './schema-kit.mjs'
+import {nullable, num, int, str, bool, strings, obj, writeSchema, dataPlane} from './schema-kit.mjs'
 
 
-const policyName = {enum: ['require-hints', 'no-fallback', 'max-overload', 'min-endpoints-per-zone', 'no-drift', 'lint']}
+const policyName = {enum: ['require-hints', 'no-fallback', 'max-overload', 'min-endpoints-per-zone', 'no-drift', 'lint', 'data-plane-hints']}
 const lintRule = {enum: ['both-annotations', 'deprecated-annotation', 'ignored-value', 'annotation-overrides-traffic-distribution', 'unsupported-at-version', 'deprecated-value', 'single-zone', 'internal-traffic-policy-local']}
 
 const check = {
@@ -18,7 +18,8 @@ const check = {
     kubernetesVersion: {type: 'string', pattern: '^\\d+\\.\\d+$'},
     versionSource: {enum: ['server', 'flag', 'default']},
     warnings: strings,
-    policies: obj({requireHints: bool, noFallback: bool, maxOverload: nullable({type: 'number', minimum: 0}), minEndpointsPerZone: nullable(int), noDrift: bool, lint: bool}),
+    policies: obj({requireHints: bool, noFallback: bool, maxOverload: nullable({type: 'number', minimum: 0}), minEndpointsPerZone: nullable(int), noDrift: bool, lint: bool, dataPlaneHonoursHints: bool}),
+    dataPlane,
     summary: obj({services: int, passed: int, failed: int, checks: int, failures: int, skipped: int}),
     passed: bool,
     services: {
@@ -46,7 +47,7 @@ const check = {
         },
       }),
     },
-  }),
+  }, ['apiVersion', 'kind', 'kubernetesVersion', 'versionSource', 'warnings', 'policies', 'summary', 'passed', 'services']),
 }
 
 const nodeStatus = {enum: ['counted', 'control-plane', 'not-ready', 'no-zone-label', 'no-cpu']}

@@ -2,10 +2,10 @@
 // The schema is written by hand here (not derived from the TypeScript types) so that a change
 // of the output shape is a deliberate, reviewed change of this file; test/unit/schema.test.ts
 // validates real reports against it.
-import {nullable, num, int, str, bool, strings, obj, writeSchema} from './schema-kit.mjs'
+import {nullable, num, int, str, bool, strings, obj, writeSchema, dataPlane} from './schema-kit.mjs'
 
 
-const fallbackReason = nullable({enum: ['no-endpoints', 'no-ready-endpoints', 'unhinted-ready-endpoint', 'no-hint-for-zone', 'no-hint-for-node', 'node-has-no-zone', 'annotation-required', 'local-traffic-policy-only', 'not-proxied']})
+const fallbackReason = nullable({enum: ['no-endpoints', 'no-ready-endpoints', 'unhinted-ready-endpoint', 'no-hint-for-zone', 'no-hint-for-node', 'node-has-no-zone', 'annotation-required', 'local-traffic-policy-only', 'not-proxied', 'ignored-by-data-plane', 'not-topology-aware-for-data-plane']})
 const proxyMode = {enum: ['', 'PreferSameZone', 'PreferSameNode']}
 const kubeProxy = obj({mode: proxyMode, fallback: bool, reason: fallbackReason, routedEndpoints: int, nodesPreferSameNode: int})
 const hints = nullable(obj({forZones: strings, forNodes: strings}))
@@ -34,6 +34,7 @@ const schema = {
       },
       disablingNodes: {type: 'array', items: obj({name: str, status: str, fix: str})},
     }),
+    dataPlane,
     services: {
       type: 'array',
       items: obj(
@@ -94,7 +95,7 @@ const schema = {
               drift: bool,
             }),
           },
-          nodes: {type: 'array', items: obj({name: str, zone: nullable(str), mode: proxyMode, fallback: bool, reason: fallbackReason, endpoints: strings})},
+          nodes: {type: 'array', items: obj({name: str, zone: nullable(str), mode: proxyMode, fallback: bool, reason: fallbackReason, endpoints: strings, clusterEndpoints: strings, localEndpoints: strings})},
           traffic: obj({
             model: {enum: ['zone-cpu', 'custom', 'none']},
             inZoneShareLive: nullable(num),
@@ -103,7 +104,7 @@ const schema = {
             maxEndpointOverloadLive: nullable(num),
           }),
           drift: obj({endpoints: int}),
-          findings: {type: 'array', items: {enum: ['hints-refused', 'fallback', 'drift', 'no-endpoints-zone']}},
+          findings: {type: 'array', items: {enum: ['hints-refused', 'fallback', 'drift', 'no-endpoints-zone', 'data-plane-ignores-hints']}},
           advice: {type: 'array', items: obj({code: str, message: str, command: str}, ['code', 'message'])},
           lint: {type: 'array', items: obj({rule: {enum: ['both-annotations', 'deprecated-annotation', 'ignored-value', 'annotation-overrides-traffic-distribution', 'unsupported-at-version', 'deprecated-value', 'single-zone', 'internal-traffic-policy-local']}, severity: {enum: ['error', 'warning']}, message: str})},
           applicability: obj({
@@ -113,10 +114,11 @@ const schema = {
             statement: nullable(str),
           }),
           withoutZone: nullable(obj({endpoints: int, readyEndpoints: int, nodes: int})),
+          dataPlane: nullable(obj({ignoresHints: bool, message: str, fix: nullable(str)})),
         },
         ['namespace', 'name', 'addressType', 'mode', 'controller', 'zones', 'totals', 'endpoints', 'traffic', 'drift', 'findings', 'advice'],
       ),
     },
-  }),
+  }, ['apiVersion', 'kind', 'kubernetesVersion', 'versionSource', 'warnings', 'nodesReadable', 'cluster', 'services']),
 }
 writeSchema('explain.v1.json', schema)

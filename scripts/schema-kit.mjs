@@ -15,3 +15,24 @@ export const obj = (properties, required = Object.keys(properties), extra = fals
 export function writeSchema(name, schema) {
   writeFileSync(new URL(`../schema/${name}`, import.meta.url), `${JSON.stringify(schema, null, 2)}\n`)
 }
+
+/** The data plane the commands assumed (src/dataplane/describe.ts DataPlaneReport); explain's and check's `dataPlane`. */
+const tristate = {enum: [true, false, 'unknown']}
+const planeName = {enum: ['kube-proxy', 'cilium', 'calico', 'antrea', 'kube-router', 'unknown']}
+export const dataPlane = obj({
+  name: planeName,
+  version: nullable(str),
+  description: str,
+  honoursZoneHints: tristate,
+  honoursNodeHints: tristate,
+  selection: nullable({enum: ['kube-proxy', 'cilium', 'calico-annotation', 'calico-tar-td', 'all-endpoints']}),
+  proxyVersion: nullable(str),
+  source: {enum: ['detected', 'flag', 'snapshot']},
+  message: nullable(str),
+  fix: nullable(str),
+  settings: {type: 'object', additionalProperties: str},
+  paths: {type: 'array', items: obj({traffic: {enum: ['pods', 'host']}, by: planeName, honoursZoneHints: tristate})},
+  alsoFound: {type: 'array', items: planeName},
+  evidence: strings,
+  warnings: strings,
+})

@@ -6,13 +6,14 @@
 // summary. Schema of the output: schema/check.v1.json.
 import type {ExplainReport, LintIssue, LintRule, ServiceExplanation, ZoneRow} from '../explain/report.js'
 import type {Service} from '../upstream/api/types.js'
+import type {DataPlaneReport} from '../dataplane/describe.js'
 
 export const CHECK_SCHEMA_VERSION = 'kubectl-topology.io/v1'
 
-export type PolicyName = 'require-hints' | 'no-fallback' | 'max-overload' | 'min-endpoints-per-zone' | 'no-drift' | 'lint'
+export type PolicyName = 'require-hints' | 'no-fallback' | 'max-overload' | 'min-endpoints-per-zone' | 'no-drift' | 'lint' | 'data-plane-hints'
 
 /** The order policies are evaluated and reported in. */
-export const POLICY_ORDER: readonly PolicyName[] = ['require-hints', 'no-fallback', 'max-overload', 'min-endpoints-per-zone', 'no-drift', 'lint']
+export const POLICY_ORDER: readonly PolicyName[] = ['require-hints', 'no-fallback', 'max-overload', 'min-endpoints-per-zone', 'no-drift', 'lint', 'data-plane-hints']
 
 export interface CheckPolicies {
   /** A Service that asks for topology-aware routing gets hints at the controller's next sync. */
@@ -27,6 +28,8 @@ export interface CheckPolicies {
   noDrift?: boolean
   /** Configuration lint (annotations, trafficDistribution, version support, single zone, internalTrafficPolicy). */
   lint?: boolean
+  /** A Service that has or asks for hints runs on a data plane that honours them (--require-data-plane-hints). */
+  dataPlaneHonoursHints?: boolean
 }
 
 export type CheckStatus = 'pass' | 'fail' | 'skip'
@@ -61,6 +64,8 @@ export interface CheckReport {
   kubernetesVersion: string
   versionSource: ExplainReport['versionSource']
   warnings: string[]
+  /** The data plane assumed (explain's report); absent when none was given. */
+  dataPlane?: DataPlaneReport
   policies: EffectivePolicies
   summary: {services: number; passed: number; failed: number; checks: number; failures: number; skipped: number}
   passed: boolean
@@ -75,10 +80,11 @@ export interface EffectivePolicies {
   minEndpointsPerZone: number | null
   noDrift: boolean
   lint: boolean
+  dataPlaneHonoursHints: boolean
 }
 
 /** What `check` evaluates when no policy is given: hints for Services that ask, no fallback, lint. */
-export const DEFAULT_POLICIES: CheckPolicies = {requireHints: true, noFallback: true, lint: true}
+export const DEFAULT_POLICIES: CheckPolicies = {requireHints: true, noFallback: true, lint: true, dataPlaneHonoursHints: true}
 
 export function effectivePolicies(p: CheckPolicies): EffectivePolicies {
   return {
@@ -88,12 +94,13 @@ export function effectivePolicies(p: CheckPolicies): EffectivePolicies {
     minEndpointsPerZone: p.minEndpointsPerZone ?? null,
     noDrift: p.noDrift === true,
     lint: p.lint === true,
+    dataPlaneHonoursHints: p.dataPlaneHonoursHints === true,
   }
 }
 
 export function hasAnyPolicy(p: CheckPolicies): boolean {
   const e = effectivePolicies(p)
-  return e.requireHints || e.noFallback || e.maxOverload !== null || e.minEndpointsPerZone !== null || e.noDrift || e.lint
+  return e.requireHints || e.noFallback || e.maxOverload !== null || e.minEndpointsPerZone !== null || e.noDrift || e.lint || e.dataPlaneHonoursHints
 }
 
 const OFF_VALUES = new Set(['', 'Disabled', 'disabled'])
@@ -124,6 +131,7 @@ export function check(report: ExplainReport, _services: readonly Service[], poli
     if (eff.minEndpointsPerZone !== null) results.push(checkMinEndpoints(s, eff.minEndpointsPerZone))
     if (eff.noDrift) results.push(checkNoDrift(s))
     if (eff.lint) results.push(checkLint(s))
+    if (eff.dataPlaneHonoursHints) results.push(checkDataPlaneHints(s, report.dataPlane))
     out.push({
       namespace: s.namespace,
       name: s.name,
@@ -143,6 +151,7 @@ export function check(report: ExplainReport, _services: readonly Service[], poli
     kubernetesVersion: report.kubernetesVersion,
     versionSource: report.versionSource,
     warnings: [...report.warnings],
+    ...(report.dataPlane ? {dataPlane: report.dataPlane} : {}),
     policies: eff,
     summary: {
       services: out.length,
@@ -196,8 +205,23 @@ export function checkRequireHints(s: ServiceExplanation): PolicyResult {
   return result('require-hints', 'fail', `hints dropped: ${c.reason}: ${c.message}`, s.advice.filter((a) => a.code === 'scale' || a.code === 'fix-nodes').map((a) => a.message))
 }
 
-/** kube-proxy verdicts that are not about hints: nothing (ready) to route to at all. */
-const NOT_A_TOPOLOGY_FALLBACK = new Set(['no-endpoints', 'no-ready-endpoints'])
+/**
+ * data-plane-hints: a Service that has or asks for hints runs on a data plane that honours them
+ * (explain's per-Service data-plane notice). Skipped when the data plane is unknown or not given.
+ */
+export function checkDataPlaneHints(s: ServiceExplanation, plane: DataPlaneReport | undefined): PolicyResult {
+  const hinted = s.endpoints.some((e) => (e.liveHints?.forZones.length ?? 0) > 0 || (e.liveHints?.forNodes.length ?? 0) > 0)
+  if (!requestsTopology(s) && !hinted) return result('data-plane-hints', 'skip', 'topology-aware routing is not requested and no endpoint carries hints')
+  if (!s.applicability.proxied) return result('data-plane-hints', 'skip', 'the Service is not proxied (headless or ExternalName): no data plane load-balances it')
+  if (plane === undefined) return result('data-plane-hints', 'skip', 'no data plane given')
+  if (plane.name === 'unknown') return result('data-plane-hints', 'skip', `the data plane is ${plane.description}: whether nodes honour the hints is unknown (name it with --data-plane)`)
+  const n = s.dataPlane
+  if (n?.ignoresHints) return result('data-plane-hints', 'fail', n.message, n.fix ? [`fix: ${n.fix}`] : [])
+  return result('data-plane-hints', 'pass', n ? `${plane.description} uses the hints, with its own rules: ${n.message}` : `${plane.description} honours the hints`)
+}
+
+/** kube-proxy verdicts that are not about hints: nothing (ready) to route to at all; a data plane that ignores hints (data-plane-hints says so). */
+const NOT_A_TOPOLOGY_FALLBACK = new Set(['no-endpoints', 'no-ready-endpoints', 'ignored-by-data-plane'])
 
 export function checkNoFallback(s: ServiceExplanation): PolicyResult {
   const falls = (v: ZoneRow['kubeProxy']) => v.fallback && !NOT_A_TOPOLOGY_FALLBACK.has(v.reason ?? '')
@@ -309,6 +333,7 @@ const POLICY_KEYS: Record<string, 'boolean' | 'ratio' | 'count'> = {
   minEndpointsPerZone: 'count',
   noDrift: 'boolean',
   lint: 'boolean',
+  dataPlaneHonoursHints: 'boolean',
 }
 
 /**

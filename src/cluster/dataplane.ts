@@ -133,6 +133,9 @@ export async function readDataPlaneObjects(ctx: KubeContext): Promise<DataPlaneR
     else if (install.absent) read.installations = []
   }
 
+  // The reads run in parallel: name the permissions in a fixed order (kube-system first), not in the order the refusals came back.
+  const rank = (p: string) => (p.endsWith(' in kube-system') ? 0 : p.includes(' in ') ? 1 : 2)
+  missing.sort((a, b) => rank(a) - rank(b) || (a < b ? -1 : a > b ? 1 : 0))
   if (missing.length > 0) read.warnings.push(dataPlaneForbiddenWarning(missing))
   read.warnings.push(...other)
   read.requests = ctx.stats.requests - start

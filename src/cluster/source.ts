@@ -4,6 +4,7 @@
 // load on first use (docs/design.md "Startup"): this module itself imports nothing heavy.
 import {CliError, ExitCode} from '../errors.js'
 import type {ClusterState} from '../state/cluster-state.js'
+import type {DataPlane, DataPlaneName} from '../dataplane/types.js'
 import type {KubeContext} from './kubeconfig.js'
 
 export interface ConnectionFlagValues {
@@ -28,6 +29,12 @@ export interface SourceRequest {
   withWorkloads?: 'required' | 'optional' | undefined
   /** Live only: use this connection instead of opening one from the flags. */
   ctx?: KubeContext
+  /**
+   * The data plane: 'detect' reads it (live: kube-system and calico-system DaemonSets and their
+   * ConfigMaps, cluster/dataplane.ts; snapshot: what the file recorded, else "unknown"); a name
+   * (--data-plane) is taken as given, nothing read. Undefined: not wanted.
+   */
+  dataPlane?: 'detect' | DataPlaneName | undefined
 }
 
 export interface SourceResult {
@@ -38,6 +45,8 @@ export interface SourceResult {
   warnings: string[]
   /** The connection used (live only). */
   ctx?: KubeContext
+  /** When asked for (SourceRequest.dataPlane); its warnings are in `warnings` too. */
+  dataPlane?: DataPlane
 }
 
 /** What `kubectl topology nodes` reads: only the Nodes (live: one list, nothing else). */
@@ -78,7 +87,9 @@ export async function openSource(req: SourceRequest & {read?: 'state' | 'nodes'}
     const {readSnapshotFile} = await import('./snapshot/snapshot.js')
     const state = await readSnapshotFile(flags['from-file'])
     if (req.read === 'nodes') return state
-    return {state, namespace: flags['all-namespaces'] ? undefined : (flags.namespace ?? 'default'), source: 'snapshot', warnings: []}
+    const result: SourceResult = {state, namespace: flags['all-namespaces'] ? undefined : (flags.namespace ?? 'default'), source: 'snapshot', warnings: []}
+    if (req.dataPlane !== undefined) result.dataPlane = await resolveDataPlane(req.dataPlane, state.dataPlane)
+    return result
   }
   const ctx = req.ctx ?? (await connect(flags))
   if (req.read === 'nodes') {
@@ -94,5 +105,21 @@ export async function openSource(req: SourceRequest & {read?: 'state' | 'nodes'}
     withEvents: req.withEvents,
     withWorkloads: req.withWorkloads,
   })
-  return {state: result, namespace: flags['all-namespaces'] ? undefined : result.namespace, source: 'live', warnings: result.warnings, ctx}
+  const out: SourceResult = {state: result, namespace: flags['all-namespaces'] ? undefined : result.namespace, source: 'live', warnings: result.warnings, ctx}
+  if (req.dataPlane === 'detect') {
+    // One more read path, only for the commands that ask: RBAC refusals become one warning.
+    const {detectLiveDataPlane} = await import('./dataplane.js')
+    const plane = await detectLiveDataPlane(ctx)
+    out.dataPlane = plane
+    out.warnings = [...out.warnings, ...plane.warnings]
+    result.dataPlane = plane
+  } else if (req.dataPlane !== undefined) out.dataPlane = await resolveDataPlane(req.dataPlane, undefined)
+  return out
+}
+
+/** A named data plane (--data-plane), or the one a snapshot recorded (source 'snapshot'), else "unknown". */
+async function resolveDataPlane(want: 'detect' | DataPlaneName, recorded: DataPlane | undefined): Promise<DataPlane> {
+  const [{dataPlaneFromFlag}, {unknownDataPlane, NOT_IN_SNAPSHOT}] = await Promise.all([import('../dataplane/detect.js'), import('../dataplane/describe.js')])
+  if (want !== 'detect') return dataPlaneFromFlag(want)
+  return recorded ? {...recorded, source: 'snapshot'} : unknownDataPlane(NOT_IN_SNAPSHOT)
 }

@@ -5,7 +5,7 @@ import {ExitCode} from '../errors.js'
 import type {CheckPolicies} from '../check/check.js'
 import type {CheckFormat} from '../render/check.js'
 import {parseServiceArgs, TopologyCommand} from './base.js'
-import {commonFlags, noHeadersFlag, outputFlag, readFlags} from './flags.js'
+import {commonFlags, dataPlaneFlag, noHeadersFlag, outputFlag, readFlags} from './flags.js'
 import {checkKubeVersion, parseCount, parseRatio, parseTraffic} from './flag-values.js'
 import {requireSelection, selectOrFail} from './select.js'
 
@@ -20,8 +20,11 @@ export default class Check extends TopologyCommand {
   --min-endpoints-per-zone N every zone with counted nodes has at least N ready endpoints
   --no-drift                 live hints equal what the controller writes at its next sync
   --lint                     configuration lint: both annotations, ignored values (AUTO), annotation overriding trafficDistribution, a mode the version does not support, topology on a single-zone cluster, internalTrafficPolicy Local with topology
+  --require-data-plane-hints a Service with hints (or asking for them) runs on a data plane that honours them (Cilium without service topology, kube-router, ... do not)
 
-Policies come from flags, a --policy-file (YAML, see docs/check.md), or both (flags add to the file). With none: --require-hints --no-fallback --lint.
+The data plane is detected (kube-system DaemonSets), recorded in the snapshot, or named with --data-plane; see docs/dataplane.md.
+
+Policies come from flags, a --policy-file (YAML, see docs/check.md), or both (flags add to the file). With none: --require-hints --no-fallback --lint --require-data-plane-hints.
 
 Exit codes: 0 every check passed, 1 a check failed, 2 usage, 3 unreadable snapshot or policy file, 4 Service or namespace not found, 5 kubeconfig, 6 API server unreachable, 7 forbidden, 70 internal error.`
 
@@ -36,6 +39,7 @@ Exit codes: 0 every check passed, 1 a check failed, 2 usage, 3 unreadable snapsh
 
   static override flags = {
     ...readFlags,
+    'data-plane': dataPlaneFlag(),
     ...commonFlags,
     output: outputFlag(['table', 'json', 'yaml', 'junit'], 'table'),
     'no-headers': noHeadersFlag(),
@@ -45,6 +49,7 @@ Exit codes: 0 every check passed, 1 a check failed, 2 usage, 3 unreadable snapsh
     'min-endpoints-per-zone': Flags.string({description: 'Minimum ready endpoints in every zone with counted nodes.', helpGroup: 'POLICY'}),
     'no-drift': Flags.boolean({description: 'Live hints must equal what the controller writes at its next sync.', helpGroup: 'POLICY'}),
     lint: Flags.boolean({description: 'Configuration lint (annotations, trafficDistribution, version, single zone, internalTrafficPolicy).', helpGroup: 'POLICY'}),
+    'require-data-plane-hints': Flags.boolean({description: 'A Service with hints (or asking for them) must run on a data plane that honours them (skipped when the data plane is unknown).', helpGroup: 'POLICY'}),
     'policy-file': Flags.string({description: 'YAML file with the policies (kind: CheckPolicy; see docs/check.md). Flags add to it.', helpGroup: 'POLICY'}),
     traffic: Flags.string({description: 'Traffic share per zone for the overload estimate, e.g. zone-a=0.5,zone-b=0.5 (default: zone CPU share).'}),
     prediction: Flags.option({
@@ -70,6 +75,7 @@ Exit codes: 0 every check passed, 1 a check failed, 2 usage, 3 unreadable snapsh
     if (flags['no-fallback']) fromFlags.noFallback = true
     if (flags['no-drift']) fromFlags.noDrift = true
     if (flags.lint) fromFlags.lint = true
+    if (flags['require-data-plane-hints']) fromFlags.dataPlaneHonoursHints = true
     if (flags['max-overload'] !== undefined) fromFlags.maxOverload = parseRatio(flags['max-overload'])
     if (flags['min-endpoints-per-zone'] !== undefined) fromFlags.minEndpointsPerZone = parseCount(flags['min-endpoints-per-zone'])
     const traffic = flags.traffic === undefined ? undefined : parseTraffic(flags.traffic)
@@ -78,7 +84,7 @@ Exit codes: 0 every check passed, 1 a check failed, 2 usage, 3 unreadable snapsh
     let policies = mergePolicies(file, fromFlags)
     if (!hasAnyPolicy(policies)) policies = {...DEFAULT_POLICIES}
 
-    const read = await openSource({flags, serviceNames: names})
+    const read = await openSource({flags, serviceNames: names, dataPlane: flags['data-plane'] ?? 'detect'})
     for (const w of read.warnings) this.note(`Warning: ${w}`)
     const services = await selectOrFail(read, names, flags)
 
@@ -88,6 +94,7 @@ Exit codes: 0 every check passed, 1 a check failed, 2 usage, 3 unreadable snapsh
       versionSource: flags['kube-version'] ? 'flag' : read.state.serverVersion ? 'server' : 'default',
       traffic,
       prediction: flags.prediction,
+      ...(read.dataPlane ? {dataPlane: read.dataPlane} : {}),
     })
     const result = check(report, services, policies)
 

@@ -4,7 +4,7 @@ import {CliError, ExitCode} from '../errors.js'
 import type {ExplainReport} from '../explain/report.js'
 import type {ExplainFormat} from '../render/explain.js'
 import {parseServiceArgs, TopologyCommand} from './base.js'
-import {commonFlags, noHeadersFlag, outputFlag, readFlags} from './flags.js'
+import {commonFlags, dataPlaneFlag, noHeadersFlag, outputFlag, readFlags} from './flags.js'
 import {checkKubeVersion, parseTraffic} from './flag-values.js'
 
 export default class Explain extends TopologyCommand {
@@ -31,6 +31,7 @@ Where Go's random map order makes upstream random (which zone receives a donated
 
   static override flags = {
     ...readFlags,
+    'data-plane': dataPlaneFlag(),
     ...commonFlags,
     output: outputFlag(['table', 'wide', 'json', 'yaml'], 'table'),
     'no-headers': noHeadersFlag(),
@@ -63,7 +64,7 @@ Where Go's random map order makes upstream random (which zone receives a donated
     checkKubeVersion(flags['kube-version'])
 
     // Read.
-    const read = await openSource({flags, serviceNames: names})
+    const read = await openSource({flags, serviceNames: names, dataPlane: flags['data-plane'] ?? 'detect'})
     for (const w of read.warnings) this.note(`Warning: ${w}`)
 
     const services = await selectOrFail(read, names, flags)
@@ -76,6 +77,7 @@ Where Go's random map order makes upstream random (which zone receives a donated
       traffic,
       perNode: flags['per-node'],
       prediction: flags.prediction,
+      ...(read.dataPlane ? {dataPlane: read.dataPlane} : {}),
     })
 
     // Render.

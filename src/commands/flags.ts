@@ -65,6 +65,19 @@ export const sourceFlags = {
   'kube-version': kubeVersionFlag(),
 }
 
+/**
+ * --data-plane: the data plane that load-balances Services, instead of detecting it (explain,
+ * check, watch). Values: src/dataplane/types.ts DATA_PLANE_NAMES; rules: docs/dataplane.md.
+ */
+export const dataPlaneFlag = (o: Wording = {}) =>
+  Flags.option({
+    options: ['kube-proxy', 'cilium', 'calico', 'antrea', 'kube-router', 'unknown'] as const,
+    description:
+      o.description ??
+      'The data plane that load-balances Services (default: detected from the kube-system DaemonSets, or what the snapshot recorded). Its rules decide the per-zone verdicts.',
+    ...grouped(o, undefined),
+  })()
+
 /** connectionFlags then sourceFlags, in the order help lists them. */
 export const readFlags = {...connectionFlags, ...sourceFlags}
 

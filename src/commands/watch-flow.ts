@@ -5,6 +5,8 @@
 import {CliError, ExitCode} from '../errors.js'
 import type {EventObject} from '../upstream/api/types.js'
 import type {KubeContext} from '../cluster/kubeconfig.js'
+import type {DataPlane} from '../dataplane/types.js'
+import {dataPlaneLine} from '../dataplane/describe.js'
 import {startServiceWatch} from '../cluster/watch.js'
 import {diffFrames, watchFrame, type WatchFrame} from '../watch/model.js'
 import {eventKey, eventSignature, eventTime, explainOptions, nextView, resourceStatusText, restatesSummary, statusText, statusWorthALine, type WatchView} from '../watch/session.js'
@@ -21,6 +23,8 @@ export interface WatchOptions {
   /** The live ink view (a terminal, not --plain); otherwise one line per change. */
   interactive: boolean
   style: Style
+  /** The data plane (detected once at start, or --data-plane); its verdicts follow it. */
+  dataPlane?: DataPlane
 }
 
 const now = () => new Date().toISOString().replace(/\.\d{3}Z$/, 'Z')
@@ -38,7 +42,7 @@ export async function runWatch(io: CommandIO, ctx: KubeContext, o: WatchOptions)
 
   const recompute = () => {
     if (!session) return
-    const next = watchFrame(session.state(), ns, name, explainOptions(o.kubeVersion, session.state().serverVersion, o.traffic))
+    const next = watchFrame(session.state(), ns, name, explainOptions(o.kubeVersion, session.state().serverVersion, o.traffic, o.dataPlane))
     const changes = diffFrames(frame, next)
     const time = now()
     if (!interactive) printFrame(io, frame, next, changes, time)
@@ -126,6 +130,9 @@ export async function runWatch(io: CommandIO, ctx: KubeContext, o: WatchOptions)
 /** Without a terminal: the first frame in full, then one line per change. */
 function printFrame(io: CommandIO, prev: WatchFrame | null, next: WatchFrame, changes: ReturnType<typeof diffFrames>, time: string): void {
   if (prev === null) {
+    const f = escapeDeep(next)
+    if (f.dataPlane) io.out(`${time}  ${dataPlaneLine(f.dataPlane)}`)
+    for (const e of f.explanations) if (e.dataPlane) io.out(`${time}  data plane: ${e.dataPlane.message}${e.dataPlane.fix ? ` (fix: ${e.dataPlane.fix})` : ''}`)
     for (const l of firstFrameLines(time, next)) io.out(l)
   } else if (changes.length > 0) {
     for (const c of changes) io.out(changeLine(time, c))

@@ -5,7 +5,7 @@
 import * as Flags from '@oclif/core/flags'
 import {CliError, ExitCode} from '../errors.js'
 import {parseServiceArgs, TopologyCommand} from './base.js'
-import {commonFlags, connectionFlags, kubeVersionFlag, namespaceFlag} from './flags.js'
+import {commonFlags, connectionFlags, dataPlaneFlag, kubeVersionFlag, namespaceFlag} from './flags.js'
 import {checkKubeVersion, parseTraffic} from './flag-values.js'
 
 export default class Watch extends TopologyCommand {
@@ -33,6 +33,7 @@ Expired watches (410 Gone) are re-listed; lost connections are retried with back
     plain: Flags.boolean({description: 'One line per change even on a terminal (no live view).', default: false}),
     traffic: Flags.string({description: 'Traffic share per zone for the overload estimate, e.g. zone-a=0.5,zone-b=0.5.'}),
     'kube-version': kubeVersionFlag({description: 'Behave as this Kubernetes version (default: the API server\'s version).'}),
+    'data-plane': dataPlaneFlag({description: 'The data plane that load-balances Services (default: detected once at start from the kube-system DaemonSets). Its rules decide the per-zone verdicts.'}),
   }
 
   async run(): Promise<void> {
@@ -45,7 +46,12 @@ Expired watches (410 Gone) are re-listed; lost connections are retried with back
     // Loaded here, not with the command class (docs/design.md "Startup").
     const [{connect}, {runWatch}] = await Promise.all([import('../cluster/source.js'), import('./watch-flow.js')])
     const ctx = await connect(flags, {withNamespace: true})
-    const options = {name: names[0]!, namespace: flags.namespace || ctx.namespace, kubeVersion: flags['kube-version'], traffic, interactive, style: this.style(flags.color)}
+    // The data plane, once (its DaemonSets are not watched): named, or detected (RBAC: one warning, unknown).
+    const dataPlane = flags['data-plane']
+      ? (await import('../dataplane/detect.js')).dataPlaneFromFlag(flags['data-plane'])
+      : await (await import('../cluster/dataplane.js')).detectLiveDataPlane(ctx)
+    for (const w of dataPlane.warnings) this.note(`Warning: ${w}`)
+    const options = {name: names[0]!, namespace: flags.namespace || ctx.namespace, kubeVersion: flags['kube-version'], traffic, interactive, style: this.style(flags.color), dataPlane}
     await runWatch(this.io(), ctx, options)
   }
 }

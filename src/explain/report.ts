@@ -20,6 +20,9 @@ import {getAllocations, OVERLOAD_THRESHOLD} from '../upstream/endpointslice/topo
 import {CONTROLLER_NAME, LABEL_MANAGED_BY, LABEL_SERVICE_NAME, LABEL_ZONE, type AddressType, type Endpoint, type EndpointSlice, type Node, type Service, type TopologyEvent} from '../upstream/api/types.js'
 import type {ClusterState} from '../state/cluster-state.js'
 import {features as featuresFor, formatVersion, type Features} from '../upstream/features.js'
+import type {DataPlane} from '../dataplane/types.js'
+import {dataPlaneReport, type DataPlaneReport} from '../dataplane/describe.js'
+import {kubeProxyRules, planeNodeChoice, planeZoneViews} from './dataplane-views.js'
 
 export const SCHEMA_VERSION = 'kubectl-topology.io/v1'
 
@@ -34,6 +37,12 @@ export interface ExplainOptions {
   perNode?: boolean
   /** next-sync (default): what the controller does at its next sync; fresh: as if every slice were rewritten. */
   prediction?: PredictionMode
+  /**
+   * The data plane that load-balances pod traffic (src/dataplane/). Undefined: kube-proxy, and
+   * the report has no dataPlane field. Given: the zone and node verdicts and the in-zone
+   * estimate follow its rules, and each Service whose hints it ignores or alters says so.
+   */
+  dataPlane?: DataPlane
 }
 
 /** Hint names as the report gives them (plan.ts's, shared with apply). */
@@ -56,7 +65,7 @@ export interface EndpointRow {
 }
 
 /** kube-proxy's fallback reasons, and 'not-proxied' for Services kube-proxy skips (headless, ExternalName). */
-export type ProxyReason = FallbackReason | 'not-proxied'
+export type ProxyReason = FallbackReason | 'not-proxied' | 'ignored-by-data-plane' | 'not-topology-aware-for-data-plane'
 
 export interface KubeProxyVerdict {
   /** Topology mode kube-proxy on a node of this zone takes: "" means no topology (all endpoints). */
@@ -103,7 +112,15 @@ export interface NodeProxyRow {
   mode: ProxyTopologyMode
   fallback: boolean
   reason: ProxyReason | null
+  /** Every endpoint this node sends traffic to: kube-proxy's allReachableEndpoints (cluster and local sets, merged). */
   endpoints: string[]
+  /**
+   * kube-proxy's clusterEndpoints: what traffic under the Cluster policy goes to (topology
+   * applied). Under another data plane: its selection (its local set is not modelled apart).
+   */
+  clusterEndpoints: string[]
+  /** kube-proxy's localEndpoints: the node's own endpoints, for the Local policies (never topology-filtered); empty when no Local policy applies. */
+  localEndpoints: string[]
 }
 
 export interface ControllerVerdict {
@@ -144,7 +161,15 @@ export interface TrafficEstimate {
   maxEndpointOverloadLive: number | null
 }
 
-export type Finding = 'hints-refused' | 'fallback' | 'drift' | 'no-endpoints-zone'
+export type Finding = 'hints-refused' | 'fallback' | 'drift' | 'no-endpoints-zone' | 'data-plane-ignores-hints'
+
+/** What the data plane does with this Service's hints, when it ignores or alters them (explain with a data plane only). */
+export interface DataPlaneNotice {
+  /** true: the data plane ignores the hints for pod traffic; false: it uses them, differently from kube-proxy. */
+  ignoresHints: boolean
+  message: string
+  fix: string | null
+}
 
 /** The configuration findings of a Service: one list, shown by explain, check (--lint), watch and plan. */
 export type LintRule = ModeWarningRule | 'single-zone' | 'internal-traffic-policy-local'
@@ -196,6 +221,8 @@ export interface ServiceExplanation {
   applicability: Applicability
   /** Endpoints without a zone (their node has no zone label, or they name no node); null when none. */
   withoutZone: {endpoints: number; readyEndpoints: number; nodes: number} | null
+  /** With a data plane (explain's dataPlane option) only: null when it does what kube-proxy does with this Service's hints, or the Service has and asks for none. */
+  dataPlane?: DataPlaneNotice | null
 }
 
 export interface NodeSummary {
@@ -214,6 +241,8 @@ export interface ExplainReport {
   warnings: string[]
   nodesReadable: boolean
   cluster: NodeSummary
+  /** The data plane assumed (explain's dataPlane option); absent without one. */
+  dataPlane?: DataPlaneReport
   services: ServiceExplanation[]
 }
 
@@ -259,6 +288,7 @@ export function explain(state: ClusterState, services: readonly Service[], opts:
     warnings,
     nodesReadable,
     cluster,
+    ...(opts.dataPlane ? {dataPlane: dataPlaneReport(opts.dataPlane)} : {}),
     services: out,
   }
 }
@@ -605,12 +635,18 @@ function explainService(input: ServiceInput): ServiceExplanation {
   const {endpoints, stats, rowZone, rowProxyReady, withAddress, readyCount, hinted, anyLiveHints, driftedRows, donatedCount, noZone, noZoneReady} = rows
 
   // kube-proxy, per zone and per node, on live and predicted hints.
-  const preferSameGate = f.preferSameTrafficDistribution
+  const plane = opts.dataPlane
+  const planeRules = !kubeProxyRules(plane)
+  // kube-proxy's own version and gate when detected (its image can lag the API server).
+  const proxyF = plane?.proxyVersion !== undefined && plane.name === 'kube-proxy' ? featuresFor(plane.proxyVersion) : f
+  // --data-plane kube-proxy names no version: the gate is the modelled Kubernetes version's.
+  const planeGate = plane?.name === 'kube-proxy' && plane.source === 'flag' ? undefined : plane?.preferSameGate
+  const preferSameGate = planeGate ?? proxyF.preferSameTrafficDistribution
   const flags = serviceTrafficFlags(service)
   const liveProxy = proxyEndpointsFromSlices(slices, {preferSameGate})
   // Nothing rewritten: the predicted endpoints are the live ones (same slices, same result).
   const predProxy = predictedSlices.every((s, i) => s === slices[i]) ? liveProxy : proxyEndpointsFromSlices(predictedSlices, {preferSameGate})
-  const requireAnnotation = f.kubeProxyRequiresAnnotation ? {annotations: service.metadata.annotations} : undefined
+  const requireAnnotation = proxyF.kubeProxyRequiresAnnotation ? {annotations: service.metadata.annotations} : undefined
   const categorizeOpts = {preferSameGate, requireAnnotation}
 
   const zoneNames = new Set<string>()
@@ -642,16 +678,27 @@ function explainService(input: ServiceInput): ServiceExplanation {
   // traffic estimate both use it.
   const viewZones = new Set(zoneNames)
   for (const z of Object.keys(trafficShares ?? {})) viewZones.add(z)
-  const liveViews = categorizeZones(liveProxy, flags, viewZones, categorizeOpts)
-  const predViews = predProxy === liveProxy ? liveViews : categorizeZones(predProxy, flags, viewZones, categorizeOpts)
-  const zoneVerdict = (views: Map<string, ZoneView>, sameNode: Set<string>, zone: string): KubeProxyVerdict => {
+  type View = ZoneView & {reason?: ProxyReason | null}
+  const views = (eps: readonly ProxyEndpoint[]): Map<string, View> =>
+    planeRules ? planeZoneViews(plane!, eps, service, viewZones) : categorizeZones(eps, flags, viewZones, categorizeOpts)
+  const liveViews = views(liveProxy)
+  const predViews = predProxy === liveProxy ? liveViews : views(predProxy)
+  // Under another data plane: the nodes of a zone whose choice is node-local, by node.
+  // Only a Service that can go node-local (PreferSameNode, or node hints present) needs one choice per node.
+  const nodeLocal = (eps: readonly ProxyEndpoint[]) => service.spec?.trafficDistribution === 'PreferSameNode' || eps.some((e) => (e.nodeHints?.size ?? 0) > 0)
+  const planeSameNode = (eps: readonly ProxyEndpoint[], zone: string): number =>
+    !nodeLocal(eps) ? 0 : (nodesByZone.get(zone) ?? []).filter((n) => planeNodeChoice(plane!, eps, service, {name: n.metadata.name, labels: n.metadata.labels ?? {}}).mode === 'PreferSameNode').length
+  const zoneVerdict = (views: Map<string, View>, sameNode: Set<string>, zone: string, eps: readonly ProxyEndpoint[]): KubeProxyVerdict => {
     if (!proxied) return NOT_PROXIED
     const v = views.get(zone)!
-    const nodesPreferSameNode = sameNode.size === 0 ? 0 : (nodesByZone.get(zone) ?? []).filter((n) => sameNode.has(n.metadata.name)).length
+    const reason = v.reason !== undefined ? v.reason : v.fallbackReason
+    const nodesPreferSameNode = planeRules
+      ? plane!.honoursNodeHints === false && plane!.selection !== 'cilium' ? 0 : planeSameNode(eps, zone)
+      : sameNode.size === 0 ? 0 : (nodesByZone.get(zone) ?? []).filter((n) => sameNode.has(n.metadata.name)).length
     return {
       mode: v.topologyMode,
-      fallback: v.fallbackReason !== null,
-      reason: v.fallbackReason,
+      fallback: reason !== null,
+      reason,
       routedEndpoints: v.cluster.length,
       nodesPreferSameNode,
     }
@@ -691,8 +738,8 @@ function explainService(input: ServiceInput): ServiceExplanation {
       donatedIn: counts?.donatedIn ?? 0,
       donatedOut: counts?.donatedOut ?? 0,
       liveHints,
-      kubeProxy: zoneVerdict(liveViews, liveSameNode, zone),
-      kubeProxyPredicted: zoneVerdict(predViews, predSameNode, zone),
+      kubeProxy: zoneVerdict(liveViews, liveSameNode, zone, liveProxy),
+      kubeProxyPredicted: zoneVerdict(predViews, predSameNode, zone, predProxy),
     }
   })
 
@@ -701,7 +748,11 @@ function explainService(input: ServiceInput): ServiceExplanation {
     nodes = input.nodeIndex.sorted()
       .map((node) => {
         const zone = node.metadata.labels?.[LABEL_ZONE] ?? null
-        if (!proxied) return {name: node.metadata.name, zone, mode: '' as const, fallback: false, reason: 'not-proxied' as const, endpoints: []}
+        if (!proxied) return {name: node.metadata.name, zone, mode: '' as const, fallback: false, reason: 'not-proxied' as const, endpoints: [], clusterEndpoints: [], localEndpoints: []}
+        if (planeRules) {
+          const p = planeNodeChoice(plane!, liveProxy, service, {name: node.metadata.name, labels: node.metadata.labels ?? {}})
+          return {name: node.metadata.name, zone, mode: p.mode, fallback: p.reason !== null, reason: p.reason, endpoints: p.endpoints, clusterEndpoints: p.endpoints, localEndpoints: []}
+        }
         const c = categorizeEndpoints(liveProxy, flags, {name: node.metadata.name, labels: node.metadata.labels ?? {}}, categorizeOpts)
         return {
           name: node.metadata.name,
@@ -710,6 +761,8 @@ function explainService(input: ServiceInput): ServiceExplanation {
           fallback: c.fallbackReason !== null,
           reason: c.fallbackReason,
           endpoints: c.allReachableEndpoints.map((e) => e.ip),
+          clusterEndpoints: c.clusterEndpoints.map((e) => e.ip),
+          localEndpoints: c.localEndpoints.map((e) => e.ip),
         }
       })
   }
@@ -731,7 +784,7 @@ function explainService(input: ServiceInput): ServiceExplanation {
   const findings: Finding[] = []
   if (mode.path === 'topology-mode-auto' && !controller.hintsSet && !unpredictable) findings.push('hints-refused')
   // A zone with nothing (ready) to route to is not a topology fallback (check's no-fallback agrees).
-  const topologyFallback = (v: KubeProxyVerdict) => v.fallback && v.reason !== 'no-endpoints' && v.reason !== 'no-ready-endpoints'
+  const topologyFallback = (v: KubeProxyVerdict) => v.fallback && v.reason !== 'no-endpoints' && v.reason !== 'no-ready-endpoints' && v.reason !== 'ignored-by-data-plane'
   if (proxied && (mode.path !== 'none' || anyLiveHints) && zones.some((z) => topologyFallback(z.kubeProxy) && (nodesByZone.get(z.name)?.length ?? 0) > 0))
     findings.push('fallback')
   if (driftCount > 0) findings.push('drift')
@@ -762,8 +815,28 @@ function explainService(input: ServiceInput): ServiceExplanation {
     withoutZone: noZone > 0 ? {endpoints: noZone, readyEndpoints: noZoneReady, nodes: input.nodeIndex.withoutZone} : null,
   }
   if (nodes) result.nodes = nodes
+  if (plane) {
+    result.dataPlane = dataPlaneNotice(plane, proxied && (mode.path !== 'none' || anyLiveHints || controller.hintsSet), anyLiveHints || controller.hintsSet, service)
+    if (result.dataPlane?.ignoresHints) findings.push('data-plane-ignores-hints')
+  }
   result.advice = advise(result, capacity, ratios, input.nodesReadable)
   return result
+}
+
+/**
+ * What the data plane does with a Service that has or asks for hints, when that is not what
+ * kube-proxy does: its message and fix (src/dataplane/detect.ts words them). Unknown data
+ * planes are stated once in the header, not per Service.
+ */
+function dataPlaneNotice(plane: DataPlane, topology: boolean, hinted: boolean, service: Service): DataPlaneNotice | null {
+  if (!topology || plane.name === 'unknown' || plane.message === undefined) return null
+  const wantsNode = service.spec?.trafficDistribution === 'PreferSameNode'
+  const ignores = plane.honoursZoneHints === false || (wantsNode && plane.honoursNodeHints === false)
+  // A data plane that honours zone hints and whose remark is about node hints: only for Services that ask for them.
+  if (!ignores && plane.honoursZoneHints === true && plane.honoursNodeHints === false && plane.name === 'antrea') return null
+  // The messages say "hints are set"; a Service that asks for hints and has none yet: "requested".
+  const message = hinted ? plane.message : plane.message.replace(/^hints are set( and|,)/, 'hints are requested$1')
+  return {ignoresHints: ignores, message, fix: plane.fix ?? null}
 }
 
 function controllerVerdict(
@@ -1085,6 +1158,7 @@ function advise(s: ServiceExplanation, capacity: ZoneCapacity, ratios: Record<st
       command: `kubectl topology apply ${ref} --mode PreferSameZone   (or: ${patch('PreferSameZone')})`,
     })
   }
+  if (s.dataPlane?.fix) advice.push({code: 'data-plane', message: `Data plane: ${s.dataPlane.fix}.`})
   for (const w of s.lint) advice.push({code: 'lint', message: w.message})
   return advice
 }

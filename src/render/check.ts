@@ -4,6 +4,7 @@
 import {stringify as toYaml} from 'yaml'
 import type {CheckReport, PolicyResult, ServiceCheck} from '../check/check.js'
 import {escapeDeep} from './escape.js'
+import {dataPlaneLine} from '../dataplane/describe.js'
 import {PLAIN, type Style} from './style.js'
 import {formatTable} from './table.js'
 
@@ -43,6 +44,7 @@ function renderTable(report: CheckReport, opts: CheckRenderOptions): string {
   const style = opts.style ?? PLAIN
   const lines: string[] = []
   for (const w of report.warnings) lines.push(style.warn(`Warning: ${w}`))
+  if (report.dataPlane) lines.push(dataPlaneLine(report.dataPlane))
   if (report.services.length === 0) return `${[...lines, 'No Services found.'].join('\n')}\n`
   const rows: string[][] = []
   for (const s of report.services) {

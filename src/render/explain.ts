@@ -4,6 +4,7 @@
 import {stringify as toYaml} from 'yaml'
 import type {EndpointRow, ExplainReport, HintNames, KubeProxyVerdict, ServiceExplanation, ZoneRow} from '../explain/report.js'
 import {escapeDeep} from './escape.js'
+import {dataPlaneLine} from '../dataplane/describe.js'
 import {PLAIN, type Style} from './style.js'
 import {formatTable} from './table.js'
 
@@ -23,6 +24,7 @@ export function renderExplain(raw: ExplainReport, opts: RenderOptions): string {
   const style = opts.style ?? PLAIN
   const parts: string[] = []
   for (const w of report.warnings) parts.push(style.warn(`Warning: ${w}`))
+  if (report.dataPlane) parts.push(dataPlaneLine(report.dataPlane))
   if (report.services.length === 0) {
     parts.push('No Services found.')
     return `${parts.join('\n')}\n`
@@ -52,9 +54,14 @@ function modeLine(svc: ServiceExplanation): string {
   }
 }
 
+/** The verdict column: named after the data plane when it is not kube-proxy (the JSON keeps kubeProxy). */
+const PLANE_COLUMN: Record<string, string> = {cilium: 'CILIUM', calico: 'CALICO', antrea: 'ANTREA', 'kube-router': 'KUBE-ROUTER'}
+const proxyColumn = (report: ExplainReport) => PLANE_COLUMN[report.dataPlane?.name ?? ''] ?? 'KUBE-PROXY'
+
 function proxyCell(v: KubeProxyVerdict, style: Style, hasNodes = true): string {
   if (v.reason === 'not-proxied') return style.dim('not proxied')
   if (!hasNodes) return style.dim('no nodes')
+  if (v.reason === 'ignored-by-data-plane') return style.bad('ignores hints')
   if (v.fallback) return style.bad(`falls back (${v.reason})`)
   if (v.mode === '') return style.dim('no hints')
   const node = v.nodesPreferSameNode > 0 ? ` (+${v.nodesPreferSameNode} node-local)` : ''
@@ -65,6 +72,10 @@ function renderService(svc: ServiceExplanation, report: ExplainReport, opts: Ren
   const lines: string[] = []
   const title = `Service ${svc.namespace}/${svc.name} (${svc.addressType})`
   lines.push(style.bold(title))
+  if (svc.dataPlane) {
+    lines.push(`Data plane:  ${svc.dataPlane.ignoresHints ? style.bad(svc.dataPlane.message) : style.warn(svc.dataPlane.message)}`)
+    if (svc.dataPlane.fix) lines.push(style.dim(`             fix: ${svc.dataPlane.fix}`))
+  }
   lines.push(`Mode:        ${modeLine(svc)}`)
   for (const why of svc.mode.why) lines.push(style.dim(`             ${why}`))
   const c = svc.controller
@@ -83,17 +94,17 @@ function renderService(svc: ServiceExplanation, report: ExplainReport, opts: Ren
   }
   lines.push('')
   if (opts.format === 'wide') lines.push(endpointTable(svc.endpoints, opts, style))
-  else lines.push(zoneTable(svc, opts, style))
+  else lines.push(zoneTable(svc, opts, style, proxyColumn(report)))
   if (opts.perNode && svc.nodes) {
     lines.push('')
     const rows = svc.nodes.map((n) => [
       n.name,
       n.zone ?? '<none>',
       n.mode === '' ? '-' : n.mode,
-      n.reason === 'not-proxied' ? style.dim('not proxied') : n.fallback ? style.bad(`falls back (${n.reason})`) : n.mode === '' ? style.dim('no hints') : style.ok('uses hints'),
+      n.reason === 'not-proxied' ? style.dim('not proxied') : n.reason === 'ignored-by-data-plane' ? style.bad('ignores hints') : n.fallback ? style.bad(`falls back (${n.reason})`) : n.mode === '' ? style.dim('no hints') : style.ok('uses hints'),
       n.endpoints.join(',') || '<none>',
     ])
-    lines.push(formatTable(opts.noHeaders ? null : ['NODE', 'ZONE', 'MODE', 'KUBE-PROXY', 'ENDPOINTS'], rows))
+    lines.push(formatTable(opts.noHeaders ? null : ['NODE', 'ZONE', 'MODE', proxyColumn(report), 'ENDPOINTS'], rows))
   }
   if (svc.advice.length > 0) {
     lines.push('')
@@ -106,8 +117,8 @@ function renderService(svc: ServiceExplanation, report: ExplainReport, opts: Ren
   return lines.join('\n')
 }
 
-function zoneTable(svc: ServiceExplanation, opts: RenderOptions, style: Style): string {
-  const header = ['ZONE', 'NODES', 'CPU', 'CPU SHARE', 'READY', 'DESIRED', 'MIN', 'MAX', 'ASSIGNED', 'OVERLOAD', 'DONATED', 'LIVE HINTS', 'KUBE-PROXY']
+function zoneTable(svc: ServiceExplanation, opts: RenderOptions, style: Style, proxyHeader = 'KUBE-PROXY'): string {
+  const header = ['ZONE', 'NODES', 'CPU', 'CPU SHARE', 'READY', 'DESIRED', 'MIN', 'MAX', 'ASSIGNED', 'OVERLOAD', 'DONATED', 'LIVE HINTS', proxyHeader]
   const row = (z: ZoneRow) => [
     z.name,
     `${z.nodes.counted}/${z.nodes.ignored}`,

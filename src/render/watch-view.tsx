@@ -2,6 +2,7 @@
 // terminal, with `await import('./watch-view.js')`; react and ink are imported
 // statically here (a dynamic import of a CommonJS package such as react from a split ESM
 // chunk exposes only `default`: docs/design.md).
+import {dataPlaneLine} from '../dataplane/describe.js'
 import {Box, render, Text, useApp, useInput, useStdin} from 'ink'
 import {useSyncExternalStore} from 'react'
 import {escapeDeep} from './escape.js'
@@ -33,6 +34,7 @@ export function WatchView({state: raw, style, maxChanges = 8, maxEvents = 5}: Wa
       <Text>
         {style.bold(`Service ${f.namespace}/${f.name}`)} {style.dim(`· Kubernetes ${f.kubernetesVersion} · updated ${state.updatedAt}`)}
       </Text>
+      {f.dataPlane ? <Text>{style.dim(dataPlaneLine(f.dataPlane))}</Text> : null}
       {!f.exists ? <Text>{style.warn('The Service does not exist (deleted?); waiting for it.')}</Text> : null}
       {f.explanations.map((e) => (
         <Box key={e.addressType} flexDirection="column" marginTop={1}>

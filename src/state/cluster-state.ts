@@ -1,5 +1,6 @@
 // The state every command works on: the API objects of one cluster, read live or from a
 // snapshot file (src/cluster/ makes it; every domain room reads it).
+import type {DataPlane} from '../dataplane/types.js'
 import type {Deployment, EndpointSlice, EventObject, HorizontalPodAutoscaler, Node, PodDisruptionBudget, Service, StatefulSet} from '../upstream/api/types.js'
 
 /** Everything explain needs, from a live cluster or a snapshot file. */
@@ -23,4 +24,9 @@ export interface ClusterState {
   serverVersion?: string
   /** False when Nodes could not be read (RBAC): the CPU heuristic cannot be computed. */
   nodesReadable?: boolean
+  /**
+   * The data plane detected when the state was read live (openSource with dataPlane 'detect'),
+   * or recorded in a snapshot; absent when not read (older snapshots, `kubectl get` output).
+   */
+  dataPlane?: DataPlane
 }

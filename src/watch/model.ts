@@ -4,7 +4,7 @@
 // "zone-c falls back", "CPU share of zone-a 33.3% -> 50.0%"). Pure: the watch command feeds
 // it the state its API watches maintain.
 import {serviceCliffs, type Cliff} from '../explain/cliffs.js'
-import {explain, type ExplainOptions, type NodeSummary, type ServiceExplanation, type ZoneRow} from '../explain/report.js'
+import {explain, type ExplainOptions, type ExplainReport, type NodeSummary, type ServiceExplanation, type ZoneRow} from '../explain/report.js'
 import type {NodeVerdict} from '../explain/node-verdicts.js'
 import type {ClusterState} from '../state/cluster-state.js'
 
@@ -18,6 +18,8 @@ export interface WatchFrame {
   explanations: ServiceExplanation[]
   cluster: NodeSummary
   cliffs: Cliff[]
+  /** The data plane assumed (explain's report), when one was given. */
+  dataPlane?: ExplainReport['dataPlane']
 }
 
 export type ChangeKind =
@@ -61,6 +63,7 @@ export function watchFrame(state: ClusterState, namespace: string, name: string,
     explanations,
     cluster: report.cluster,
     cliffs: explanations.flatMap((e) => serviceCliffs(e, state.nodes)),
+    ...(report.dataPlane ? {dataPlane: report.dataPlane} : {}),
   }
 }
 

@@ -23,11 +23,17 @@ export const KEEP_EVENTS = 20
 export type ResourceStatus = {state: 'synced'; items: number} | {state: 'relisting'; reason: string} | {state: 'backoff'; delayMs: number; error: string} | {state: 'watching'}
 
 /** --kube-version, else the server's version; --traffic. */
-export function explainOptions(kubeVersionFlag: string | undefined, serverVersion: string | undefined, traffic: Record<string, number> | undefined): ExplainOptions {
+export function explainOptions(
+  kubeVersionFlag: string | undefined,
+  serverVersion: string | undefined,
+  traffic: Record<string, number> | undefined,
+  dataPlane?: ExplainOptions['dataPlane'],
+): ExplainOptions {
   const kubeVersion = kubeVersionFlag ?? serverVersion
   const o: ExplainOptions = {versionSource: kubeVersionFlag ? 'flag' : kubeVersion ? 'server' : 'default'}
   if (kubeVersion) o.kubeVersion = kubeVersion
   if (traffic) o.traffic = traffic
+  if (dataPlane) o.dataPlane = dataPlane
   return o
 }
 

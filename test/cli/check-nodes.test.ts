@@ -15,10 +15,13 @@ describe('check --from-file', () => {
     const r = runCli(['check', '-A', '-f', EXAMPLE])
     expect(r.code).toBe(1)
     expect(r.stderr).toBe('')
-    expect(r.stdout.split('\n')[0]).toMatch(/^SERVICE\s+POLICY\s+RESULT\s+MESSAGE$/)
+    // The snapshot holds no data-plane information: said first; data-plane-hints is skipped.
+    expect(r.stdout.split('\n')[0]).toBe("Data plane: unknown (not detected: not recorded in the snapshot; kube-proxy's rules assumed), from the snapshot")
+    expect(r.stdout.split('\n')[1]).toMatch(/^SERVICE\s+POLICY\s+RESULT\s+MESSAGE$/)
+    expect(r.stdout).toMatch(/shop\/checkout\s+data-plane-hints\s+SKIP\s+the data plane is unknown/)
     expect(r.stdout).toMatch(/shop\/checkout\s+require-hints\s+PASS\s+hints set \(topology-mode Auto, 9 ready endpoints\)/)
     expect(r.stdout).toMatch(/shop\/inventory\s+lint\s+FAIL\s+1 error\(s\): ignored-value/)
-    expect(r.stdout.trimEnd().split('\n').at(-1)).toMatch(/^FAILED: 8 Service\(s\) checked, \d+ passed, \d+ failed \(\d+ of 24 checks failed, \d+ skipped\)\.$/)
+    expect(r.stdout.trimEnd().split('\n').at(-1)).toMatch(/^FAILED: 8 Service\(s\) checked, \d+ passed, \d+ failed \(\d+ of 32 checks failed, \d+ skipped\)\.$/)
   })
   it('a Service that passes exits 0', () => {
     const r = runCli(['check', 'svc/checkout', '-n', 'shop', '-f', EXAMPLE, '--require-hints', '--no-fallback', '--no-drift'])
@@ -37,7 +40,7 @@ describe('check --from-file', () => {
     const r = runCli(['check', 'svc/checkout', '-n', 'shop', '-f', EXAMPLE, '--policy-file', file, '--no-drift', '-o', 'json'])
     expect(r.code).toBe(1)
     const doc = JSON.parse(r.stdout)
-    expect(doc.policies).toEqual({requireHints: true, noFallback: false, maxOverload: null, minEndpointsPerZone: 3, noDrift: true, lint: false})
+    expect(doc.policies).toEqual({requireHints: true, noFallback: false, maxOverload: null, minEndpointsPerZone: 3, noDrift: true, lint: false, dataPlaneHonoursHints: false})
     expect(doc.services[0].results.map((x: {policy: string; status: string}) => `${x.policy}=${x.status}`)).toEqual(['require-hints=pass', 'min-endpoints-per-zone=fail', 'no-drift=pass'])
   })
   it('a bad policy file: exit 3 naming the field', () => {
@@ -45,7 +48,7 @@ describe('check --from-file', () => {
     writeFileSync(file, 'policies:\n  maxOverlaod: 0.2\n')
     const r = runCli(['check', '-A', '-f', EXAMPLE, '--policy-file', file])
     expect(r.code).toBe(3)
-    expect(r.stderr.trim()).toBe(`error: --policy-file ${file}: unknown policy "policies.maxOverlaod" (known: requireHints, noFallback, maxOverload, minEndpointsPerZone, noDrift, lint)`)
+    expect(r.stderr.trim()).toBe(`error: --policy-file ${file}: unknown policy "policies.maxOverlaod" (known: requireHints, noFallback, maxOverload, minEndpointsPerZone, noDrift, lint, dataPlaneHonoursHints)`)
     expect(r.stdout).toBe('')
   })
   it('usage errors: exit 2', () => {

@@ -113,7 +113,9 @@ describe('explain output formats', () => {
     const r = runCli(['explain', 'svc/cart', '-n', 'shop', '--from-file', EXAMPLE])
     expect(r.code).toBe(0)
     const lines = r.stdout.split('\n')
-    expect(lines[0]).toBe('Service shop/cart (IPv4)')
+    // A snapshot without data-plane information: kube-proxy's rules, and the header says so.
+    expect(lines[0]).toBe("Data plane: unknown (not detected: not recorded in the snapshot; kube-proxy's rules assumed), from the snapshot")
+    expect(lines[2]).toBe('Service shop/cart (IPv4)')
     expect(r.stdout).toContain('Controller:  hints dropped: TopologyAwareHintsDisabled: Unable to allocate minimum required endpoints')
     const header = lines.find((l) => l.startsWith('ZONE'))!
     expect(header.split(/\s{3,}/)).toEqual(['ZONE', 'NODES', 'CPU', 'CPU SHARE', 'READY', 'DESIRED', 'MIN', 'MAX', 'ASSIGNED', 'OVERLOAD', 'DONATED', 'LIVE HINTS', 'KUBE-PROXY'])

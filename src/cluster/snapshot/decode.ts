@@ -6,6 +6,7 @@
 
 import {LABEL_HOSTNAME, type Deployment, type Endpoint, type EndpointSlice, type EventObject, type Node, type ObjectMeta, type Service, type StatefulSet} from '../../upstream/api/types.js'
 import type {ClusterState} from '../../state/cluster-state.js'
+import {DATA_PLANE_NAMES, type DataPlane, type DataPlaneName} from '../../dataplane/types.js'
 import {displayName, EXPECTED, inputError, isObj, SNAPSHOT_API_VERSION, SNAPSHOT_KIND, type Obj, type Parsed, type Path} from './format.js'
 import {validateSnapshot} from './validate.js'
 
@@ -31,6 +32,8 @@ class Collector {
   readonly found: Located[] = []
   serverVersion: string | undefined
   nodesReadable: boolean | undefined
+  /** The data plane a Snapshot document recorded (checked for its name only). */
+  dataPlane: Obj | undefined
   /** A Snapshot document listed deployments/statefulSets (possibly empty): they were read. */
   workloadsListed = false
   constructor(
@@ -110,6 +113,13 @@ class Collector {
       this.serverVersion = value.serverVersion
     }
     if (typeof value.nodesReadable === 'boolean') this.nodesReadable = value.nodesReadable
+    if (value.dataPlane !== undefined && value.dataPlane !== null) {
+      const dp = value.dataPlane
+      if (!isObj(dp) || typeof dp.name !== 'string' || !DATA_PLANE_NAMES.includes(dp.name as DataPlaneName)) {
+        this.fail(doc, [...path, 'dataPlane'], `Snapshot: dataPlane must be a mapping whose name is one of ${DATA_PLANE_NAMES.join(', ')}`)
+      }
+      this.dataPlane = dp
+    }
     const fields: [string, Kind][] = [
       ['nodes', 'Node'],
       ['services', 'Service'],
@@ -296,6 +306,24 @@ function toWorkload(c: Collector, at: Located): Deployment | StatefulSet {
 }
 
 
+/** A recorded data plane, with the list and record fields a hand-edited file may lack. */
+function dataPlaneOf(o: Obj): DataPlane {
+  const strs = (v: unknown) => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [])
+  const tri = (v: unknown) => (v === true || v === false ? v : 'unknown')
+  return {
+    ...(o as unknown as DataPlane),
+    settings: isObj(o.settings) ? (o.settings as Record<string, string>) : {},
+    honoursZoneHints: tri(o.honoursZoneHints),
+    honoursNodeHints: tri(o.honoursNodeHints),
+    paths: Array.isArray(o.paths) ? (o.paths as DataPlane['paths']) : [],
+    alsoFound: strs(o.alsoFound) as DataPlaneName[],
+    evidence: strs(o.evidence),
+    warnings: strs(o.warnings),
+    source: 'snapshot',
+    ...(typeof o.selection === 'string' && ['kube-proxy', 'cilium', 'calico-annotation', 'calico-tar-td', 'all-endpoints'].includes(o.selection) ? {} : {selection: undefined}),
+  }
+}
+
 /** The state the documents hold; an invalid object is an INPUT error naming where it is. */
 export function decode(parsed: Parsed, source: string): ClusterState {
   const c = new Collector(parsed, source)
@@ -362,6 +390,7 @@ export function decode(parsed: Parsed, source: string): ClusterState {
     state.statefulSets = statefulSets
   }
   if (c.serverVersion !== undefined) state.serverVersion = c.serverVersion
+  if (c.dataPlane !== undefined) state.dataPlane = dataPlaneOf(c.dataPlane)
   state.nodesReadable = c.nodesReadable ?? state.nodes.length > 0
   return state
 }

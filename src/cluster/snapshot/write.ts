@@ -94,6 +94,9 @@ export function serializeSnapshot(state: ClusterState, opts: {redact?: boolean} 
   if (deployments) snap.deployments = deployments
   if (statefulSets) snap.statefulSets = statefulSets
   if (body.events) snap.events = body.events
+  // The data plane detected when the snapshot was taken (the answer, not the DaemonSets: their
+  // pod specs can hold secrets); --from-file reports it with source "snapshot".
+  if (state.dataPlane) snap.dataPlane = state.dataPlane
   return snap
 }
 
