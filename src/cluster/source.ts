@@ -76,7 +76,7 @@ export async function openSource(req: SourceRequest & {read?: 'state' | 'nodes'}
   validateSource(flags, names)
   if (flags['from-file'] !== undefined) {
     const {readSnapshotFile} = await import('./snapshot/snapshot.js')
-    const state = await readSnapshotFile(flags['from-file'])
+    const state = await readSnapshotFile(flags['from-file'], req.read === 'nodes' ? 'nodes' : 'services')
     if (req.read === 'nodes') return state
     return {state, namespace: flags['all-namespaces'] ? undefined : (flags.namespace ?? 'default'), source: 'snapshot', warnings: []}
   }
