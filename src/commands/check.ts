@@ -6,7 +6,7 @@ import type {CheckPolicies} from '../check/check.js'
 import type {CheckFormat} from '../render/check.js'
 import {parseServiceArgs, TopologyCommand} from './base.js'
 import {commonFlags, noHeadersFlag, outputFlag, readFlags} from './flags.js'
-import {checkKubeVersion, parseCount, parseRatio, parseTraffic} from './flag-values.js'
+import {checkKubeVersion, checkTrafficZones, parseCount, parseRatio, parseTraffic} from './flag-values.js'
 import {requireSelection, selectOrFail} from './select.js'
 
 export default class Check extends TopologyCommand {
@@ -80,6 +80,7 @@ Exit codes: 0 every check passed, 1 a check failed, 2 usage, 3 unreadable snapsh
 
     const read = await openSource({flags, serviceNames: names})
     for (const w of read.warnings) this.note(`Warning: ${w}`)
+    checkTrafficZones(traffic, read.state)
     const services = await selectOrFail(read, names, flags)
 
     const kubeVersion = flags['kube-version'] ?? read.state.serverVersion

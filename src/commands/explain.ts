@@ -5,7 +5,7 @@ import type {ExplainReport} from '../explain/report.js'
 import type {ExplainFormat} from '../render/explain.js'
 import {parseServiceArgs, TopologyCommand} from './base.js'
 import {commonFlags, noHeadersFlag, outputFlag, readFlags} from './flags.js'
-import {checkKubeVersion, parseTraffic} from './flag-values.js'
+import {checkKubeVersion, checkTrafficZones, parseTraffic} from './flag-values.js'
 
 export default class Explain extends TopologyCommand {
   static override summary = 'Explain why a Service does or does not get topology-aware routing.'
@@ -65,6 +65,7 @@ Where Go's random map order makes upstream random (which zone receives a donated
     // Read.
     const read = await openSource({flags, serviceNames: names})
     for (const w of read.warnings) this.note(`Warning: ${w}`)
+    checkTrafficZones(traffic, read.state)
 
     const services = await selectOrFail(read, names, flags)
 
