@@ -87,6 +87,7 @@ export async function runApply(io: CommandIO, o: ApplyOptions, deps: WriteDeps):
     io.out(diff === '' ? `No changes: service ${q.target.namespace}/${name} already ${already}.` : `${heading}\n${diff}`)
     if (diff !== '') {
       const what = q.plan.kind === 'service' ? 'Predicted outcome: what the EndpointSlice controller writes at its next sync after this change' : 'Predicted outcome: with these hints written'
+      for (const w of q.prediction.warnings) io.err(style.warn(`Warning: ${w}`))
       io.out(`\n${style.bold(what)}\n${renderExplain(q.prediction, {format: 'table', style})}`)
     }
   }

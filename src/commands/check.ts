@@ -92,6 +92,9 @@ Exit codes: 0 every check passed, 1 a check failed, 2 usage, 3 unreadable snapsh
     })
     const result = check(report, services, policies)
 
+    // Warnings go to stderr in every format (kubectl's way); -o json and yaml also carry them.
+    const errStyle = this.style(flags.color, process.stderr)
+    for (const w of result.warnings) this.note(errStyle.warn(`Warning: ${w}`))
     const format: CheckFormat = flags.output
     if (result.services.length === 0 && format === 'table') {
       this.note(flags['all-namespaces'] ? 'No Services found.' : `No Services found in ${read.namespace ?? 'default'} namespace.`)

@@ -79,7 +79,9 @@ Where Go's random map order makes upstream random (which zone receives a donated
       prediction: flags.prediction,
     })
 
-    // Render.
+    // Render. Warnings go to stderr in every format (kubectl's way), the report to stdout.
+    const errStyle = this.style(flags.color, process.stderr)
+    for (const w of report.warnings) this.note(errStyle.warn(`Warning: ${w}`))
     const format: ExplainFormat = flags.output
     if (report.services.length === 0 && (format === 'table' || format === 'wide')) {
       this.note(flags['all-namespaces'] ? 'No Services found.' : `No Services found in ${read.namespace ?? 'default'} namespace.`)

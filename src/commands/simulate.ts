@@ -8,6 +8,7 @@ import type {ServiceReport, SimulateReport} from '../simulate/report.js'
 import type {Service} from '../upstream/api/types.js'
 import type {ClusterState} from '../state/cluster-state.js'
 import {TopologyCommand} from './base.js'
+import {features} from '../upstream/features.js'
 import {checkTrafficZones} from './flag-values.js'
 import {commonFlags, noHeadersFlag, outputFlag, readFlags} from './flags.js'
 import type {SimulateRequest} from './simulate-options.js'
@@ -84,6 +85,9 @@ Strategies: ${STRATEGIES.join(', ')}. See docs/simulate.md for the exact definit
     const {readInput} = await import('./simulate-input.js')
     const {state, services, source} = await readInput(this.io(), flags, o)
     checkTrafficZones(o.engine.traffic, state)
+    // As explain: a Kubernetes version outside the modelled range is a warning, on stderr.
+    const versionWarning = features(o.engine.kubeVersion).warning
+    if (versionWarning) this.note(`Warning: ${versionWarning}`)
     if (o.workload !== undefined && services.length > 1) throw new CliError('--workload names the workload of one Service: name one Service (svc/NAME)', ExitCode.USAGE)
     let reports: ServiceReport[]
     try {

@@ -4,6 +4,7 @@
 // timers, the signals and the output, which come in as a CommandIO (never the oclif class).
 import {CliError, ExitCode} from '../errors.js'
 import type {EventObject} from '../upstream/api/types.js'
+import {features} from '../upstream/features.js'
 import type {KubeContext} from '../cluster/kubeconfig.js'
 import {startServiceWatch} from '../cluster/watch.js'
 import {diffFrames, watchFrame, type WatchFrame} from '../watch/model.js'
@@ -38,6 +39,11 @@ export async function runWatch(io: CommandIO, ctx: KubeContext, o: WatchOptions)
   const recompute = () => {
     if (!session) return
     const next = watchFrame(session.state(), ns, name, explainOptions(o.kubeVersion, session.state().serverVersion, o.traffic))
+    if (frame === null && !interactive) {
+      // As explain: a --kube-version outside the modelled range is a warning, on stderr.
+      const warning = features(o.kubeVersion ?? session.state().serverVersion).warning
+      if (warning) io.err(`Warning: ${warning}`)
+    }
     const changes = diffFrames(frame, next)
     const time = now()
     if (!interactive) printFrame(io, frame, next, changes, time)

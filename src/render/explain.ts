@@ -20,7 +20,7 @@ export function renderExplain(report: ExplainReport, opts: RenderOptions): strin
   if (opts.format === 'yaml') return toYaml(report, {aliasDuplicateObjects: false, lineWidth: 0})
   const style = opts.style ?? PLAIN
   const parts: string[] = []
-  for (const w of report.warnings) parts.push(style.warn(`Warning: ${w}`))
+  // report.warnings: the command prints them on stderr, in every format (as kubectl prints warnings).
   if (report.services.length === 0) {
     parts.push('No Services found.')
     return `${parts.join('\n')}\n`
