@@ -60,7 +60,7 @@ export async function readDataPlaneObjects(ctx: KubeContext): Promise<DataPlaneR
   const serialize = <T>(obj: unknown, type: string, apiVersion: string, kind: string): T =>
     ({apiVersion, kind, ...(clean(k8s.ObjectSerializer.serialize(obj, type, '')) as Obj)}) as T
 
-  /** 403 -> missing permission, 404 -> absent, 401 -> thrown, anything else -> a warning. */
+  /** 403 -> missing permission, 404 -> absent, 401 or no HTTP answer -> thrown, any other status -> a warning. */
   const attempt = async <T>(what: string, permission: string, f: () => Promise<T>): Promise<{ok: true; v: T} | {ok: false; absent: boolean}> => {
     try {
       return {ok: true, v: await f()}
@@ -72,7 +72,9 @@ export async function readDataPlaneObjects(ctx: KubeContext): Promise<DataPlaneR
       }
       if (code === 404) return {ok: false, absent: true}
       const err = toCliError(e, what, errCtx)
-      if (code === 401) throw err
+      // Unauthenticated, or no answer at all (unreachable, timed out): the command's error, as for
+      // every read; only answers about these objects (403, 404, 5xx) degrade to a warning.
+      if (code === 401 || code === undefined) throw err
       other.push(`cannot ${what}: ${err.message}; the data plane may be reported as unknown`)
       return {ok: false, absent: false}
     }

@@ -20,8 +20,6 @@ export type {
   ConfigurationOptions,
   Context as KubeConfigContext,
   Cluster as KubeConfigCluster,
-  RequestContext,
-  ResponseContext,
   V1Node,
   V1Service,
   V1EndpointSlice,
@@ -33,3 +31,6 @@ export type {
 // imports resolve. `of` builds the Observable the (observable-style) middleware returns.
 export {of} from '@kubernetes/client-node/dist/gen/rxjsStub.js'
 export {ObjectSerializer} from '@kubernetes/client-node/dist/gen/models/ObjectSerializer.js'
+// The transport (http.ts): undici's request() and Agent, and client-node's request/response types.
+export {Agent as UndiciAgent, request as undiciRequest} from 'undici'
+export {HttpMethod, RequestContext, ResponseContext, wrapHttpLibrary} from '@kubernetes/client-node'

@@ -17,6 +17,7 @@ import path from 'node:path'
 import {parse as parseYaml, YAMLParseError} from 'yaml'
 import {CliError, ExitCode} from '../errors.js'
 import {describeFileError} from './files.js'
+import {installTransport, type WatchFn} from './http.js'
 import type {ConfigurationOptions, KubeConfig, RequestContext, ResponseContext} from './k8s.js'
 
 export interface LoadKubeConfigOptions {
@@ -51,9 +52,11 @@ export interface KubeContext {
   files: string[]
   /** 0 = none. */
   requestTimeoutMs: number
-  /** Pass as the 2nd argument of every client-node call: timeout + request counting. */
+  /** Pass as the 2nd argument of every client-node call: timeout, request counting, the transport (http.ts). */
   apiOptions: ConfigurationOptions
   stats: RequestStats
+  /** Starts one watch request on the same transport (http.ts); absent: client-node's Watch. */
+  watch?: WatchFn
 }
 
 // ---- --request-timeout ------------------------------------------------------------------
@@ -290,8 +293,10 @@ function makeApiOptions(
   timeoutMs: number,
   stats: RequestStats,
   of: <T>(v: T) => unknown,
+  httpApi: unknown,
 ): ConfigurationOptions {
   return {
+    httpApi,
     middleware: [
       {
         pre: (rc: RequestContext) => {
@@ -320,6 +325,7 @@ export async function loadKubeConfig(opts: LoadKubeConfigOptions = {}): Promise<
     } catch (e) {
       throw kubeconfigError(`cannot use the in-cluster configuration: ${(e as Error).message}`, e)
     }
+    const transport = installTransport(k8s, kc, timeoutMs)
     const ctxObj = kc.getContextObject(kc.getCurrentContext())
     const cluster = kc.getCurrentCluster()
     return {
@@ -331,8 +337,9 @@ export async function loadKubeConfig(opts: LoadKubeConfigOptions = {}): Promise<
       userName: 'inClusterUser',
       files: [],
       requestTimeoutMs: timeoutMs,
-      apiOptions: makeApiOptions(timeoutMs, stats, k8s.of),
+      apiOptions: makeApiOptions(timeoutMs, stats, k8s.of, transport.httpApi),
       stats,
+      watch: transport.watch,
     }
   }
 
@@ -395,6 +402,7 @@ export async function loadKubeConfig(opts: LoadKubeConfigOptions = {}): Promise<
     }
     throw kubeconfigError(`invalid ${where}: ${err.message}`, e)
   }
+  const transport = installTransport(k8s, kc, timeoutMs)
   const exec = user?.value.exec
   const execCommand = isObj(exec) && typeof exec.command === 'string' ? exec.command : undefined
   const ctxNs = typeof ctx.value.namespace === 'string' ? ctx.value.namespace : undefined
@@ -406,8 +414,9 @@ export async function loadKubeConfig(opts: LoadKubeConfigOptions = {}): Promise<
     clusterName,
     files,
     requestTimeoutMs: timeoutMs,
-    apiOptions: makeApiOptions(timeoutMs, stats, k8s.of),
+    apiOptions: makeApiOptions(timeoutMs, stats, k8s.of, transport.httpApi),
     stats,
+    watch: transport.watch,
   }
   if (userName !== undefined) result.userName = userName
   if (execCommand !== undefined) result.execCommand = execCommand

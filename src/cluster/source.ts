@@ -85,7 +85,7 @@ export async function openSource(req: SourceRequest & {read?: 'state' | 'nodes'}
   validateSource(flags, names)
   if (flags['from-file'] !== undefined) {
     const {readSnapshotFile} = await import('./snapshot/snapshot.js')
-    const state = await readSnapshotFile(flags['from-file'])
+    const state = await readSnapshotFile(flags['from-file'], req.read === 'nodes' ? 'nodes' : 'services')
     if (req.read === 'nodes') return state
     const result: SourceResult = {state, namespace: flags['all-namespaces'] ? undefined : (flags.namespace ?? 'default'), source: 'snapshot', warnings: []}
     if (req.dataPlane !== undefined) result.dataPlane = await resolveDataPlane(req.dataPlane, state.dataPlane)

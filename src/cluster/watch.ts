@@ -239,7 +239,7 @@ export async function startServiceWatch(ctx: KubeContext, opts: ServiceWatchOpti
   const {version: serverVersion} = await readServerVersion(c)
 
   const watcher = new c.k8s.Watch(ctx.kc)
-  const watch: WatchFn = (path, query, onEvent, done) => watcher.watch(path, query, onEvent, done)
+  const watch: WatchFn = ctx.watch ?? ((path, query, onEvent, done) => watcher.watch(path, query, onEvent, done))
   const common = {watch, baseDelayMs: opts.baseDelayMs, maxDelayMs: opts.maxDelayMs, onStatus: h.onStatus}
   const onChange = (resource: string) => h.onChange(resource)
 

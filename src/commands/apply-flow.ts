@@ -23,6 +23,7 @@ import type {Style} from '../render/style.js'
 import {waitForController} from './apply-wait.js'
 import type {CommandIO} from './base.js'
 import {executeWrites, makeFinish, type Finish, type Interrupts, type Target, type WriteDeps, type WriteOutcome} from './write-flow.js'
+import {escapeTerminal} from '../render/escape.js'
 
 export interface ApplyOptions {
   name: string
@@ -58,12 +59,12 @@ export async function runApply(io: CommandIO, o: ApplyOptions, deps: WriteDeps):
     return {target, plan, prediction: predict(target, plan, o.kubeVersion)}
   }
   const p = await readAndPlan()
-  for (const w of p.target.warnings) io.err(`Warning: ${w}`)
+  for (const w of p.target.warnings) io.err(`Warning: ${escapeTerminal(w)}`)
 
   const report = newReport(o, p)
   const warn = (w: string) => {
     report.warnings.push(w)
-    io.err(style.warn(`Warning: ${w}`))
+    io.err(style.warn(`Warning: ${escapeTerminal(w)}`))
   }
   // Refusals: nothing written.
   if (p.plan.kind === 'hints') refuse(p, o.force, warn)
@@ -87,6 +88,7 @@ export async function runApply(io: CommandIO, o: ApplyOptions, deps: WriteDeps):
     io.out(diff === '' ? `No changes: service ${q.target.namespace}/${name} already ${already}.` : `${heading}\n${diff}`)
     if (diff !== '') {
       const what = q.plan.kind === 'service' ? 'Predicted outcome: what the EndpointSlice controller writes at its next sync after this change' : 'Predicted outcome: with these hints written'
+      for (const w of q.prediction.warnings) io.err(style.warn(`Warning: ${escapeTerminal(w)}`))
       io.out(`\n${style.bold(what)}\n${renderExplain(q.prediction, {format: 'table', style})}`)
     }
   }

@@ -6,8 +6,9 @@ import type {CheckPolicies} from '../check/check.js'
 import type {CheckFormat} from '../render/check.js'
 import {parseServiceArgs, TopologyCommand} from './base.js'
 import {commonFlags, dataPlaneFlag, noHeadersFlag, outputFlag, readFlags} from './flags.js'
-import {checkKubeVersion, parseCount, parseRatio, parseTraffic} from './flag-values.js'
+import {checkKubeVersion, checkTrafficZones, parseCount, parseRatio, parseTraffic} from './flag-values.js'
 import {requireSelection, selectOrFail} from './select.js'
+import {escapeTerminal} from '../render/escape.js'
 
 export default class Check extends TopologyCommand {
   static override summary = 'Check Services against topology policies (exit 1 when one fails): a gate for CI.'
@@ -85,7 +86,8 @@ Exit codes: 0 every check passed, 1 a check failed, 2 usage, 3 unreadable snapsh
     if (!hasAnyPolicy(policies)) policies = {...DEFAULT_POLICIES}
 
     const read = await openSource({flags, serviceNames: names, dataPlane: flags['data-plane'] ?? 'detect'})
-    for (const w of read.warnings) this.note(`Warning: ${w}`)
+    for (const w of read.warnings) this.note(`Warning: ${escapeTerminal(w)}`)
+    checkTrafficZones(traffic, read.state)
     const services = await selectOrFail(read, names, flags)
 
     const kubeVersion = flags['kube-version'] ?? read.state.serverVersion
@@ -98,6 +100,9 @@ Exit codes: 0 every check passed, 1 a check failed, 2 usage, 3 unreadable snapsh
     })
     const result = check(report, services, policies)
 
+    // Warnings go to stderr in every format (kubectl's way); -o json and yaml also carry them.
+    const errStyle = this.style(flags.color, process.stderr)
+    for (const w of result.warnings) this.note(errStyle.warn(`Warning: ${escapeTerminal(w)}`))
     const format: CheckFormat = flags.output
     if (result.services.length === 0 && format === 'table') {
       this.note(flags['all-namespaces'] ? 'No Services found.' : `No Services found in ${read.namespace ?? 'default'} namespace.`)

@@ -5,7 +5,8 @@ import type {ExplainReport} from '../explain/report.js'
 import type {ExplainFormat} from '../render/explain.js'
 import {parseServiceArgs, TopologyCommand} from './base.js'
 import {commonFlags, dataPlaneFlag, noHeadersFlag, outputFlag, readFlags} from './flags.js'
-import {checkKubeVersion, parseTraffic} from './flag-values.js'
+import {checkKubeVersion, checkTrafficZones, parseTraffic} from './flag-values.js'
+import {escapeTerminal} from '../render/escape.js'
 
 export default class Explain extends TopologyCommand {
   static override summary = 'Explain why a Service does or does not get topology-aware routing.'
@@ -65,7 +66,8 @@ Where Go's random map order makes upstream random (which zone receives a donated
 
     // Read.
     const read = await openSource({flags, serviceNames: names, dataPlane: flags['data-plane'] ?? 'detect'})
-    for (const w of read.warnings) this.note(`Warning: ${w}`)
+    for (const w of read.warnings) this.note(`Warning: ${escapeTerminal(w)}`)
+    checkTrafficZones(traffic, read.state)
 
     const services = await selectOrFail(read, names, flags)
 
@@ -80,7 +82,9 @@ Where Go's random map order makes upstream random (which zone receives a donated
       ...(read.dataPlane ? {dataPlane: read.dataPlane} : {}),
     })
 
-    // Render.
+    // Render. Warnings go to stderr in every format (kubectl's way), the report to stdout.
+    const errStyle = this.style(flags.color, process.stderr)
+    for (const w of report.warnings) this.note(errStyle.warn(`Warning: ${escapeTerminal(w)}`))
     const format: ExplainFormat = flags.output
     if (report.services.length === 0 && (format === 'table' || format === 'wide')) {
       this.note(flags['all-namespaces'] ? 'No Services found.' : `No Services found in ${read.namespace ?? 'default'} namespace.`)

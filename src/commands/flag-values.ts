@@ -1,6 +1,8 @@
 // Parsing and checking flag values several commands share: one wording for each mistake.
 import {CliError, ExitCode} from '../errors.js'
 import {parseVersion} from '../upstream/features.js'
+import {LABEL_ZONE} from '../upstream/api/types.js'
+import type {ClusterState} from '../state/cluster-state.js'
 
 /** --kube-version must be a Kubernetes version (1.33, v1.31.0-eks-abc, 1.30+); undefined is fine. */
 export function checkKubeVersion(value: string | undefined): void {
@@ -24,6 +26,24 @@ export function parseTraffic(text: string): Record<string, number> {
   }
   if (Object.values(out).reduce((a, b) => a + b, 0) <= 0) throw new CliError('--traffic: the shares add up to zero', ExitCode.USAGE)
   return out
+}
+
+/**
+ * --traffic names zones of the cluster read: an unknown name is an error naming the known zones
+ * (as kubectl names what exists when a name does not), not a share silently ignored.
+ */
+export function checkTrafficZones(traffic: Record<string, number> | undefined, state: ClusterState): void {
+  if (traffic === undefined) return
+  const zones = new Set<string>()
+  for (const n of state.nodes) {
+    const z = n.metadata.labels?.[LABEL_ZONE]
+    if (z) zones.add(z)
+  }
+  for (const s of state.endpointSlices) for (const e of s.endpoints ?? []) if (e.zone) zones.add(e.zone)
+  const unknown = Object.keys(traffic).filter((z) => !zones.has(z))
+  if (unknown.length === 0) return
+  const known = [...zones].sort().join(', ') || 'none'
+  throw new CliError(`--traffic: unknown zone${unknown.length > 1 ? 's' : ''} ${unknown.map((z) => `"${z}"`).join(', ')} (zones in the cluster: ${known})`, ExitCode.USAGE)
 }
 
 /** check --max-overload: "0.2", "20%" -> 0.2 */

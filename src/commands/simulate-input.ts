@@ -7,6 +7,7 @@ import type {Service} from '../upstream/api/types.js'
 import type {CommandIO} from './base.js'
 import type {SimulateFlags} from './simulate.js'
 import type {SimulateRequest} from './simulate-options.js'
+import {escapeTerminal} from '../render/escape.js'
 
 export async function readInput(io: CommandIO, flags: SimulateFlags, o: SimulateRequest): Promise<{state: ClusterState; services: Service[]; source: SimulateReport['source']}> {
   if (flags.synthetic) {
@@ -21,7 +22,7 @@ export async function readInput(io: CommandIO, flags: SimulateFlags, o: Simulate
   if (o.names.length > 0 && flags.selector !== undefined) throw new CliError('Service names cannot be combined with -l: use one or the other', ExitCode.USAGE)
   const [{openSource}, {selectOrFail}] = await Promise.all([import('../cluster/source.js'), import('./select.js')])
   const read = await openSource({flags, serviceNames: o.names, withWorkloads: o.rollout?.fromWorkload || o.workload !== undefined ? 'required' : undefined})
-  for (const w of read.warnings) io.err(`Warning: ${w}`)
+  for (const w of read.warnings) io.err(`Warning: ${escapeTerminal(w)}`)
   // The server's version, unless --kube-version.
   if (o.engine.kubeVersion === undefined && read.state.serverVersion !== undefined) o.engine.kubeVersion = read.state.serverVersion
   return {state: read.state, services: await selectOrFail(read, o.names, flags), source: read.source}

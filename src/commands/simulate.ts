@@ -8,8 +8,14 @@ import type {ServiceReport, SimulateReport} from '../simulate/report.js'
 import type {Service} from '../upstream/api/types.js'
 import type {ClusterState} from '../state/cluster-state.js'
 import {TopologyCommand} from './base.js'
+import {features} from '../upstream/features.js'
+import {checkTrafficZones} from './flag-values.js'
 import {commonFlags, noHeadersFlag, outputFlag, readFlags} from './flags.js'
 import type {SimulateRequest} from './simulate-options.js'
+import {escapeTerminal} from '../render/escape.js'
+
+/** --replicas: Kubernetes' documented scale limit, 150,000 Pods in a cluster (kubernetes.io "Considerations for large clusters"). */
+const MAX_REPLICAS = 150_000
 
 export default class Simulate extends TopologyCommand {
   static override summary = 'Compare topology strategies and what-ifs (zone loss, drain, scale, rollout) before changing anything.'
@@ -47,7 +53,7 @@ Strategies: ${STRATEGIES.join(', ')}. See docs/simulate.md for the exact definit
     'without-zone': Flags.string({description: 'What-if: the zone is lost (its nodes and endpoints are gone). Repeatable.', multiple: true}),
     drain: Flags.string({description: 'What-if: drain this node (its pods are recreated elsewhere). Repeatable.', multiple: true}),
     'drain-selector': Flags.string({description: 'What-if: drain the nodes matching this label selector.'}),
-    replicas: Flags.integer({description: 'What-if: scale to N ready endpoints, spread across zones as today.', min: 0}),
+    replicas: Flags.integer({description: 'What-if: scale to N ready endpoints (0 to 150000), spread across zones as today.', min: 0, max: MAX_REPLICAS}),
     'add-node': Flags.string({description: 'What-if: add a Ready node, zone=Z,cpu=C[,name=N]. Repeatable.', multiple: true}),
     rollout: Flags.string({description: 'Step through a rollout: from-workload (the Deployment/StatefulSet behind the Service) and/or KEY=VALUE overrides, e.g. maxSurge=25%,maxUnavailable=0[,replicas=N], partition=N, type=Recreate.'}),
     workload: Flags.string({description: 'With --rollout: the workload to read when several are behind the Service, deployment/NAME or statefulset/NAME.'}),
@@ -79,12 +85,16 @@ Strategies: ${STRATEGIES.join(', ')}. See docs/simulate.md for the exact definit
     ])
     const {readInput} = await import('./simulate-input.js')
     const {state, services, source} = await readInput(this.io(), flags, o)
+    checkTrafficZones(o.engine.traffic, state)
+    // As explain: a Kubernetes version outside the modelled range is a warning, on stderr.
+    const versionWarning = features(o.engine.kubeVersion).warning
+    if (versionWarning) this.note(`Warning: ${escapeTerminal(versionWarning)}`)
     if (o.workload !== undefined && services.length > 1) throw new CliError('--workload names the workload of one Service: name one Service (svc/NAME)', ExitCode.USAGE)
     let reports: ServiceReport[]
     try {
       const ro = o.rollout === undefined ? undefined : await import('./simulate-rollout.js')
       const rollout = ro && o.rollout ? (s: ClusterState, svc: Service, readyEndpoints: number) => ro.resolveRollout(s, svc, o.rollout!, o.workload, {readyEndpoints, manyServices: services.length > 1, source}) : undefined
-      reports = simulateServices(state, services, o.engine, o.whatIfs, {rollout, disruption: flags.disruption, onWarning: (w) => this.note(`Warning: ${w}`)})
+      reports = simulateServices(state, services, o.engine, o.whatIfs, {rollout, disruption: flags.disruption, onWarning: (w) => this.note(`Warning: ${escapeTerminal(w)}`)})
     } catch (e) {
       if (e instanceof WhatIfError || e instanceof SimulateInputError) throw new CliError(e.message, ExitCode.USAGE)
       if (e instanceof SelectorError) throw new CliError(`--drain-selector: ${e.message}`, ExitCode.USAGE)

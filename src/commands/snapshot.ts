@@ -4,6 +4,7 @@ import * as Flags from '@oclif/core/flags'
 import {CliError, ExitCode} from '../errors.js'
 import {parseServiceArgs, TopologyCommand} from './base.js'
 import {allNamespacesFlag, commonFlags, connectionFlags, namespaceFlag, outputFlag, selectorFlag} from './flags.js'
+import {escapeTerminal} from '../render/escape.js'
 
 export default class Snapshot extends TopologyCommand {
   static override summary = 'Save Nodes, Services and EndpointSlices to a file for explain --from-file.'
@@ -31,7 +32,7 @@ export default class Snapshot extends TopologyCommand {
     if (names.length > 0 && flags.selector !== undefined) throw new CliError('Service names cannot be combined with -l', ExitCode.USAGE)
     const {openSource} = await import('../cluster/source.js')
     const read = await openSource({flags, serviceNames: names, withEvents: true, withWorkloads: 'optional', dataPlane: 'detect'})
-    for (const w of read.warnings) this.note(`Warning: ${w}`)
+    for (const w of read.warnings) this.note(`Warning: ${escapeTerminal(w)}`)
     const {serializeSnapshot, snapshotYaml} = await import('../cluster/snapshot/snapshot.js')
     const doc = serializeSnapshot(read.state, {redact: flags.redact})
     this.out(flags.output === 'json' ? JSON.stringify(doc, null, 2) : snapshotYaml(doc))

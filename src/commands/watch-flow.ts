@@ -4,6 +4,7 @@
 // timers, the signals and the output, which come in as a CommandIO (never the oclif class).
 import {CliError, ExitCode} from '../errors.js'
 import type {EventObject} from '../upstream/api/types.js'
+import {features} from '../upstream/features.js'
 import type {KubeContext} from '../cluster/kubeconfig.js'
 import type {DataPlane} from '../dataplane/types.js'
 import {dataPlaneLine} from '../dataplane/describe.js'
@@ -14,6 +15,7 @@ import {changeLine, eventLine, firstFrameLines, summaryLines} from '../render/wa
 import {escapeDeep} from '../render/escape.js'
 import type {Style} from '../render/style.js'
 import type {CommandIO} from './base.js'
+import {escapeTerminal} from '../render/escape.js'
 
 export interface WatchOptions {
   name: string
@@ -43,6 +45,11 @@ export async function runWatch(io: CommandIO, ctx: KubeContext, o: WatchOptions)
   const recompute = () => {
     if (!session) return
     const next = watchFrame(session.state(), ns, name, explainOptions(o.kubeVersion, session.state().serverVersion, o.traffic, o.dataPlane))
+    if (frame === null && !interactive) {
+      // As explain: a --kube-version outside the modelled range is a warning, on stderr.
+      const warning = features(o.kubeVersion ?? session.state().serverVersion).warning
+      if (warning) io.err(`Warning: ${escapeTerminal(warning)}`)
+    }
     const changes = diffFrames(frame, next)
     const time = now()
     if (!interactive) printFrame(io, frame, next, changes, time)

@@ -7,6 +7,7 @@ import {CliError, ExitCode} from '../errors.js'
 import {parseServiceArgs, TopologyCommand} from './base.js'
 import {commonFlags, connectionFlags, dataPlaneFlag, kubeVersionFlag, namespaceFlag} from './flags.js'
 import {checkKubeVersion, parseTraffic} from './flag-values.js'
+import {escapeTerminal} from '../render/escape.js'
 
 export default class Watch extends TopologyCommand {
   static override summary = 'Watch a Service\'s topology-aware routing live: hints set or dropped, zone shares, fallbacks, controller events and threshold cliffs.'
@@ -50,7 +51,7 @@ Expired watches (410 Gone) are re-listed; lost connections are retried with back
     const dataPlane = flags['data-plane']
       ? (await import('../dataplane/detect.js')).dataPlaneFromFlag(flags['data-plane'])
       : await (await import('../cluster/dataplane.js')).detectLiveDataPlane(ctx)
-    for (const w of dataPlane.warnings) this.note(`Warning: ${w}`)
+    for (const w of dataPlane.warnings) this.note(`Warning: ${escapeTerminal(w)}`)
     const options = {name: names[0]!, namespace: flags.namespace || ctx.namespace, kubeVersion: flags['kube-version'], traffic, interactive, style: this.style(flags.color), dataPlane}
     await runWatch(this.io(), ctx, options)
   }

@@ -25,7 +25,7 @@ export function reportError(error: unknown, debug: boolean): number {
     // oclif signals a normal exit (e.g. `this.exit(1)`) with an ExitError.
     if (error.code === 'EEXIT') return error.oclif.exit ?? 0
     // Parse errors (unknown flag, bad option value, missing argument): usage, exit 2.
-    const first = String(error.message).split('\n').find((l) => l.trim() !== '') ?? 'invalid usage'
+    const first = flagValueProblem(String(error.message)) ?? String(error.message).split('\n').find((l) => l.trim() !== '') ?? 'invalid usage'
     process.stderr.write(`error: ${escapeTerminal(first.trim())} (see --help)\n`)
     if (debug) process.stderr.write(`${escapeLines(error.stack ?? '')}\n`)
     const code = error.oclif.exit
@@ -35,6 +35,19 @@ export function reportError(error: unknown, debug: boolean): number {
   process.stderr.write(`error: internal error: ${escapeTerminal(message.split('\n')[0] ?? '')} (run with --debug for details, and please report it)\n`)
   if (debug) process.stderr.write(`${formatStack(error)}\n`)
   return ExitCode.INTERNAL
+}
+
+/**
+ * oclif words a bad flag value on two lines, "Parsing --replicas \n\tExpected an integer greater
+ * than or equal to 0 but received: -3": one line with the flag, the value and what is accepted.
+ */
+export function flagValueProblem(message: string): string | undefined {
+  const m = /^Parsing (--[\w-]+)\s*\n\s*(.+)/.exec(message)
+  if (!m) return undefined
+  const reason = m[2]!.trim()
+  const r = /^Expected (.+?) but received: (.*)$/.exec(reason)
+  if (r) return `${m[1]}: invalid value "${r[2]}": expected ${r[1]}`
+  return `${m[1]}: ${reason.charAt(0).toLowerCase()}${reason.slice(1)}`
 }
 
 function formatStack(e: unknown): string {

@@ -43,7 +43,7 @@ function statusCell(r: PolicyResult, style: Style): string {
 function renderTable(report: CheckReport, opts: CheckRenderOptions): string {
   const style = opts.style ?? PLAIN
   const lines: string[] = []
-  for (const w of report.warnings) lines.push(style.warn(`Warning: ${w}`))
+  // report.warnings: the command prints them on stderr, in every format (as kubectl prints warnings).
   if (report.dataPlane) lines.push(dataPlaneLine(report.dataPlane))
   if (report.services.length === 0) return `${[...lines, 'No Services found.'].join('\n')}\n`
   const rows: string[][] = []

@@ -23,7 +23,7 @@ export function renderExplain(raw: ExplainReport, opts: RenderOptions): string {
   const report = escapeDeep(raw)
   const style = opts.style ?? PLAIN
   const parts: string[] = []
-  for (const w of report.warnings) parts.push(style.warn(`Warning: ${w}`))
+  // report.warnings: the command prints them on stderr, in every format (as kubectl prints warnings).
   if (report.dataPlane) parts.push(dataPlaneLine(report.dataPlane))
   if (report.services.length === 0) {
     parts.push('No Services found.')

@@ -35,13 +35,6 @@ export function withoutZone(state: ClusterState, zone: string): ClusterState {
 }
 
 let counter = 0
-function simulatedAddress(state: ClusterState, n: number): string {
-  const used = new Set(state.endpointSlices.flatMap((s) => (s.endpoints ?? []).map((e) => e.addresses?.[0])))
-  for (let i = n; ; i++) {
-    const a = `198.${18 + ((i >> 16) & 1)}.${(i >> 8) & 255}.${i & 255}`
-    if (!used.has(a)) return a
-  }
-}
 
 interface Placement {
   /** null: the Nodes could not be read (RBAC), the pod is placed by zone only */
@@ -63,58 +56,116 @@ function countBy(eps: Endpoint[], key: (e: Endpoint) => string | null | undefine
   return m
 }
 
-function placeOne(state: ClusterState, svc: Service, preferZone?: string, knownZones?: readonly string[]): Placement | null {
-  const nodes = simNodes(state).filter((n) => n.schedulable && n.zone !== null)
-  const eps = serviceSlices(state, svc).flatMap((s) => s.endpoints ?? [])
-  const byZone = countBy(eps, (e) => e.zone)
-  if (nodes.length === 0) {
-    if (state.nodesReadable !== false) return null
-    // The Nodes could not be read (RBAC): by zone only, among the zones the Service's endpoints
-    // ran in (knownZones: when the rollout started) or run in.
-    const known = [...new Set([...(knownZones ?? []), ...byZone.keys()])].sort()
-    if (known.length === 0) return null
-    const zone = preferZone !== undefined && known.includes(preferZone) ? preferZone : known.reduce((best, z) => ((byZone.get(z) ?? 0) < (byZone.get(best) ?? 0) ? z : best), known[0] as string)
-    return {node: null, zone}
+const bump = (m: Map<string, number>, k: string | null | undefined) => {
+  if (k) m.set(k, (m.get(k) ?? 0) + 1)
+}
+
+/**
+ * Adds endpoints of one Service to a state, one after the other: what addEndpoint does, with the
+ * nodes, slices, counts and used addresses read once and kept up to date, so that adding N
+ * endpoints costs N placements, not N scans of every endpoint (--replicas 100000).
+ * Valid while only this Placer changes the Service's endpoints.
+ */
+class Placer {
+  private readonly nodes: {name: string; zone: string}[]
+  private readonly zones: string[]
+  private readonly byZone: Map<string, number>
+  private readonly byNode: Map<string, number>
+  private readonly used: Set<string | undefined>
+  private slices: EndpointSlice[]
+  /** The first slice that may still have room (slices only fill up while adding). */
+  private fill = 0
+  constructor(
+    private readonly state: ClusterState,
+    private readonly svc: Service,
+  ) {
+    this.nodes = simNodes(state)
+      .filter((n) => n.schedulable && n.zone !== null)
+      .map((n) => ({name: n.name, zone: n.zone as string}))
+    this.zones = [...new Set(this.nodes.map((n) => n.zone))].sort()
+    this.slices = serviceSlices(state, svc)
+    const eps = this.slices.flatMap((sl) => sl.endpoints ?? [])
+    this.byZone = countBy(eps, (e) => e.zone)
+    this.byNode = countBy(eps, (e) => e.nodeName)
+    this.used = new Set(state.endpointSlices.flatMap((sl) => (sl.endpoints ?? []).map((e) => e.addresses?.[0])))
   }
-  const byNode = countBy(eps, (e) => e.nodeName)
-  const zones = [...new Set(nodes.map((n) => n.zone as string))].sort()
-  const zone =
-    preferZone !== undefined && zones.includes(preferZone)
-      ? preferZone
-      : zones.reduce((best, z) => ((byZone.get(z) ?? 0) < (byZone.get(best) ?? 0) ? z : best), zones[0] as string)
-  const candidates = nodes.filter((n) => n.zone === zone).sort((a, b) => (byNode.get(a.name) ?? 0) - (byNode.get(b.name) ?? 0) || (a.name < b.name ? -1 : 1))
-  const node = candidates[0]
-  return node === undefined ? null : {node: node.name, zone}
+
+  private place(preferZone?: string, knownZones?: readonly string[]): Placement | null {
+    const {byZone, byNode} = this
+    if (this.nodes.length === 0) {
+      if (this.state.nodesReadable !== false) return null
+      // The Nodes could not be read (RBAC): by zone only, among the zones the Service's endpoints
+      // ran in (knownZones: when the rollout started) or run in.
+      const known = [...new Set([...(knownZones ?? []), ...byZone.keys()])].sort()
+      if (known.length === 0) return null
+      const zone = preferZone !== undefined && known.includes(preferZone) ? preferZone : known.reduce((best, z) => ((byZone.get(z) ?? 0) < (byZone.get(best) ?? 0) ? z : best), known[0] as string)
+      return {node: null, zone}
+    }
+    const zones = this.zones
+    const zone =
+      preferZone !== undefined && zones.includes(preferZone)
+        ? preferZone
+        : zones.reduce((best, z) => ((byZone.get(z) ?? 0) < (byZone.get(best) ?? 0) ? z : best), zones[0] as string)
+    // The zone's node with the fewest endpoints, ties by name.
+    let node: string | undefined
+    let least = Number.POSITIVE_INFINITY
+    for (const n of this.nodes) {
+      if (n.zone !== zone) continue
+      const c = byNode.get(n.name) ?? 0
+      if (c < least || (c === least && node !== undefined && n.name < node)) {
+        node = n.name
+        least = c
+      }
+    }
+    return node === undefined ? null : {node, zone}
+  }
+
+  private address(n: number): string {
+    for (let i = n; ; i++) {
+      const a = `198.${18 + ((i >> 16) & 1)}.${(i >> 8) & 255}.${i & 255}`
+      if (!this.used.has(a)) {
+        this.used.add(a)
+        return a
+      }
+    }
+  }
+
+  add(opts: {ready: boolean; zone?: string; name?: string; knownZones?: readonly string[]}): boolean {
+    const where = this.place(opts.zone, opts.knownZones)
+    if (where === null) return false
+    const {svc} = this
+    if (this.slices.length === 0) {
+      const s: EndpointSlice = {
+        metadata: {
+          name: `${svc.metadata.name}-simulated`,
+          namespace: svc.metadata.namespace ?? 'default',
+          labels: {'kubernetes.io/service-name': svc.metadata.name, 'endpointslice.kubernetes.io/managed-by': 'endpointslice-controller.k8s.io'},
+        },
+        addressType: 'IPv4',
+        endpoints: [],
+      }
+      this.state.endpointSlices.push(s)
+      this.slices = [s]
+    }
+    while (this.fill < this.slices.length - 1 && (this.slices[this.fill]!.endpoints ?? []).length >= 100) this.fill++
+    const target = this.slices[this.fill] as EndpointSlice
+    target.endpoints ??= []
+    target.endpoints.push({
+      addresses: [this.address(++counter)],
+      conditions: {ready: opts.ready, serving: opts.ready, terminating: false},
+      nodeName: where.node,
+      zone: where.zone,
+      targetRef: {kind: 'Pod', name: opts.name ?? `simulated-${counter}`},
+    })
+    bump(this.byZone, where.zone)
+    bump(this.byNode, where.node)
+    return true
+  }
 }
 
 /** Adds one endpoint of the Service (ready or not) where placement puts it; false when no node can take it. */
 export function addEndpoint(state: ClusterState, svc: Service, opts: {ready: boolean; zone?: string; name?: string; knownZones?: readonly string[]}): boolean {
-  const where = placeOne(state, svc, opts.zone, opts.knownZones)
-  if (where === null) return false
-  let slices = serviceSlices(state, svc)
-  if (slices.length === 0) {
-    const s: EndpointSlice = {
-      metadata: {
-        name: `${svc.metadata.name}-simulated`,
-        namespace: svc.metadata.namespace ?? 'default',
-        labels: {'kubernetes.io/service-name': svc.metadata.name, 'endpointslice.kubernetes.io/managed-by': 'endpointslice-controller.k8s.io'},
-      },
-      addressType: 'IPv4',
-      endpoints: [],
-    }
-    state.endpointSlices.push(s)
-    slices = [s]
-  }
-  const target = slices.find((s) => (s.endpoints ?? []).length < 100) ?? (slices[slices.length - 1] as EndpointSlice)
-  target.endpoints ??= []
-  target.endpoints.push({
-    addresses: [simulatedAddress(state, ++counter)],
-    conditions: {ready: opts.ready, serving: opts.ready, terminating: false},
-    nodeName: where.node,
-    zone: where.zone,
-    targetRef: {kind: 'Pod', name: opts.name ?? `simulated-${counter}`},
-  })
-  return true
+  return new Placer(state, svc).add(opts)
 }
 
 /**
@@ -170,7 +221,8 @@ export function drain(state: ClusterState, svc: Service, target: {nodes?: string
     s.endpoints = (s.endpoints ?? []).filter((e) => !(e.nodeName && drained.has(e.nodeName)))
     moved += before - s.endpoints.length
   }
-  for (let i = 0; i < moved; i++) addEndpoint(next, svc, {ready: true})
+  const placer = new Placer(next, svc)
+  for (let i = 0; i < moved; i++) placer.add({ready: true})
   return next
 }
 
@@ -185,7 +237,8 @@ export function scaleReplicas(state: ClusterState, svc: Service, replicas: numbe
   // drop not-ready endpoints: the simulation is about the steady state
   for (const s of serviceSlices(next, svc)) s.endpoints = (s.endpoints ?? []).filter((e) => e.conditions?.ready === true)
   if (now === 0) {
-    for (let i = 0; i < replicas; i++) if (!addEndpoint(next, svc, {ready: true})) throw new WhatIfError('--replicas: no schedulable Ready node with a zone label to place pods on')
+    const placer = new Placer(next, svc)
+    for (let i = 0; i < replicas; i++) if (!placer.add({ready: true})) throw new WhatIfError('--replicas: no schedulable Ready node with a zone label to place pods on')
     return next
   }
   const zones = [...counts.keys()].sort()
@@ -198,14 +251,18 @@ export function scaleReplicas(state: ClusterState, svc: Service, replicas: numbe
     target[i]!++
     left--
   }
+  let placer: Placer | undefined
   zones.forEach((z, i) => {
     let have = counts.get(z) as number
+    const before = have
     while (have > target[i]!) {
       removeEndpoint(next, svc, (e) => (e.zone ?? '') === z)
       have--
     }
+    // A Placer keeps its counts only while it alone changes the endpoints: a fresh one after removals.
+    if (placer === undefined || have !== before) placer = new Placer(next, svc)
     while (have < target[i]!) {
-      if (!addEndpoint(next, svc, {ready: true, zone: z === '' ? undefined : z})) throw new WhatIfError(`--replicas: no schedulable node in zone "${z}"`)
+      if (!placer.add({ready: true, zone: z === '' ? undefined : z})) throw new WhatIfError(`--replicas: no schedulable node in zone "${z}"`)
       have++
     }
   })

@@ -172,7 +172,7 @@ describe('bad input: one line, documented exit code', () => {
     [['simulate', 'svc/checkout', '-n', 'shop', '-f', EXAMPLE, '--strategies', 'bogus'], 2, /unknown strategy "bogus"/],
     [['simulate', 'svc/checkout', '-n', 'shop', '-f', EXAMPLE, '--without-zone', 'mars'], 2, /no node is in zone "mars"/],
     [['simulate', 'svc/checkout', '-n', 'shop', '-f', EXAMPLE, '--keys', '*,kubernetes.io/hostname', '--strategies', 'topology-keys'], 2, /"\*" must be the last key/],
-    [['simulate', 'svc/checkout', '-n', 'shop', '-f', EXAMPLE, '--traffic', 'nowhere=1'], 2, /--traffic names zone "nowhere"/],
+    [['simulate', 'svc/checkout', '-n', 'shop', '-f', EXAMPLE, '--traffic', 'nowhere=1'], 2, /--traffic: unknown zone "nowhere" \(zones in the cluster: eu-west-1a, eu-west-1b, eu-west-1c\)/],
     [['simulate', 'svc/checkout', '-n', 'shop', '-f', EXAMPLE, '--rollout', 'maxSurge=lots'], 2, /maxSurge must be an integer or a percentage/],
     [['simulate', 'svc/checkout', '-n', 'shop', '-f', EXAMPLE, '--add-node', 'zone=a'], 2, /zone= and cpu= are both needed/],
     [['simulate', '--dataset', 'no-such-family-or-file'], 3, /neither a file nor a dataset family/],

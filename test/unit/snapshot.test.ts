@@ -317,8 +317,25 @@ describe('parseSnapshot: errors name the file, line and problem', () => {
 
   it('no Services or EndpointSlices at all', () => {
     expectInputError(
-      () => parseSnapshot(toYaml({apiVersion: 'v1', kind: 'List', items: [pod, ...NODES]}), 'pods.yaml'),
+      () => parseSnapshot(toYaml({apiVersion: 'v1', kind: 'List', items: [pod]}), 'pods.yaml'),
       /^pods\.yaml: no Services or EndpointSlices found \(expected the output of `kubectl get nodes,services,endpointslices -A -o yaml`/,
+    )
+    // Only Nodes: the message says what the file holds and which command reads it.
+    expectInputError(
+      () => parseSnapshot(toYaml({apiVersion: 'v1', kind: 'List', items: [pod, ...NODES]}), 'nodes.yaml'),
+      /^nodes\.yaml: no Services or EndpointSlices found; it holds only 2 Nodes, which `kubectl topology nodes` reads \(expected/,
+    )
+  })
+
+  it('need "nodes": `kubectl get nodes -o yaml` alone is enough; a file without Nodes says so', () => {
+    const state = parseSnapshot(toYaml({apiVersion: 'v1', kind: 'NodeList', items: NODES}), 'nodes.yaml', 'nodes')
+    expect(state.nodes.map((n) => n.metadata.name)).toEqual(NODES.map((n) => n.metadata.name))
+    expect(state.services).toEqual([])
+    expect(state.nodesReadable).toBe(true)
+    expect(parseSnapshot(listJson, 'cluster.json', 'nodes').nodes).toHaveLength(NODES.length)
+    expectInputError(
+      () => parseSnapshot(toYaml({apiVersion: 'v1', kind: 'List', items: [pod, ...SERVICES]}), 'svc.yaml', 'nodes'),
+      /^svc\.yaml: no Nodes found \(expected the output of `kubectl get nodes -o yaml`/,
     )
   })
 

@@ -324,8 +324,11 @@ function dataPlaneOf(o: Obj): DataPlane {
   }
 }
 
-/** The state the documents hold; an invalid object is an INPUT error naming where it is. */
-export function decode(parsed: Parsed, source: string): ClusterState {
+/** What the reading command needs: Services (explain, check, simulate, …) or only Nodes (nodes). */
+export type SnapshotNeed = 'services' | 'nodes'
+
+/** The state the documents hold; an invalid object is an INPUT error naming where it is, and so is a file without what `need` asks for. */
+export function decode(parsed: Parsed, source: string, need: SnapshotNeed = 'services'): ClusterState {
   const c = new Collector(parsed, source)
   parsed.docs.forEach((d, i) => c.document(d, i))
 
@@ -380,8 +383,12 @@ export function decode(parsed: Parsed, source: string): ClusterState {
     else if (kind === 'StatefulSet') statefulSets.push(v as StatefulSet)
     else events.push(v as EventObject)
   }
-  if (state.services.length === 0 && state.endpointSlices.length === 0) {
-    throw inputError(`${displayName(source)}: no Services or EndpointSlices found (${EXPECTED})`)
+  if (need === 'nodes' && state.nodes.length === 0) {
+    throw inputError(`${displayName(source)}: no Nodes found (expected the output of \`kubectl get nodes -o yaml\` or of \`kubectl topology snapshot\`)`)
+  }
+  if (need === 'services' && state.services.length === 0 && state.endpointSlices.length === 0) {
+    const only = state.nodes.length > 0 ? `; it holds only ${state.nodes.length} Node${state.nodes.length === 1 ? '' : 's'}, which \`kubectl topology nodes\` reads` : ''
+    throw inputError(`${displayName(source)}: no Services or EndpointSlices found${only} (${EXPECTED})`)
   }
   if (events.length > 0) state.events = events
   // Present when the input lists them (our Snapshot, even empty) or holds any (kubectl get).

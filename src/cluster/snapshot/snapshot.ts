@@ -13,7 +13,7 @@ import fs from 'node:fs/promises'
 import {CliError, ExitCode} from '../../errors.js'
 import {describeFileError} from '../files.js'
 import type {ClusterState} from '../../state/cluster-state.js'
-import {decode} from './decode.js'
+import {decode, type SnapshotNeed} from './decode.js'
 import {displayName, EXPECTED, inputError, type Parsed} from './format.js'
 import {parseJsonText} from './json.js'
 import {fastYamlDocs, parseYamlText} from './yaml.js'
@@ -28,25 +28,25 @@ function parseText(text: string, source: string): Parsed {
   return first === '{' || first === '[' ? parseJsonText(text, source) : parseYamlText(text, source)
 }
 
-/** Parses snapshot text. `source` is the file name (or "-" for stdin), used in messages. */
-export function parseSnapshot(text: string, source: string): ClusterState {
+/** Parses snapshot text. `source` is the file name (or "-" for stdin), used in messages; `need`: what the command reads (decode.ts). */
+export function parseSnapshot(text: string, source: string, need: SnapshotNeed = 'services'): ClusterState {
   const body = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text
   if (body.trim() === '') throw inputError(`${displayName(source)}: the snapshot is empty (${EXPECTED})`)
   const first = /\S/.exec(body)?.[0]
   const fast = first === '{' || first === '[' ? undefined : fastYamlDocs(body)
   if (fast) {
     try {
-      return decode({docs: fast, locate: () => undefined}, source)
+      return decode({docs: fast, locate: () => undefined}, source, need)
     } catch (e) {
       if (!(e instanceof CliError)) throw e
       // Invalid content: read again with `yaml` to say where (file:line:col).
     }
   }
-  return decode(parseText(body, source), source)
+  return decode(parseText(body, source), source, need)
 }
 
 /** Reads and parses a snapshot file, or stdin for "-". */
-export async function readSnapshotFile(path: string): Promise<ClusterState> {
+export async function readSnapshotFile(path: string, need: SnapshotNeed = 'services'): Promise<ClusterState> {
   let text: string
   try {
     if (path === '-') {
@@ -60,5 +60,5 @@ export async function readSnapshotFile(path: string): Promise<ClusterState> {
     const why = describeFileError(e)
     throw new CliError(`cannot read snapshot file "${path}": ${why}`, ExitCode.INPUT, {cause: e})
   }
-  return parseSnapshot(text, path)
+  return parseSnapshot(text, path, need)
 }

@@ -24,7 +24,7 @@ import type {Features} from '../features.js'
 import {MESSAGES} from './topologycache/event.js'
 import type {SliceLists} from './topologycache/sliceinfo.js'
 import {addHints, type AddHintsResult} from './topologycache/topologycache.js'
-import {formatWithAddressType, removeHintsFromSlices} from './topologycache/utils.js'
+import {cloneSlice, formatWithAddressType, removeHintsFromSlices} from './topologycache/utils.js'
 import {reconcileHints} from './trafficdist/trafficdist.js'
 import {hintsEnabled} from './utils.js'
 
@@ -101,7 +101,7 @@ export interface PredictHintsArgs {
 
 /** fresh mode: a copy of a slice with every endpoint's hints cleared (ours). */
 function clearHints(slice: EndpointSlice): EndpointSlice {
-  const copy = structuredClone(slice)
+  const copy = cloneSlice(slice)
   for (const ep of copy.endpoints ?? []) delete ep.hints
   return copy
 }

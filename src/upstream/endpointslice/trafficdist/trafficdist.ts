@@ -12,7 +12,7 @@
 
 import {TD_PREFER_CLOSE, TD_PREFER_SAME_NODE, TD_PREFER_SAME_ZONE, type Endpoint, type EndpointHints, type EndpointSlice} from '../../api/types.js'
 import type {SliceLists} from '../topologycache/sliceinfo.js'
-import {endpointReady} from '../topologycache/utils.js'
+import {cloneSlice, endpointReady} from '../topologycache/utils.js'
 
 export type {SliceLists}
 
@@ -142,11 +142,11 @@ export function reconcileHints(
     h = closeHeuristic(trafficDistribution === TD_PREFER_SAME_NODE)
   }
 
-  const toCreate = slices.toCreate.map((s) => structuredClone(s))
-  const toUpdate = slices.toUpdate.map((s) => structuredClone(s))
+  const toCreate = slices.toCreate.map((s) => cloneSlice(s))
+  const toUpdate = slices.toUpdate.map((s) => cloneSlice(s))
   const unchanged: EndpointSlice[] = []
   for (const slice of slices.unchanged) {
-    if (h.needsUpdate(slice)) toUpdate.push(structuredClone(slice))
+    if (h.needsUpdate(slice)) toUpdate.push(cloneSlice(slice))
     else unchanged.push(slice)
   }
   for (const s of toCreate) h.update(s)

@@ -1,0 +1,179 @@
+// The transport under client-node: how a request reaches the API server and how it ends.
+//
+// client-node 2 sends every call through undici's fetch() with a fresh undici Agent per request.
+// Two things follow that kubectl does not do, and this module undoes both:
+// - fetch() refuses the WHATWG "bad ports" (6000, 6666, 10080, …: "bad port") before it connects;
+//   kubectl (Go's net/http) connects to any port. Requests here go through undici's request()
+//   (the Dispatcher API, no port list) instead, API calls and watches alike.
+// - An aborted request (--request-timeout) rejects at once, but undici keeps connecting in the
+//   background until its own connect timeout (10 s), and the open socket keeps the process
+//   alive that long. Here the connect is bounded by the request timeout, the request rejects
+//   when its signal fires (keep-alive sockets
+//   are unreferenced while idle, so they never hold the process).
+//
+// Proxied clusters (proxy-url) keep client-node's own dispatcher.
+
+import {Readable} from 'node:stream'
+import type {KubeConfig} from '@kubernetes/client-node'
+
+type K8s = typeof import('./k8s.js')
+type Dispatcher = InstanceType<K8s['UndiciAgent']>
+type AgentOptions = Parameters<KubeConfig['createDispatcherOptions']>[1]
+type Cluster = Parameters<KubeConfig['createDispatcherOptions']>[0]
+
+/** client-node's Watch.watch signature: resolves once the request is under way; abort() ends it. */
+export type WatchFn = (
+  path: string,
+  query: Record<string, string | number | boolean | undefined>,
+  onEvent: (type: string, obj: any, raw: any) => void,
+  done: (err: unknown) => void,
+) => Promise<{abort(): void}>
+
+/** The watch inactivity timeout, as client-node's Watch (requestTimeoutMs = 30 s). */
+const WATCH_IDLE_MS = 30_000
+
+/** Rejects with the signal's reason as soon as it fires, whatever the transport does. */
+function raceSignal<T>(p: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return p
+  if (signal.aborted) return Promise.reject(signal.reason)
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason)
+    signal.addEventListener('abort', onAbort, {once: true})
+    p.then(
+      (v) => {
+        signal.removeEventListener('abort', onAbort)
+        resolve(v)
+      },
+      (e) => {
+        signal.removeEventListener('abort', onAbort)
+        reject(e)
+      },
+    )
+  })
+}
+
+/**
+ * Installs the transport on kc (its dispatchers) and returns the httpApi to pass with every
+ * call (ctx.apiOptions) and the watch function. timeoutMs: --request-timeout (0: none).
+ */
+export function installTransport(k8s: K8s, kc: KubeConfig, timeoutMs: number): {httpApi: unknown; watch: WatchFn} {
+  const patched = kc as unknown as {createDispatcher(cluster: Cluster, o: AgentOptions): unknown}
+  const clientNodeDispatcher = patched.createDispatcher.bind(kc)
+  const connectTimeout = timeoutMs > 0 ? {timeout: timeoutMs} : {}
+  // One Agent per request, as client-node does: a shared one would connect for the queued
+  // requests one after the other, each waiting out its own connect timeout.
+  patched.createDispatcher = (cluster, agentOptions) => {
+    const o = kc.createDispatcherOptions(cluster, agentOptions)
+    if (o.type === 'proxy' || o.type === 'socks') return clientNodeDispatcher(cluster, agentOptions)
+    return new k8s.UndiciAgent({connect: {...(o.type === 'agent' ? o.connect : {}), ...connectTimeout}})
+  }
+  const fallback = () => patched.createDispatcher(null, {}) as Dispatcher
+
+  const httpApi = k8s.wrapHttpLibrary({
+    async send(rc) {
+      const signal = rc.getSignal() ?? undefined
+      const body = rc.getBody()
+      const dispatcher = (rc.getDispatcher() as Dispatcher | undefined) ?? fallback()
+      signal?.addEventListener('abort', () => dispatcher.destroy().catch(() => {}), {once: true})
+      const res = await raceSignal(
+        k8s.undiciRequest(rc.getUrl(), {
+          method: rc.getHttpMethod() as never,
+          headers: rc.getHeaders(),
+          ...(body === undefined ? {} : {body: body as string}),
+          ...(signal ? {signal} : {}),
+          dispatcher,
+        }),
+        signal,
+      )
+      const headers: Record<string, string> = {}
+      for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(', ') : v
+      const stream = res.body
+      return new k8s.ResponseContext(res.statusCode, headers, {
+        text: () => raceSignal(stream.text(), signal),
+        binary: async () => Buffer.from(await raceSignal(stream.arrayBuffer(), signal)),
+        stream: () => Readable.toWeb(stream) as never,
+      })
+    },
+  })
+
+  // client-node's Watch.watch (watch.js), on request() instead of fetch().
+  const watch: WatchFn = async (path, query, onEvent, done) => {
+    const cluster = kc.getCurrentCluster()
+    if (!cluster) throw new Error('No currently active cluster')
+    const url = new URL(cluster.server + path)
+    url.searchParams.set('watch', 'true')
+    for (const [k, v] of Object.entries(query)) if (v !== undefined) url.searchParams.set(k, String(v))
+    const controller = new AbortController()
+    let timer: NodeJS.Timeout | undefined
+    let timedOut = false
+    const clearTimer = () => {
+      if (timer !== undefined) clearTimeout(timer)
+      timer = undefined
+    }
+    const resetTimer = () => {
+      clearTimer()
+      timer = setTimeout(() => {
+        timedOut = true
+        controller.abort(new DOMException('The operation was aborted due to timeout', 'TimeoutError'))
+      }, WATCH_IDLE_MS)
+      timer.unref()
+    }
+    const rc = new k8s.RequestContext(url.toString(), k8s.HttpMethod.GET)
+    await kc.applySecurityAuthentication(rc)
+    const dispatcher = (rc.getDispatcher() as Dispatcher | undefined) ?? fallback()
+    let finished = false
+    const finish = (err: unknown) => {
+      if (finished) return
+      finished = true
+      clearTimer()
+      controller.abort()
+      dispatcher.destroy().catch(() => {})
+      done(err && timedOut ? new DOMException('The operation was aborted due to timeout', 'TimeoutError') : err)
+    }
+    try {
+      resetTimer()
+      const res = await raceSignal(
+        k8s.undiciRequest(url, {
+          method: 'GET',
+          headers: rc.getHeaders(),
+          signal: controller.signal,
+          dispatcher,
+        }),
+        controller.signal,
+      )
+      if (res.statusCode !== 200) {
+        res.body.destroy()
+        throw Object.assign(new Error(`HTTP ${res.statusCode}`), {statusCode: res.statusCode})
+      }
+      resetTimer()
+      const body = res.body
+      let rest = ''
+      body.setEncoding('utf8')
+      body.on('data', (chunk: string) => {
+        resetTimer()
+        rest += chunk
+        let nl = rest.indexOf('\n')
+        while (nl >= 0) {
+          const line = rest.slice(0, nl)
+          rest = rest.slice(nl + 1)
+          nl = rest.indexOf('\n')
+          if (line.trim() === '') continue
+          let data: {type: string; object: unknown}
+          try {
+            data = JSON.parse(line)
+          } catch {
+            continue // as client-node: a line that is not JSON is skipped
+          }
+          onEvent(data.type, data.object, data)
+        }
+      })
+      body.on('error', finish)
+      body.on('end', () => finish(null))
+      body.on('close', () => finish(null))
+    } catch (e) {
+      finish(e)
+    }
+    return controller
+  }
+  return {httpApi, watch}
+}
