@@ -30,7 +30,7 @@ export default class Snapshot extends TopologyCommand {
     const names = parseServiceArgs(argv as string[])
     if (names.length > 0 && flags.selector !== undefined) throw new CliError('Service names cannot be combined with -l', ExitCode.USAGE)
     const {openSource} = await import('../cluster/source.js')
-    const read = await openSource({flags, serviceNames: names, withEvents: true, withWorkloads: 'optional'})
+    const read = await openSource({flags, serviceNames: names, withEvents: true, withWorkloads: 'optional', withScaling: 'optional'})
     for (const w of read.warnings) this.note(`Warning: ${w}`)
     const {serializeSnapshot, snapshotYaml} = await import('../cluster/snapshot/snapshot.js')
     const doc = serializeSnapshot(read.state, {redact: flags.redact})
