@@ -20,6 +20,8 @@ export default class Check extends TopologyCommand {
   --min-endpoints-per-zone N every zone with counted nodes has at least N ready endpoints
   --no-drift                 live hints equal what the controller writes at its next sync
   --lint                     configuration lint: both annotations, ignored values (AUTO), annotation overriding trafficDistribution, a mode the version does not support, topology on a single-zone cluster, internalTrafficPolicy Local with topology
+  --hints-over-range         (plan) the Service's mode keeps hints at every replica count of its HPA's range (without an HPA: 1 to 3x today)
+  --hints-through-rollout    (plan) no step of the Deployment's or StatefulSet's rollout loses hints
 
 Policies come from flags, a --policy-file (YAML, see docs/check.md), or both (flags add to the file). With none: --require-hints --no-fallback --lint.
 
@@ -28,6 +30,7 @@ Exit codes: 0 every check passed, 1 a check failed, 2 usage, 3 unreadable snapsh
   static override examples = [
     {description: 'Gate every Service in a snapshot (no cluster access needed)', command: '<%= config.bin %> check -A --from-file cluster.yaml'},
     {description: 'Frontend Services must keep hints and stay within 20% overload', command: '<%= config.bin %> check -l tier=frontend --require-hints --max-overload 0.2'},
+    {description: 'Hints must survive autoscaling and rollouts (plan\'s model; reads the workloads, HPAs and PDBs)', command: '<%= config.bin %> check -A --from-file cluster.yaml --hints-over-range --hints-through-rollout'},
     {description: 'JUnit report for the CI system', command: '<%= config.bin %> check -A --policy-file topology-policy.yaml -o junit > topology-junit.xml'},
   ]
 
@@ -45,6 +48,8 @@ Exit codes: 0 every check passed, 1 a check failed, 2 usage, 3 unreadable snapsh
     'min-endpoints-per-zone': Flags.string({description: 'Minimum ready endpoints in every zone with counted nodes.', helpGroup: 'POLICY'}),
     'no-drift': Flags.boolean({description: 'Live hints must equal what the controller writes at its next sync.', helpGroup: 'POLICY'}),
     lint: Flags.boolean({description: 'Configuration lint (annotations, trafficDistribution, version, single zone, internalTrafficPolicy).', helpGroup: 'POLICY'}),
+    'hints-over-range': Flags.boolean({description: "The Service's mode keeps hints at every count of its HPA's range (plan's placement model).", helpGroup: 'POLICY'}),
+    'hints-through-rollout': Flags.boolean({description: "No step of the workload's rollout loses hints (plan's rollout model).", helpGroup: 'POLICY'}),
     'policy-file': Flags.string({description: 'YAML file with the policies (kind: CheckPolicy; see docs/check.md). Flags add to it.', helpGroup: 'POLICY'}),
     traffic: Flags.string({description: 'Traffic share per zone for the overload estimate, e.g. zone-a=0.5,zone-b=0.5 (default: zone CPU share).'}),
     prediction: Flags.option({
@@ -57,7 +62,7 @@ Exit codes: 0 every check passed, 1 a check failed, 2 usage, 3 unreadable snapsh
   async run(): Promise<void> {
     const {flags, argv} = await this.parse(Check)
     // Loaded here, not with the command class (docs/design.md "Startup").
-    const [{check, DEFAULT_POLICIES, hasAnyPolicy, mergePolicies}, {explain}, {renderCheck}, {openSource}] = await Promise.all([
+    const [{check, DEFAULT_POLICIES, hasAnyPolicy, mergePolicies, needsPlan}, {explain}, {renderCheck}, {openSource}] = await Promise.all([
       import('../check/check.js'),
       import('../explain/report.js'),
       import('../render/check.js'),
@@ -70,6 +75,8 @@ Exit codes: 0 every check passed, 1 a check failed, 2 usage, 3 unreadable snapsh
     if (flags['no-fallback']) fromFlags.noFallback = true
     if (flags['no-drift']) fromFlags.noDrift = true
     if (flags.lint) fromFlags.lint = true
+    if (flags['hints-over-range']) fromFlags.hintsOverRange = true
+    if (flags['hints-through-rollout']) fromFlags.hintsThroughRollout = true
     if (flags['max-overload'] !== undefined) fromFlags.maxOverload = parseRatio(flags['max-overload'])
     if (flags['min-endpoints-per-zone'] !== undefined) fromFlags.minEndpointsPerZone = parseCount(flags['min-endpoints-per-zone'])
     const traffic = flags.traffic === undefined ? undefined : parseTraffic(flags.traffic)
@@ -78,7 +85,8 @@ Exit codes: 0 every check passed, 1 a check failed, 2 usage, 3 unreadable snapsh
     let policies = mergePolicies(file, fromFlags)
     if (!hasAnyPolicy(policies)) policies = {...DEFAULT_POLICIES}
 
-    const read = await openSource({flags, serviceNames: names})
+    const planned = needsPlan(policies)
+    const read = await openSource({flags, serviceNames: names, ...(planned ? {withWorkloads: 'optional', withScaling: 'optional'} : {})})
     for (const w of read.warnings) this.note(`Warning: ${w}`)
     const services = await selectOrFail(read, names, flags)
 
@@ -89,7 +97,8 @@ Exit codes: 0 every check passed, 1 a check failed, 2 usage, 3 unreadable snapsh
       traffic,
       prediction: flags.prediction,
     })
-    const result = check(report, services, policies)
+    const plans = planned ? (await import('../plan/plan.js')).plan(read.state, services, {kubeVersion, ...(traffic ? {traffic} : {})}).services : []
+    const result = check(report, services, policies, plans)
 
     const format: CheckFormat = flags.output
     if (result.services.length === 0 && format === 'table') {
