@@ -70,7 +70,7 @@ const MAX_NAMES_IN_SELECTOR = 100
 export const workloadsForbiddenWarning = (resources: string[], where: string) =>
   `cannot list ${resources.join(' and ')} ${where} (missing permission: list ${resources.map((r) => `${r}.apps`).join(', ')}); the snapshot holds no Deployments or StatefulSets (simulate --rollout from-workload needs them)`
 
-export const scalingForbiddenWarning = (resources: string[], where: string) =>
+const scalingForbiddenWarning = (resources: string[], where: string) =>
   `cannot list ${resources.join(' and ')} ${where} (missing permission: list ${resources.map((r) => (r === 'horizontalpodautoscalers' ? `${r}.autoscaling` : `${r}.policy`)).join(', ')}); plan assumes no ${resources.map((r) => (r === 'horizontalpodautoscalers' ? 'HPA' : 'PodDisruptionBudget')).join(' and no ')}`
 
 export const NODES_FORBIDDEN_WARNING =
