@@ -1,5 +1,5 @@
 // Policy evaluation for `kubectl topology check`: a pure function over the explain model
-// (src/engine/explain.ts) and the Services it explains. Every verdict is read from the
+// (src/explain/report.ts) and the Services it explains. Every verdict is read from the
 // ExplainReport (controller verdict, kube-proxy verdicts per zone, expected overload, ready
 // endpoints, drift, the mode's lint warnings); the lint rules that need more than the mode
 // (single-zone cluster, internalTrafficPolicy Local) look at the Service and the cluster

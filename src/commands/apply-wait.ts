@@ -31,7 +31,7 @@ export interface WaitOptions {
 const signatureOf = (slices: readonly EndpointSlice[]) => slices.map((s) => `${s.metadata.name}@${s.metadata.resourceVersion}`).join(',')
 
 /**
- * Polls the slices every pollMs until engine/plan.ts's waitVerdict says the controller's answer
+ * Polls the slices every pollMs until apply/plan.ts's waitVerdict says the controller's answer
  * is in (the hints match the prediction, or differ once its writes settled), bounded by timeoutMs.
  */
 export async function waitForController(o: WaitOptions): Promise<WaitResult> {

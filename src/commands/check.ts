@@ -1,5 +1,5 @@
 // kubectl topology check: evaluates Services against policies (a CI gate). Options ->
-// validation -> read -> explain -> check (pure, src/engine/check.ts) -> render.
+// validation -> read -> explain -> check (pure, src/check/check.ts) -> render.
 import * as Flags from '@oclif/core/flags'
 import {ExitCode} from '../errors.js'
 import type {CheckPolicies} from '../check/check.js'

@@ -8,7 +8,8 @@ import type {KubeContext} from '../cluster/kubeconfig.js'
 import {startServiceWatch} from '../cluster/watch.js'
 import {diffFrames, watchFrame, type WatchFrame} from '../watch/model.js'
 import {eventKey, eventSignature, eventTime, explainOptions, nextView, resourceStatusText, restatesSummary, statusText, statusWorthALine, type WatchView} from '../watch/session.js'
-import {changeLine, eventLine, summaryLines} from '../render/watch-lines.js'
+import {changeLine, eventLine, firstFrameLines, summaryLines} from '../render/watch-lines.js'
+import {escapeDeep} from '../render/escape.js'
 import type {Style} from '../render/style.js'
 import type {CommandIO} from './base.js'
 
@@ -125,13 +126,11 @@ export async function runWatch(io: CommandIO, ctx: KubeContext, o: WatchOptions)
 /** Without a terminal: the first frame in full, then one line per change. */
 function printFrame(io: CommandIO, prev: WatchFrame | null, next: WatchFrame, changes: ReturnType<typeof diffFrames>, time: string): void {
   if (prev === null) {
-    for (const l of summaryLines(next)) io.out(`${time}  ${l}`)
-    for (const c of next.cliffs) io.out(`${time}  cliff: ${c.message}`)
-    for (const d of next.cluster.disablingNodes) io.out(`${time}  node ${d.name} (${d.status}) disables hints for every Service: ${d.fix}`)
+    for (const l of firstFrameLines(time, next)) io.out(l)
   } else if (changes.length > 0) {
     for (const c of changes) io.out(changeLine(time, c))
     // After a change of verdict, restate where the Service stands.
-    if (restatesSummary(changes)) for (const l of summaryLines(next)) io.out(`${time}  now: ${l}`)
+    if (restatesSummary(changes)) for (const l of summaryLines(escapeDeep(next))) io.out(`${time}  now: ${l}`)
   }
 }
 

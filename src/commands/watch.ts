@@ -1,6 +1,6 @@
 // kubectl topology watch svc/NAME: a live view driven by API watches on Nodes, the Service,
 // its EndpointSlices and its Events (src/cluster/watch.ts). Every change recomputes the
-// explanation (src/engine/watchmodel.ts) and lists what changed. On a terminal: a live ink
+// explanation (src/watch/model.ts) and lists what changed. On a terminal: a live ink
 // view (loaded lazily, only here); otherwise one line per change on stdout.
 import * as Flags from '@oclif/core/flags'
 import {CliError, ExitCode} from '../errors.js'

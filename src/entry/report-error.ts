@@ -1,8 +1,10 @@
 // The one way an error ends the program: one line on stderr, a documented exit code
 // (docs/exit-codes.md), a stack trace only with --debug. Used by src/entry/dispatch.ts for what it
 // handles itself and by src/entry/run.ts for a command (a separate bundle: the check below does not
-// rely on the error classes being the same objects).
+// rely on the error classes being the same objects). Messages embed cluster text (names,
+// Event messages, API errors): every line is escaped for the terminal (render/escape.ts).
 import {ExitCode, isCliError} from '../errors.js'
+import {escapeLines, escapeTerminal} from '../render/escape.js'
 
 /** An error oclif raised: its CLIError and ExitError carry an `oclif` field. */
 interface OclifError extends Error {
@@ -14,9 +16,9 @@ const isOclifError = (e: unknown): e is OclifError => e instanceof Error && type
 /** Prints one line for the error and returns the exit code. */
 export function reportError(error: unknown, debug: boolean): number {
   if (isCliError(error)) {
-    process.stderr.write(`error: ${error.message}\n`)
+    process.stderr.write(`error: ${escapeTerminal(error.message)}\n`)
     if (debug && error.cause) process.stderr.write(`${formatStack(error.cause)}\n`)
-    if (debug) process.stderr.write(`${error.stack}\n`)
+    if (debug) process.stderr.write(`${escapeLines(error.stack ?? '')}\n`)
     return error.exitCode
   }
   if (isOclifError(error)) {
@@ -24,17 +26,17 @@ export function reportError(error: unknown, debug: boolean): number {
     if (error.code === 'EEXIT') return error.oclif.exit ?? 0
     // Parse errors (unknown flag, bad option value, missing argument): usage, exit 2.
     const first = String(error.message).split('\n').find((l) => l.trim() !== '') ?? 'invalid usage'
-    process.stderr.write(`error: ${first.trim()} (see --help)\n`)
-    if (debug) process.stderr.write(`${error.stack}\n`)
+    process.stderr.write(`error: ${escapeTerminal(first.trim())} (see --help)\n`)
+    if (debug) process.stderr.write(`${escapeLines(error.stack ?? '')}\n`)
     const code = error.oclif.exit
     return code === undefined || code === 1 ? ExitCode.USAGE : code
   }
   const message = error instanceof Error ? error.message : String(error)
-  process.stderr.write(`error: internal error: ${message.split('\n')[0]} (run with --debug for details, and please report it)\n`)
+  process.stderr.write(`error: internal error: ${escapeTerminal(message.split('\n')[0] ?? '')} (run with --debug for details, and please report it)\n`)
   if (debug) process.stderr.write(`${formatStack(error)}\n`)
   return ExitCode.INTERNAL
 }
 
 function formatStack(e: unknown): string {
-  return e instanceof Error ? (e.stack ?? e.message) : String(e)
+  return escapeLines(e instanceof Error ? (e.stack ?? e.message) : String(e))
 }

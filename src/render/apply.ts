@@ -2,6 +2,7 @@
 // per slice and endpoint: old -> new hints), the outcome lines, and JSON. Formatting only.
 import type {ApplyReport} from '../apply/report.js'
 import type {ChangeSet, HintDifference, HintNames} from '../apply/plan.js'
+import {escapeDeep} from './escape.js'
 import {PLAIN, type Style} from './style.js'
 import {formatTable} from './table.js'
 
@@ -15,7 +16,8 @@ export const hintText = (h: HintNames | null) => {
 }
 
 /** The diff, kubectl-diff-like: "~" changed, "+" set, "-" removed. Empty string when nothing changes. */
-export function renderChanges(c: ChangeSet, style: Style = PLAIN): string {
+export function renderChanges(raw: ChangeSet, style: Style = PLAIN): string {
+  const c = escapeDeep(raw)
   const lines: string[] = []
   if (c.serviceChanges.length > 0) {
     lines.push(style.bold(`Service ${c.namespace}/${c.service}`))
@@ -41,7 +43,8 @@ export function renderChanges(c: ChangeSet, style: Style = PLAIN): string {
   return lines.join('\n')
 }
 
-export function renderDifferences(diffs: readonly HintDifference[]): string {
+export function renderDifferences(raw: readonly HintDifference[]): string {
+  const diffs = escapeDeep(raw)
   return formatTable(['', 'PREDICTED', 'LIVE'], diffs.map((d) => [d.subject, d.expected, d.actual]), {indent: '  '})
 }
 

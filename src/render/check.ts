@@ -3,6 +3,7 @@
 // Service and address type, one testcase per policy). Formatting only.
 import {stringify as toYaml} from 'yaml'
 import type {CheckReport, PolicyResult, ServiceCheck} from '../check/check.js'
+import {escapeDeep} from './escape.js'
 import {PLAIN, type Style} from './style.js'
 import {formatTable} from './table.js'
 
@@ -21,9 +22,9 @@ export function renderCheck(report: CheckReport, opts: CheckRenderOptions): stri
     case 'yaml':
       return toYaml(report, {aliasDuplicateObjects: false, lineWidth: 0})
     case 'junit':
-      return renderJUnit(report)
+      return renderJUnit(escapeDeep(report))
     default:
-      return renderTable(report, opts)
+      return renderTable(escapeDeep(report), opts)
   }
 }
 

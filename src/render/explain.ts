@@ -1,8 +1,9 @@
 // Printers for `explain`: the per-zone table (default), the per-endpoint table (-o wide),
 // the per-node kube-proxy table (--per-node), and json / yaml. They format the model;
-// every figure comes from src/engine/explain.ts.
+// every figure comes from src/explain/report.ts.
 import {stringify as toYaml} from 'yaml'
 import type {EndpointRow, ExplainReport, HintNames, KubeProxyVerdict, ServiceExplanation, ZoneRow} from '../explain/report.js'
+import {escapeDeep} from './escape.js'
 import {PLAIN, type Style} from './style.js'
 import {formatTable} from './table.js'
 
@@ -15,9 +16,10 @@ export interface RenderOptions {
   perNode?: boolean
 }
 
-export function renderExplain(report: ExplainReport, opts: RenderOptions): string {
-  if (opts.format === 'json') return `${JSON.stringify(report, null, 2)}\n`
-  if (opts.format === 'yaml') return toYaml(report, {aliasDuplicateObjects: false, lineWidth: 0})
+export function renderExplain(raw: ExplainReport, opts: RenderOptions): string {
+  if (opts.format === 'json') return `${JSON.stringify(raw, null, 2)}\n`
+  if (opts.format === 'yaml') return toYaml(raw, {aliasDuplicateObjects: false, lineWidth: 0})
+  const report = escapeDeep(raw)
   const style = opts.style ?? PLAIN
   const parts: string[] = []
   for (const w of report.warnings) parts.push(style.warn(`Warning: ${w}`))

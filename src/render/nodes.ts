@@ -4,6 +4,7 @@
 import {stringify as toYaml} from 'yaml'
 import type {NodeVerdict} from '../explain/node-verdicts.js'
 import type {NodesReport} from '../explain/nodes-report.js'
+import {escapeDeep} from './escape.js'
 import {PLAIN, type Style} from './style.js'
 import {formatTable} from './table.js'
 
@@ -26,9 +27,10 @@ const STATUS_TEXT: Record<NodeVerdict['status'], string> = {
   'no-cpu': 'no allocatable CPU: disables hints',
 }
 
-export function renderNodes(report: NodesReport, opts: NodesRenderOptions): string {
-  if (opts.format === 'json') return `${JSON.stringify(report, null, 2)}\n`
-  if (opts.format === 'yaml') return toYaml(report, {aliasDuplicateObjects: false, lineWidth: 0})
+export function renderNodes(raw: NodesReport, opts: NodesRenderOptions): string {
+  if (opts.format === 'json') return `${JSON.stringify(raw, null, 2)}\n`
+  if (opts.format === 'yaml') return toYaml(raw, {aliasDuplicateObjects: false, lineWidth: 0})
+  const report = escapeDeep(raw)
   const style = opts.style ?? PLAIN
   const lines: string[] = []
   const a = report.auto

@@ -4,6 +4,7 @@
 // Formatting only: every figure comes from src/plan/.
 import {stringify as toYaml} from 'yaml'
 import type {Figures, ModeFigures, PlanMode, PlanReport, ServicePlan} from '../plan/plan.js'
+import {escapeDeep} from './escape.js'
 import {PLAIN, type Style} from './style.js'
 import {formatTable} from './table.js'
 
@@ -112,9 +113,11 @@ function servicePlan(p: ServicePlan, bound: number, style: Style, noHeaders: boo
   return lines
 }
 
-export function renderPlan(report: PlanReport, opts: PlanRenderOptions): string {
-  if (opts.format === 'json') return `${JSON.stringify(report, null, 2)}\n`
-  if (opts.format === 'yaml') return toYaml(report, {aliasDuplicateObjects: false, lineWidth: 0})
+export function renderPlan(raw: PlanReport, opts: PlanRenderOptions): string {
+  if (opts.format === 'json') return `${JSON.stringify(raw, null, 2)}\n`
+  if (opts.format === 'yaml') return toYaml(raw, {aliasDuplicateObjects: false, lineWidth: 0})
+  // Cluster text (names, zones, messages) escaped for the terminal before any colour is added.
+  const report = escapeDeep(raw)
   const style = opts.style ?? PLAIN
   const out: string[] = []
   if (report.services.length === 0) return 'No Services matched.\n'

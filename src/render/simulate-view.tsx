@@ -10,6 +10,7 @@ import {Box, renderToString, Text} from 'ink'
 import type {RolloutStepResult, StrategyResult, ZoneDisruption, ZoneResult} from '../simulate/simulate.js'
 import {rank} from '../simulate/simulate.js'
 import {rolloutText, type ServiceReport, type SimulateReport} from './simulate.js'
+import {escapeDeep} from './escape.js'
 import type {Style} from './style.js'
 import {displayWidth, tableLines} from './table.js'
 
@@ -261,7 +262,8 @@ function ServiceView({svc, report, style, width, allStrategies}: {svc: ServiceRe
 }
 
 /** The whole output: a pure function of its props. */
-export function SimulateView({report, style, columns: width = 80, allStrategies = false}: SimulateViewProps) {
+export function SimulateView({report: raw, style, columns: width = 80, allStrategies = false}: SimulateViewProps) {
+  const report = escapeDeep(raw)
   return (
     <Box flexDirection="column">
       {report.services.map((svc) => (

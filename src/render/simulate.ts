@@ -8,6 +8,7 @@ import {rank, type RolloutStepResult, type StrategyResult, type ZoneDisruption} 
 import type {RolloutPlan} from '../simulate/workload.js'
 import {formatTable} from './table.js'
 import {PLAIN, type Style} from './style.js'
+import {escapeDeep} from './escape.js'
 
 export type SimulateFormat = 'table' | 'wide' | 'json' | 'yaml' | 'csv'
 
@@ -31,10 +32,11 @@ export function chooseSimulateView(o: {format: SimulateFormat; isTTY: boolean; n
   return o.format === 'table' && o.isTTY && !o.noHeaders && !o.plain && o.env.TERM !== 'dumb' ? 'ink' : 'text'
 }
 
-export function renderSimulate(report: SimulateReport, opts: {format: SimulateFormat; style?: Style; noHeaders?: boolean}): string {
+export function renderSimulate(raw: SimulateReport, opts: {format: SimulateFormat; style?: Style; noHeaders?: boolean}): string {
   const style = opts.style ?? PLAIN
-  if (opts.format === 'json') return JSON.stringify(report, null, 2)
-  if (opts.format === 'yaml') return stringify(report, {lineWidth: 0}).trimEnd()
+  if (opts.format === 'json') return JSON.stringify(raw, null, 2)
+  if (opts.format === 'yaml') return stringify(raw, {lineWidth: 0}).trimEnd()
+  const report = escapeDeep(raw)
   if (opts.format === 'csv') return csvOfReport(report, opts.noHeaders === true)
   const out: string[] = []
   for (const svc of report.services) {
@@ -205,9 +207,10 @@ export function rowCsv(r: RowScore): string {
 /** The tool's data/results.csv columns. */
 export const AGGREGATE_CSV_HEADER = ['alg name', 'invalid cases', 'valid cases', 'mean total score', 'max total score', 'min total score', 'mean inzone score', 'max inzone score', 'min inzone score', 'mean deviation score', 'max deviation score', 'min deviation score', 'mean slice score', 'max slice score', 'min slice score', 'max deviation %', 'average max deviation %']
 
-export function renderDataset(report: DatasetReport, opts: {format: SimulateFormat; noHeaders?: boolean}): string {
-  if (opts.format === 'json') return JSON.stringify(report, null, 2)
-  if (opts.format === 'yaml') return stringify(report, {lineWidth: 0}).trimEnd()
+export function renderDataset(raw: DatasetReport, opts: {format: SimulateFormat; noHeaders?: boolean}): string {
+  if (opts.format === 'json') return JSON.stringify(raw, null, 2)
+  if (opts.format === 'yaml') return stringify(raw, {lineWidth: 0}).trimEnd()
+  const report = escapeDeep(raw)
   const f2 = (v: number) => v.toFixed(2)
   if (opts.format === 'csv') {
     const lines = opts.noHeaders ? [] : [AGGREGATE_CSV_HEADER.join(',')]

@@ -1,11 +1,12 @@
 // Text for `watch`: the one-line-per-change output used without a terminal, and the pieces
 // the live ink view (watch-view.tsx) shows: the header, the zone table with changed cells
 // highlighted, cliffs, changes and events. Formatting only: every figure comes from the
-// watch model (src/engine/watchmodel.ts). No ink or react here: this module is loaded on
+// watch model (src/watch/model.ts). No ink or react here: this module is loaded on
 // every path of the command.
 import type {ServiceExplanation, ZoneRow} from '../explain/report.js'
 import type {EventObject} from '../upstream/api/types.js'
 import type {Change, WatchFrame} from '../watch/model.js'
+import {escapeDeep, escapeTerminal} from './escape.js'
 import {PLAIN, type Style} from './style.js'
 import {formatTable} from './table.js'
 
@@ -27,7 +28,8 @@ const pct = (x: number | null) => (x === null ? '-' : `${(x * 100).toFixed(1)}%`
 const signedPct = (x: number | null) => (x === null ? '-' : `${x >= 0 ? '+' : ''}${(x * 100).toFixed(1)}%`)
 const num = (x: number | null) => (x === null ? '-' : Number.isInteger(x) ? String(x) : x.toFixed(2))
 
-export function modeText(e: ServiceExplanation): string {
+export function modeText(raw: ServiceExplanation): string {
+  const e = escapeDeep(raw)
   if (!e.mode.managedByController) return 'not managed by the EndpointSlice controller (no selector)'
   switch (e.mode.path) {
     case 'topology-mode-auto':
@@ -48,7 +50,8 @@ export function verdictText(e: ServiceExplanation, style: Style = PLAIN): string
 }
 
 /** One line per address type: "Service default/web (IPv4): topology-mode Auto: hints set: 9 ready endpoints in 3 zones". */
-export function summaryLines(frame: WatchFrame): string[] {
+export function summaryLines(raw: WatchFrame): string[] {
+  const frame = escapeDeep(raw)
   const ref = `Service ${frame.namespace}/${frame.name}`
   if (!frame.exists) return [`${ref}: not found (waiting for it to be created)`]
   return frame.explanations.map((e) => {
@@ -60,11 +63,26 @@ export function summaryLines(frame: WatchFrame): string[] {
   })
 }
 
-export function changeLine(time: string, c: Change): string {
-  return `${time}  ${c.message}`
+/**
+ * The first frame's lines without a terminal: the summary, the cliffs and the nodes that
+ * disable hints, each after `time` (escaped: names and messages come from the cluster).
+ */
+export function firstFrameLines(time: string, frame: WatchFrame): string[] {
+  const f = escapeDeep(frame)
+  const t = escapeTerminal(time)
+  return [
+    ...summaryLines(f).map((l) => `${t}  ${l}`),
+    ...f.cliffs.map((c) => `${t}  cliff: ${c.message}`),
+    ...f.cluster.disablingNodes.map((d) => `${t}  node ${d.name} (${d.status}) disables hints for every Service: ${d.fix}`),
+  ]
 }
 
-export function eventText(e: EventObject): string {
+export function changeLine(time: string, c: Change): string {
+  return `${escapeTerminal(time)}  ${escapeTerminal(c.message)}`
+}
+
+export function eventText(raw: EventObject): string {
+  const e = escapeDeep(raw)
   const count = e.count && e.count > 1 ? ` (x${e.count})` : ''
   return `event ${e.type ?? 'Normal'} ${e.reason ?? ''}: ${e.message ?? ''}${count}`
 }
@@ -76,7 +94,7 @@ export function eventLine(time: string, e: EventObject): string {
 const toneStyle = (tone: Change['tone'], style: Style) => (tone === 'good' ? style.ok : tone === 'bad' ? style.bad : (s: string) => s)
 
 export function styledChange(c: Change, style: Style): string {
-  return toneStyle(c.tone, style)(c.message)
+  return toneStyle(c.tone, style)(escapeTerminal(c.message))
 }
 
 function proxyCell(z: ZoneRow): string {
@@ -87,7 +105,9 @@ function proxyCell(z: ZoneRow): string {
 }
 
 /** The per-zone table of the live view; a cell that differs from the previous frame is highlighted. */
-export function zoneTable(e: ServiceExplanation, previous: ServiceExplanation | undefined, style: Style = PLAIN): string {
+export function zoneTable(rawE: ServiceExplanation, rawPrevious: ServiceExplanation | undefined, style: Style = PLAIN): string {
+  const e = escapeDeep(rawE)
+  const previous = escapeDeep(rawPrevious)
   const header = ['ZONE', 'NODES', 'CPU SHARE', 'READY', 'MIN', 'MAX', 'ASSIGNED', 'LIVE HINTS', 'OVERLOAD', 'KUBE-PROXY']
   const cells = (z: ZoneRow) => [
     z.name,

@@ -4,6 +4,7 @@
 // chunk exposes only `default`: docs/design.md).
 import {Box, render, Text, useApp, useInput, useStdin} from 'ink'
 import {useSyncExternalStore} from 'react'
+import {escapeDeep} from './escape.js'
 import type {Style} from './style.js'
 import {eventText, modeText, styledChange, verdictText, zoneTable, type WatchViewState} from './watch-lines.js'
 
@@ -21,7 +22,8 @@ export interface WatchViewProps {
 }
 
 /** The whole screen for one state: a pure function of its props (tested with renderToString). */
-export function WatchView({state, style, maxChanges = 8, maxEvents = 5}: WatchViewProps) {
+export function WatchView({state: raw, style, maxChanges = 8, maxEvents = 5}: WatchViewProps) {
+  const state = escapeDeep(raw)
   const f = state.frame
   const prevBy = new Map((state.previous?.explanations ?? []).map((e) => [e.addressType, e]))
   const changes = state.changes.slice(-maxChanges).reverse()

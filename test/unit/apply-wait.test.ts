@@ -93,7 +93,7 @@ describe('apply --wait (waitForController)', () => {
   })
 })
 
-describe('waitVerdict (engine/plan.ts): the rule of one poll', () => {
+describe('waitVerdict (apply/plan.ts): the rule of one poll', () => {
   it.each([
     // match, changedSinceWrite, settled, over -> verdict
     [true, true, false, false, 'matched'],

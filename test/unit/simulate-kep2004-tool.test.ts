@@ -1,6 +1,6 @@
 // Cross-check against the KEP-2004 evaluation tool's own output (github.com/googleinterns/k8s-topology-simulator
 // at b2a4aae, rebuilt from its sources and run; see test/unit/data/kep2004-tool/README.md for how). For every
-// input row and every algorithm, our count-level strategy (src/engine/strategies/*, through scoreRow) must
+// input row and every algorithm, our count-level strategy (src/simulate/strategies/*, through scoreRow) must
 // print exactly what the tool printed: score, in-zone-traffic score, deviation score, slice score,
 // max deviation, mean deviation and SD of deviation, formatted as the tool formats them
 // (strconv.FormatFloat(x, 'f', 4, 64)), and "invalid" where the tool says invalid.

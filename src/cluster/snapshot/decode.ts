@@ -19,6 +19,7 @@ import {
 } from '../../upstream/api/types.js'
 import type {ClusterState} from '../../state/cluster-state.js'
 import {displayName, EXPECTED, inputError, isObj, SNAPSHOT_API_VERSION, SNAPSHOT_KIND, type Obj, type Parsed, type Path} from './format.js'
+import {validateSnapshot} from './validate.js'
 
 type Kind = 'Node' | 'Service' | 'EndpointSlice' | 'Event' | 'Deployment' | 'StatefulSet' | 'HorizontalPodAutoscaler' | 'PodDisruptionBudget'
 
@@ -419,6 +420,7 @@ export function decode(parsed: Parsed, source: string): ClusterState {
       }
     }
   }
+  validateSnapshot({found: c.found, serverVersion: c.serverVersion, docs: parsed.docs}, (doc, path, msg) => c.fail(doc, path, msg))
   const state: ClusterState = {nodes: [], services: [], endpointSlices: []}
   const events: EventObject[] = []
   const deployments: Deployment[] = []
