@@ -5,7 +5,7 @@
 import {nullable, num, int, str, bool, strings, obj, writeSchema, dataPlane} from './schema-kit.mjs'
 
 
-const policyName = {enum: ['require-hints', 'no-fallback', 'max-overload', 'min-endpoints-per-zone', 'no-drift', 'lint', 'data-plane-hints']}
+const policyName = {enum: ['require-hints', 'no-fallback', 'max-overload', 'min-endpoints-per-zone', 'no-drift', 'lint', 'data-plane-hints', 'hints-over-range', 'hints-through-rollout']}
 const lintRule = {enum: ['both-annotations', 'deprecated-annotation', 'ignored-value', 'annotation-overrides-traffic-distribution', 'unsupported-at-version', 'deprecated-value', 'single-zone', 'internal-traffic-policy-local']}
 
 const check = {
@@ -18,7 +18,7 @@ const check = {
     kubernetesVersion: {type: 'string', pattern: '^\\d+\\.\\d+$'},
     versionSource: {enum: ['server', 'flag', 'default']},
     warnings: strings,
-    policies: obj({requireHints: bool, noFallback: bool, maxOverload: nullable({type: 'number', minimum: 0}), minEndpointsPerZone: nullable(int), noDrift: bool, lint: bool, dataPlaneHonoursHints: bool}),
+    policies: obj({requireHints: bool, noFallback: bool, maxOverload: nullable({type: 'number', minimum: 0}), minEndpointsPerZone: nullable(int), noDrift: bool, lint: bool, dataPlaneHonoursHints: bool, hintsOverRange: bool, hintsThroughRollout: bool}),
     dataPlane,
     summary: obj({services: int, passed: int, failed: int, checks: int, failures: int, skipped: int}),
     passed: bool,

@@ -5,15 +5,17 @@
 // (single-zone cluster, internalTrafficPolicy Local) look at the Service and the cluster
 // summary. Schema of the output: schema/check.v1.json.
 import type {ExplainReport, LintIssue, LintRule, ServiceExplanation, ZoneRow} from '../explain/report.js'
+import type {ServicePlan} from '../plan/plan.js'
 import type {Service} from '../upstream/api/types.js'
 import type {DataPlaneReport} from '../dataplane/describe.js'
+import {checkHintsOverRange, checkHintsThroughRollout} from './plan-policies.js'
 
 export const CHECK_SCHEMA_VERSION = 'kubectl-topology.io/v1'
 
-export type PolicyName = 'require-hints' | 'no-fallback' | 'max-overload' | 'min-endpoints-per-zone' | 'no-drift' | 'lint' | 'data-plane-hints'
+export type PolicyName = 'require-hints' | 'no-fallback' | 'max-overload' | 'min-endpoints-per-zone' | 'no-drift' | 'lint' | 'data-plane-hints' | 'hints-over-range' | 'hints-through-rollout'
 
 /** The order policies are evaluated and reported in. */
-export const POLICY_ORDER: readonly PolicyName[] = ['require-hints', 'no-fallback', 'max-overload', 'min-endpoints-per-zone', 'no-drift', 'lint', 'data-plane-hints']
+export const POLICY_ORDER: readonly PolicyName[] = ['require-hints', 'no-fallback', 'max-overload', 'min-endpoints-per-zone', 'no-drift', 'lint', 'data-plane-hints', 'hints-over-range', 'hints-through-rollout']
 
 export interface CheckPolicies {
   /** A Service that asks for topology-aware routing gets hints at the controller's next sync. */
@@ -30,6 +32,10 @@ export interface CheckPolicies {
   lint?: boolean
   /** A Service that has or asks for hints runs on a data plane that honours them (--require-data-plane-hints). */
   dataPlaneHonoursHints?: boolean
+  /** plan: the Service's mode keeps hints at every count of the HPA's range (without an HPA: plan's default range). */
+  hintsOverRange?: boolean
+  /** plan: no step of the workload's rollout loses hints. */
+  hintsThroughRollout?: boolean
 }
 
 export type CheckStatus = 'pass' | 'fail' | 'skip'
@@ -81,6 +87,8 @@ export interface EffectivePolicies {
   noDrift: boolean
   lint: boolean
   dataPlaneHonoursHints: boolean
+  hintsOverRange: boolean
+  hintsThroughRollout: boolean
 }
 
 /** What `check` evaluates when no policy is given: hints for Services that ask, no fallback, lint. */
@@ -95,12 +103,14 @@ export function effectivePolicies(p: CheckPolicies): EffectivePolicies {
     noDrift: p.noDrift === true,
     lint: p.lint === true,
     dataPlaneHonoursHints: p.dataPlaneHonoursHints === true,
+    hintsOverRange: p.hintsOverRange === true,
+    hintsThroughRollout: p.hintsThroughRollout === true,
   }
 }
 
 export function hasAnyPolicy(p: CheckPolicies): boolean {
   const e = effectivePolicies(p)
-  return e.requireHints || e.noFallback || e.maxOverload !== null || e.minEndpointsPerZone !== null || e.noDrift || e.lint || e.dataPlaneHonoursHints
+  return e.requireHints || e.noFallback || e.maxOverload !== null || e.minEndpointsPerZone !== null || e.noDrift || e.lint || e.dataPlaneHonoursHints || e.hintsOverRange || e.hintsThroughRollout
 }
 
 const OFF_VALUES = new Set(['', 'Disabled', 'disabled'])
@@ -119,9 +129,16 @@ export function requestsTopology(s: ServiceExplanation): boolean {
 const pct = (x: number) => `${Math.round(x * 1000) / 10}%`
 const zoneHasNodes = (z: ZoneRow) => z.nodes.counted + z.nodes.ignored > 0
 
-/** `_services`: kept for callers; the lint rules read what explain recorded. */
-export function check(report: ExplainReport, _services: readonly Service[], policies: CheckPolicies): CheckReport {
+/** True when a policy needs plan's figures (the caller then passes the plans to check()). */
+export const needsPlan = (p: CheckPolicies): boolean => p.hintsOverRange === true || p.hintsThroughRollout === true
+
+/**
+ * `_services`: kept for callers; the lint rules read what explain recorded. `plans`: plan's
+ * figures per Service (namespace/name), for hints-over-range and hints-through-rollout.
+ */
+export function check(report: ExplainReport, _services: readonly Service[], policies: CheckPolicies, plans: readonly ServicePlan[] = []): CheckReport {
   const eff = effectivePolicies(policies)
+  const planOf = (s: ServiceExplanation) => plans.find((p) => p.namespace === s.namespace && p.name === s.name)
   const out: ServiceCheck[] = []
   for (const s of report.services) {
     const results: PolicyResult[] = []
@@ -132,6 +149,8 @@ export function check(report: ExplainReport, _services: readonly Service[], poli
     if (eff.noDrift) results.push(checkNoDrift(s))
     if (eff.lint) results.push(checkLint(s))
     if (eff.dataPlaneHonoursHints) results.push(checkDataPlaneHints(s, report.dataPlane))
+    if (eff.hintsOverRange) results.push(checkHintsOverRange(planOf(s)))
+    if (eff.hintsThroughRollout) results.push(checkHintsThroughRollout(planOf(s)))
     out.push({
       namespace: s.namespace,
       name: s.name,
@@ -334,13 +353,16 @@ const POLICY_KEYS: Record<string, 'boolean' | 'ratio' | 'count'> = {
   noDrift: 'boolean',
   lint: 'boolean',
   dataPlaneHonoursHints: 'boolean',
+  hintsOverRange: 'boolean',
+  hintsThroughRollout: 'boolean',
 }
 
 /**
  * Validates a parsed policy file:
  *   apiVersion: kubectl-topology.io/v1
  *   kind: CheckPolicy
- *   policies: {requireHints: true, noFallback: true, maxOverload: 0.2, minEndpointsPerZone: 2, noDrift: true, lint: true}
+ *   policies: {requireHints: true, noFallback: true, maxOverload: 0.2, minEndpointsPerZone: 2, noDrift: true, lint: true,
+ *              hintsOverRange: true, hintsThroughRollout: true}
  * Throws PolicyFileError with one line naming the offending field.
  */
 export function parsePolicyDocument(doc: unknown): CheckPolicies {

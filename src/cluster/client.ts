@@ -8,7 +8,7 @@
 
 import {toCliError, type ErrorContext} from './errors.js'
 import type {KubeContext} from './kubeconfig.js'
-import type {Deployment, EndpointSlice, EventObject, Node, Service, StatefulSet} from '../upstream/api/types.js'
+import type {Deployment, EndpointSlice, EventObject, HorizontalPodAutoscaler, Node, PodDisruptionBudget, Service, StatefulSet} from '../upstream/api/types.js'
 import type {CliError} from '../errors.js'
 
 type K8s = typeof import('./k8s.js')
@@ -56,6 +56,8 @@ export const ENDPOINT_SLICE: Model<EndpointSlice> = {type: 'V1EndpointSlice', ap
 export const EVENT: Model<EventObject> = {type: 'CoreV1Event', apiVersion: 'v1', kind: 'Event'}
 export const DEPLOYMENT: Model<Deployment> = {type: 'V1Deployment', apiVersion: 'apps/v1', kind: 'Deployment'}
 export const STATEFUL_SET: Model<StatefulSet> = {type: 'V1StatefulSet', apiVersion: 'apps/v1', kind: 'StatefulSet'}
+export const HPA: Model<HorizontalPodAutoscaler> = {type: 'V2HorizontalPodAutoscaler', apiVersion: 'autoscaling/v2', kind: 'HorizontalPodAutoscaler'}
+export const PDB: Model<PodDisruptionBudget> = {type: 'V1PodDisruptionBudget', apiVersion: 'policy/v1', kind: 'PodDisruptionBudget'}
 
 /** One page of a list, as wire objects. */
 export interface Page<T> {
@@ -150,6 +152,12 @@ export class Client {
   }
   get apps(): InstanceType<K8s['AppsV1Api']> {
     return this.api(this.k8s.AppsV1Api)
+  }
+  get autoscaling(): InstanceType<K8s['AutoscalingV2Api']> {
+    return this.api(this.k8s.AutoscalingV2Api)
+  }
+  get policy(): InstanceType<K8s['PolicyV1Api']> {
+    return this.api(this.k8s.PolicyV1Api)
   }
   get discovery(): InstanceType<K8s['DiscoveryV1Api']> {
     return this.api(this.k8s.DiscoveryV1Api)

@@ -6,6 +6,8 @@
 export {
   KubeConfig,
   AppsV1Api,
+  AutoscalingV2Api,
+  PolicyV1Api,
   CoreV1Api,
   DiscoveryV1Api,
   VersionApi,

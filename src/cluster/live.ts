@@ -5,7 +5,7 @@
 // (namespace, -A, -l, names), runs the reads and keeps what belongs to those Services.
 
 import {CliError, ExitCode} from '../errors.js'
-import type {Deployment, EndpointSlice, EventObject, Node, Service, StatefulSet} from '../upstream/api/types.js'
+import type {Deployment, EndpointSlice, EventObject, HorizontalPodAutoscaler, Node, PodDisruptionBudget, Service, StatefulSet} from '../upstream/api/types.js'
 import type {ClusterState} from '../state/cluster-state.js'
 import {LABEL_SERVICE_NAME} from '../upstream/api/types.js'
 import {selectsTemplate} from '../simulate/workload.js'
@@ -17,7 +17,9 @@ import {
   getServices,
   listDeployments,
   listEndpointSlices,
+  listHorizontalPodAutoscalers,
   listNodes,
+  listPodDisruptionBudgets,
   listServiceEvents,
   listServices,
   listStatefulSets,
@@ -46,6 +48,12 @@ export interface ReadOptions {
    * the state carries no workloads.
    */
   withWorkloads?: 'required' | 'optional'
+  /**
+   * Also read the HorizontalPodAutoscalers and PodDisruptionBudgets (two lists; kept in the
+   * selected Services' namespaces). 'optional': a 403 on either becomes a warning and the
+   * state carries none of that resource.
+   */
+  withScaling?: 'required' | 'optional'
 }
 
 export interface LiveClusterState extends ClusterState {
@@ -61,6 +69,9 @@ const MAX_NAMES_IN_SELECTOR = 100
 
 export const workloadsForbiddenWarning = (resources: string[], where: string) =>
   `cannot list ${resources.join(' and ')} ${where} (missing permission: list ${resources.map((r) => `${r}.apps`).join(', ')}); the snapshot holds no Deployments or StatefulSets (simulate --rollout from-workload needs them)`
+
+const scalingForbiddenWarning = (resources: string[], where: string) =>
+  `cannot list ${resources.join(' and ')} ${where} (missing permission: list ${resources.map((r) => (r === 'horizontalpodautoscalers' ? `${r}.autoscaling` : `${r}.policy`)).join(', ')}); plan assumes no ${resources.map((r) => (r === 'horizontalpodautoscalers' ? 'HPA' : 'PodDisruptionBudget')).join(' and no ')}`
 
 export const NODES_FORBIDDEN_WARNING =
   'cannot list nodes (missing permission: list nodes, cluster-scoped); zone CPU shares and topology-mode Auto predictions are unavailable'
@@ -165,6 +176,24 @@ async function readWorkloads(c: Client, scope: Scope, mode: 'required' | 'option
 }
 
 /**
+ * HorizontalPodAutoscalers and PodDisruptionBudgets of the scope, one list each. 'optional': a
+ * 403 on one is a warning and that resource is left undefined (not read).
+ */
+async function readScaling(
+  c: Client,
+  scope: Scope,
+  mode: 'required' | 'optional',
+  warnings: string[],
+): Promise<{hpas: HorizontalPodAutoscaler[] | undefined; pdbs: PodDisruptionBudget[] | undefined}> {
+  const [h, p] = await Promise.allSettled([listHorizontalPodAutoscalers(c, scope), listPodDisruptionBudgets(c, scope)])
+  const forbidden = (r: PromiseSettledResult<unknown>) => mode === 'optional' && r.status === 'rejected' && r.reason instanceof CliError && apiStatusCode(r.reason.cause) === 403
+  for (const r of [h, p]) if (r.status === 'rejected' && !forbidden(r)) throw r.reason
+  const refused = [forbidden(h) ? 'horizontalpodautoscalers' : '', forbidden(p) ? 'poddisruptionbudgets' : ''].filter((x) => x !== '')
+  if (refused.length > 0) warnings.push(scalingForbiddenWarning(refused, whereOf(scope)))
+  return {hpas: h.status === 'fulfilled' ? h.value : undefined, pdbs: p.status === 'fulfilled' ? p.value : undefined}
+}
+
+/**
  * The selected Services, the EndpointSlices that may belong to them and (withEvents) the
  * Service Events in scope, read concurrently where the selection allows.
  */
@@ -200,6 +229,7 @@ export async function readClusterState(ctx: KubeContext, opts: ReadOptions = {})
   const nodesP = settle(readNodesOrWarn(c, warnings))
   const versionP = settle(readVersionOrWarn(c, warnings))
   const workloadsP = opts.withWorkloads ? settle(readWorkloads(c, scope, opts.withWorkloads, warnings)) : undefined
+  const scalingP = opts.withScaling ? settle(readScaling(c, scope, opts.withScaling, warnings)) : undefined
 
   const {services, slices, events} = await readServices(c, sel, opts.withEvents === true)
   if (services.length === 0 && !scope.all) await assertNamespaceExists(c, scope.namespace)
@@ -222,6 +252,13 @@ export async function readClusterState(ctx: KubeContext, opts: ReadOptions = {})
   if (workloads !== undefined) {
     state.deployments = workloadsBehind(services, workloads.deployments)
     state.statefulSets = workloadsBehind(services, workloads.statefulSets)
+  }
+  const scaling = scalingP === undefined ? undefined : unwrap(await scalingP)
+  if (scaling !== undefined) {
+    const namespaces = new Set(services.map((s) => s.metadata.namespace ?? ''))
+    const inScope = <T extends {metadata: {namespace?: string}}>(xs: T[]) => xs.filter((x) => namespaces.has(x.metadata.namespace ?? ''))
+    if (scaling.hpas !== undefined) state.horizontalPodAutoscalers = inScope(scaling.hpas)
+    if (scaling.pdbs !== undefined) state.podDisruptionBudgets = inScope(scaling.pdbs)
   }
   if (opts.withEvents) state.events = eventsOn(selected, events)
   state.requests = c.requests

@@ -3,8 +3,8 @@
 // Which Services are wanted (namespace, -A, -l, names) is decided by the caller (live.ts).
 
 import {CliError, ExitCode} from '../errors.js'
-import type {Deployment, EndpointSlice, EventObject, Node, Service, StatefulSet} from '../upstream/api/types.js'
-import {DEPLOYMENT, ENDPOINT_SLICE, EVENT, NODE, normalizeServerVersion, SERVICE, STATEFUL_SET, type Client} from './client.js'
+import type {Deployment, EndpointSlice, EventObject, HorizontalPodAutoscaler, Node, PodDisruptionBudget, Service, StatefulSet} from '../upstream/api/types.js'
+import {DEPLOYMENT, ENDPOINT_SLICE, EVENT, HPA, NODE, normalizeServerVersion, PDB, SERVICE, STATEFUL_SET, type Client} from './client.js'
 import {apiStatusCode} from './errors.js'
 import {didYouMean} from './suggest.js'
 
@@ -105,6 +105,22 @@ export function listDeployments(c: Client, s: Scope): Promise<Deployment[]> {
 export function listStatefulSets(c: Client, s: Scope): Promise<StatefulSet[]> {
   return c.list(`list statefulsets ${whereOf(s)}`, STATEFUL_SET, (q) =>
     s.all ? c.apps.listStatefulSetForAllNamespaces(q, c.options) : c.apps.listNamespacedStatefulSet({namespace: s.namespace, ...q}, c.options),
+  )
+}
+
+/** Every HorizontalPodAutoscaler (autoscaling/v2) in scope. */
+export function listHorizontalPodAutoscalers(c: Client, s: Scope): Promise<HorizontalPodAutoscaler[]> {
+  return c.list(`list horizontalpodautoscalers ${whereOf(s)}`, HPA, (q) =>
+    s.all
+      ? c.autoscaling.listHorizontalPodAutoscalerForAllNamespaces(q, c.options)
+      : c.autoscaling.listNamespacedHorizontalPodAutoscaler({namespace: s.namespace, ...q}, c.options),
+  )
+}
+
+/** Every PodDisruptionBudget (policy/v1) in scope. */
+export function listPodDisruptionBudgets(c: Client, s: Scope): Promise<PodDisruptionBudget[]> {
+  return c.list(`list poddisruptionbudgets ${whereOf(s)}`, PDB, (q) =>
+    s.all ? c.policy.listPodDisruptionBudgetForAllNamespaces(q, c.options) : c.policy.listNamespacedPodDisruptionBudget({namespace: s.namespace, ...q}, c.options),
   )
 }
 

@@ -27,6 +27,8 @@ export interface SourceRequest {
   withEvents?: boolean
   /** Also read the Deployments and StatefulSets behind the Services (live only; see cluster/live.ts ReadOptions). */
   withWorkloads?: 'required' | 'optional' | undefined
+  /** Also read the HorizontalPodAutoscalers and PodDisruptionBudgets (live only; see cluster/live.ts ReadOptions). */
+  withScaling?: 'required' | 'optional' | undefined
   /** Live only: use this connection instead of opening one from the flags. */
   ctx?: KubeContext
   /**
@@ -104,6 +106,7 @@ export async function openSource(req: SourceRequest & {read?: 'state' | 'nodes'}
     serviceNames: names,
     withEvents: req.withEvents,
     withWorkloads: req.withWorkloads,
+    withScaling: req.withScaling,
   })
   const out: SourceResult = {state: result, namespace: flags['all-namespaces'] ? undefined : result.namespace, source: 'live', warnings: result.warnings, ctx}
   if (req.dataPlane === 'detect') {

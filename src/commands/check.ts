@@ -22,6 +22,8 @@ export default class Check extends TopologyCommand {
   --no-drift                 live hints equal what the controller writes at its next sync
   --lint                     configuration lint: both annotations, ignored values (AUTO), annotation overriding trafficDistribution, a mode the version does not support, topology on a single-zone cluster, internalTrafficPolicy Local with topology
   --require-data-plane-hints a Service with hints (or asking for them) runs on a data plane that honours them (Cilium without service topology, kube-router, ... do not)
+  --hints-over-range         (plan) the Service's mode keeps hints at every replica count of its HPA's range (without an HPA: 1 to 3x today)
+  --hints-through-rollout    (plan) no step of the Deployment's or StatefulSet's rollout loses hints
 
 The data plane is detected (kube-system DaemonSets), recorded in the snapshot, or named with --data-plane; see docs/dataplane.md.
 
@@ -32,6 +34,7 @@ Exit codes: 0 every check passed, 1 a check failed, 2 usage, 3 unreadable snapsh
   static override examples = [
     {description: 'Gate every Service in a snapshot (no cluster access needed)', command: '<%= config.bin %> check -A --from-file cluster.yaml'},
     {description: 'Frontend Services must keep hints and stay within 20% overload', command: '<%= config.bin %> check -l tier=frontend --require-hints --max-overload 0.2'},
+    {description: 'Hints must survive autoscaling and rollouts (plan\'s model; reads the workloads, HPAs and PDBs)', command: '<%= config.bin %> check -A --from-file cluster.yaml --hints-over-range --hints-through-rollout'},
     {description: 'JUnit report for the CI system', command: '<%= config.bin %> check -A --policy-file topology-policy.yaml -o junit > topology-junit.xml'},
   ]
 
@@ -51,6 +54,8 @@ Exit codes: 0 every check passed, 1 a check failed, 2 usage, 3 unreadable snapsh
     'no-drift': Flags.boolean({description: 'Live hints must equal what the controller writes at its next sync.', helpGroup: 'POLICY'}),
     lint: Flags.boolean({description: 'Configuration lint (annotations, trafficDistribution, version, single zone, internalTrafficPolicy).', helpGroup: 'POLICY'}),
     'require-data-plane-hints': Flags.boolean({description: 'A Service with hints (or asking for them) must run on a data plane that honours them (skipped when the data plane is unknown).', helpGroup: 'POLICY'}),
+    'hints-over-range': Flags.boolean({description: "The Service's mode keeps hints at every count of its HPA's range (plan's placement model).", helpGroup: 'POLICY'}),
+    'hints-through-rollout': Flags.boolean({description: "No step of the workload's rollout loses hints (plan's rollout model).", helpGroup: 'POLICY'}),
     'policy-file': Flags.string({description: 'YAML file with the policies (kind: CheckPolicy; see docs/check.md). Flags add to it.', helpGroup: 'POLICY'}),
     traffic: Flags.string({description: 'Traffic share per zone for the overload estimate, e.g. zone-a=0.5,zone-b=0.5 (default: zone CPU share).'}),
     prediction: Flags.option({
@@ -63,7 +68,7 @@ Exit codes: 0 every check passed, 1 a check failed, 2 usage, 3 unreadable snapsh
   async run(): Promise<void> {
     const {flags, argv} = await this.parse(Check)
     // Loaded here, not with the command class (docs/design.md "Startup").
-    const [{check, DEFAULT_POLICIES, hasAnyPolicy, mergePolicies}, {explain}, {renderCheck}, {openSource}] = await Promise.all([
+    const [{check, DEFAULT_POLICIES, hasAnyPolicy, mergePolicies, needsPlan}, {explain}, {renderCheck}, {openSource}] = await Promise.all([
       import('../check/check.js'),
       import('../explain/report.js'),
       import('../render/check.js'),
@@ -77,6 +82,8 @@ Exit codes: 0 every check passed, 1 a check failed, 2 usage, 3 unreadable snapsh
     if (flags['no-drift']) fromFlags.noDrift = true
     if (flags.lint) fromFlags.lint = true
     if (flags['require-data-plane-hints']) fromFlags.dataPlaneHonoursHints = true
+    if (flags['hints-over-range']) fromFlags.hintsOverRange = true
+    if (flags['hints-through-rollout']) fromFlags.hintsThroughRollout = true
     if (flags['max-overload'] !== undefined) fromFlags.maxOverload = parseRatio(flags['max-overload'])
     if (flags['min-endpoints-per-zone'] !== undefined) fromFlags.minEndpointsPerZone = parseCount(flags['min-endpoints-per-zone'])
     const traffic = flags.traffic === undefined ? undefined : parseTraffic(flags.traffic)
@@ -85,7 +92,8 @@ Exit codes: 0 every check passed, 1 a check failed, 2 usage, 3 unreadable snapsh
     let policies = mergePolicies(file, fromFlags)
     if (!hasAnyPolicy(policies)) policies = {...DEFAULT_POLICIES}
 
-    const read = await openSource({flags, serviceNames: names, dataPlane: flags['data-plane'] ?? 'detect'})
+    const planned = needsPlan(policies)
+    const read = await openSource({flags, serviceNames: names, dataPlane: flags['data-plane'] ?? 'detect', ...(planned ? {withWorkloads: 'optional', withScaling: 'optional'} : {})})
     for (const w of read.warnings) this.note(`Warning: ${escapeTerminal(w)}`)
     checkTrafficZones(traffic, read.state)
     const services = await selectOrFail(read, names, flags)
@@ -98,7 +106,8 @@ Exit codes: 0 every check passed, 1 a check failed, 2 usage, 3 unreadable snapsh
       prediction: flags.prediction,
       ...(read.dataPlane ? {dataPlane: read.dataPlane} : {}),
     })
-    const result = check(report, services, policies)
+    const plans = planned ? (await import('../plan/plan.js')).plan(read.state, services, {kubeVersion, ...(traffic ? {traffic} : {})}).services : []
+    const result = check(report, services, policies, plans)
 
     // Warnings go to stderr in every format (kubectl's way); -o json and yaml also carry them.
     const errStyle = this.style(flags.color, process.stderr)

@@ -31,7 +31,7 @@ export default class Snapshot extends TopologyCommand {
     const names = parseServiceArgs(argv as string[])
     if (names.length > 0 && flags.selector !== undefined) throw new CliError('Service names cannot be combined with -l', ExitCode.USAGE)
     const {openSource} = await import('../cluster/source.js')
-    const read = await openSource({flags, serviceNames: names, withEvents: true, withWorkloads: 'optional', dataPlane: 'detect'})
+    const read = await openSource({flags, serviceNames: names, withEvents: true, withWorkloads: 'optional', withScaling: 'optional', dataPlane: 'detect'})
     for (const w of read.warnings) this.note(`Warning: ${escapeTerminal(w)}`)
     const {serializeSnapshot, snapshotYaml} = await import('../cluster/snapshot/snapshot.js')
     const doc = serializeSnapshot(read.state, {redact: flags.redact})

@@ -5,6 +5,7 @@ import Apply from '../commands/apply.js'
 import Check from '../commands/check.js'
 import Explain from '../commands/explain.js'
 import Nodes from '../commands/nodes.js'
+import Plan from '../commands/plan.js'
 import Reset from '../commands/reset.js'
 import Simulate from '../commands/simulate.js'
 import Snapshot from '../commands/snapshot.js'
@@ -15,6 +16,7 @@ export const COMMANDS = {
   check: Check,
   explain: Explain,
   nodes: Nodes,
+  plan: Plan,
   reset: Reset,
   simulate: Simulate,
   snapshot: Snapshot,

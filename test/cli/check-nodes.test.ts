@@ -40,7 +40,7 @@ describe('check --from-file', () => {
     const r = runCli(['check', 'svc/checkout', '-n', 'shop', '-f', EXAMPLE, '--policy-file', file, '--no-drift', '-o', 'json'])
     expect(r.code).toBe(1)
     const doc = JSON.parse(r.stdout)
-    expect(doc.policies).toEqual({requireHints: true, noFallback: false, maxOverload: null, minEndpointsPerZone: 3, noDrift: true, lint: false, dataPlaneHonoursHints: false})
+    expect(doc.policies).toEqual({requireHints: true, noFallback: false, maxOverload: null, minEndpointsPerZone: 3, noDrift: true, lint: false, dataPlaneHonoursHints: false, hintsOverRange: false, hintsThroughRollout: false})
     expect(doc.services[0].results.map((x: {policy: string; status: string}) => `${x.policy}=${x.status}`)).toEqual(['require-hints=pass', 'min-endpoints-per-zone=fail', 'no-drift=pass'])
   })
   it('a bad policy file: exit 3 naming the field', () => {
@@ -48,7 +48,7 @@ describe('check --from-file', () => {
     writeFileSync(file, 'policies:\n  maxOverlaod: 0.2\n')
     const r = runCli(['check', '-A', '-f', EXAMPLE, '--policy-file', file])
     expect(r.code).toBe(3)
-    expect(r.stderr.trim()).toBe(`error: --policy-file ${file}: unknown policy "policies.maxOverlaod" (known: requireHints, noFallback, maxOverload, minEndpointsPerZone, noDrift, lint, dataPlaneHonoursHints)`)
+    expect(r.stderr.trim()).toBe(`error: --policy-file ${file}: unknown policy "policies.maxOverlaod" (known: requireHints, noFallback, maxOverload, minEndpointsPerZone, noDrift, lint, dataPlaneHonoursHints, hintsOverRange, hintsThroughRollout)`)
     expect(r.stdout).toBe('')
   })
   it('usage errors: exit 2', () => {

@@ -8,7 +8,7 @@ import path from 'node:path'
 import {describe, expect, it} from 'vitest'
 import {ROOT, runCli} from './run-cli.js'
 
-const EXAMPLES = ['three-zones', 'unlabeled-node', 'rollouts']
+const EXAMPLES = ['three-zones', 'unlabeled-node', 'rollouts', 'autoscaling']
 const COMMANDS: {name: string; args: (file: string) => string[]}[] = [
   {name: 'explain', args: (f) => ['explain', '-A', '--from-file', f, '-o', 'json']},
   {name: 'explain-per-node', args: (f) => ['explain', '-A', '--from-file', f, '--per-node', '-o', 'json']},
@@ -18,6 +18,7 @@ const COMMANDS: {name: string; args: (file: string) => string[]}[] = [
   {name: 'explain-table', args: (f) => ['explain', '-A', '--from-file', f]},
   {name: 'explain-wide', args: (f) => ['explain', '-A', '--from-file', f, '-o', 'wide']},
   {name: 'nodes', args: (f) => ['nodes', '--from-file', f, '-o', 'json']},
+  {name: 'plan', args: (f) => ['plan', '-A', '--from-file', f, '-o', 'json']},
 ]
 
 describe('machine-readable outputs on the bundled examples are unchanged', () => {

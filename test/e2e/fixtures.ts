@@ -12,10 +12,13 @@
 
 import {
   ApiException,
+  AppsV1Api,
+  AutoscalingV2Api,
   CoreV1Api,
   DiscoveryV1Api,
   KubeConfig,
   PatchStrategy,
+  PolicyV1Api,
   Watch,
   setHeaderOptions,
   type V1Pod,
@@ -587,3 +590,55 @@ export const createService = (o: ServiceOptions) => cluster().createService(o)
 export const listEvents = (namespace: string, service: string, opts?: {source?: string}) => cluster().listEvents(namespace, service, opts)
 export const listEndpointSlices = (namespace: string, service: string) => cluster().listEndpointSlices(namespace, service)
 export const waitForReconciled = (o: WaitOptions) => cluster().waitForReconciled(o)
+
+// ---- workloads, autoscalers and budgets (plan): only their specs; no controller runs them ----
+
+export interface DeploymentOptions {
+  namespace: string
+  name: string
+  replicas: number
+  labels: Record<string, string>
+  /** A zone spread constraint on the pod template (maxSkew 1). */
+  zoneSpread?: 'DoNotSchedule' | 'ScheduleAnyway'
+  maxSurge?: number | string
+  maxUnavailable?: number | string
+}
+
+export async function createDeployment(o: DeploymentOptions): Promise<void> {
+  const apps = cluster().kc.makeApiClient(AppsV1Api)
+  const spread = o.zoneSpread ? [{maxSkew: 1, topologyKey: LABEL_ZONE, whenUnsatisfiable: o.zoneSpread, labelSelector: {matchLabels: o.labels}}] : undefined
+  await apps.createNamespacedDeployment({
+    namespace: o.namespace,
+    body: {
+      metadata: {name: o.name},
+      spec: {
+        replicas: o.replicas,
+        selector: {matchLabels: o.labels},
+        strategy: {type: 'RollingUpdate', rollingUpdate: {maxSurge: o.maxSurge ?? '25%', maxUnavailable: o.maxUnavailable ?? '25%'}},
+        template: {metadata: {labels: o.labels}, spec: {containers: [{name: 'app', image: 'registry.invalid/e2e/app:1'}], ...(spread ? {topologySpreadConstraints: spread} : {})}},
+      },
+    },
+  })
+}
+
+export async function createHpa(o: {namespace: string; name: string; deployment: string; min: number; max: number}): Promise<void> {
+  const api = cluster().kc.makeApiClient(AutoscalingV2Api)
+  await api.createNamespacedHorizontalPodAutoscaler({
+    namespace: o.namespace,
+    body: {
+      metadata: {name: o.name},
+      spec: {
+        scaleTargetRef: {apiVersion: 'apps/v1', kind: 'Deployment', name: o.deployment},
+        minReplicas: o.min,
+        maxReplicas: o.max,
+        metrics: [{type: 'Resource', resource: {name: 'cpu', target: {type: 'Utilization', averageUtilization: 70}}}],
+      },
+    },
+  })
+}
+
+export async function createPdb(o: {namespace: string; name: string; labels: Record<string, string>; maxUnavailable?: number | string; minAvailable?: number | string}): Promise<void> {
+  const api = cluster().kc.makeApiClient(PolicyV1Api)
+  const budget = o.maxUnavailable !== undefined ? {maxUnavailable: o.maxUnavailable} : {minAvailable: o.minAvailable ?? 1}
+  await api.createNamespacedPodDisruptionBudget({namespace: o.namespace, body: {metadata: {name: o.name}, spec: {selector: {matchLabels: o.labels}, ...budget}}})
+}

@@ -226,7 +226,7 @@ describe('policy file', () => {
     ).toEqual({requireHints: true, noFallback: false, maxOverload: 0.25, minEndpointsPerZone: 2, noDrift: true, lint: true})
   })
   it('rejects unknown keys and wrong types with one line naming the field', () => {
-    expect(() => parsePolicyDocument({policies: {requireHint: true}})).toThrow(new PolicyFileError('unknown policy "policies.requireHint" (known: requireHints, noFallback, maxOverload, minEndpointsPerZone, noDrift, lint, dataPlaneHonoursHints)'))
+    expect(() => parsePolicyDocument({policies: {requireHint: true}})).toThrow(new PolicyFileError('unknown policy "policies.requireHint" (known: requireHints, noFallback, maxOverload, minEndpointsPerZone, noDrift, lint, dataPlaneHonoursHints, hintsOverRange, hintsThroughRollout)'))
     expect(() => parsePolicyDocument({policies: {maxOverload: '20%'}})).toThrow(/policies.maxOverload must be a non-negative number/)
     expect(() => parsePolicyDocument({policies: {minEndpointsPerZone: 1.5}})).toThrow(/must be a non-negative integer/)
     expect(() => parsePolicyDocument({kind: 'Policy', policies: {}})).toThrow(/kind must be "CheckPolicy"/)

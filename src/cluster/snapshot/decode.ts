@@ -1,16 +1,28 @@
-// Documents -> ClusterState: recognises Nodes, Services, EndpointSlices, Events, Deployments and
-// StatefulSets wherever they are (a document of their own, a kubectl v1 List or typed list, a
+// Documents -> ClusterState: recognises Nodes, Services, EndpointSlices, Events, Deployments,
+// StatefulSets, HorizontalPodAutoscalers and PodDisruptionBudgets wherever they are (a document of their own, a kubectl v1 List or typed list, a
 // JSON array, any document of a multi-document file, our Snapshot), checks the shape of the
 // fields kubectl-topology reads and says where a wrong one is (file:line:col). Other kinds are
 // ignored.
 
-import {LABEL_HOSTNAME, type Deployment, type Endpoint, type EndpointSlice, type EventObject, type Node, type ObjectMeta, type Service, type StatefulSet} from '../../upstream/api/types.js'
+import {
+  LABEL_HOSTNAME,
+  type Deployment,
+  type Endpoint,
+  type EndpointSlice,
+  type EventObject,
+  type HorizontalPodAutoscaler,
+  type Node,
+  type ObjectMeta,
+  type PodDisruptionBudget,
+  type Service,
+  type StatefulSet,
+} from '../../upstream/api/types.js'
 import type {ClusterState} from '../../state/cluster-state.js'
 import {DATA_PLANE_NAMES, type DataPlane, type DataPlaneName} from '../../dataplane/types.js'
 import {displayName, EXPECTED, inputError, isObj, SNAPSHOT_API_VERSION, SNAPSHOT_KIND, type Obj, type Parsed, type Path} from './format.js'
 import {validateSnapshot} from './validate.js'
 
-type Kind = 'Node' | 'Service' | 'EndpointSlice' | 'Event' | 'Deployment' | 'StatefulSet'
+type Kind = 'Node' | 'Service' | 'EndpointSlice' | 'Event' | 'Deployment' | 'StatefulSet' | 'HorizontalPodAutoscaler' | 'PodDisruptionBudget'
 
 interface Located {
   kind: Kind
@@ -26,6 +38,8 @@ const LIST_ITEM_KIND: Record<string, Kind> = {
   EventList: 'Event',
   DeploymentList: 'Deployment',
   StatefulSetList: 'StatefulSet',
+  HorizontalPodAutoscalerList: 'HorizontalPodAutoscaler',
+  PodDisruptionBudgetList: 'PodDisruptionBudget',
 }
 
 class Collector {
@@ -36,6 +50,9 @@ class Collector {
   dataPlane: Obj | undefined
   /** A Snapshot document listed deployments/statefulSets (possibly empty): they were read. */
   workloadsListed = false
+  /** A Snapshot document listed horizontalPodAutoscalers / podDisruptionBudgets (possibly empty). */
+  hpasListed = false
+  pdbsListed = false
   constructor(
     private readonly parsed: Parsed,
     private readonly source: string,
@@ -102,6 +119,12 @@ class Collector {
           this.found.push({kind, obj: value, doc, path})
         }
         return
+      case 'HorizontalPodAutoscaler':
+        if (apiVersion === undefined || apiVersion.startsWith('autoscaling/')) this.found.push({kind, obj: value, doc, path})
+        return
+      case 'PodDisruptionBudget':
+        if (apiVersion === undefined || apiVersion.startsWith('policy/')) this.found.push({kind, obj: value, doc, path})
+        return
       default:
         return // Pods, Deployments, Endpoints, …: not ours
     }
@@ -127,11 +150,15 @@ class Collector {
       ['events', 'Event'],
       ['deployments', 'Deployment'],
       ['statefulSets', 'StatefulSet'],
+      ['horizontalPodAutoscalers', 'HorizontalPodAutoscaler'],
+      ['podDisruptionBudgets', 'PodDisruptionBudget'],
     ]
     for (const [field, kind] of fields) {
       const list = value[field]
       if (list === undefined || list === null) continue
       if (kind === 'Deployment' || kind === 'StatefulSet') this.workloadsListed = true
+      if (kind === 'HorizontalPodAutoscaler') this.hpasListed = true
+      if (kind === 'PodDisruptionBudget') this.pdbsListed = true
       if (!Array.isArray(list)) this.fail(doc, [...path, field], `Snapshot: "${field}" must be a list`)
       list.forEach((item, i) => {
         const p = [...path, field, i]
@@ -285,6 +312,10 @@ function toWorkload(c: Collector, at: Located): Deployment | StatefulSet {
       if (tpl.metadata !== undefined && tpl.metadata !== null && !isObj(tpl.metadata)) fail(['template', 'metadata'], 'must be a mapping')
       const labels = isObj(tpl.metadata) ? tpl.metadata.labels : undefined
       if (labels !== undefined && labels !== null && !isObj(labels)) fail(['template', 'metadata', 'labels'], 'must be a mapping')
+      const tspec = tpl.spec
+      if (tspec !== undefined && tspec !== null && !isObj(tspec)) fail(['template', 'spec'], 'must be a mapping')
+      const tsc = isObj(tspec) ? tspec.topologySpreadConstraints : undefined
+      if (tsc !== undefined && tsc !== null && !(Array.isArray(tsc) && tsc.every(isObj))) fail(['template', 'spec', 'topologySpreadConstraints'], 'must be a list of mappings')
     }
     const strategyField = at.kind === 'Deployment' ? 'strategy' : 'updateStrategy'
     const strategy = spec[strategyField]
@@ -305,6 +336,47 @@ function toWorkload(c: Collector, at: Located): Deployment | StatefulSet {
   return {...at.obj, kind: at.kind, metadata: meta} as Deployment | StatefulSet
 }
 
+/** An HPA: checks the shape of the fields plan reads (scaleTargetRef, minReplicas, maxReplicas). */
+function toHpa(c: Collector, at: Located): HorizontalPodAutoscaler {
+  const meta = checkMeta(c, at, true)
+  const name = label(at, meta)
+  const spec = at.obj.spec
+  function fail(path: Path, msg: string): never {
+    return c.fail(at.doc, [...at.path, 'spec', ...path], `${name}: spec${path.map((p) => `.${p}`).join('')} ${msg}`)
+  }
+  if (spec !== undefined && spec !== null) {
+    if (!isObj(spec)) c.fail(at.doc, [...at.path, 'spec'], `${name}: spec must be a mapping`)
+    const ref = spec.scaleTargetRef
+    if (ref !== undefined && ref !== null) {
+      if (!isObj(ref)) fail(['scaleTargetRef'], 'must be a mapping')
+      for (const f of ['kind', 'name', 'apiVersion']) if (ref[f] !== undefined && ref[f] !== null && typeof ref[f] !== 'string') fail(['scaleTargetRef', f], 'must be a string')
+    }
+    for (const f of ['minReplicas', 'maxReplicas']) {
+      const v = spec[f]
+      if (v !== undefined && v !== null && !(Number.isInteger(v) && (v as number) >= 0)) fail([f], 'must be a non-negative integer')
+    }
+  }
+  return {...at.obj, kind: 'HorizontalPodAutoscaler', metadata: meta} as HorizontalPodAutoscaler
+}
+
+/** A PDB: checks the shape of the fields plan reads (selector, minAvailable, maxUnavailable). */
+function toPdb(c: Collector, at: Located): PodDisruptionBudget {
+  const meta = checkMeta(c, at, true)
+  const name = label(at, meta)
+  const spec = at.obj.spec
+  function fail(path: Path, msg: string): never {
+    return c.fail(at.doc, [...at.path, 'spec', ...path], `${name}: spec${path.map((p) => `.${p}`).join('')} ${msg}`)
+  }
+  if (spec !== undefined && spec !== null) {
+    if (!isObj(spec)) c.fail(at.doc, [...at.path, 'spec'], `${name}: spec must be a mapping`)
+    if (spec.selector !== undefined && spec.selector !== null && !isObj(spec.selector)) fail(['selector'], 'must be a mapping')
+    for (const f of ['minAvailable', 'maxUnavailable']) {
+      const v = spec[f]
+      if (v !== undefined && v !== null && typeof v !== 'number' && typeof v !== 'string') fail([f], 'must be an integer or a percentage')
+    }
+  }
+  return {...at.obj, kind: 'PodDisruptionBudget', metadata: meta} as PodDisruptionBudget
+}
 
 /** A recorded data plane, with the list and record fields a hand-edited file may lack. */
 function dataPlaneOf(o: Obj): DataPlane {
@@ -367,6 +439,16 @@ export function decode(parsed: Parsed, source: string, need: SnapshotNeed = 'ser
         add(at.kind, w.metadata, w)
         break
       }
+      case 'HorizontalPodAutoscaler': {
+        const h = toHpa(c, at)
+        add(at.kind, h.metadata, h)
+        break
+      }
+      case 'PodDisruptionBudget': {
+        const p = toPdb(c, at)
+        add(at.kind, p.metadata, p)
+        break
+      }
     }
   }
   validateSnapshot({found: c.found, serverVersion: c.serverVersion, docs: parsed.docs}, (doc, path, msg) => c.fail(doc, path, msg))
@@ -374,6 +456,8 @@ export function decode(parsed: Parsed, source: string, need: SnapshotNeed = 'ser
   const events: EventObject[] = []
   const deployments: Deployment[] = []
   const statefulSets: StatefulSet[] = []
+  const hpas: HorizontalPodAutoscaler[] = []
+  const pdbs: PodDisruptionBudget[] = []
   for (const [key, v] of byKey) {
     const kind = key.slice(0, key.indexOf('\u0000'))
     if (kind === 'Node') state.nodes.push(v as Node)
@@ -381,6 +465,8 @@ export function decode(parsed: Parsed, source: string, need: SnapshotNeed = 'ser
     else if (kind === 'EndpointSlice') state.endpointSlices.push(v as EndpointSlice)
     else if (kind === 'Deployment') deployments.push(v as Deployment)
     else if (kind === 'StatefulSet') statefulSets.push(v as StatefulSet)
+    else if (kind === 'HorizontalPodAutoscaler') hpas.push(v as HorizontalPodAutoscaler)
+    else if (kind === 'PodDisruptionBudget') pdbs.push(v as PodDisruptionBudget)
     else events.push(v as EventObject)
   }
   if (need === 'nodes' && state.nodes.length === 0) {
@@ -396,6 +482,8 @@ export function decode(parsed: Parsed, source: string, need: SnapshotNeed = 'ser
     state.deployments = deployments
     state.statefulSets = statefulSets
   }
+  if (c.hpasListed || hpas.length > 0) state.horizontalPodAutoscalers = hpas
+  if (c.pdbsListed || pdbs.length > 0) state.podDisruptionBudgets = pdbs
   if (c.serverVersion !== undefined) state.serverVersion = c.serverVersion
   if (c.dataPlane !== undefined) state.dataPlane = dataPlaneOf(c.dataPlane)
   state.nodesReadable = c.nodesReadable ?? state.nodes.length > 0

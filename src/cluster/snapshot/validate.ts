@@ -19,7 +19,7 @@ type Path = (string | number)[]
 
 /** What snapshot.ts's collector found: one object, where it is. */
 export interface FoundObject {
-  kind: 'Node' | 'Service' | 'EndpointSlice' | 'Event' | 'Deployment' | 'StatefulSet'
+  kind: 'Node' | 'Service' | 'EndpointSlice' | 'Event' | 'Deployment' | 'StatefulSet' | 'HorizontalPodAutoscaler' | 'PodDisruptionBudget'
   obj: Obj
   doc: number
   path: Path
@@ -123,7 +123,23 @@ const EVENT: Record<string, Type> = {
 const WORKLOAD_COMMON: Record<string, Type> = {
   replicas: 'count',
   selector: {map: {matchLabels: 'labels', matchExpressions: {list: {map: {key: 'string', operator: 'string', values: strings}}}}},
-  template: {map: {metadata: {map: {labels: 'labels'}}}},
+  template: {
+    map: {
+      metadata: {map: {labels: 'labels'}},
+      // plan's placement model reads the zone spread constraint.
+      spec: {map: {topologySpreadConstraints: {list: {map: {maxSkew: 'int', topologyKey: 'string', whenUnsatisfiable: 'string', minDomains: 'int'}}}}},
+    },
+  },
+}
+
+const SELECTOR: Type = {map: {matchLabels: 'labels', matchExpressions: {list: {map: {key: 'string', operator: 'string', values: strings}}}}}
+
+/** plan reads an HPA's target and bounds, a PDB's selector and budget. */
+const HPA: Record<string, Type> = {
+  spec: {map: {scaleTargetRef: {map: {apiVersion: 'string', kind: 'string', name: 'string'}}, minReplicas: 'count', maxReplicas: 'count'}},
+}
+const PDB: Record<string, Type> = {
+  spec: {map: {selector: SELECTOR, minAvailable: 'int-or-percent', maxUnavailable: 'int-or-percent'}},
 }
 
 const DEPLOYMENT: Record<string, Type> = {
@@ -154,6 +170,8 @@ const FIELDS: Record<FoundObject['kind'], Record<string, Type>> = {
   Event: EVENT,
   Deployment: DEPLOYMENT,
   StatefulSet: STATEFUL_SET,
+  HorizontalPodAutoscaler: HPA,
+  PodDisruptionBudget: PDB,
 }
 
 /** "a number (42)", "a list", "a string ("x")": what was found, short. */

@@ -3,7 +3,7 @@
 // annotations), optionally redacted (redact.ts), and its YAML text.
 
 import {stringify} from 'yaml'
-import type {Deployment, Endpoint, EndpointSlice, Node, ObjectMeta, StatefulSet} from '../../upstream/api/types.js'
+import type {Deployment, Endpoint, EndpointSlice, HorizontalPodAutoscaler, Node, ObjectMeta, PodDisruptionBudget, StatefulSet} from '../../upstream/api/types.js'
 import type {ClusterState} from '../../state/cluster-state.js'
 import {SNAPSHOT_API_VERSION, SNAPSHOT_KIND, type Obj, type Snapshot} from './format.js'
 import {redactState, type RedactedState} from './redact.js'
@@ -54,22 +54,51 @@ function sliceForSnapshot(sl: EndpointSlice): EndpointSlice {
   }
 }
 
+/** name, namespace and labels: what a snapshot keeps of a workload's, an HPA's or a PDB's metadata. */
+function shortMeta(m: ObjectMeta): ObjectMeta {
+  const metadata: ObjectMeta = {name: m.name}
+  if (m.namespace !== undefined) metadata.namespace = m.namespace
+  if (m.labels) metadata.labels = {...m.labels}
+  return metadata
+}
+
 /**
  * A Deployment or StatefulSet as the snapshot keeps it: name, namespace, labels, replicas, the
- * selector, the update strategy and the pod template's labels. Never the pod template's spec
- * (its environment can hold secrets) nor annotations (last-applied-configuration holds it too).
+ * selector, the update strategy, the pod template's labels and its topologySpreadConstraints
+ * (plan's placement model). Never the rest of the pod template's spec (its environment can hold
+ * secrets) nor annotations (last-applied-configuration holds it too).
  */
 function workloadForSnapshot(w: Deployment | StatefulSet): Deployment | StatefulSet {
-  const metadata: ObjectMeta = {name: w.metadata.name}
-  if (w.metadata.namespace !== undefined) metadata.namespace = w.metadata.namespace
-  if (w.metadata.labels) metadata.labels = {...w.metadata.labels}
+  const metadata = shortMeta(w.metadata)
   const src = (w.spec ?? {}) as Obj
   const fields = w.kind === 'StatefulSet' ? ['replicas', 'selector', 'serviceName', 'podManagementPolicy', 'updateStrategy'] : ['replicas', 'selector', 'strategy', 'paused']
   const spec: Obj = {}
   for (const f of fields) if (src[f] !== undefined) spec[f] = src[f]
   const labels = w.spec?.template?.metadata?.labels
-  if (labels) spec.template = {metadata: {labels: {...labels}}}
+  const spread = w.spec?.template?.spec?.topologySpreadConstraints
+  if (labels || spread) {
+    const template: Obj = {}
+    if (labels) template.metadata = {labels: {...labels}}
+    if (spread) template.spec = {topologySpreadConstraints: structuredClone(spread)}
+    spec.template = template
+  }
   return {apiVersion: 'apps/v1', kind: w.kind, metadata, spec} as Deployment | StatefulSet
+}
+
+/** An HPA as the snapshot keeps it: its target and bounds (never its metrics or status). */
+function hpaForSnapshot(h: HorizontalPodAutoscaler): HorizontalPodAutoscaler {
+  const src = (h.spec ?? {}) as Obj
+  const spec: Obj = {}
+  for (const f of ['scaleTargetRef', 'minReplicas', 'maxReplicas']) if (src[f] !== undefined && src[f] !== null) spec[f] = structuredClone(src[f])
+  return {apiVersion: 'autoscaling/v2', kind: 'HorizontalPodAutoscaler', metadata: shortMeta(h.metadata), spec} as HorizontalPodAutoscaler
+}
+
+/** A PDB as the snapshot keeps it: its selector and budget (never its status). */
+function pdbForSnapshot(p: PodDisruptionBudget): PodDisruptionBudget {
+  const src = (p.spec ?? {}) as Obj
+  const spec: Obj = {}
+  for (const f of ['selector', 'minAvailable', 'maxUnavailable']) if (src[f] !== undefined && src[f] !== null) spec[f] = structuredClone(src[f])
+  return {apiVersion: 'policy/v1', kind: 'PodDisruptionBudget', metadata: shortMeta(p.metadata), spec} as PodDisruptionBudget
 }
 
 /** Our Snapshot document for `kubectl topology snapshot`: what kubectl-topology reads; with redact, also no addresses or node/pod names. */
@@ -93,6 +122,9 @@ export function serializeSnapshot(state: ClusterState, opts: {redact?: boolean} 
   snap.endpointSlices = body.endpointSlices
   if (deployments) snap.deployments = deployments
   if (statefulSets) snap.statefulSets = statefulSets
+  // HPAs and PDBs, like the workloads, are kept the same way with or without --redact.
+  if (state.horizontalPodAutoscalers) snap.horizontalPodAutoscalers = state.horizontalPodAutoscalers.map(hpaForSnapshot)
+  if (state.podDisruptionBudgets) snap.podDisruptionBudgets = state.podDisruptionBudgets.map(pdbForSnapshot)
   if (body.events) snap.events = body.events
   // The data plane detected when the snapshot was taken (the answer, not the DaemonSets: their
   // pod specs can hold secrets); --from-file reports it with source "snapshot".
