@@ -10,11 +10,17 @@
 //    the set (HasPopulatedHints), then calls RemoveHints.
 // So every change of the mark records an Event, and the latest of those two reasons tells the
 // mark (until the controller restarts, which empties the set silently, or the Events expire).
-// Without such an Event, the live hints tell it: zone hints on the Auto path were written by
-// AddHints (or, just after a switch from trafficDistribution, by that path: then we are wrong
-// until the controller syncs); off the Auto path, hints that trafficDistribution cannot write
-// (a ready endpoint hinted for another zone), or hints on a Service without trafficDistribution,
-// were left by AddHints before a switch the controller has not synced yet.
+// Without such an Event, the live hints of ready endpoints tell it, as far as they can:
+//  - none: not populated (assumed);
+//  - one hinted for another zone: only AddHints donates, so populated;
+//  - node hints: only trafficDistribution (PreferSameNode) writes them, so not populated;
+//  - own-zone hints only (AddHints with nothing to donate, or trafficDistribution): on the Auto
+//    path populated, unless the Service also has trafficDistribution and the Events were read
+//    (AddHints would have recorded Enabled: the hints are trafficDistribution's, written before
+//    a switch the controller has not synced yet); off the Auto path not populated when the
+//    Events were read (no Enabled recorded), else populated only without trafficDistribution.
+// Events expire (the API server's --event-ttl, 1 h by default), so an old Auto Service with
+// own-zone hints and trafficDistribution set is taken for trafficDistribution's.
 
 import {CONTROLLER_NAME, type EndpointSlice, type EventObject, type Service} from '../upstream/api/types.js'
 import type {TopologyPath} from '../upstream/endpointslice/reconciler.js'
@@ -63,9 +69,11 @@ export function controllerState(service: Service, path: TopologyPath, managedSli
   if (latest !== null) return {hintsPopulated: latest.reason === 'TopologyAwareHintsEnabled', inferredFrom: 'events'}
   let zoneHints = false
   let foreignZone = false
+  let nodeHints = false
   for (const s of managedSlices) {
     for (const e of s.endpoints ?? []) {
       if (e.conditions?.ready !== true) continue
+      if ((e.hints?.forNodes?.length ?? 0) > 0) nodeHints = true
       const zones = e.hints?.forZones ?? []
       if (zones.length === 0) continue
       zoneHints = true
@@ -73,7 +81,13 @@ export function controllerState(service: Service, path: TopologyPath, managedSli
     }
   }
   if (!zoneHints) return {hintsPopulated: false, inferredFrom: 'assumed'}
-  if (path === 'topology-mode-auto') return {hintsPopulated: true, inferredFrom: 'live-hints'}
+  // Only AddHints hints an endpoint for another zone; only trafficDistribution writes node hints.
+  if (foreignZone) return {hintsPopulated: true, inferredFrom: 'live-hints'}
+  if (nodeHints) return {hintsPopulated: false, inferredFrom: 'live-hints'}
+  // Own-zone hints only: AddHints with nothing to donate, or trafficDistribution.
   const td = service.spec?.trafficDistribution
-  return {hintsPopulated: foreignZone || td === undefined || td === null, inferredFrom: 'live-hints'}
+  const tdSet = td !== undefined && td !== null && td !== ''
+  if (path === 'topology-mode-auto') return tdSet && events !== undefined ? {hintsPopulated: false, inferredFrom: 'events'} : {hintsPopulated: true, inferredFrom: 'live-hints'}
+  if (events !== undefined) return {hintsPopulated: false, inferredFrom: 'events'}
+  return {hintsPopulated: !tdSet, inferredFrom: 'live-hints'}
 }

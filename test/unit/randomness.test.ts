@@ -159,6 +159,27 @@ describe('the controller\'s "hints populated" mark and its events', () => {
     }
   })
 
+  it('PreferSameNode -> none before the controller synced (node hints: trafficDistribution wrote them): no event', () => {
+    const psn = [named('web-1', 1, [{zone: 'zone-a', node: 'zone-a-0', hint: ['zone-a']}, {zone: 'zone-b', node: 'zone-b-0', hint: ['zone-b']}])]
+    psn[0]!.endpoints!.forEach((e) => (e.hints!.forNodes = [{name: e.nodeName!}]))
+    const c = run(service('web'), psn)
+    expect(c.state).toEqual({hintsPopulated: false, inferredFrom: 'live-hints'})
+    expect(c.event).toBeNull()
+  })
+
+  it('PreferSameZone -> Auto before the controller synced (Events read, none recorded): Enabled', () => {
+    const c = run(service('web', {...AUTO, trafficDistribution: 'PreferSameZone'}), hinted, [])
+    expect(c.state).toEqual({hintsPopulated: false, inferredFrom: 'events'})
+    expect(c.event?.reason).toBe('TopologyAwareHintsEnabled')
+  })
+
+  it('a donated hint off the Auto path: AddHints wrote it, so populated', () => {
+    const donated = [named('web-1', 1, [a('zone-b'), a('zone-a'), b('zone-b')])]
+    const c = run(service('web', {trafficDistribution: 'PreferClose'}), donated, [])
+    expect(c.state).toEqual({hintsPopulated: true, inferredFrom: 'live-hints'})
+    expect(c.event?.message).toBe('Topology Aware Hints has been disabled, addressType: IPv4')
+  })
+
   it('events of another Service or another component are not read', () => {
     const other = {...ENABLED, involvedObject: {kind: 'Service', name: 'other', namespace: 'default'}}
     const kubelet = {...ENABLED, source: {component: 'kubelet'}}
