@@ -778,7 +778,8 @@ function explainService(input: ServiceInput): ServiceExplanation {
   const driftCount = managedByController ? driftedRows : 0
   // The live per-zone counts against every count the controller can produce (Auto, hints set).
   let zoneCountDrift = false
-  if (managedByController && alternatives?.counts && controller.slicesToUpdate.length > 0) {
+  // (Only when every slice is the controller's: the zone rows count the others' hints too.)
+  if (managedByController && alternatives?.counts && controller.slicesToUpdate.length > 0 && managedSlices.length === slices.length) {
     const live: Record<string, number> = {}
     for (const z of zones) if (z.liveHints > 0) live[z.name] = z.liveHints
     const key = JSON.stringify(Object.keys(live).sort().map((k) => [k, live[k]]))
