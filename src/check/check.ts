@@ -307,12 +307,15 @@ export function checkNoDrift(s: ServiceExplanation): PolicyResult {
   if (!s.mode.managedByController) {
     return result('no-drift', 'skip', 'the Service has no selector: the controller does not manage its EndpointSlices')
   }
-  if (s.drift.endpoints === 0) return result('no-drift', 'pass', 'live hints match what the controller writes at its next sync')
+  if (s.drift.endpoints === 0 && !s.drift.zoneCounts)
+    return result('no-drift', 'pass', 'live hints match what the controller writes at its next sync')
   const slices = s.controller.slicesToUpdate
   return result(
     'no-drift',
     'fail',
-    `the live hints of ${s.drift.endpoints} endpoint(s) differ from what the controller writes at its next sync`,
+    s.drift.endpoints > 0
+      ? `the live hints of ${s.drift.endpoints} endpoint(s) differ from what the controller writes at its next sync`
+      : 'the live per-zone counts of zone hints are none the controller writes at its next sync, in any order',
     slices.length > 0 ? [`slices to rewrite: ${slices.join(', ')}`] : [],
   )
 }

@@ -17,7 +17,8 @@ import {hintNamesOf, type HintNames} from '../apply/plan.js'
 import {zoneCapacity, type NodeVerdict, type ZoneCapacity} from './node-verdicts.js'
 import {predictHints, type HintPrediction, type PredictionMode, type TopologyPath} from '../upstream/endpointslice/reconciler.js'
 import {getAllocations, OVERLOAD_THRESHOLD} from '../upstream/endpointslice/topologycache/topologycache.js'
-import {CONTROLLER_NAME, LABEL_MANAGED_BY, LABEL_SERVICE_NAME, LABEL_ZONE, type AddressType, type Endpoint, type EndpointSlice, type Node, type Service, type TopologyEvent} from '../upstream/api/types.js'
+import {CONTROLLER_NAME, LABEL_MANAGED_BY, LABEL_SERVICE_NAME, LABEL_ZONE, type AddressType, type Endpoint, type EndpointSlice, type EventObject, type Node, type Service, type TopologyEvent} from '../upstream/api/types.js'
+import {controllerState, type ControllerState} from './controller-state.js'
 import type {ClusterState} from '../state/cluster-state.js'
 import {features as featuresFor, formatVersion, type Features} from '../upstream/features.js'
 import type {DataPlane} from '../dataplane/types.js'
@@ -59,8 +60,15 @@ export interface EndpointRow {
   controllerReady: boolean
   liveHints: HintNames | null
   predictedHints: HintNames | null
+  /**
+   * Every zone the controller's zone hint for this endpoint can name, when there is more than
+   * one: upstream walks the slices and picks receiving zones in Go's random map order
+   * (topology-mode Auto). null when the predicted hint is certain.
+   */
+  alternatives: string[] | null
   /** The predicted zone hint is another zone than the endpoint's own (the controller donates it). */
   donatedTo: string | null
+  /** The live hints are none the controller can write at that sync (any of `alternatives` is not drift). */
   drift: boolean
 }
 
@@ -141,7 +149,29 @@ export interface ControllerVerdict {
    * steps with two zones tied for the largest surplus/deficit (per-zone counts may differ
    * upstream); receiverChoices = donated endpoints that could have gone to another zone.
    */
-  randomChoices: {tieBreaks: number; receiverChoices: number}
+  randomChoices: RandomChoices
+  /** The controller's "hints populated" mark for the Service before that sync, which decides its event. */
+  state: ControllerState
+}
+
+/**
+ * Where upstream's result depends on Go's random orders (topology-mode Auto); see
+ * docs/engine.md. Certain: the per-zone counts when countsCertain, each endpoint's hint when its
+ * `alternatives` is null.
+ */
+export interface RandomChoices {
+  /** Steps in which two zones tied for the largest surplus or deficit (getMost over a map). */
+  tieBreaks: number
+  /** Donated endpoints that could have gone to another receiving zone. */
+  receiverChoices: number
+  /** Ready endpoints whose donation depends on the order the controller walks the slices in. */
+  sliceOrder: number
+  /** Which unchanged slices keep their hints depends on the order of the slices. */
+  unchangedOrder: boolean
+  /** Ready endpoints with more than one possible zone hint (rows with `alternatives`). */
+  uncertainEndpoints: number
+  /** The per-zone counts of zone hints are the same in every order. */
+  countsCertain: boolean
 }
 
 export interface Advice {
@@ -213,7 +243,11 @@ export interface ServiceExplanation {
   endpoints: EndpointRow[]
   nodes?: NodeProxyRow[]
   traffic: TrafficEstimate
-  drift: {endpoints: number}
+  /**
+   * endpoints: rows whose live hints the controller cannot write; zoneCounts: the live per-zone
+   * counts of zone hints are none the controller can produce (topology-mode Auto, counts predicted).
+   */
+  drift: {endpoints: number; zoneCounts: boolean}
   findings: Finding[]
   advice: Advice[]
   /** Configuration findings (the mode's warnings, a single-zone cluster, internalTrafficPolicy Local). */
@@ -266,6 +300,7 @@ export function explain(state: ClusterState, services: readonly Service[], opts:
       out.push(
         explainService({
           service: svc,
+          events: state.events,
           slices: slices.filter((s) => s.addressType === addressType),
           allSlices: slices,
           addressType,
@@ -350,6 +385,8 @@ export function summariseNodes(capacity: ZoneCapacity): NodeSummary {
 
 interface ServiceInput {
   service: Service
+  /** Events on Services, when read (ClusterState.events). */
+  events: readonly EventObject[] | undefined
   slices: EndpointSlice[]
   /** Every slice of the Service, all address types (FQDN included). */
   allSlices: readonly EndpointSlice[]
@@ -409,6 +446,10 @@ function rowParts(): RowParts {
     },
   }
 }
+
+/** The hints name exactly one zone, one of `zones`, and no node. */
+const oneZoneOf = (h: HintNames | null, zones: readonly string[]): boolean =>
+  h !== null && h.forNodes.length === 0 && h.forZones.length === 1 && zones.includes(h.forZones[0]!)
 
 const sameHints = (a: HintNames | null, b: HintNames | null): boolean => {
   // Lists of 0 or 1 names (the usual case) need no sorted copy.
@@ -515,7 +556,7 @@ class Rows {
   }
 
   /** The rows of one slice; `predicted` is the slice as the controller writes it (maybe the same object). */
-  addSlice(slice: EndpointSlice, predicted: EndpointSlice): void {
+  addSlice(slice: EndpointSlice, predicted: EndpointSlice, alternatives: readonly (string[] | null)[] | undefined): void {
     const {parts, endpoints} = this
     const sliceEndpoints = slice.endpoints ?? []
     for (let j = 0; j < sliceEndpoints.length; j++) {
@@ -528,8 +569,11 @@ class Rows {
       const ready = c?.ready === true
       const predZone = pred?.forZones.length === 1 ? pred.forZones[0]! : null
       const donatedTo = predZone !== null && zone !== null && predZone !== zone && ready ? predZone : null
-      // The same endpoint object (a slice the controller leaves alone) cannot drift.
-      const drift = p !== e && live !== pred && !sameHints(live, pred)
+      const alts = alternatives?.[j] ?? null
+      const choices = alts !== null && alts.length > 1 ? alts : null
+      // The same endpoint object (a slice the controller leaves alone) cannot drift, nor can
+      // live hints the controller may write in another order (one zone of `alternatives`).
+      const drift = p !== e && live !== pred && !sameHints(live, pred) && !(choices !== null && oneZoneOf(live, choices))
       const at = this.count++
       endpoints[at] = {
         addresses: e.addresses,
@@ -540,6 +584,7 @@ class Rows {
         controllerReady: ready,
         liveHints: live,
         predictedHints: pred,
+        alternatives: choices,
         donatedTo,
         drift,
       }
@@ -594,6 +639,7 @@ function explainService(input: ServiceInput): ServiceExplanation {
   const proxied = !externalName && !headless
   const ratios = input.nodesReadable ? capacity.cpuRatiosByZone : null
   const predictionMode = opts.prediction ?? 'next-sync'
+  const state = controllerState(service, mode.path, managedSlices, input.events)
 
   // What the controller does with its slices at its next sync.
   let prediction: HintPrediction | null = null
@@ -608,7 +654,7 @@ function explainService(input: ServiceInput): ServiceExplanation {
       ratios,
       features: f,
       mode: predictionMode,
-      populated: false,
+      populated: state.hintsPopulated,
     })
   }
   const predictedByName = new Map<string, EndpointSlice>()
@@ -626,12 +672,14 @@ function explainService(input: ServiceInput): ServiceExplanation {
         prediction: predictionMode,
         slicesToUpdate: [],
         randomChoices: NO_RANDOM_CHOICES,
+        state,
       }
-    : controllerVerdict(prediction, mode.path, managedByController, predictionMode, addressType, service, countReady(slices))
+    : controllerVerdict(prediction, mode.path, managedByController, predictionMode, addressType, service, countReady(slices), state)
 
   // Endpoint rows, and the per-zone counts, in one pass.
   const rows = new Rows(input.parts, slices)
-  for (let i = 0; i < slices.length; i++) rows.addSlice(slices[i]!, predictedSlices[i]!)
+  const alternatives = prediction?.hintsSet ? prediction.addHints?.alternatives : undefined
+  for (let i = 0; i < slices.length; i++) rows.addSlice(slices[i]!, predictedSlices[i]!, alternatives?.bySlice.get(slices[i]!.metadata.name))
   const {endpoints, stats, rowZone, rowProxyReady, withAddress, readyCount, hinted, anyLiveHints, driftedRows, donatedCount, noZone, noZoneReady} = rows
 
   // kube-proxy, per zone and per node, on live and predicted hints.
@@ -781,13 +829,25 @@ function explainService(input: ServiceInput): ServiceExplanation {
     : estimateTraffic(null, 'zone-cpu', {rows: endpoints, stats, rowZone, rowProxyReady, byRow}, liveProxy, liveViews, predProxy, predViews)
 
   const driftCount = managedByController ? driftedRows : 0
+  // The live per-zone counts against every count the controller can produce (Auto, hints set).
+  let zoneCountDrift = false
+  // (Only when every slice is the controller's: the zone rows count the others' hints too.)
+  if (managedByController && alternatives?.counts && controller.slicesToUpdate.length > 0 && managedSlices.length === slices.length) {
+    const live: Record<string, number> = {}
+    for (const z of zones) if (z.liveHints > 0) live[z.name] = z.liveHints
+    const key = JSON.stringify(Object.keys(live).sort().map((k) => [k, live[k]]))
+    zoneCountDrift = !alternatives.counts.some((c) => JSON.stringify(Object.keys(c).sort().map((k) => [k, c[k]])) === key)
+  }
+  if (controller.path === 'topology-mode-auto' && alternatives) {
+    controller.randomChoices = {...controller.randomChoices, uncertainEndpoints: endpoints.filter((e) => e.alternatives !== null).length, countsCertain: alternatives.counts?.length === 1}
+  }
   const findings: Finding[] = []
   if (mode.path === 'topology-mode-auto' && !controller.hintsSet && !unpredictable) findings.push('hints-refused')
   // A zone with nothing (ready) to route to is not a topology fallback (check's no-fallback agrees).
   const topologyFallback = (v: KubeProxyVerdict) => v.fallback && v.reason !== 'no-endpoints' && v.reason !== 'no-ready-endpoints' && v.reason !== 'ignored-by-data-plane'
   if (proxied && (mode.path !== 'none' || anyLiveHints) && zones.some((z) => topologyFallback(z.kubeProxy) && (nodesByZone.get(z.name)?.length ?? 0) > 0))
     findings.push('fallback')
-  if (driftCount > 0) findings.push('drift')
+  if (driftCount > 0 || zoneCountDrift) findings.push('drift')
   if (controller.hintsSet && zones.some((z) => (own(ratios, z.name) ?? 0) > 0 && z.readyEndpoints === 0)) findings.push('no-endpoints-zone')
 
   const result: ServiceExplanation = {
@@ -807,7 +867,7 @@ function explainService(input: ServiceInput): ServiceExplanation {
     },
     endpoints,
     traffic,
-    drift: {endpoints: driftCount},
+    drift: {endpoints: driftCount, zoneCounts: zoneCountDrift},
     findings,
     advice: [],
     lint: lintIssues(service, mode, capacity, input.nodesReadable, f),
@@ -847,6 +907,7 @@ function controllerVerdict(
   addressType: AddressType,
   service: Service,
   readyInSlices: number,
+  state: ControllerState,
 ): ControllerVerdict {
   if (!managed || prediction === null) {
     return {
@@ -862,6 +923,7 @@ function controllerVerdict(
       prediction: predictionMode,
       slicesToUpdate: [],
       randomChoices: NO_RANDOM_CHOICES,
+      state,
     }
   }
   const total = prediction.addHints?.totalReady ?? countReady(prediction.slices)
@@ -871,17 +933,14 @@ function controllerVerdict(
     totalReadyEndpoints: total,
     prediction: predictionMode,
     slicesToUpdate: prediction.changedSliceNames,
-    randomChoices: prediction.addHints?.randomChoices ?? NO_RANDOM_CHOICES,
+    randomChoices: prediction.addHints?.randomChoices ? {...NO_RANDOM_CHOICES, ...prediction.addHints.randomChoices} : NO_RANDOM_CHOICES,
+    state,
   }
   if (path === 'topology-mode-auto') {
-    const ev = prediction.events.find((e) => e.reason === 'TopologyAwareHintsDisabled') ?? prediction.events[0] ?? null
-    const enabled: TopologyEvent = {
-      type: 'Normal',
-      reason: 'TopologyAwareHintsEnabled',
-      message: `Topology Aware Hints has been enabled, addressType: ${addressType}`,
-    }
-    const event = ev ?? (prediction.hintsSet ? enabled : null)
-    return {...base, reason: event?.reason ?? 'TopologyAwareHintsEnabled', message: event?.message ?? enabled.message, event}
+    const event = prediction.events.find((e) => e.reason === 'TopologyAwareHintsDisabled') ?? prediction.events[0] ?? null
+    // Hints set on a Service already marked populated: no event, the state is still "enabled".
+    const enabled = `Topology Aware Hints has been enabled, addressType: ${addressType}`
+    return {...base, reason: event?.reason ?? 'TopologyAwareHintsEnabled', message: event?.message ?? enabled, event}
   }
   if (path === 'traffic-distribution') {
     const td = service.spec?.trafficDistribution ?? ''
@@ -902,7 +961,7 @@ function controllerVerdict(
   }
 }
 
-const NO_RANDOM_CHOICES = {tieBreaks: 0, receiverChoices: 0}
+const NO_RANDOM_CHOICES: RandomChoices = Object.freeze({tieBreaks: 0, receiverChoices: 0, sliceOrder: 0, unchangedOrder: false, uncertainEndpoints: 0, countsCertain: true})
 
 /**
  * The Service's configuration findings: the mode's warnings (src/upstream/endpointslice/mode.ts),

@@ -5,38 +5,51 @@
 // rebuilt the slice when its endpoints changed, so its hints are a fresh computation), and
 // compare with what the controller wrote.
 //
-// Compared, and why exactly these (upstream iterates Go maps in topologycache/utils.go
-// getGivingAndReceivingZones and redistributeHints, so some choices are random):
-//  - hints set or not; the controller's latest Event on the Service (reason and message), or
-//    none on the other paths;
+// Compared, and why exactly these (upstream walks the slices in a Go map's order and iterates
+// maps in topologycache/utils.go getGivingAndReceivingZones and redistributeHints, so some
+// choices are random; the engine says which, per endpoint, as `alternatives`):
+//  - hints set or not;
+//  - the controller's Event: at creation the latest one (predicted from the state before the
+//    first sync: no hints, no Events); after each step the Events that step recorded (new, or
+//    a count raised), predicted from the state before the step with the step applied in
+//    memory (next-sync), so the populated mark is inferred from the cluster as explain does;
 //  - node hints of every endpoint (deterministic);
-//  - per-zone counts of zone hints and the number of cross-zone hints: exact, unless two zones
-//    tied for the largest surplus/deficit (Go's map order breaks the tie), which the engine
-//    reports as randomChoices.tieBreaks > 0: then only the total is compared;
-//  - each endpoint's zone hint: exact when no endpoint could have gone to another receiving
-//    zone (randomChoices.receiverChoices = 0); otherwise which endpoints were donated (the
-//    walk order is deterministic) but not where to.
+//  - each endpoint's zone hint: exactly the prediction when it is certain, else one zone of
+//    its `alternatives`;
+//  - per-zone counts of zone hints and the number of cross-zone hints when
+//    randomChoices.countsCertain;
+//  - explain on the state the controller left (next-sync) reports no drift: the controller's
+//    own hints are never drift.
+// Steps (scenarios.ts): mode switches with the hints in place (Auto, none, PreferSameZone) and
+// forced re-syncs (an annotation touched); each also touches that annotation, so the
+// controller syncs even when the mode was already the step's.
 // Every mismatch is dumped (snapshot + live slices + events) to test-results/differential/.
 //
 // DIFF_SCENARIOS (default 100) and DIFF_SEED (default 1) choose the scenarios; see
 // scripts/differential.mjs for `--scenarios 1000`.
 import {mkdirSync, writeFileSync} from 'node:fs'
+import {PatchStrategy, setHeaderOptions} from '@kubernetes/client-node'
 import {afterAll, describe, expect, it} from 'vitest'
 import {stringify} from 'yaml'
 import {loadKubeConfig} from '../../src/cluster/kubeconfig.js'
 import {readClusterState} from '../../src/cluster/live.js'
 import {serializeSnapshot} from '../../src/cluster/snapshot/snapshot.js'
 import {explain, type ServiceExplanation} from '../../src/explain/report.js'
-import type {EndpointSlice, EventObject} from '../../src/upstream/api/types.js'
+import type {ClusterState} from '../../src/state/cluster-state.js'
+import type {EndpointSlice, EventObject, Service} from '../../src/upstream/api/types.js'
 import {ROOT} from '../cli/run-cli.js'
 import {cluster, EVENT_SOURCE, sortEvents} from './fixtures.js'
-import {autoAnnotation, generateScenario, type Scenario} from './scenarios.js'
+import {autoAnnotation, generateScenario, type Scenario, type Step} from './scenarios.js'
 
 const COUNT = Number(process.env.DIFF_SCENARIOS ?? 100)
 const FIRST_SEED = Number(process.env.DIFF_SEED ?? 1)
 const SERVICE = 'svc'
 const c = cluster()
-const results: {seed: number; agree: boolean; notes: string[]}[] = []
+const results: {seed: number; agree: boolean; notes: string[]; slices: number; sliceOrder: boolean; steps: Step[]; events: number}[] = []
+const mergePatch = setHeaderOptions('Content-Type', PatchStrategy.MergePatch)
+const MODE = 'service.kubernetes.io/topology-mode'
+const HINTS = 'service.kubernetes.io/topology-aware-hints'
+const RESYNC = 'e2e.kubectl-topology.io/resync'
 
 async function build(s: Scenario): Promise<string> {
   await c.deleteAllNodes()
@@ -77,39 +90,45 @@ interface Live {
   events: EventObject[]
 }
 
-function compare(s: Scenario, predicted: ServiceExplanation, live: Live): string[] {
+/** What the controller's Event(s) must be: the latest one (creation), or those a step recorded. */
+type EventCheck = {kind: 'latest'} | {kind: 'new'; before: Map<string, number>}
+
+const zonesOf = (h: {forZones?: {name: string}[] | null} | null | undefined) => (h?.forZones ?? []).map((z) => z.name).sort()
+const nodesOf = (h: {forNodes?: {name: string}[] | null} | null | undefined) => (h?.forNodes ?? []).map((z) => z.name).sort()
+
+function compare(predicted: ServiceExplanation, live: Live, check: EventCheck): string[] {
   const diffs: string[] = []
   const liveEps = live.slices.flatMap((sl) => sl.endpoints ?? [])
-  const zonesOf = (h: {forZones?: {name: string}[] | null} | null | undefined) => (h?.forZones ?? []).map((z) => z.name).sort()
-  const nodesOf = (h: {forNodes?: {name: string}[] | null} | null | undefined) => (h?.forNodes ?? []).map((z) => z.name).sort()
   const liveSet = liveEps.some((e) => zonesOf(e.hints).length > 0 || nodesOf(e.hints).length > 0)
   if (liveSet !== predicted.controller.hintsSet) diffs.push(`hints set: live ${liveSet}, predicted ${predicted.controller.hintsSet}`)
 
-  // Events: the latest one from the controller on the Service.
-  const latest = live.events.at(-1)
   const ev = predicted.controller.event
-  if (predicted.mode.path === 'topology-mode-auto') {
-    if (!latest || latest.reason !== ev?.reason || latest.message !== ev?.message)
-      diffs.push(`event: live ${latest?.reason}: ${latest?.message}; predicted ${ev?.reason}: ${ev?.message}`)
-  } else if (latest) diffs.push(`event: live ${latest.reason} on the ${predicted.mode.path} path, predicted none`)
+  const show = (e: {reason?: string; message?: string} | null | undefined) => (e ? `${e.reason}: ${e.message}` : 'none')
+  if (check.kind === 'latest') {
+    const latest = live.events.filter((e) => e.reason?.startsWith('TopologyAwareHints')).at(-1) ?? null
+    if (show(latest) !== show(ev)) diffs.push(`event: live ${show(latest)}; predicted ${show(ev)}`)
+  } else {
+    // The topology Events only: the controller also records e.g. FailedToUpdateEndpointSlices.
+    const recorded = live.events.filter((e) => e.reason?.startsWith('TopologyAwareHints') && (check.before.get(e.metadata.name) ?? 0) < (e.count ?? 1))
+    const last = recorded.at(-1) ?? null
+    if (show(last) !== show(ev) || (ev === null && recorded.length > 0))
+      diffs.push(`event of the step: live ${recorded.map(show).join(' / ') || 'none'}; predicted ${show(ev)}`)
+  }
 
   const byIp = new Map(liveEps.map((e) => [e.addresses[0]!, e]))
-  const rc = predicted.controller.randomChoices
-  const count = (get: (ip: string) => string[]) => {
+  const certain = predicted.controller.randomChoices.countsCertain
+  const count = (get: (e: ServiceExplanation['endpoints'][number]) => string[]) => {
     const m: Record<string, number> = {}
-    for (const e of predicted.endpoints) for (const z of get(e.addresses[0]!)) m[z] = (m[z] ?? 0) + 1
-    return Object.fromEntries(Object.entries(m).sort(([a], [b]) => (a < b ? -1 : 1)))
+    for (const e of predicted.endpoints) for (const z of get(e)) m[z] = (m[z] ?? 0) + 1
+    return JSON.stringify(Object.entries(m).sort(([a], [b]) => (a < b ? -1 : 1)))
   }
-  const liveCounts = count((ip) => zonesOf(byIp.get(ip)?.hints))
-  const predCounts = count((ip) => [...(predicted.endpoints.find((e) => e.addresses[0] === ip)?.predictedHints?.forZones ?? [])].sort())
-  const cross = (zonesFor: (ip: string) => string[]) =>
-    predicted.endpoints.filter((e) => zonesFor(e.addresses[0]!).some((z) => z !== e.zone)).length
-  const liveCross = cross((ip) => zonesOf(byIp.get(ip)?.hints))
-  const predCross = cross((ip) => predicted.endpoints.find((e) => e.addresses[0] === ip)?.predictedHints?.forZones ?? [])
-  if (rc.tieBreaks === 0) {
-    if (JSON.stringify(liveCounts) !== JSON.stringify(predCounts)) diffs.push(`zone hint counts: live ${JSON.stringify(liveCounts)}, predicted ${JSON.stringify(predCounts)}`)
+  const liveZones = (e: ServiceExplanation['endpoints'][number]) => zonesOf(byIp.get(e.addresses[0]!)?.hints)
+  const predZones = (e: ServiceExplanation['endpoints'][number]) => [...(e.predictedHints?.forZones ?? [])].sort()
+  if (certain) {
+    if (count(liveZones) !== count(predZones)) diffs.push(`zone hint counts: live ${count(liveZones)}, predicted ${count(predZones)}`)
+    const cross = (get: typeof liveZones) => predicted.endpoints.filter((e) => get(e).some((z) => z !== e.zone)).length
+    if (cross(liveZones) !== cross(predZones)) diffs.push(`cross-zone hints: live ${cross(liveZones)}, predicted ${cross(predZones)}`)
   }
-  if (liveCross !== predCross) diffs.push(`cross-zone hints: live ${liveCross}, predicted ${predCross}`)
 
   for (const e of predicted.endpoints) {
     const ip = e.addresses[0]!
@@ -121,18 +140,50 @@ function compare(s: Scenario, predicted: ServiceExplanation, live: Live): string
     const ln = nodesOf(l.hints)
     const pn = [...(e.predictedHints?.forNodes ?? [])].sort()
     if (ln.join() !== pn.join()) diffs.push(`${ip} node hints: live [${ln}], predicted [${pn}]`)
-    if (rc.tieBreaks > 0) continue
     const lz = zonesOf(l.hints)
-    const pz = [...(e.predictedHints?.forZones ?? [])].sort()
-    if (rc.receiverChoices === 0) {
-      if (lz.join() !== pz.join()) diffs.push(`${ip} zone hints: live [${lz}], predicted [${pz}]`)
-    } else {
-      const donatedLive = lz.length > 0 && lz.some((z) => z !== e.zone)
-      const donatedPred = pz.length > 0 && pz.some((z) => z !== e.zone)
-      if (donatedLive !== donatedPred) diffs.push(`${ip} donated: live ${donatedLive}, predicted ${donatedPred}`)
-    }
+    if (e.alternatives !== null) {
+      if (lz.length !== 1 || !e.alternatives.includes(lz[0]!)) diffs.push(`${ip} zone hints: live [${lz}], possible one of [${e.alternatives}]`)
+    } else if (lz.join() !== predZones(e).join()) diffs.push(`${ip} zone hints: live [${lz}], predicted [${predZones(e)}]`)
   }
   return diffs
+}
+
+/** The controller's own hints are never drift: explain (next-sync) on the state it left. */
+function selfDrift(state: ClusterState): string[] {
+  const s = explain(state, state.services, {kubeVersion: state.serverVersion}).services[0]!
+  if (!s.mode.managedByController || (s.drift.endpoints === 0 && !s.drift.zoneCounts)) return []
+  return [`explain reports drift on the controller's own hints: ${s.drift.endpoints} endpoint(s), zoneCounts ${s.drift.zoneCounts}`]
+}
+
+/** RFC 7386 JSON merge patch, in memory (the Service as the step will leave it). */
+function mergeInto(target: unknown, patch: unknown): unknown {
+  if (patch === null || typeof patch !== 'object' || Array.isArray(patch)) return patch
+  const out: Record<string, unknown> = target !== null && typeof target === 'object' && !Array.isArray(target) ? {...(target as Record<string, unknown>)} : {}
+  for (const [k, v] of Object.entries(patch)) {
+    if (v === null) delete out[k]
+    else out[k] = mergeInto(out[k], v)
+  }
+  return out
+}
+
+function stepPatch(step: Step, n: number): Record<string, unknown> {
+  const touch = {[RESYNC]: String(n)}
+  switch (step) {
+    case 'auto':
+      return {metadata: {annotations: {...touch, [HINTS]: null, [MODE]: 'Auto'}}}
+    case 'none':
+      return {metadata: {annotations: {...touch, [HINTS]: null, [MODE]: null}}, spec: {trafficDistribution: null}}
+    case 'prefer-same-zone':
+      return {metadata: {annotations: {...touch, [HINTS]: null, [MODE]: null}}, spec: {trafficDistribution: 'PreferSameZone'}}
+    case 'resync':
+      return {metadata: {annotations: touch}}
+  }
+}
+
+/** The state before the first sync: no hints on the slices, no Events. */
+function beforeFirstSync(state: ClusterState): ClusterState {
+  const strip = (s: EndpointSlice): EndpointSlice => ({...s, endpoints: (s.endpoints ?? []).map(({hints: _, ...e}) => e)})
+  return {...state, events: [], endpointSlices: state.endpointSlices.map(strip)}
 }
 
 describe(`differential: explain vs the real EndpointSlice controller (${COUNT} scenarios from seed ${FIRST_SEED})`, () => {
@@ -142,41 +193,75 @@ describe(`differential: explain vs the real EndpointSlice controller (${COUNT} s
     const s = generateScenario(seed)
     const ns = await build(s)
     const ctx = await loadKubeConfig({requestTimeoutMs: 30_000})
-    const read = async () => {
+    const readState = async () => {
       const state = await readClusterState(ctx, {namespace: ns, serviceNames: [SERVICE], withEvents: true})
-      const report = explain(state, state.services, {kubeVersion: state.serverVersion, prediction: 'fresh'})
-      expect(report.services).toHaveLength(1)
-      const predicted = report.services[0]!
       // Only the EndpointSlice controller's events: the API server records others on a new
       // Service now and then (e.g. ClusterIPNotAllocated from its IP repair loop).
       const events = sortEvents((state.events ?? []).filter((e) => e.involvedObject?.name === SERVICE && e.source?.component === EVENT_SOURCE))
-      const live = {slices: state.endpointSlices, events}
-      return {state, predicted, events, live, diffs: compare(s, predicted, live)}
+      return {state, live: {slices: state.endpointSlices, events}}
     }
-    // The controller may have synced the Service more than once (its Pod or Node cache behind
-    // its Service cache on a loaded machine), and it records each sync's Event only after
-    // writing the slices, asynchronously: the endpoints can be final while the latest Event is
-    // still an earlier sync's. Read again (bounded) until the live state agrees; a lasting
+    // The controller may sync the Service more than once (its Pod or Node cache behind its
+    // Service cache on a loaded machine), and it records each sync's Event only after writing
+    // the slices, asynchronously. Read again (bounded) until the live state agrees; a lasting
     // difference is still reported, from the last read.
-    let r = await read()
-    for (const deadline = Date.now() + 20_000; r.diffs.length > 0 && Date.now() < deadline; ) {
-      await new Promise((res) => setTimeout(res, 500))
-      r = await read()
+    const settle = async (predict: (state: ClusterState) => ServiceExplanation, check: EventCheck) => {
+      const once = async () => {
+        const r = await readState()
+        const predicted = predict(r.state)
+        return {...r, predicted, diffs: [...compare(predicted, r.live, check), ...selfDrift(r.state)]}
+      }
+      let r = await once()
+      for (const deadline = Date.now() + 20_000; r.diffs.length > 0 && Date.now() < deadline; ) {
+        await new Promise((res) => setTimeout(res, 500))
+        r = await once()
+      }
+      return r
     }
-    const {state, predicted, events, live, diffs} = r
-    const rc = predicted.controller.randomChoices
+    const explainOne = (state: ClusterState, prediction: 'fresh' | 'next-sync') => {
+      const report = explain(state, state.services, {kubeVersion: state.serverVersion, prediction})
+      expect(report.services).toHaveLength(1)
+      return report.services[0]!
+    }
+
+    // 1. Creation: predicted from the state before the first sync.
+    let r = await settle((state) => explainOne(beforeFirstSync(state), 'fresh'), {kind: 'latest'})
+    const allDiffs = r.diffs.map((d) => `create: ${d}`)
+    const first = r.predicted
+    let slices = r.state.endpointSlices.length
+    let sliceOrder = first.controller.randomChoices.sliceOrder > 0
+    let eventsChecked = 1
+    // 2. Each step, predicted from the state before it (next-sync) with the step applied in memory.
+    for (const [i, step] of s.steps.entries()) {
+      if (allDiffs.length > 0) break
+      const pre = await readState()
+      const patch = stepPatch(step, i + 1)
+      const svc = mergeInto(pre.state.services[0], patch) as Service
+      const predicted = explainOne({...pre.state, services: [svc]}, 'next-sync')
+      const before = new Map(pre.live.events.map((e) => [e.metadata.name, e.count ?? 1]))
+      await c.core.patchNamespacedService({name: SERVICE, namespace: ns, body: patch}, mergePatch)
+      // A step may change nothing visible (a re-sync): give the controller time to sync.
+      await new Promise((res) => setTimeout(res, 2_000))
+      r = await settle(() => predicted, {kind: 'new', before})
+      allDiffs.push(...r.diffs.map((d) => `step ${i + 1} (${step}): ${d}`))
+      slices = Math.max(slices, r.state.endpointSlices.length)
+      if (predicted.controller.randomChoices.sliceOrder > 0) sliceOrder = true
+      eventsChecked++
+    }
+    const {state, live} = r
+    const diffs = allDiffs
+    const rc = first.controller.randomChoices
     const notes = [
-      `${s.zones.length} zones, ${s.nodes.length} nodes, ${s.pods.length} pods, ${predicted.mode.path}, ${predicted.controller.reason}`,
-      ...(rc.tieBreaks ? ['tie-break: compared totals only'] : []),
-      ...(rc.receiverChoices ? ['several receivers: compared which endpoints moved, not where'] : []),
+      `${s.zones.length} zones, ${s.nodes.length} nodes, ${s.pods.length} pods, ${first.mode.path}, ${first.controller.reason}`,
+      ...(rc.tieBreaks ? ['tie-break'] : []),
+      ...(rc.receiverChoices ? ['several receivers'] : []),
     ]
-    results.push({seed, agree: diffs.length === 0, notes})
+    results.push({seed, agree: diffs.length === 0, notes, slices, sliceOrder, steps: s.steps, events: eventsChecked})
     if (diffs.length > 0) {
       const dir = `${ROOT}/test-results/differential/seed-${seed}`
       mkdirSync(dir, {recursive: true})
       writeFileSync(`${dir}/snapshot.yaml`, stringify(serializeSnapshot(state)))
-      writeFileSync(`${dir}/live.yaml`, stringify({slices: live.slices, events}))
-      writeFileSync(`${dir}/diffs.txt`, `${diffs.join('\n')}\nreproduce: npm run test:differential -- --seed ${seed} --scenarios 1\n`)
+      writeFileSync(`${dir}/live.yaml`, stringify({slices: live.slices, events: live.events}))
+      writeFileSync(`${dir}/diffs.txt`, `${diffs.join('\n')}\nsteps: ${s.steps.join(', ') || 'none'}\nreproduce: npm run test:differential -- --seed ${seed} --scenarios 1\n`)
     }
     await c.core.deleteNamespacedService({name: SERVICE, namespace: ns}).catch(() => undefined)
     expect(diffs, `seed ${seed} (${notes[0]}): dumped to test-results/differential/seed-${seed}`).toEqual([])
@@ -192,7 +277,13 @@ describe(`differential: explain vs the real EndpointSlice controller (${COUNT} s
     process.stdout.write(`\ndifferential: ${agree}/${results.length} scenarios agree\n`)
     const ties = results.filter((r) => r.notes.some((n) => n.startsWith('tie-break'))).length
     const receivers = results.filter((r) => r.notes.some((n) => n.startsWith('several receivers'))).length
-    process.stdout.write(`  (upstream random: ${ties} with a tie-break, compared totals; ${receivers} with several receivers, compared which endpoints moved)\n`)
+    process.stdout.write(`  (upstream random at creation: ${ties} with a tie-break, ${receivers} with several receivers; compared against the alternatives)\n`)
     for (const [k, n] of [...paths.entries()].sort((a, b) => b[1] - a[1])) process.stdout.write(`  ${String(n).padStart(4)}  ${k}\n`)
+    const several = results.filter((r) => r.slices > 1).length
+    const order = results.filter((r) => r.sliceOrder).length
+    const steps = new Map<string, number>()
+    for (const r of results) for (const st of r.steps) steps.set(st, (steps.get(st) ?? 0) + 1)
+    process.stdout.write(`  several slices: ${several}; slice order decided some hint: ${order}; events checked: ${results.reduce((a, r) => a + r.events, 0)}\n`)
+    process.stdout.write(`  steps: ${[...steps].map(([k, n]) => `${n} ${k}`).join(', ') || 'none'}\n`)
   })
 })

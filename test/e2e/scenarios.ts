@@ -11,6 +11,13 @@ export interface ScenarioPod {
   terminating: boolean
 }
 
+/**
+ * A change made after the first comparison, then compared again: a mode switch with the hints
+ * in place (the controller's populated mark decides its event), or a forced re-sync (an
+ * annotation the controller does not read is touched: onServiceUpdate queues the Service).
+ */
+export type Step = 'auto' | 'none' | 'prefer-same-zone' | 'resync'
+
 export interface Scenario {
   seed: number
   zones: string[]
@@ -19,6 +26,8 @@ export interface Scenario {
   annotations: Record<string, string>
   trafficDistribution?: string
   publishNotReadyAddresses: boolean
+  /** Changes after the first comparison, in order (drawn after everything else, so seeds keep their clusters). */
+  steps: Step[]
 }
 
 export function mulberry32(seed: number): () => number {
@@ -48,6 +57,7 @@ const ANNOTATIONS: Record<string, string>[] = [
   {'service.kubernetes.io/topology-aware-hints': 'Auto', 'service.kubernetes.io/topology-mode': 'Auto'},
   {'service.kubernetes.io/topology-aware-hints': 'disabled'},
 ]
+const STEPS: Step[] = ['auto', 'auto', 'none', 'none', 'prefer-same-zone', 'resync', 'resync']
 const TRAFFIC: (string | undefined)[] = [undefined, undefined, undefined, 'PreferClose', 'PreferSameZone', 'PreferSameNode']
 
 export function generateScenario(seed: number): Scenario {
@@ -89,9 +99,29 @@ export function generateScenario(seed: number): Scenario {
     pods,
     annotations: pick(ANNOTATIONS),
     publishNotReadyAddresses: chance(0.15),
+    steps: [],
   }
   const td = pick(TRAFFIC)
   if (td !== undefined) scenario.trafficDistribution = td
+  // Drawn last: the draws above are those of earlier versions, so a seed keeps its cluster.
+  // More than 100 endpoints (the controller's --max-endpoints-per-slice default) in some
+  // scenarios: several slices, which upstream walks in a random order.
+  if (chance(0.2)) {
+    const extra = int(60, 200)
+    for (let i = podCount; i < podCount + extra; i++) {
+      pods.push({
+        name: `p${i}`,
+        nodeName: pick(nodes).name,
+        ip: `10.${(seed % 200) + 20}.${Math.floor(i / 250)}.${(i % 250) + 1}`,
+        ready: chance(0.9),
+        terminating: chance(0.03),
+      })
+    }
+  }
+  if (chance(0.6)) {
+    const n = int(1, 3)
+    for (let i = 0; i < n; i++) scenario.steps.push(pick(STEPS))
+  }
   return scenario
 }
 

@@ -169,17 +169,25 @@ describe('events explain reports', () => {
     [slice('web', spread({'zone-a': 3, 'zone-b': 3, 'zone-c': 3}, true))],
   )
 
-  it('hints already in place: nothing to write, yet the Enabled event of a first sync (the controller\'s in-memory mark is not visible)', () => {
+  it('hints already in place: nothing to write, and no event (the live hints say the controller marked the Service populated)', () => {
     const s = only(st)
     expect(s.controller.slicesToUpdate).toEqual([])
     expect(s.drift.endpoints).toBe(0)
-    expect(s.controller.event).toEqual({type: 'Normal', reason: 'TopologyAwareHintsEnabled', message: 'Topology Aware Hints has been enabled, addressType: IPv4'})
+    expect(s.controller.state).toEqual({hintsPopulated: true, inferredFrom: 'live-hints'})
+    expect(s.controller.event).toBeNull()
   })
 
-  it('leaving Auto: no "Topology Aware Hints has been disabled" event (it needs the populated mark), hints removed', () => {
+  it('leaving Auto with hints in place: Warning "Topology Aware Hints has been disabled", hints removed', () => {
     const off = {...st, services: [service('web')]}
     const s = only(off)
-    expect(s.controller).toMatchObject({path: 'none', hintsSet: false, reason: 'TopologyNotRequested', event: null, slicesToUpdate: ['web-abc']})
+    expect(s.controller).toMatchObject({
+      path: 'none',
+      hintsSet: false,
+      reason: 'TopologyNotRequested',
+      event: {type: 'Warning', reason: 'TopologyAwareHintsDisabled', message: 'Topology Aware Hints has been disabled, addressType: IPv4'},
+      slicesToUpdate: ['web-abc'],
+      state: {hintsPopulated: true, inferredFrom: 'live-hints'},
+    })
   })
 
   it('Nodes unreadable (RBAC): no Auto prediction, the live hints are shown', () => {

@@ -38,12 +38,14 @@
 import {LABEL_CONTROL_PLANE, LABEL_MASTER, LABEL_ZONE, type AddressType, type Node, type TopologyEvent} from '../../api/types.js'
 import {nanoToMilli, parseNano, QuantityError} from '../../apimachinery/quantity.js'
 import {MESSAGES} from './event.js'
+import {hintAlternatives, unchangedOrderMatters, type HintAlternatives} from './randomness.js'
 import {getAllocatedHintsByZone, getTotalReadyEndpoints, type SliceLists} from './sliceinfo.js'
 import {
   cloneSlice,
   endpointReady,
   formatWithAddressType,
   getGivingAndReceivingZones,
+  getHintsByZone,
   recordToMap,
   redistributeInPlace,
   isNodeReady,
@@ -86,9 +88,13 @@ export interface AddHintsResult extends SliceLists {
    * tieBreaks = giving/receiving steps where two zones had the same largest surplus or deficit
    * (per-zone counts may differ upstream); receiverChoices = donated endpoints that could have
    * gone to another receiving zone (which endpoint goes where may differ; counts do not).
+   * sliceOrder = ready endpoints whose donation depends on the order of the slices (a Go map's
+   * in the reconciler); unchangedOrder = which unchanged slices keep their hints depends on it.
    * Absent when the allocation never got that far.
    */
-  randomChoices?: {tieBreaks: number; receiverChoices: number}
+  randomChoices?: {tieBreaks: number; receiverChoices: number; sliceOrder: number; unchangedOrder: boolean}
+  /** Every hint each rewritten ready endpoint can get over all of upstream's random orders (randomness.ts). */
+  alternatives?: HintAlternatives
 }
 
 // ---- allocations ----------------------------------------------------------------------------
@@ -179,6 +185,7 @@ export function addHints(ratios: Record<string, number> | null, input: AddHintsI
   const {allocations} = outcome
 
   const {allocated, stillUnchanged, moved} = getAllocatedHintsByZone(input.unchanged, allocations)
+  const unchangedOrder = unchangedOrderMatters(input.unchanged, allocations, (s) => getHintsByZone(s, {}, allocations))
   const toCreate = input.toCreate.map(cloneSlice)
   const toUpdate = [...input.toUpdate.map(cloneSlice), ...moved]
   const allocatable = [...toCreate, ...toUpdate]
@@ -197,12 +204,14 @@ export function addHints(ratios: Record<string, number> | null, input: AddHintsI
   }
 
   // Step 2: which zones give and which receive.
-  const {giving, receiving, tieBreaks} = getGivingAndReceivingZones(allocations, toRecord(allocated))
+  const afterStep1 = toRecord(allocated)
+  const {giving, receiving, tieBreaks} = getGivingAndReceivingZones(allocations, afterStep1)
+  const alternatives = hintAlternatives(allocatable, allocations, afterStep1, unchangedOrder)
 
   // Step 3: redistribute.
   const choices = {receiverChoices: 0}
   const redistributions = redistributeInPlace(allocatable, recordToMap(giving), recordToMap(receiving), choices)
-  const randomChoices = {tieBreaks, receiverChoices: choices.receiverChoices}
+  const randomChoices = {tieBreaks, receiverChoices: choices.receiverChoices, sliceOrder: alternatives.sliceOrder, unchangedOrder}
   for (const [zone, diff] of redistributions) allocated.set(zone, (allocated.get(zone) ?? 0) + diff)
 
   if (allocated.size === 0) {
@@ -230,6 +239,7 @@ export function addHints(ratios: Record<string, number> | null, input: AddHintsI
     giving,
     receiving,
     randomChoices,
+    alternatives,
   }
 }
 

@@ -12,7 +12,8 @@
 //    order that still has something left to receive.
 // With a tie, upstream's per-zone counts can differ from ours (two zones with the same surplus:
 // either may give); with several receivers, which endpoint goes where can differ, the counts
-// cannot.
+// cannot. The order of the slices (a Go map's in the reconciler) decides which endpoints are
+// donated. randomness.ts (ours) computes every outcome upstream can have.
 //
 // Purity: nothing passed in is mutated; slices upstream changes in place are deep-copied first.
 //

@@ -1,0 +1,93 @@
+// The EndpointSlice controller's per-Service state that decides its events, as far as the
+// cluster shows it (ours). Upstream (k8s.io/endpointslice v0.36.3) keeps, in memory, the set
+// topologycache.go `hintsPopulatedByService`:
+//  - AddHints inserts the Service when it sets hints (SetHints/setHintsLocked) and records
+//    Normal `TopologyAwareHintsEnabled` only if it was not in the set;
+//  - every AddHints refusal calls RemoveHints (the Service leaves the set) and records a Warning
+//    `TopologyAwareHintsDisabled` with the reason, on every sync;
+//  - reconciler.go reconcileByAddressType, off the Auto path, records Warning
+//    `TopologyAwareHintsDisabled` "Topology Aware Hints has been disabled" if the Service was in
+//    the set (HasPopulatedHints), then calls RemoveHints.
+// So every change of the mark records an Event, and the latest of those two reasons tells the
+// mark (until the controller restarts, which empties the set silently, or the Events expire).
+// Without such an Event, the live hints of ready endpoints tell it, as far as they can:
+//  - none: not populated (assumed);
+//  - one hinted for another zone: only AddHints donates, so populated;
+//  - node hints: only trafficDistribution (PreferSameNode) writes them, so not populated;
+//  - own-zone hints only (AddHints with nothing to donate, or trafficDistribution): on the Auto
+//    path populated, unless the Service also has trafficDistribution and the Events were read
+//    (AddHints would have recorded Enabled: the hints are trafficDistribution's, written before
+//    a switch the controller has not synced yet); off the Auto path not populated when the
+//    Events were read (no Enabled recorded), else populated only without trafficDistribution.
+// Events expire (the API server's --event-ttl, 1 h by default), so an old Auto Service with
+// own-zone hints and trafficDistribution set is taken for trafficDistribution's.
+
+import {CONTROLLER_NAME, type EndpointSlice, type EventObject, type Service} from '../upstream/api/types.js'
+import type {TopologyPath} from '../upstream/endpointslice/reconciler.js'
+
+/** The component name the EndpointSlice controller records Events under. */
+export const CONTROLLER_EVENT_SOURCE = 'endpoint-slice-controller'
+
+export interface ControllerState {
+  /** Whether the controller has the Service marked "hints populated" before its next sync. */
+  hintsPopulated: boolean
+  /** events: the latest Enabled/Disabled Event; live-hints: the hints on its slices; assumed: nothing said (no Event, no hints). */
+  inferredFrom: 'events' | 'live-hints' | 'assumed'
+}
+
+const time = (e: EventObject): number => {
+  const t = e.lastTimestamp ?? e.eventTime ?? e.firstTimestamp ?? e.metadata?.creationTimestamp
+  const ms = t ? Date.parse(t) : 0
+  return Number.isNaN(ms) ? 0 : ms
+}
+const rv = (e: EventObject): bigint => {
+  try {
+    return BigInt(e.metadata?.resourceVersion ?? '0')
+  } catch {
+    return 0n
+  }
+}
+
+/** The controller's latest TopologyAwareHintsEnabled/Disabled Event on the Service (by time, then resourceVersion). */
+export function latestTopologyEvent(service: Service, events: readonly EventObject[] | undefined): EventObject | null {
+  let best: EventObject | null = null
+  for (const e of events ?? []) {
+    const io = e.involvedObject
+    if (io?.kind !== 'Service' || io.name !== service.metadata.name || (io.namespace ?? 'default') !== (service.metadata.namespace ?? 'default')) continue
+    if (io.uid && service.metadata.uid && io.uid !== service.metadata.uid) continue
+    const source = e.source?.component || e.reportingComponent
+    if (source !== CONTROLLER_EVENT_SOURCE && source !== CONTROLLER_NAME) continue
+    if (e.reason !== 'TopologyAwareHintsEnabled' && e.reason !== 'TopologyAwareHintsDisabled') continue
+    if (best === null || time(e) > time(best) || (time(e) === time(best) && rv(e) > rv(best))) best = e
+  }
+  return best
+}
+
+/** What the cluster shows of the controller's "hints populated" mark for the Service (see the header). */
+export function controllerState(service: Service, path: TopologyPath, managedSlices: readonly EndpointSlice[], events: readonly EventObject[] | undefined): ControllerState {
+  const latest = latestTopologyEvent(service, events)
+  if (latest !== null) return {hintsPopulated: latest.reason === 'TopologyAwareHintsEnabled', inferredFrom: 'events'}
+  let zoneHints = false
+  let foreignZone = false
+  let nodeHints = false
+  for (const s of managedSlices) {
+    for (const e of s.endpoints ?? []) {
+      if (e.conditions?.ready !== true) continue
+      if ((e.hints?.forNodes?.length ?? 0) > 0) nodeHints = true
+      const zones = e.hints?.forZones ?? []
+      if (zones.length === 0) continue
+      zoneHints = true
+      if (zones.some((z) => z.name !== e.zone)) foreignZone = true
+    }
+  }
+  if (!zoneHints) return {hintsPopulated: false, inferredFrom: 'assumed'}
+  // Only AddHints hints an endpoint for another zone; only trafficDistribution writes node hints.
+  if (foreignZone) return {hintsPopulated: true, inferredFrom: 'live-hints'}
+  if (nodeHints) return {hintsPopulated: false, inferredFrom: 'live-hints'}
+  // Own-zone hints only: AddHints with nothing to donate, or trafficDistribution.
+  const td = service.spec?.trafficDistribution
+  const tdSet = td !== undefined && td !== null && td !== ''
+  if (path === 'topology-mode-auto') return tdSet && events !== undefined ? {hintsPopulated: false, inferredFrom: 'events'} : {hintsPopulated: true, inferredFrom: 'live-hints'}
+  if (events !== undefined) return {hintsPopulated: false, inferredFrom: 'events'}
+  return {hintsPopulated: !tdSet, inferredFrom: 'live-hints'}
+}
