@@ -94,7 +94,18 @@ const schema = {
               drift: bool,
             }),
           },
-          nodes: {type: 'array', items: obj({name: str, zone: nullable(str), mode: proxyMode, fallback: bool, reason: fallbackReason, endpoints: strings})},
+          nodes: {
+            type: 'array',
+            items: obj({
+              name: str,
+              zone: nullable(str),
+              mode: proxyMode,
+              fallback: bool,
+              reason: fallbackReason,
+              endpoints: strings,
+              ports: {type: 'array', items: obj({name: str, protocol: str, mode: proxyMode, fallback: bool, reason: fallbackReason, endpoints: strings})},
+            }),
+          },
           traffic: obj({
             model: {enum: ['zone-cpu', 'custom', 'none']},
             inZoneShareLive: nullable(num),
