@@ -97,7 +97,20 @@ const schema = {
               drift: bool,
             }),
           },
-          nodes: {type: 'array', items: obj({name: str, zone: nullable(str), mode: proxyMode, fallback: bool, reason: fallbackReason, endpoints: strings, clusterEndpoints: strings, localEndpoints: strings})},
+          nodes: {
+            type: 'array',
+            items: obj({
+              name: str,
+              zone: nullable(str),
+              mode: proxyMode,
+              fallback: bool,
+              reason: fallbackReason,
+              endpoints: strings,
+              clusterEndpoints: strings,
+              localEndpoints: strings,
+              ports: {type: 'array', items: obj({name: str, protocol: str, mode: proxyMode, fallback: bool, reason: fallbackReason, endpoints: strings})},
+            }),
+          },
           traffic: obj({
             model: {enum: ['zone-cpu', 'custom', 'none']},
             inZoneShareLive: nullable(num),

@@ -10,8 +10,8 @@ import {
   type ZoneView,
 } from '../upstream/kube-proxy/topology.js'
 import type {ProxyEndpoint} from '../upstream/kube-proxy/endpoint.js'
-import {proxyEndpointsFromSlices} from '../upstream/kube-proxy/endpointslicecache.js'
-import {serviceTrafficFlags} from '../upstream/kube-proxy/serviceport.js'
+import {proxyEndpointsFromSlices, sliceHasPort} from '../upstream/kube-proxy/endpointslicecache.js'
+import {getClusterIPByFamily, serviceTrafficFlags} from '../upstream/kube-proxy/serviceport.js'
 import {serviceMode, type ModeWarningRule, type ServiceMode} from './mode.js'
 import {hintNamesOf, type HintNames} from '../apply/plan.js'
 import {zoneCapacity, type NodeVerdict, type ZoneCapacity} from './node-verdicts.js'
@@ -72,7 +72,11 @@ export interface EndpointRow {
   drift: boolean
 }
 
-/** kube-proxy's fallback reasons, and 'not-proxied' for Services kube-proxy skips (headless, ExternalName). */
+/**
+ * kube-proxy's fallback reasons, 'not-proxied' for Services kube-proxy skips (headless,
+ * ExternalName) and for an address family the Service has no ClusterIP of, and the data
+ * plane's own reasons when it is not kube-proxy.
+ */
 export type ProxyReason = FallbackReason | 'not-proxied' | 'ignored-by-data-plane' | 'not-topology-aware-for-data-plane'
 
 export interface KubeProxyVerdict {
@@ -129,6 +133,23 @@ export interface NodeProxyRow {
   clusterEndpoints: string[]
   /** kube-proxy's localEndpoints: the node's own endpoints, for the Local policies (never topology-filtered); empty when no Local policy applies. */
   localEndpoints: string[]
+  /**
+   * The same view per Service port (spec.ports order), as kube-proxy keeps one endpoint list
+   * per port: from the slices that carry a port of that name and protocol. When every slice
+   * carries every port, each entry equals the node-level fields above; otherwise those are
+   * the first port's. Empty when the Service lists no ports.
+   */
+  ports: NodePortProxyRow[]
+}
+
+/** kube-proxy's view on one node for one Service port. */
+export interface NodePortProxyRow {
+  name: string
+  protocol: string
+  mode: ProxyTopologyMode
+  fallback: boolean
+  reason: ProxyReason | null
+  endpoints: string[]
 }
 
 export interface ControllerVerdict {
@@ -636,7 +657,10 @@ function explainService(input: ServiceInput): ServiceExplanation {
   const externalName = service.spec?.type === 'ExternalName'
   const headless = service.spec?.clusterIP === 'None'
   const managedByController = !externalName && Boolean(service.spec?.selector && Object.keys(service.spec.selector).length > 0)
-  const proxied = !externalName && !headless
+  // An address family the Service has no ClusterIP of is not proxied (pkg/proxy/servicechangetracker.go
+  // serviceToServiceMap: GetClusterIPByFamily == "" -> no service ports for that family's proxier).
+  const noClusterIP = !externalName && !headless && !familyHasClusterIP(service, addressType)
+  const proxied = !externalName && !headless && !noClusterIP
   const ratios = input.nodesReadable ? capacity.cpuRatiosByZone : null
   const predictionMode = opts.prediction ?? 'next-sync'
   const state = controllerState(service, mode.path, managedSlices, input.events)
@@ -690,10 +714,17 @@ function explainService(input: ServiceInput): ServiceExplanation {
   // --data-plane kube-proxy names no version: the gate is the modelled Kubernetes version's.
   const planeGate = plane?.name === 'kube-proxy' && plane.source === 'flag' ? undefined : plane?.preferSameGate
   const preferSameGate = planeGate ?? proxyF.preferSameTrafficDistribution
-  const flags = serviceTrafficFlags(service)
-  const liveProxy = proxyEndpointsFromSlices(slices, {preferSameGate})
+  // kube-proxy keeps one endpoint list per Service port, from the slices carrying that port
+  // (endpointslicecache.go endpointInfoByServicePort). When every slice carries every port the
+  // lists are the same; otherwise the zone and node-level views are those of the first port.
+  const servicePorts = (service.spec?.ports ?? []).map((p) => ({name: p.name ?? '', protocol: p.protocol || 'TCP'}))
+  const uniformPorts = slices.every((s) => servicePorts.every((p) => carriesPort(s, p)))
+  const firstPort = uniformPorts ? undefined : servicePorts[0]
+  const forPort = (list: EndpointSlice[], p: {name: string; protocol: string} | undefined) => (p === undefined ? list : list.filter((s) => carriesPort(s, p)))
+  const flags = firstPort === undefined ? serviceTrafficFlags(service) : serviceTrafficFlags(service, {portName: firstPort.name})
+  const liveProxy = proxyEndpointsFromSlices(forPort(slices, firstPort), {preferSameGate})
   // Nothing rewritten: the predicted endpoints are the live ones (same slices, same result).
-  const predProxy = predictedSlices.every((s, i) => s === slices[i]) ? liveProxy : proxyEndpointsFromSlices(predictedSlices, {preferSameGate})
+  const predProxy = predictedSlices.every((s, i) => s === slices[i]) ? liveProxy : proxyEndpointsFromSlices(forPort(predictedSlices, firstPort), {preferSameGate})
   const requireAnnotation = proxyF.kubeProxyRequiresAnnotation ? {annotations: service.metadata.annotations} : undefined
   const categorizeOpts = {preferSameGate, requireAnnotation}
 
@@ -793,24 +824,38 @@ function explainService(input: ServiceInput): ServiceExplanation {
 
   let nodes: NodeProxyRow[] | undefined
   if (opts.perNode) {
+    // Ports whose slices differ from the node-level view's: their own endpoints and flags.
+    const ownPorts = uniformPorts
+      ? []
+      : servicePorts.map((p, i) =>
+          i === 0 ? null : {eps: proxyEndpointsFromSlices(forPort(slices, p), {preferSameGate}), flags: serviceTrafficFlags(service, {portName: p.name})},
+        )
     nodes = input.nodeIndex.sorted()
       .map((node) => {
         const zone = node.metadata.labels?.[LABEL_ZONE] ?? null
-        if (!proxied) return {name: node.metadata.name, zone, mode: '' as const, fallback: false, reason: 'not-proxied' as const, endpoints: [], clusterEndpoints: [], localEndpoints: []}
-        if (planeRules) {
-          const p = planeNodeChoice(plane!, liveProxy, service, {name: node.metadata.name, labels: node.metadata.labels ?? {}})
-          return {name: node.metadata.name, zone, mode: p.mode, fallback: p.reason !== null, reason: p.reason, endpoints: p.endpoints, clusterEndpoints: p.endpoints, localEndpoints: []}
+        if (!proxied) {
+          const none = {mode: '' as const, fallback: false, reason: 'not-proxied' as const, endpoints: [] as string[]}
+          return {name: node.metadata.name, zone, ...none, clusterEndpoints: [], localEndpoints: [], ports: servicePorts.map((p) => ({...p, ...none, endpoints: []}))}
         }
-        const c = categorizeEndpoints(liveProxy, flags, {name: node.metadata.name, labels: node.metadata.labels ?? {}}, categorizeOpts)
+        if (planeRules) {
+          const c = planeNodeChoice(plane!, liveProxy, service, {name: node.metadata.name, labels: node.metadata.labels ?? {}})
+          const v = {mode: c.mode, fallback: c.reason !== null, reason: c.reason, endpoints: c.endpoints}
+          return {name: node.metadata.name, zone, ...v, clusterEndpoints: [...c.endpoints], localEndpoints: [], ports: servicePorts.map((p) => ({...p, ...v, endpoints: [...v.endpoints]}))}
+        }
+        const categorize = (eps: readonly ProxyEndpoint[], f: typeof flags) => categorizeEndpoints(eps, f, {name: node.metadata.name, labels: node.metadata.labels ?? {}}, categorizeOpts)
+        const viewOf = (c: ReturnType<typeof categorize>) => ({mode: c.topologyMode, fallback: c.fallbackReason !== null, reason: c.fallbackReason, endpoints: c.allReachableEndpoints.map((e) => e.ip)})
+        const c0 = categorize(liveProxy, flags)
+        const v = viewOf(c0)
         return {
           name: node.metadata.name,
           zone: node.metadata.labels?.[LABEL_ZONE] ?? null,
-          mode: c.topologyMode,
-          fallback: c.fallbackReason !== null,
-          reason: c.fallbackReason,
-          endpoints: c.allReachableEndpoints.map((e) => e.ip),
-          clusterEndpoints: c.clusterEndpoints.map((e) => e.ip),
-          localEndpoints: c.localEndpoints.map((e) => e.ip),
+          ...v,
+          clusterEndpoints: c0.clusterEndpoints.map((e) => e.ip),
+          localEndpoints: c0.localEndpoints.map((e) => e.ip),
+          ports: servicePorts.map((p, i) => {
+            const own = ownPorts[i]
+            return {...p, ...(own ? viewOf(categorize(own.eps, own.flags)) : {...v, endpoints: [...v.endpoints]})}
+          }),
         }
       })
   }
@@ -871,7 +916,7 @@ function explainService(input: ServiceInput): ServiceExplanation {
     findings,
     advice: [],
     lint: lintIssues(service, mode, capacity, input.nodesReadable, f),
-    applicability: applicability(service, input.allSlices, slices, {externalName, headless, proxied, managedByController}),
+    applicability: applicability(service, input.allSlices, slices, {externalName, headless, proxied, managedByController, noClusterIP, addressType}),
     withoutZone: noZone > 0 ? {endpoints: noZone, readyEndpoints: noZoneReady, nodes: input.nodeIndex.withoutZone} : null,
   }
   if (nodes) result.nodes = nodes
@@ -1000,7 +1045,7 @@ function applicability(
   service: Service,
   allSlices: readonly EndpointSlice[],
   slices: readonly EndpointSlice[],
-  k: {externalName: boolean; headless: boolean; proxied: boolean; managedByController: boolean},
+  k: {externalName: boolean; headless: boolean; proxied: boolean; managedByController: boolean; noClusterIP: boolean; addressType: AddressType},
 ): Applicability {
   const t = service.spec?.type
   const type: Applicability['type'] = k.externalName ? 'ExternalName' : k.headless ? 'Headless' : t === 'NodePort' || t === 'LoadBalancer' ? t : 'ClusterIP'
@@ -1024,6 +1069,11 @@ function applicability(
     parts.push(`ExternalName Service: DNS answers with a CNAME to ${JSON.stringify(service.spec?.externalName ?? '')}; it has no endpoints and kube-proxy does not proxy it, so topology-aware routing does not apply`)
   } else if (k.headless) {
     parts.push('headless Service (clusterIP: None): kube-proxy does not proxy it; clients resolve the endpoint addresses through DNS and pick one themselves, so hints change no routing (the controller still writes them)')
+  } else if (k.noClusterIP) {
+    const fams = service.spec?.ipFamilies ?? []
+    parts.push(
+      `the Service has no ${k.addressType} ClusterIP (${fams.length > 0 ? `spec.ipFamilies ${fams.join(', ')}` : `clusterIP ${service.spec?.clusterIP ?? ''}`}): kube-proxy programs nothing for its ${k.addressType} endpoints, so no ${k.addressType} traffic reaches them through the Service and their hints change no routing`,
+    )
   }
   if (!k.externalName && !k.managedByController && slices.length > 0) {
     parts.push(`no selector: the EndpointSlice controller writes none of its EndpointSlices; their hints are whatever their writer (${writers.map((w) => w.manager).join(', ') || 'unknown'}) set, and kube-proxy uses them as they are`)
@@ -1033,6 +1083,29 @@ function applicability(
   }
   if (fqdn > 0) parts.push(`${fqdn} FQDN EndpointSlice(s): neither kube-proxy nor the topology rules use FQDN addresses`)
   return {type, proxied: k.proxied, slices: {managed, foreign: writers, fqdn}, statement: parts.length > 0 ? parts.join('; ') : null}
+}
+
+/**
+ * The Service has a ClusterIP of this family (pkg/proxy/util/utils.go GetClusterIPByFamily).
+ * A Service that states no ClusterIP at all (a hand-written snapshot) is read by spec.ipFamilies
+ * alone, or as proxied in every family when it names none; spec.clusterIP alone stands for
+ * spec.clusterIPs (the API server sets both).
+ */
+function familyHasClusterIP(service: Service, addressType: AddressType): boolean {
+  if (addressType === 'FQDN') return false
+  const spec = service.spec ?? {}
+  const ips = (spec.clusterIPs ?? []).length > 0 ? spec.clusterIPs! : spec.clusterIP ? [spec.clusterIP] : []
+  if (ips.length === 0) return (spec.ipFamilies ?? []).length === 0 || spec.ipFamilies!.includes(addressType)
+  return getClusterIPByFamily(addressType, {...service, spec: {...spec, clusterIPs: ips}}) !== ''
+}
+
+/**
+ * A slice counts for a Service port when it carries a port of that name and protocol
+ * (endpointslicecache.go endpointInfoByServicePort). A slice listing no ports at all (a
+ * hand-written snapshot) is read as carrying every port.
+ */
+function carriesPort(slice: EndpointSlice, p: {name: string; protocol: string}): boolean {
+  return (slice.ports ?? []).length === 0 || sliceHasPort(slice, p.name, p.protocol)
 }
 
 const countReady = (slices: readonly EndpointSlice[]) =>

@@ -8,11 +8,13 @@
 // scenario: one Service in a fresh namespace (Pods + the real EndpointSlice controller, or
 // hand-made EndpointSlices); wait until every kube-proxy has synced; run the built CLI's
 // `explain svc/svc -n NS --per-node -o json`; and compare, for every proxy Node and IP family,
-// the endpoint IPs explain lists (`services[].nodes[].endpoints`: cluster ∪ local endpoints,
-// pkg/proxy/topology.go CategorizeEndpoints' allReachableEndpoints) with those kube-proxy
-// programmed for the Service port (the KUBE-SVC-/KUBE-SVL- chains, or the nftables service-/
-// local- chains: scripts/kube-proxy.mjs readRules). Any difference fails the scenario, prints
-// the seed and the scenario, and dumps them to test-results/kube-proxy/seed-N/.
+// the endpoint IPs explain lists (`services[].nodes[].ports[].endpoints`, per Service port:
+// cluster ∪ local endpoints, pkg/proxy/topology.go CategorizeEndpoints' allReachableEndpoints)
+// with those kube-proxy programmed for that Service port (the KUBE-SVC-/KUBE-SVL- chains, or
+// the nftables service-/local- chains: scripts/kube-proxy.mjs readRules). Any difference fails
+// the scenario, prints the seed and the scenario, and dumps them to test-results/kube-proxy/seed-N/.
+// Then hand-built cases the generator does not make (a slice of a family the Service has no
+// ClusterIP of, a slice carrying another port, a port only some slices carry), checked the same way.
 //
 // KP_SCENARIOS (default 20), KP_SEED (default 1), KP_MODE (iptables | nftables | mixed).
 // `npm run build` first (test:e2e does): the CLI is run from dist/.
@@ -53,13 +55,16 @@ interface SyncFamily {
   lastSync: number
   lastQueued: number
 }
-interface NodeRow {
-  name: string
-  zone: string | null
+interface PortView {
   mode: string
   fallback: boolean
   reason: string | null
   endpoints: string[]
+}
+interface NodeRow extends PortView {
+  name: string
+  zone: string | null
+  ports?: (PortView & {name: string; protocol: string})[]
 }
 interface ExplainJson {
   services: {addressType: 'IPv4' | 'IPv6'; nodes?: NodeRow[]; controller: {hintsSet: boolean}}[]
@@ -163,34 +168,45 @@ function explainNodes(ns: string, service = SERVICE): ExplainJson {
 const norm = (ip: string) => ip.toLowerCase()
 const sorted = (xs: Iterable<string>) => [...new Set(xs)].sort()
 
-function compare(ns: string, explained: ExplainJson, rules: Map<string, RuleRow[]>, service = SERVICE, portName = PORT_NAME): string[] {
+/** explain's view of one Service port on a node: its `ports` entry (the node-level fields when it lists none). */
+function portView(row: NodeRow, portName: string): PortView | undefined {
+  if (row.ports === undefined) return row
+  return row.ports.find((p) => p.name === portName)
+}
+
+/** Per Service port (name, and the endpoint port number kube-proxy must program), per proxy Node and IP family. */
+function compare(ns: string, explained: ExplainJson, rules: Map<string, RuleRow[]>, service = SERVICE, ports = [{name: PORT_NAME, target: TARGET_PORT}]): string[] {
   const diffs: string[] = []
-  const key = `${ns}/${service}:${portName}`
   const families = new Set(explained.services.map((sv) => sv.addressType))
-  for (const p of proxies) {
-    const rows = rules.get(p.node)!.filter((r) => r.service === key)
-    for (const sv of explained.services) {
-      const row = sv.nodes?.find((n) => n.name === p.node)
-      if (!row) {
-        diffs.push(`${p.node}: explain lists no such node (${sv.addressType})`)
-        continue
+  for (const port of ports) {
+    const key = `${ns}/${service}:${port.name}`
+    const tag = ports.length > 1 ? ` port ${port.name}` : ''
+    for (const p of proxies) {
+      const rows = rules.get(p.node)!.filter((r) => r.service === key)
+      for (const sv of explained.services) {
+        const row = sv.nodes?.find((n) => n.name === p.node)
+        const view = row && portView(row, port.name)
+        if (!view) {
+          diffs.push(`${p.node}: explain lists no such node${row ? ` port ${port.name}` : ''} (${sv.addressType})`)
+          continue
+        }
+        const r = rows.find((x) => x.family === sv.addressType)
+        const programmed = [...(r?.clusterEndpoints ?? []), ...(r?.localEndpoints ?? [])]
+        const badPort = programmed.filter((ep) => !ep.endsWith(`:${port.target}`))
+        if (badPort.length > 0) diffs.push(`${p.node} ${sv.addressType}${tag}: endpoints with another port: ${badPort.join(',')}`)
+        const real = sorted(programmed.map((ep) => norm(endpointIP(ep) as string)))
+        const predicted = sorted(view.endpoints.map(norm))
+        if (real.join() !== predicted.join()) {
+          diffs.push(
+            `${p.node} (${p.mode}, zone ${p.zone ?? '<none>'}, ${sv.addressType}${tag}): explain [${predicted.join(',')}] ` +
+              `(mode ${view.mode || '""'}${view.reason ? `, falls back: ${view.reason}` : ''}); ` +
+              `kube-proxy cluster [${(r?.clusterEndpoints ?? []).join(',')}] local [${(r?.localEndpoints ?? []).join(',')}]`,
+          )
+        }
       }
-      const r = rows.find((x) => x.family === sv.addressType)
-      const programmed = [...(r?.clusterEndpoints ?? []), ...(r?.localEndpoints ?? [])]
-      const badPort = portName === PORT_NAME ? programmed.filter((ep) => !ep.endsWith(`:${TARGET_PORT}`)) : []
-      if (badPort.length > 0) diffs.push(`${p.node} ${sv.addressType}: endpoints with another port: ${badPort.join(',')}`)
-      const real = sorted(programmed.map((ep) => norm(endpointIP(ep) as string)))
-      const predicted = sorted(row.endpoints.map(norm))
-      if (real.join() !== predicted.join()) {
-        diffs.push(
-          `${p.node} (${p.mode}, zone ${p.zone ?? '<none>'}, ${sv.addressType}): explain [${predicted.join(',')}] ` +
-            `(mode ${row.mode || '""'}${row.reason ? `, falls back: ${row.reason}` : ''}); ` +
-            `kube-proxy cluster [${(r?.clusterEndpoints ?? []).join(',')}] local [${(r?.localEndpoints ?? []).join(',')}]`,
-        )
+      for (const r of rows) {
+        if (!families.has(r.family)) diffs.push(`${p.node} (${p.mode}${tag}): kube-proxy programs ${r.family} endpoints [${[...r.clusterEndpoints, ...r.localEndpoints].join(',')}], explain has no ${r.family} section`)
       }
-    }
-    for (const r of rows) {
-      if (!families.has(r.family)) diffs.push(`${p.node} (${p.mode}): kube-proxy programs ${r.family} endpoints [${[...r.clusterEndpoints, ...r.localEndpoints].join(',')}], explain has no ${r.family} section`)
     }
   }
   return diffs
@@ -305,13 +321,11 @@ describe.skipIf(!ROOT_USER)(`kube-proxy differential: explain --per-node vs the 
     expect(diffs, `seed ${seed} (${MODE}; dumped to test-results/kube-proxy/seed-${seed}); scenario:\n${JSON.stringify(s)}`).toEqual([])
   })
 
-  // Known disagreements, outside what the seeded scenarios generate (every generated slice
-  // carries exactly the Service's one port, in the Service's IP families). explain's per-node
-  // view is one endpoint list per (Service, addressType) (docs/engine.md, "Differences from
-  // upstream we chose"); kube-proxy keeps one per Service port and IP family. Each case passes
-  // while explain and kube-proxy disagree on it (printing how), and fails once explain is fixed:
-  // then turn it into an agreement check.
-  describe('known disagreements', () => {
+  // Hand-built cases, outside what the seeded scenarios generate (every generated slice carries
+  // exactly the Service's one port, in the Service's IP families). kube-proxy keeps one endpoint
+  // list per Service port and IP family, and none for a family the Service has no ClusterIP of;
+  // explain's per-node view must agree on every port of the Service (`nodes[].ports`).
+  describe('hand-built cases: ports and IP families', () => {
     const ep = (ip: string, nodeName: string, zone: string, hint?: string) => ({
       addresses: [ip],
       conditions: {ready: true},
@@ -325,39 +339,36 @@ describe.skipIf(!ROOT_USER)(`kube-proxy differential: explain --per-node vs the 
       ipFamilies?: ('IPv4' | 'IPv6')[]
       ports: {name: string; port: number}[]
       slices: {name: string; addressType: 'IPv4' | 'IPv6'; ports: string[]; endpoints: ReturnType<typeof ep>[]}[]
-      check: string
     }[] = [
       {
         name: 'ipv6-slice-on-ipv4-service',
         why:
-          'an IPv6 slice of an IPv4-only Service: explain lists its endpoints in an IPv6 section; kube-proxy has no IPv6 ClusterIP ' +
-          'for the Service and programs nothing (pkg/proxy/servicechangetracker.go serviceToServiceMap: GetClusterIPByFamily == "" -> no service ports)',
+          'an IPv6 slice of an IPv4-only Service: kube-proxy has no IPv6 ClusterIP for the Service and programs nothing ' +
+          '(pkg/proxy/servicechangetracker.go serviceToServiceMap: GetClusterIPByFamily == "" -> no service ports); explain: not proxied',
         ipFamilies: ['IPv4'],
         ports: [{name: 'http', port: 8080}],
         slices: [
           {name: 'v4', addressType: 'IPv4', ports: ['http'], endpoints: [ep('10.250.0.1', 'kp-a-1', 'zone-a')]},
           {name: 'v6', addressType: 'IPv6', ports: ['http'], endpoints: [ep('fd00:250::1', 'kp-a-1', 'zone-a')]},
         ],
-        check: 'http',
       },
       {
         name: 'slice-with-another-port',
         why:
           'a slice whose only port is named differently from the Service\'s one port: kube-proxy files its endpoints under that other port ' +
-          '(pkg/proxy/endpointslicecache.go endpointInfoByServicePort keys by ServicePortName), so port http does not route to them; explain lists them',
+          '(pkg/proxy/endpointslicecache.go endpointInfoByServicePort keys by ServicePortName), so port http does not route to them',
         ports: [{name: 'http', port: 8080}],
         slices: [
           {name: 'a', addressType: 'IPv4', ports: ['http'], endpoints: [ep('10.251.0.1', 'kp-a-1', 'zone-a')]},
           {name: 'b', addressType: 'IPv4', ports: ['other'], endpoints: [ep('10.251.0.2', 'kp-b-1', 'zone-b')]},
         ],
-        check: 'http',
       },
       {
         name: 'two-ports-different-endpoints',
         why:
           'a two-port Service whose second port only the hinted slice carries: for port metrics every ready endpoint is hinted, so ' +
-          'kube-proxy uses PreferSameZone (pkg/proxy/topology.go topologyModeFromHints, per service port); explain merges both ports\' ' +
-          'endpoints, sees the unhinted one of port http and reports a fallback to all three',
+          'kube-proxy uses PreferSameZone (pkg/proxy/topology.go topologyModeFromHints, per service port); port http has an ' +
+          'unhinted ready endpoint and falls back to all three',
         ports: [
           {name: 'http', port: 8080},
           {name: 'metrics', port: 9090},
@@ -371,7 +382,6 @@ describe.skipIf(!ROOT_USER)(`kube-proxy differential: explain --per-node vs the 
           },
           {name: 'b', addressType: 'IPv4', ports: ['http'], endpoints: [ep('10.252.0.3', 'kp-c-1', 'zone-c')]},
         ],
-        check: 'metrics',
       },
     ]
     it.each(probes.map((p) => [p.name, p] as const))('%s', async (_name, probe) => {
@@ -405,9 +415,9 @@ describe.skipIf(!ROOT_USER)(`kube-proxy differential: explain --per-node vs the 
         }
         const explained = explainNodes(ns, service)
         const rules = new Map(proxies.map((p) => [p.node, readRules(p.netns, p.mode) as RuleRow[]]))
-        const diffs = compare(ns, explained, rules, service, probe.check)
-        if (diffs.length > 0) process.stdout.write(`known disagreement ${probe.name} (${probe.why}):\n  ${diffs.join('\n  ')}\n`)
-        expect(diffs, `explain now agrees with kube-proxy on ${probe.name}: make this case an agreement check`).not.toEqual([])
+        const diffs = compare(ns, explained, rules, service, probe.ports.map((p) => ({name: p.name, target: p.port})))
+        if (process.env.KP_VERBOSE) process.stdout.write(`${probe.name} (${probe.why}): ${diffs.length === 0 ? 'agree' : diffs.join('; ')}\n`)
+        expect(diffs, `${probe.name}: ${probe.why}`).toEqual([])
       } finally {
         await c.core.deleteNamespacedService({name: service, namespace: ns}).catch(() => undefined)
       }

@@ -54,6 +54,8 @@ export interface Service {
     selector?: Record<string, string>
     ports?: ServicePort[]
     clusterIP?: string
+    /** The ClusterIPs, one per entry of ipFamilies, in that order (the API server sets both). */
+    clusterIPs?: string[]
     /** type ExternalName: the DNS name the Service aliases. */
     externalName?: string
     externalIPs?: string[]

@@ -22,6 +22,8 @@ export interface ProxyEndpointsOptions {
    * slice counts, whatever its ports.
    */
   portName?: string
+  /** With portName: the port's protocol too (upstream's ServicePortName key; unset reads as TCP, the API default). */
+  protocol?: string
 }
 
 /** addEndpoints' `sets.New[string]()` of a hint list's names; null when there are none. */
@@ -39,11 +41,14 @@ function hintSet(list: readonly {name: string}[] | null | undefined, shared?: Ma
 
 /**
  * endpointInfoByServicePort: a slice counts for a service port when it has a port of that
- * name with a non-nil, non-zero number. (Upstream skips a port whose name is nil; we read it as
- * "", the name the EndpointSlice controller writes for an unnamed port.)
+ * name (and protocol, when given: the ServicePortName key is name and protocol) with a non-nil,
+ * non-zero number. (Upstream skips a port whose name is nil; we read it as "", the name the
+ * EndpointSlice controller writes for an unnamed port. A nil protocol reads as TCP, the API default.)
  */
-function sliceHasPort(slice: EndpointSlice, portName: string): boolean {
-  return (slice.ports ?? []).some((p) => (p.name ?? '') === portName && p.port != null && p.port !== 0)
+export function sliceHasPort(slice: EndpointSlice, portName: string, protocol?: string): boolean {
+  return (slice.ports ?? []).some(
+    (p) => (p.name ?? '') === portName && p.port != null && p.port !== 0 && (protocol === undefined || (p.protocol || 'TCP') === protocol),
+  )
 }
 
 /**
@@ -62,7 +67,7 @@ export function proxyEndpointsFromSlices(slices: EndpointSlice[], opts: ProxyEnd
     (slice) =>
       slice.addressType !== 'FQDN' &&
       (opts.addressType === undefined || slice.addressType === opts.addressType) &&
-      (opts.portName === undefined || sliceHasPort(slice, opts.portName)),
+      (opts.portName === undefined || sliceHasPort(slice, opts.portName, opts.protocol)),
   )
   let most = 0
   for (const slice of read) most += slice.endpoints?.length ?? 0

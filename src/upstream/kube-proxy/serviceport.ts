@@ -75,3 +75,25 @@ export function legacyHintsAnnotation(annotations: Record<string, string> | unde
   if (Object.hasOwn(a, ANNOTATION_TOPOLOGY_AWARE_HINTS)) return a[ANNOTATION_TOPOLOGY_AWARE_HINTS] ?? ''
   return a[ANNOTATION_TOPOLOGY_MODE] ?? ''
 }
+
+/**
+ * pkg/proxy/util/utils.go `GetClusterIPByFamily`: the Service's ClusterIP of this family, ""
+ * when it has none (then pkg/proxy/servicechangetracker.go `serviceToServiceMap` gives the
+ * per-family proxier no service ports at all: the family is not proxied). Without
+ * spec.ipFamilies ("allowing skew"): spec.clusterIP when it is of that family (not None).
+ * (netutils.IsIPv6String is read loosely here: a colon means IPv6.)
+ */
+export function getClusterIPByFamily(ipFamily: 'IPv4' | 'IPv6', service: Service): string {
+  const spec = service.spec ?? {}
+  const families = spec.ipFamilies ?? []
+  if (families.length === 0) {
+    const ip = spec.clusterIP ?? ''
+    if (ip === '' || ip === 'None') return ''
+    return (ipFamily === 'IPv6') === ip.includes(':') ? ip : ''
+  }
+  const ips = spec.clusterIPs ?? []
+  for (let i = 0; i < families.length; i++) {
+    if (families[i] === ipFamily && i < ips.length) return ips[i]!
+  }
+  return ''
+}
