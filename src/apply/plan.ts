@@ -18,7 +18,7 @@ import type {ClusterState} from '../state/cluster-state.js'
 export const APPLY_SCHEMA_VERSION = 'kubectl-topology.io/v1'
 export const FIELD_MANAGER = 'kubectl-topology'
 /** Upper bound of entries in hints.forZones and hints.forNodes (API documentation; validated by the API server). */
-export const MAX_HINTS = 8
+const MAX_HINTS = 8
 
 export const MODES = ['Auto', 'PreferSameZone', 'PreferSameNode', 'PreferClose', 'off'] as const
 export type ModeValue = (typeof MODES)[number]
@@ -40,7 +40,7 @@ export type TopologyField = keyof TopologyFields
 export const TOPOLOGY_FIELDS: readonly TopologyField[] = ['topologyMode', 'topologyAwareHints', 'trafficDistribution']
 
 /** The field paths as users read them (kubectl's JSONPath-like notation). */
-export const FIELD_PATHS: Record<TopologyField, string> = {
+const FIELD_PATHS: Record<TopologyField, string> = {
   topologyMode: `metadata.annotations[${ANNOTATION_TOPOLOGY_MODE}]`,
   topologyAwareHints: `metadata.annotations[${ANNOTATION_TOPOLOGY_AWARE_HINTS}]`,
   trafficDistribution: 'spec.trafficDistribution',
@@ -284,7 +284,7 @@ export interface SliceChange {
   endpointCount: number
 }
 
-export const isControllerManaged = (s: EndpointSlice): boolean => s.metadata.labels?.[LABEL_MANAGED_BY] === CONTROLLER_NAME
+const isControllerManaged = (s: EndpointSlice): boolean => s.metadata.labels?.[LABEL_MANAGED_BY] === CONTROLLER_NAME
 
 /** Per-endpoint hint changes between two versions of the same slice (same endpoints, same order). */
 export function sliceChange(before: EndpointSlice, after: EndpointSlice): SliceChange {
@@ -373,7 +373,7 @@ export function computeHints(state: Pick<ClusterState, 'nodes'>, slices: readonl
 }
 
 /** A copy of `slice` whose endpoint hints are replaced by those of `hinted` (same endpoints). */
-export function withHints(slice: EndpointSlice, hinted: EndpointSlice): EndpointSlice {
+function withHints(slice: EndpointSlice, hinted: EndpointSlice): EndpointSlice {
   const copy = structuredClone(slice)
   ;(copy.endpoints ?? []).forEach((e, i) => {
     const h = hinted.endpoints?.[i]?.hints
@@ -632,4 +632,4 @@ export function compareHints(predicted: readonly PredictedEndpoint[], live: read
   return diffs
 }
 
-export type {Endpoint}
+

@@ -15,7 +15,7 @@ export const CHECK_SCHEMA_VERSION = 'kubectl-topology.io/v1'
 export type PolicyName = 'require-hints' | 'no-fallback' | 'max-overload' | 'min-endpoints-per-zone' | 'no-drift' | 'lint' | 'data-plane-hints' | 'hints-over-range' | 'hints-through-rollout'
 
 /** The order policies are evaluated and reported in. */
-export const POLICY_ORDER: readonly PolicyName[] = ['require-hints', 'no-fallback', 'max-overload', 'min-endpoints-per-zone', 'no-drift', 'lint', 'data-plane-hints', 'hints-over-range', 'hints-through-rollout']
+const POLICY_ORDER: readonly PolicyName[] = ['require-hints', 'no-fallback', 'max-overload', 'min-endpoints-per-zone', 'no-drift', 'lint', 'data-plane-hints', 'hints-over-range', 'hints-through-rollout']
 
 export interface CheckPolicies {
   /** A Service that asks for topology-aware routing gets hints at the controller's next sync. */
@@ -40,7 +40,7 @@ export interface CheckPolicies {
 
 export type CheckStatus = 'pass' | 'fail' | 'skip'
 
-export type {LintIssue, LintRule}
+export type {LintIssue, }
 
 export interface PolicyResult {
   policy: PolicyName
@@ -94,7 +94,7 @@ export interface EffectivePolicies {
 /** What `check` evaluates when no policy is given: hints for Services that ask, no fallback, lint. */
 export const DEFAULT_POLICIES: CheckPolicies = {requireHints: true, noFallback: true, lint: true, dataPlaneHonoursHints: true}
 
-export function effectivePolicies(p: CheckPolicies): EffectivePolicies {
+function effectivePolicies(p: CheckPolicies): EffectivePolicies {
   return {
     requireHints: p.requireHints === true,
     noFallback: p.noFallback === true,
@@ -120,7 +120,7 @@ const OFF_VALUES = new Set(['', 'Disabled', 'disabled'])
  * ignores (annotation "AUTO", an unsupported trafficDistribution): those fail require-hints
  * rather than being skipped.
  */
-export function requestsTopology(s: ServiceExplanation): boolean {
+function requestsTopology(s: ServiceExplanation): boolean {
   if (s.mode.path !== 'none') return true
   if (s.mode.annotationValue !== undefined && !OFF_VALUES.has(s.mode.annotationValue)) return true
   return s.mode.trafficDistribution !== undefined && s.mode.trafficDistribution !== ''
@@ -191,7 +191,7 @@ function result(policy: PolicyName, status: CheckStatus, message: string, detail
   return {policy, status, message, details}
 }
 
-export function checkRequireHints(s: ServiceExplanation): PolicyResult {
+function checkRequireHints(s: ServiceExplanation): PolicyResult {
   const c = s.controller
   const anyLive = s.endpoints.some((e) => (e.liveHints?.forZones.length ?? 0) > 0)
   if (!requestsTopology(s) && !(anyLive && !s.mode.managedByController)) {
@@ -228,7 +228,7 @@ export function checkRequireHints(s: ServiceExplanation): PolicyResult {
  * data-plane-hints: a Service that has or asks for hints runs on a data plane that honours them
  * (explain's per-Service data-plane notice). Skipped when the data plane is unknown or not given.
  */
-export function checkDataPlaneHints(s: ServiceExplanation, plane: DataPlaneReport | undefined): PolicyResult {
+function checkDataPlaneHints(s: ServiceExplanation, plane: DataPlaneReport | undefined): PolicyResult {
   const hinted = s.endpoints.some((e) => (e.liveHints?.forZones.length ?? 0) > 0 || (e.liveHints?.forNodes.length ?? 0) > 0)
   if (!requestsTopology(s) && !hinted) return result('data-plane-hints', 'skip', 'topology-aware routing is not requested and no endpoint carries hints')
   if (!s.applicability.proxied) return result('data-plane-hints', 'skip', 'the Service is not proxied (headless or ExternalName): no data plane load-balances it')
@@ -242,7 +242,7 @@ export function checkDataPlaneHints(s: ServiceExplanation, plane: DataPlaneRepor
 /** kube-proxy verdicts that are not about hints: nothing (ready) to route to at all; a data plane that ignores hints (data-plane-hints says so). */
 const NOT_A_TOPOLOGY_FALLBACK = new Set(['no-endpoints', 'no-ready-endpoints', 'ignored-by-data-plane'])
 
-export function checkNoFallback(s: ServiceExplanation): PolicyResult {
+function checkNoFallback(s: ServiceExplanation): PolicyResult {
   const falls = (v: ZoneRow['kubeProxy']) => v.fallback && !NOT_A_TOPOLOGY_FALLBACK.has(v.reason ?? '')
   const hinted = (pick: (e: ServiceExplanation['endpoints'][number]) => {forZones: string[]; forNodes: string[]} | null) =>
     s.endpoints.some((e) => {
@@ -265,7 +265,7 @@ export function checkNoFallback(s: ServiceExplanation): PolicyResult {
   return result('no-fallback', 'fail', `kube-proxy ignores the hints in ${names.join(', ')}: traffic from there goes to every endpoint`, details)
 }
 
-export function checkMaxOverload(s: ServiceExplanation, max: number): PolicyResult {
+function checkMaxOverload(s: ServiceExplanation, max: number): PolicyResult {
   const zones = s.zones.filter((z) => z.expectedOverload !== null)
   if (zones.length === 0) {
     return result('max-overload', 'skip', 'no hints predicted: traffic is spread over every endpoint')
@@ -284,7 +284,7 @@ export function checkMaxOverload(s: ServiceExplanation, max: number): PolicyResu
   )
 }
 
-export function checkMinEndpoints(s: ServiceExplanation, min: number): PolicyResult {
+function checkMinEndpoints(s: ServiceExplanation, min: number): PolicyResult {
   if (!requestsTopology(s) && !s.endpoints.some((e) => (e.liveHints?.forZones.length ?? 0) > 0)) {
     return result('min-endpoints-per-zone', 'skip', 'topology-aware routing is not requested: the zone spread of endpoints does not decide routing')
   }
@@ -323,11 +323,11 @@ export function checkNoDrift(s: ServiceExplanation): PolicyResult {
 // ---- lint -----------------------------------------------------------------------------
 
 /** The Service's configuration findings: explain's list (one list for explain, check, watch and plan). */
-export function lintIssues(s: ServiceExplanation): LintIssue[] {
+function lintIssues(s: ServiceExplanation): LintIssue[] {
   return s.lint
 }
 
-export function checkLint(s: ServiceExplanation): PolicyResult {
+function checkLint(s: ServiceExplanation): PolicyResult {
   const issues = lintIssues(s)
   const errors = issues.filter((i) => i.severity === 'error')
   const warnings = issues.filter((i) => i.severity === 'warning')

@@ -90,7 +90,7 @@ export async function forEachPage<T>(fetch: (cont: string | undefined) => Promis
 }
 
 /** The parts of a KubeContext error messages name. */
-export function errorContext(ctx: KubeContext): ErrorContext {
+function errorContext(ctx: KubeContext): ErrorContext {
   return {
     server: ctx.server,
     contextName: ctx.contextName,

@@ -11,7 +11,7 @@ import path from 'node:path'
 import {CliError, ExitCode} from '../errors.js'
 import {JOURNAL_KIND, type Journal} from '../apply/undo.js'
 
-export function stateDir(env: NodeJS.ProcessEnv = process.env): string {
+function stateDir(env: NodeJS.ProcessEnv = process.env): string {
   const base = env.XDG_STATE_HOME && path.isAbsolute(env.XDG_STATE_HOME) ? env.XDG_STATE_HOME : path.join(os.homedir(), '.local', 'state')
   return path.join(base, 'kubectl-topology')
 }

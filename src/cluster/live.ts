@@ -67,7 +67,7 @@ export interface LiveClusterState extends ClusterState {
 /** Above this many distinct names, slices are listed with an existence selector and filtered locally. */
 const MAX_NAMES_IN_SELECTOR = 100
 
-export const workloadsForbiddenWarning = (resources: string[], where: string) =>
+const workloadsForbiddenWarning = (resources: string[], where: string) =>
   `cannot list ${resources.join(' and ')} ${where} (missing permission: list ${resources.map((r) => `${r}.apps`).join(', ')}); the snapshot holds no Deployments or StatefulSets (simulate --rollout from-workload needs them)`
 
 const scalingForbiddenWarning = (resources: string[], where: string) =>

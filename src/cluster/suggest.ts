@@ -1,7 +1,7 @@
 // "Did you mean" suggestions for names that do not exist.
 
 /** Levenshtein edit distance (insert, delete, substitute; each costs 1). */
-export function levenshtein(a: string, b: string): number {
+function levenshtein(a: string, b: string): number {
   if (a === b) return 0
   if (a.length === 0) return b.length
   if (b.length === 0) return a.length

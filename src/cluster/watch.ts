@@ -319,9 +319,9 @@ export async function startServiceWatch(ctx: KubeContext, opts: ServiceWatchOpti
 const sortByName = <T extends {metadata: {name: string}}>(xs: T[]) => xs.sort((a, b) => (a.metadata.name < b.metadata.name ? -1 : a.metadata.name > b.metadata.name ? 1 : 0))
 
 const eventTime = (e: EventObject) => e.lastTimestamp ?? e.eventTime ?? e.firstTimestamp ?? e.metadata.creationTimestamp ?? ''
-export const sortByTime = (xs: EventObject[]) => xs.sort((a, b) => (eventTime(a) < eventTime(b) ? -1 : eventTime(a) > eventTime(b) ? 1 : 0))
+const sortByTime = (xs: EventObject[]) => xs.sort((a, b) => (eventTime(a) < eventTime(b) ? -1 : eventTime(a) > eventTime(b) ? 1 : 0))
 
 /** Thrown when the Service does not exist when the watch starts. */
-export function serviceNotFound(name: string, ns: string, hint: string): CliError {
+function serviceNotFound(name: string, ns: string, hint: string): CliError {
   return new CliError(`services "${name}" not found in namespace "${ns}"${hint}`, ExitCode.NOT_FOUND)
 }

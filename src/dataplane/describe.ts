@@ -119,7 +119,7 @@ export function dataPlaneReport(p: DataPlane): DataPlaneReport {
  * true when it does not honour zone hints; also when the Service asks for node hints
  * (PreferSameNode) and it does not honour those. 'unknown' when not known.
  */
-export function ignoresHints(p: DataPlane, wantsNodeHints: boolean): boolean | 'unknown' {
+function ignoresHints(p: DataPlane, wantsNodeHints: boolean): boolean | 'unknown' {
   const z = p.honoursZoneHints
   const n = p.honoursNodeHints
   if (z === false) return true

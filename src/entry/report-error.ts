@@ -41,7 +41,7 @@ export function reportError(error: unknown, debug: boolean): number {
  * oclif words a bad flag value on two lines, "Parsing --replicas \n\tExpected an integer greater
  * than or equal to 0 but received: -3": one line with the flag, the value and what is accepted.
  */
-export function flagValueProblem(message: string): string | undefined {
+function flagValueProblem(message: string): string | undefined {
   const m = /^Parsing (--[\w-]+)\s*\n\s*(.+)/.exec(message)
   if (!m) return undefined
   const reason = m[2]!.trim()

@@ -26,7 +26,7 @@ import {CONTROLLER_NAME, type EndpointSlice, type EventObject, type Service} fro
 import type {TopologyPath} from '../upstream/endpointslice/reconciler.js'
 
 /** The component name the EndpointSlice controller records Events under. */
-export const CONTROLLER_EVENT_SOURCE = 'endpoint-slice-controller'
+const CONTROLLER_EVENT_SOURCE = 'endpoint-slice-controller'
 
 export interface ControllerState {
   /** Whether the controller has the Service marked "hints populated" before its next sync. */
@@ -49,7 +49,7 @@ const rv = (e: EventObject): bigint => {
 }
 
 /** The controller's latest TopologyAwareHintsEnabled/Disabled Event on the Service (by time, then resourceVersion). */
-export function latestTopologyEvent(service: Service, events: readonly EventObject[] | undefined): EventObject | null {
+function latestTopologyEvent(service: Service, events: readonly EventObject[] | undefined): EventObject | null {
   let best: EventObject | null = null
   for (const e of events ?? []) {
     const io = e.involvedObject

@@ -46,7 +46,7 @@ export interface ZoneCapacity extends NodeInfo {
  * no zone or no CPU, counted), and whether SetNodes reached it before stopping at the first
  * ready worker without zone or CPU.
  */
-export function nodeVerdicts(nodes: Node[]): NodeVerdict[] {
+function nodeVerdicts(nodes: Node[]): NodeVerdict[] {
   const cpuOf = allocatableCPUCache()
   const verdicts: NodeVerdict[] = []
   let stopped = false

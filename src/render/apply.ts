@@ -8,7 +8,7 @@ import {formatTable} from './table.js'
 
 const value = (v: string | null) => (v === null ? '<unset>' : JSON.stringify(v))
 
-export const hintText = (h: HintNames | null) => {
+const hintText = (h: HintNames | null) => {
   if (h === null || (h.forZones.length === 0 && h.forNodes.length === 0)) return '<none>'
   const z = h.forZones.length ? `zones=${h.forZones.join(',')}` : ''
   const n = h.forNodes.length ? `nodes=${h.forNodes.join(',')}` : ''

@@ -67,7 +67,7 @@ function renderTable(report: CheckReport, opts: CheckRenderOptions): string {
 }
 
 /** Escapes text for XML attribute values and character data (XML 1.0; drops characters XML cannot carry). */
-export function xmlEscape(s: string): string {
+function xmlEscape(s: string): string {
   return s
     .replace(/[^\x09\x0A\x0D\x20-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu, '')
     .replace(/&/g, '&amp;')

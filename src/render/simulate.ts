@@ -164,7 +164,7 @@ function csvCell(v: string | number | null): string {
   return /[",\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s
 }
 
-export const CSV_HEADER = ['namespace', 'service', 'strategy', 'valid', 'score', 'inZoneTraffic', 'maxOverload', 'meanOverload', 'sdOverload', 'endpointSlices', 'fallbackZones', 'fallback']
+const CSV_HEADER = ['namespace', 'service', 'strategy', 'valid', 'score', 'inZoneTraffic', 'maxOverload', 'meanOverload', 'sdOverload', 'endpointSlices', 'fallbackZones', 'fallback']
 
 function csvOfReport(report: SimulateReport, noHeaders: boolean): string {
   const lines = noHeaders ? [] : [CSV_HEADER.join(',')]
@@ -205,7 +205,7 @@ export function rowCsv(r: RowScore): string {
 }
 
 /** The tool's data/results.csv columns. */
-export const AGGREGATE_CSV_HEADER = ['alg name', 'invalid cases', 'valid cases', 'mean total score', 'max total score', 'min total score', 'mean inzone score', 'max inzone score', 'min inzone score', 'mean deviation score', 'max deviation score', 'min deviation score', 'mean slice score', 'max slice score', 'min slice score', 'max deviation %', 'average max deviation %']
+const AGGREGATE_CSV_HEADER = ['alg name', 'invalid cases', 'valid cases', 'mean total score', 'max total score', 'min total score', 'mean inzone score', 'max inzone score', 'min inzone score', 'mean deviation score', 'max deviation score', 'min deviation score', 'mean slice score', 'max slice score', 'min slice score', 'max deviation %', 'average max deviation %']
 
 export function renderDataset(raw: DatasetReport, opts: {format: SimulateFormat; noHeaders?: boolean}): string {
   if (opts.format === 'json') return JSON.stringify(raw, null, 2)

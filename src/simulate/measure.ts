@@ -25,8 +25,8 @@
 // (the KEP's table "in-zone 45%, max overload 20%, mean overload 20%, slices 15%").
 // Invalid (no score): a consumer that reaches no endpoint at all, or no endpoints.
 
-export const ENDPOINTS_PER_SLICE = 100
-export const WEIGHTS = {inZone: 0.45, deviation: 0.4, slices: 0.15} as const
+const ENDPOINTS_PER_SLICE = 100
+const WEIGHTS = {inZone: 0.45, deviation: 0.4, slices: 0.15} as const
 
 export interface Consumer {
   /** zone index of the traffic source (-1: none) */

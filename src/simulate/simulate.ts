@@ -31,7 +31,7 @@ import type {ClusterState} from '../state/cluster-state.js'
 import {features as featuresFor} from '../upstream/features.js'
 
 import {KEP2004_STRATEGIES, STRATEGIES, type Kep2004Strategy, type StrategyName} from './names.js'
-export {KEP2004_STRATEGIES, STRATEGIES, type Kep2004Strategy, type StrategyName}
+export {KEP2004_STRATEGIES,  type Kep2004Strategy, type StrategyName}
 
 export const TRAFFIC_MODELS = ['cpu', 'nodes', 'uniform'] as const
 export type TrafficModel = (typeof TRAFFIC_MODELS)[number]
@@ -130,7 +130,7 @@ export interface TrafficPlan {
   nodeShare: Map<string, number>
 }
 
-export function trafficPlan(view: ServiceView, model: TrafficModel, custom?: Record<string, number>, customZonesKnown = false): TrafficPlan {
+function trafficPlan(view: ServiceView, model: TrafficModel, custom?: Record<string, number>, customZonesKnown = false): TrafficPlan {
   const zones = customZonesKnown && custom !== undefined ? [...new Set([...view.zones, ...Object.keys(custom)])].sort() : view.zones
   const sources = view.nodes.filter((n) => n.counted && n.zone !== null)
   const weightOf = (n: SimNode): number => (model === 'cpu' ? n.milliCPU : 1)
@@ -284,7 +284,7 @@ function withTopologyMode(svc: Service, td: string | null): Service {
 
 // ---- KEP-2004 strategies ------------------------------------------------------------------------
 
-export function regionOf(plan: TrafficPlan, view: ServiceView): Region {
+function regionOf(plan: TrafficPlan, view: ServiceView): Region {
   const counts = new Map<string, number>()
   for (const e of view.ready) counts.set(e.zone ?? '', (counts.get(e.zone ?? '') ?? 0) + 1)
   return regionFromShares(plan.zones.map((z, i) => ({name: z, share: plan.zoneShare[i] as number, endpoints: counts.get(z) ?? 0})))

@@ -23,7 +23,7 @@ import type {ClusterState} from '../state/cluster-state.js'
 
 export type WorkloadKind = 'Deployment' | 'StatefulSet'
 
-export interface WorkloadRef {
+interface WorkloadRef {
   kind: WorkloadKind
   namespace: string
   name: string
@@ -55,9 +55,9 @@ export interface RolloutOverrides {
   replicas?: number
 }
 
-export const DEPLOYMENT_DEFAULT_MAX_SURGE = '25%'
-export const DEPLOYMENT_DEFAULT_MAX_UNAVAILABLE = '25%'
-export const STATEFULSET_DEFAULT_MAX_UNAVAILABLE = 1
+const DEPLOYMENT_DEFAULT_MAX_SURGE = '25%'
+const DEPLOYMENT_DEFAULT_MAX_UNAVAILABLE = '25%'
+const STATEFULSET_DEFAULT_MAX_UNAVAILABLE = 1
 
 // ---- which workload ---------------------------------------------------------------------------
 
@@ -122,7 +122,7 @@ export function readyPodsOf(state: ClusterState, svc: Service, w: {kind: Workloa
 const INT_OR_PERCENT = /^(\d+)(%?)$/
 
 /** Checks an int-or-string value as the API server's validation does; returns a problem or null. */
-export function intOrPercentProblem(v: IntOrString): string | null {
+function intOrPercentProblem(v: IntOrString): string | null {
   if (typeof v === 'number') return Number.isInteger(v) && v >= 0 ? null : `must be a non-negative integer, got ${v}`
   if (!INT_OR_PERCENT.test(v.trim())) return `must be an integer or a percentage (e.g. 25%), got "${v}"`
   return null

@@ -77,7 +77,7 @@ const nodeReason: Record<NodeVerdict['status'], string> = {
   'no-cpu': 'no allocatable CPU: disables hints for every Service',
 }
 
-export function describeNode(v: NodeVerdict): string {
+function describeNode(v: NodeVerdict): string {
   return `${v.zone ? `zone ${v.zone}, ` : ''}${v.status === 'counted' ? `counted, ${v.milliCPU}m CPU` : nodeReason[v.status]}`
 }
 

@@ -16,8 +16,8 @@ export interface WatchView {
 }
 
 /** How many changes and events the view keeps (newest last). */
-export const KEEP_CHANGES = 50
-export const KEEP_EVENTS = 20
+const KEEP_CHANGES = 50
+const KEEP_EVENTS = 20
 
 /** A reflector's state as cluster/watch.ts reports it. */
 export type ResourceStatus = {state: 'synced'; items: number} | {state: 'relisting'; reason: string} | {state: 'backoff'; delayMs: number; error: string} | {state: 'watching'}

@@ -8,8 +8,8 @@ import {PatchStrategy, setHeaderOptions} from '@kubernetes/client-node'
 import {LABEL_MANAGED_BY, LABEL_SERVICE_NAME, type EndpointSlice, type Service} from '../../src/upstream/api/types.js'
 import {cluster, createNode, createPod, createService, deleteAllNodes, plain, waitForReconciled, type ExpectedEndpoint} from './fixtures.js'
 
-export const ZONES = ['zone-a', 'zone-b', 'zone-c']
-export const NODES = ZONES.flatMap((zone) => [1, 2].map((i) => ({name: `${zone}-node-${i}`, zone})))
+const ZONES = ['zone-a', 'zone-b', 'zone-c']
+const NODES = ZONES.flatMap((zone) => [1, 2].map((i) => ({name: `${zone}-node-${i}`, zone})))
 export const IMPORTER = 'importer.e2e.example'
 export const mergePatch = setHeaderOptions('Content-Type', PatchStrategy.MergePatch)
 

@@ -113,7 +113,7 @@ export interface NodeOptions {
  * A documentation address (TEST-NET-1, 192.0.2.0/24, RFC 5737) for a Node name: stable per
  * name, only written into Node objects, never contacted.
  */
-export function nodeAddress(name: string): string {
+function nodeAddress(name: string): string {
   let h = 0
   for (const ch of name) h = (Math.imul(h, 31) + ch.charCodeAt(0)) >>> 0
   return `192.0.2.${(h % 254) + 1}`
@@ -516,7 +516,7 @@ function serviceEventSelector(service: string): string {
 }
 
 /** Who recorded an Event: source.component (core/v1 recorders) or reportingComponent (events.k8s.io). */
-export function eventSource(e: EventObject): string | undefined {
+function eventSource(e: EventObject): string | undefined {
   const x = e as EventObject & {source?: {component?: string}; reportingComponent?: string}
   return x.source?.component || x.reportingComponent || undefined
 }
@@ -533,7 +533,7 @@ export function sortEvents(events: EventObject[]): EventObject[] {
 }
 
 /** One entry per address across slices, sorted by address. */
-export function endpointsOf(slices: EndpointSlice[]): SeenEndpoint[] {
+function endpointsOf(slices: EndpointSlice[]): SeenEndpoint[] {
   const out: SeenEndpoint[] = []
   for (const s of slices) {
     for (const e of s.endpoints ?? []) {
@@ -588,7 +588,7 @@ export const deleteAllNodes = (timeoutMs?: number) => cluster().deleteAllNodes(t
 export const createPod = (o: PodOptions) => cluster().createPod(o)
 export const createService = (o: ServiceOptions) => cluster().createService(o)
 export const listEvents = (namespace: string, service: string, opts?: {source?: string}) => cluster().listEvents(namespace, service, opts)
-export const listEndpointSlices = (namespace: string, service: string) => cluster().listEndpointSlices(namespace, service)
+const listEndpointSlices = (namespace: string, service: string) => cluster().listEndpointSlices(namespace, service)
 export const waitForReconciled = (o: WaitOptions) => cluster().waitForReconciled(o)
 
 // ---- workloads, autoscalers and budgets (plan): only their specs; no controller runs them ----

@@ -45,7 +45,7 @@ function podsPerZone(perZone: [number, number, number], subnet: number, name: (i
  * api: Deployments api (6 replicas, the API's defaults: RollingUpdate 25%/25%) and api-canary
  *      (1 replica, Recreate, template labels app=api,track=canary): both behind Service api.
  */
-export const ROLLOUT_SERVICES: RolloutService[] = [
+const ROLLOUT_SERVICES: RolloutService[] = [
   // <deployment>-<pod-template-hash>-<5 characters>, as the ReplicaSet controller names them.
   {name: 'web', pods: podsPerZone([3, 3, 3], 120, (_i, k, zi) => `web-7d9f8b6c4-z${zi + 1}p${k}x`, {app: 'web'})},
   {name: 'db', pods: podsPerZone([2, 2, 2], 121, (i) => `db-${i}`, {app: 'db'})},
@@ -60,7 +60,7 @@ export const ROLLOUT_SERVICES: RolloutService[] = [
 
 const container = {name: 'app', image: 'registry.invalid/e2e/app:1'}
 
-export function rolloutWorkloads(): {deployments: V1Deployment[]; statefulSets: V1StatefulSet[]} {
+function rolloutWorkloads(): {deployments: V1Deployment[]; statefulSets: V1StatefulSet[]} {
   const template = (labels: Record<string, string>) => ({metadata: {labels}, spec: {containers: [container]}})
   return {
     deployments: [

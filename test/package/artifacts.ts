@@ -16,7 +16,7 @@ export const PKG = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) 
   dependencies?: Record<string, string>
   devDependencies: Record<string, string>
 }
-export const OUT_DIR = resolve(ROOT, process.env.PACKAGE_OUT_DIR ?? 'dist')
+const OUT_DIR = resolve(ROOT, process.env.PACKAGE_OUT_DIR ?? 'dist')
 export const EXAMPLE = join(ROOT, 'examples', 'three-zones.yaml')
 
 /** Go's GOOS/GOARCH of this machine (krew's selector values). */

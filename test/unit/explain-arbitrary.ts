@@ -12,7 +12,7 @@ const ZONE_POOL = ['zone-a', 'zone-b', 'zone-c', 'zone-d', 'zone-e', 'constructo
 const CPU_POOL: (string | number | undefined)[] = ['4', '2', '8', '16', '1.5', '1500m', '3500m', '2Ki', '1e3', '0.5m', '0', '', '-1', 'garbage', '4 cores', 2, undefined]
 const ANNOTATION_VALUES = ['Auto', 'auto', 'AUTO', 'Disabled', 'disabled', '', 'example.com/custom']
 const TD_VALUES = [undefined, 'PreferClose', 'PreferSameZone', 'PreferSameNode', 'preferclose', '']
-export const VERSIONS = [undefined, '1.28', '1.30', '1.31', '1.33', '1.34', '1.35', '1.36.3', '1.37']
+const VERSIONS = [undefined, '1.28', '1.30', '1.31', '1.33', '1.34', '1.35', '1.36.3', '1.37']
 
 const optional = <T>(arb: fc.Arbitrary<T>, freq = 3) => fc.oneof({arbitrary: fc.constant(undefined), weight: 1}, {arbitrary: arb, weight: freq})
 const cond = fc.constantFrom<boolean | undefined>(true, true, false, undefined)

@@ -18,7 +18,7 @@ import {displayName, EXPECTED, inputError, type Parsed} from './format.js'
 import {parseJsonText} from './json.js'
 import {fastYamlDocs, parseYamlText} from './yaml.js'
 
-export {SNAPSHOT_API_VERSION, SNAPSHOT_KIND, type Snapshot} from './format.js'
+
 export {fastYamlDocs} from './yaml.js'
 export {serializeSnapshot, snapshotYaml} from './write.js'
 

@@ -249,7 +249,7 @@ function walk(value: unknown, t: Type, path: Path): [Path, string] | null {
 }
 
 /** "spec.ports[0].port" */
-export function fieldPath(path: Path): string {
+function fieldPath(path: Path): string {
   return path.map((p, i) => (typeof p === 'number' ? `[${p}]` : i === 0 ? p : `.${p}`)).join('')
 }
 

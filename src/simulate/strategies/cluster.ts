@@ -39,7 +39,7 @@ export interface ServiceView {
   cpuRatios: Record<string, number> | null
 }
 
-export function serviceKey(svc: Service): string {
+function serviceKey(svc: Service): string {
   return `${svc.metadata.namespace ?? 'default'}/${svc.metadata.name}`
 }
 
@@ -67,7 +67,7 @@ export function simNodes(state: ClusterState): SimNode[] {
   })
 }
 
-export function pickAddressType(svc: Service, slices: readonly EndpointSlice[]): AddressType {
+function pickAddressType(svc: Service, slices: readonly EndpointSlice[]): AddressType {
   const seen = new Set<AddressType>()
   for (const s of slices) if (s.addressType !== 'FQDN') seen.add(s.addressType)
   if (seen.has('IPv4')) return 'IPv4'

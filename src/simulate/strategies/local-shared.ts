@@ -202,6 +202,6 @@ export function localShared(region: Region, opts: {threshold?: number} = {}): Al
 }
 
 /** Go's math.Round: half away from zero. */
-export function goRound(x: number): number {
+function goRound(x: number): number {
   return x < 0 ? -Math.floor(-x + 0.5) : Math.floor(x + 0.5)
 }

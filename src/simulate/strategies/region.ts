@@ -41,7 +41,7 @@ export interface Allocation {
   error?: string
 }
 
-export type Algorithm = (region: Region) => Allocation
+type Algorithm = (region: Region) => Allocation
 
 /** The tool's CreateRegionInfo: ratios from node counts (0 when there are no nodes). Throws on negative counts. */
 export function regionFromCounts(zones: readonly {name: string; nodes: number; endpoints: number}[]): Region {

@@ -11,7 +11,7 @@
 import {LABEL_HOSTNAME, LABEL_ZONE} from '../../upstream/api/types.js'
 import type {SimEndpoint, SimNode} from './cluster.js'
 
-export const MAX_TOPOLOGY_KEYS = 16
+const MAX_TOPOLOGY_KEYS = 16
 
 /** The API's validation of topologyKeys: <= 16 keys, valid label keys, "*" only last, no duplicates. Returns the problem, or null. */
 export function validateTopologyKeys(keys: readonly string[]): string | null {

@@ -52,7 +52,7 @@ function ceilDiv(a: bigint, b: bigint): bigint {
 }
 
 /** quantity.go `ParseQuantity`: a quantity string as exact nano units (rounded up in magnitude). */
-export function parseQuantityNano(str: string): bigint {
+function parseQuantityNano(str: string): bigint {
   const end = str.length
   let pos = 0
   let positive = true

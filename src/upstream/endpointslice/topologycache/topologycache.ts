@@ -59,7 +59,7 @@ import {
 // overloadThreshold and the allocation type are declared in topologycache.go; utils.ts holds
 // them here because utils.go's functions use them too and these modules must not import each
 // other in a cycle. Re-exported, so they are found where upstream declares them.
-export {OVERLOAD_FACTOR, OVERLOAD_THRESHOLD, type ZoneAllocation} from './utils.js'
+export { OVERLOAD_THRESHOLD, type ZoneAllocation} from './utils.js'
 
 export type AllocationOutcome =
   | {ok: true; allocations: Record<string, ZoneAllocation>}
@@ -267,7 +267,7 @@ export interface AllocatableCPU {
  * as resource.ParseQuantity does; a missing entry is the zero Quantity, and a value that does
  * not parse counts as 0 (with `error` set).
  */
-export function allocatableCPU(node: Node): AllocatableCPU {
+function allocatableCPU(node: Node): AllocatableCPU {
   const raw = node.status?.allocatable && Object.hasOwn(node.status.allocatable, 'cpu') ? node.status.allocatable.cpu : undefined
   return parseCPU(raw)
 }

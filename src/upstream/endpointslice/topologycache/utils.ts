@@ -69,7 +69,7 @@ export function toRecord<T>(m: Map<string, T>): Record<string, T> {
  * snapshot or an API list holds, several times faster on small slices. Keys are defined as own
  * properties (Object.fromEntries), so a key named "__proto__" stays a plain key.
  */
-export function clonePlain<T>(v: T): T {
+function clonePlain<T>(v: T): T {
   if (Array.isArray(v)) return v.map(clonePlain) as T
   if (v !== null && typeof v === 'object') {
     return Object.fromEntries(Object.keys(v).map((k) => [k, clonePlain((v as Record<string, unknown>)[k])])) as T
