@@ -69,6 +69,7 @@ const plan = {
         }),
         cost: obj({volumeBytes: nullable(num), pricePerGiB: nullable(num), now: costLine, recommended: costLine, byMode: {type: 'array', items: costLine}}),
         notes: strings,
+        lint: {type: 'array', items: obj({rule: str, severity: {enum: ['error', 'warning']}, message: str})},
       }),
     },
   }),

@@ -15,7 +15,7 @@
 //     (its default constraints are ScheduleAnyway), so real placement can be less even than
 //     the model: the recommendation then proposes a constraint;
 //   - resources, affinities, taints and node scoring are not modelled.
-import {explain, type ServiceExplanation} from '../explain/report.js'
+import {explain, type LintIssue, type ServiceExplanation} from '../explain/report.js'
 import {addEndpoint, removeEndpoint, rollout, withoutZone} from '../simulate/whatif.js'
 import {kindOf, rolloutSpecOf, scaledValue, workloadsBehind, type WorkloadKind} from '../simulate/workload.js'
 import {slicesOf} from '../simulate/strategies/cluster.js'
@@ -140,6 +140,8 @@ export interface ServicePlan {
   recommendation: Recommendation
   cost: {volumeBytes: number | null; pricePerGiB: number | null; now: CostLine; recommended: CostLine; byMode: CostLine[]}
   notes: string[]
+  /** The Service's configuration findings today: explain's list (the one check --lint and watch show). */
+  lint: LintIssue[]
 }
 
 export interface PlanReport {
@@ -435,6 +437,7 @@ export function planService(state: ClusterState, svc: Service, opts: PlanOptions
       byMode,
     },
     notes,
+    lint: current?.lint ?? [],
   }
 }
 

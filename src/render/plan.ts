@@ -110,6 +110,7 @@ function servicePlan(p: ServicePlan, bound: number, style: Style, noHeaders: boo
     lines.push(`Cross-zone share: now ${pct(c.now.crossZoneShare)}, with ${c.recommended.mode} ${pct(c.recommended.crossZoneShare)} (--traffic-volume and --cross-zone-price give the cost)`)
   }
   for (const n of p.notes) lines.push(style.dim(`note: ${n}`))
+  for (const l of p.lint) lines.push(`${l.severity === 'error' ? style.bad('lint error') : style.warn('lint warning')} ${l.rule}: ${l.message}`)
   return lines
 }
 

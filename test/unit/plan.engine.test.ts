@@ -212,3 +212,13 @@ describe('plan: property over random clusters', () => {
     )
   })
 })
+
+describe('plan: the same findings as explain, check and watch', () => {
+  it('internalTrafficPolicy Local with Auto: the lint finding is in the plan', () => {
+    const st = cluster({a: 2, b: 2, c: 2})
+    st.services[0]!.spec!.internalTrafficPolicy = 'Local'
+    const p = planService(st, st.services[0]!)
+    expect(p.lint.map((l) => l.rule)).toEqual(['internal-traffic-policy-local'])
+    expect(p.lint).toEqual(explain(st, st.services).services[0]!.lint)
+  })
+})
