@@ -24,6 +24,11 @@ import {features as featuresFor, formatVersion, type Features} from '../upstream
 import type {DataPlane} from '../dataplane/types.js'
 import {dataPlaneReport, type DataPlaneReport} from '../dataplane/describe.js'
 import {kubeProxyRules, planeNodeChoice, planeZoneViews} from './dataplane-views.js'
+import {advise} from './advice.js'
+import {applicability, carriesPort, familyHasClusterIP} from './applicability.js'
+import {countReady, isManaged, sortStrings} from './helpers.js'
+import {lintIssues} from './lint.js'
+import {estimateTraffic, trafficModel} from './traffic.js'
 
 export const SCHEMA_VERSION = 'kubectl-topology.io/v1'
 
@@ -520,11 +525,9 @@ function indexNodes(nodes: readonly Node[], summary: NodeSummary): NodeIndex {
   return {zones, byZone, verdicts, withoutZone, sorted: () => (sorted ??= [...nodes].sort((a, b) => (a.metadata.name < b.metadata.name ? -1 : 1)))}
 }
 
-const isManaged = (s: EndpointSlice) => s.metadata.labels?.[LABEL_MANAGED_BY] === CONTROLLER_NAME
-const sortStrings = (xs: Iterable<string>) => [...xs].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
 
 /** Per zone name: counts over ready endpoints; named: the zone is shown (an endpoint's zone or a hint names it). */
-interface ZoneStats {
+export interface ZoneStats {
   /** Position in `stats` (the traffic estimate's zone id). */
   id: number
   named: boolean
@@ -1008,108 +1011,8 @@ function controllerVerdict(
 
 const NO_RANDOM_CHOICES: RandomChoices = Object.freeze({tieBreaks: 0, receiverChoices: 0, sliceOrder: 0, unchangedOrder: false, uncertainEndpoints: 0, countsCertain: true})
 
-/**
- * The Service's configuration findings: the mode's warnings (src/upstream/endpointslice/mode.ts),
- * then the rules that need more than the Service's own fields.
- */
-function lintIssues(service: Service, mode: ServiceMode, capacity: ZoneCapacity, nodesReadable: boolean, f: Features): LintIssue[] {
-  const issues: LintIssue[] = mode.warnings.map((w) => ({rule: w.rule, severity: w.severity, message: w.message}))
-  const topology = mode.path !== 'none'
-  if (mode.path === 'none' && mode.annotationValue !== undefined && (mode.annotationValue === 'Auto' || mode.annotationValue === 'auto')) {
-    // hintsEnabled but the controller's topology cache is off (feature gate) at this version.
-    issues.push({rule: 'unsupported-at-version', severity: 'error', message: `${mode.annotationKey}=${JSON.stringify(mode.annotationValue)} has no effect at Kubernetes ${formatVersion(f.version)}: the controller's topology cache (TopologyAwareHints) is off`})
-  }
-  if (topology && nodesReadable) {
-    const zones = new Set(capacity.nodes.filter((n) => n.status === 'counted' && n.zone).map((n) => n.zone as string))
-    if (zones.size === 1 && capacity.nodes.every((n) => !n.disablesHints)) {
-      issues.push({
-        rule: 'single-zone',
-        severity: 'error',
-        message: `topology-aware routing is set but every counted node is in one zone (${[...zones][0]})${mode.path === 'topology-mode-auto' ? ': the controller refuses hints ("Insufficient Node information") and records a Warning event at every sync' : ': hints keep all traffic where it already is, and a second zone falls back until it has endpoints'}`,
-      })
-    }
-  }
-  if (topology && service.spec?.internalTrafficPolicy === 'Local') {
-    issues.push({
-      rule: 'internal-traffic-policy-local',
-      severity: 'error',
-      message: 'internalTrafficPolicy: Local is set together with topology-aware routing: kube-proxy sends in-cluster traffic only to endpoints on the same node and ignores the hints',
-    })
-  }
-  return issues
-}
-
 const NOT_PROXIED: KubeProxyVerdict = Object.freeze({mode: '' as const, fallback: false, reason: 'not-proxied' as const, routedEndpoints: 0, nodesPreferSameNode: 0})
 
-function applicability(
-  service: Service,
-  allSlices: readonly EndpointSlice[],
-  slices: readonly EndpointSlice[],
-  k: {externalName: boolean; headless: boolean; proxied: boolean; managedByController: boolean; noClusterIP: boolean; addressType: AddressType},
-): Applicability {
-  const t = service.spec?.type
-  const type: Applicability['type'] = k.externalName ? 'ExternalName' : k.headless ? 'Headless' : t === 'NodePort' || t === 'LoadBalancer' ? t : 'ClusterIP'
-  const foreign = new Map<string, {slices: number; readyEndpoints: number}>()
-  let managed = 0
-  for (const s of slices) {
-    if (isManaged(s)) {
-      managed++
-      continue
-    }
-    const m = s.metadata.labels?.[LABEL_MANAGED_BY] ?? '<none>'
-    const f = foreign.get(m) ?? {slices: 0, readyEndpoints: 0}
-    f.slices++
-    f.readyEndpoints += countReady([s])
-    foreign.set(m, f)
-  }
-  const fqdn = allSlices.filter((s) => s.addressType === 'FQDN').length
-  const writers = sortStrings(foreign.keys()).map((manager) => ({manager, ...foreign.get(manager)!}))
-  const parts: string[] = []
-  if (k.externalName) {
-    parts.push(`ExternalName Service: DNS answers with a CNAME to ${JSON.stringify(service.spec?.externalName ?? '')}; it has no endpoints and kube-proxy does not proxy it, so topology-aware routing does not apply`)
-  } else if (k.headless) {
-    parts.push('headless Service (clusterIP: None): kube-proxy does not proxy it; clients resolve the endpoint addresses through DNS and pick one themselves, so hints change no routing (the controller still writes them)')
-  } else if (k.noClusterIP) {
-    const fams = service.spec?.ipFamilies ?? []
-    parts.push(
-      `the Service has no ${k.addressType} ClusterIP (${fams.length > 0 ? `spec.ipFamilies ${fams.join(', ')}` : `clusterIP ${service.spec?.clusterIP ?? ''}`}): kube-proxy programs nothing for its ${k.addressType} endpoints, so no ${k.addressType} traffic reaches them through the Service and their hints change no routing`,
-    )
-  }
-  if (!k.externalName && !k.managedByController && slices.length > 0) {
-    parts.push(`no selector: the EndpointSlice controller writes none of its EndpointSlices; their hints are whatever their writer (${writers.map((w) => w.manager).join(', ') || 'unknown'}) set, and kube-proxy uses them as they are`)
-  } else if (k.managedByController && writers.length > 0) {
-    const list = writers.map((w) => `${w.slices} written by ${w.manager} (${w.readyEndpoints} ready)`).join(', ')
-    parts.push(`EndpointSlices not managed by the controller: ${list}; the controller's hints and counts cover its own slices only, kube-proxy routes to the endpoints of all of them`)
-  }
-  if (fqdn > 0) parts.push(`${fqdn} FQDN EndpointSlice(s): neither kube-proxy nor the topology rules use FQDN addresses`)
-  return {type, proxied: k.proxied, slices: {managed, foreign: writers, fqdn}, statement: parts.length > 0 ? parts.join('; ') : null}
-}
-
-/**
- * The Service has a ClusterIP of this family (pkg/proxy/util/utils.go GetClusterIPByFamily).
- * A Service that states no ClusterIP at all (a hand-written snapshot) is read by spec.ipFamilies
- * alone, or as proxied in every family when it names none; spec.clusterIP alone stands for
- * spec.clusterIPs (the API server sets both).
- */
-function familyHasClusterIP(service: Service, addressType: AddressType): boolean {
-  if (addressType === 'FQDN') return false
-  const spec = service.spec ?? {}
-  const ips = (spec.clusterIPs ?? []).length > 0 ? spec.clusterIPs! : spec.clusterIP ? [spec.clusterIP] : []
-  if (ips.length === 0) return (spec.ipFamilies ?? []).length === 0 || spec.ipFamilies!.includes(addressType)
-  return getClusterIPByFamily(addressType, {...service, spec: {...spec, clusterIPs: ips}}) !== ''
-}
-
-/**
- * A slice counts for a Service port when it carries a port of that name and protocol
- * (endpointslicecache.go endpointInfoByServicePort). A slice listing no ports at all (a
- * hand-written snapshot) is read as carrying every port.
- */
-function carriesPort(slice: EndpointSlice, p: {name: string; protocol: string}): boolean {
-  return (slice.ports ?? []).length === 0 || sliceHasPort(slice, p.name, p.protocol)
-}
-
-const countReady = (slices: readonly EndpointSlice[]) =>
-  slices.reduce((a, s) => a + (s.endpoints ?? []).filter((e) => e.conditions?.ready === true).length, 0)
 
 /**
  * desired/minimum/target/maximum per zone for N endpoints, also when the controller refuses
@@ -1127,170 +1030,4 @@ export function allocationFigures(n: number, ratios: Record<string, number>): Re
   // Upstream computes the maximum only once the minimums fit (sum <= N).
   for (const z of Object.values(out)) z.maximum = sumMin <= n ? z.minimum + (n - sumMin) : null
   return out
-}
-
-function trafficModel(custom: Record<string, number> | undefined, ratios: Record<string, number> | null, capacity: ZoneCapacity): Record<string, number> | null {
-  if (custom) {
-    const total = Object.values(custom).reduce((a, b) => a + b, 0)
-    if (total <= 0) return null
-    return Object.fromEntries(Object.entries(custom).map(([z, w]) => [z, w / total]))
-  }
-  if (ratios) return ratios
-  // No upstream ratios (a node without zone or CPU): estimate from the nodes that do have both.
-  const cpu = new Map<string, number>()
-  for (const v of capacity.nodes) {
-    if ((v.status === 'counted' || (v.status !== 'control-plane' && v.status !== 'not-ready')) && v.zone && v.milliCPU > 0)
-      cpu.set(v.zone, (cpu.get(v.zone) ?? 0) + v.milliCPU)
-  }
-  const total = [...cpu.values()].reduce((a, b) => a + b, 0)
-  if (total <= 0) return null
-  // Sorted zone names, like the ratios: the estimate sums over zones in this order.
-  return Object.fromEntries(sortStrings(cpu.keys()).map((z) => [z, cpu.get(z)! / total]))
-}
-
-/** What the traffic estimate reads from the endpoint rows. */
-interface RowFacts {
-  rows: readonly EndpointRow[]
-  /** Per zone a row names: its counts and id. */
-  stats: ReadonlyMap<string, ZoneStats>
-  /** By row: its zone's id, -1 without zone. */
-  rowZone: Int32Array
-  /** By row: 1 when kube-proxy counts the endpoint as ready. */
-  rowProxyReady: Uint8Array
-  /** Whether eps[j] is the endpoint of rows[j] for every j. */
-  byRow: (eps: readonly ProxyEndpoint[]) => boolean
-}
-
-function estimateTraffic(
-  shares: Record<string, number> | null,
-  model: 'zone-cpu' | 'custom',
-  facts: RowFacts,
-  live: readonly ProxyEndpoint[],
-  liveViews: Map<string, ZoneView>,
-  predicted: readonly ProxyEndpoint[],
-  predictedViews: Map<string, ZoneView>,
-): TrafficEstimate {
-  if (shares === null) return {model: 'none', inZoneShareLive: null, inZoneSharePredicted: null, maxEndpointOverloadLive: null, maxEndpointOverloadPredicted: null}
-  const {rows, stats} = facts
-  /**
-   * By position in eps: the id of the endpoint's zone (the zone of the last row with its
-   * address; -1 when none), and whether it is ready.
-   */
-  let zoneOf: Map<string, string | null> | undefined
-  const positions = (eps: readonly ProxyEndpoint[]): {zone: Int32Array; ready: Uint8Array} => {
-    // Usually eps[j] is the endpoint of rows[j]: then that row is the only one with its address.
-    if (facts.byRow(eps)) return {zone: facts.rowZone, ready: facts.rowProxyReady}
-    zoneOf ??= new Map(rows.map((r) => [r.addresses[0] ?? '', r.zone]))
-    const zone = new Int32Array(eps.length)
-    const ready = new Uint8Array(eps.length)
-    for (let j = 0; j < eps.length; j++) {
-      const z = zoneOf.get(eps[j]!.ip)
-      zone[j] = z == null ? -1 : stats.get(z)!.id
-      if (eps[j]!.ready) ready[j] = 1
-    }
-    return {zone, ready}
-  }
-  const estimate = (eps: readonly ProxyEndpoint[], views: Map<string, ZoneView>) => {
-    const at = positions(eps)
-    // Loads by position in eps (IPs are unique there: proxyEndpointsFromSlices merges them).
-    const load = new Float64Array(eps.length)
-    let inZone = 0
-    let covered = 0
-    for (const [zone, share] of Object.entries(shares)) {
-      const targets = views.get(zone)!.cluster
-      if (targets.length === 0 || share <= 0) continue
-      covered += share
-      // A zone no row names matches no endpoint (-2 is no id).
-      const local = spread(targets, share / targets.length, load, at.zone, stats.get(zone)?.id ?? -2)
-      inZone += (share * local) / targets.length
-    }
-    let ready = 0
-    for (let i = 0; i < eps.length; i++) ready += at.ready[i]!
-    if (covered === 0 || ready === 0) return {inZone: null, maxOverload: null}
-    let max = -1
-    for (let i = 0; i < eps.length; i++) if (at.ready[i] === 1) max = Math.max(max, (load[i]! / covered) * ready - 1)
-    return {inZone: inZone / covered, maxOverload: max}
-  }
-  const l = estimate(live, liveViews)
-  const p = predicted === live ? l : estimate(predicted, predictedViews)
-  return {model, inZoneShareLive: l.inZone, inZoneSharePredicted: p.inZone, maxEndpointOverloadLive: l.maxOverload, maxEndpointOverloadPredicted: p.maxOverload}
-}
-
-/** Adds `each` to the load of every target; returns how many targets are in zone `id`. */
-function spread(targets: Readonly<ArrayLike<number>>, each: number, load: Float64Array, zoneOf: Int32Array, id: number): number {
-  let local = 0
-  for (let k = 0; k < targets.length; k++) {
-    const j = targets[k]!
-    if (zoneOf[j] === id) local++
-    load[j] = load[j]! + each
-  }
-  return local
-}
-
-/** Nearest ready-endpoint counts the controller accepts (feasibility is not monotonic in N). */
-export function acceptedCounts(n: number, ratios: Record<string, number>, howMany = 3): {below: number[]; above: number[]} {
-  const below: number[] = []
-  const above: number[] = []
-  for (let k = n - 1; k >= 1 && below.length < howMany; k--) if (getAllocations(k, ratios).ok) below.push(k)
-  for (let k = n + 1; k <= n + 10 * Object.keys(ratios).length + 20 && above.length < howMany; k++) if (getAllocations(k, ratios).ok) above.push(k)
-  return {below, above}
-}
-
-function advise(s: ServiceExplanation, capacity: ZoneCapacity, ratios: Record<string, number> | null, nodesReadable: boolean): Advice[] {
-  const advice: Advice[] = []
-  const ref = `svc/${s.name} -n ${s.namespace}`
-  const patch = (td: string) =>
-    `kubectl patch service ${s.name} -n ${s.namespace} --type=merge -p '{"spec":{"trafficDistribution":"${td}"}}'`
-  if (!nodesReadable) {
-    advice.push({code: 'nodes-unreadable', message: 'Nodes could not be read (RBAC): zone CPU shares and the Auto allocation are unknown; ask for "list nodes" or run with a snapshot that includes Nodes.'})
-  }
-  const routed = s.applicability.proxied && s.mode.managedByController
-  if (routed && s.mode.path === 'topology-mode-auto' && !s.controller.hintsSet) {
-    const msg = s.controller.message
-    if (msg.startsWith('Insufficient Node information')) {
-      const bad = sortStrings(capacity.nodes.filter((v) => v.disablesHints).map((v) => `${v.name} (${v.status})`))
-      advice.push({
-        code: 'fix-nodes',
-        message: bad.length > 0
-          ? `Every ready worker node needs a ${LABEL_ZONE} label and allocatable CPU; these nodes disable hints for every Service: ${bad.join(', ')}.`
-          : 'Hints need ready worker nodes in at least 2 zones.',
-      })
-    } else if (msg.startsWith('Insufficient number of endpoints') || msg.startsWith('Unable to allocate minimum')) {
-      if (ratios) {
-        const {below, above} = acceptedCounts(s.controller.totalReadyEndpoints, ratios)
-        const options = [...below.slice(0, 1), ...above].sort((a, b) => a - b)
-        advice.push({
-          code: 'scale',
-          message: `With these zone CPU shares the controller accepts ${options.join(', ')} ready endpoints (now ${s.controller.totalReadyEndpoints}); feasibility is not monotonic, so check the count you scale to.`,
-        })
-      }
-    } else if (msg.startsWith('One or more endpoints do not have a zone')) {
-      advice.push({code: 'endpoint-zone', message: 'A ready endpoint has no zone: its node lacks the topology.kubernetes.io/zone label (or the node is unknown to the controller).'})
-    }
-    advice.push({
-      code: 'mode',
-      message: 'PreferSameZone hints every endpoint to its own zone without the CPU arithmetic or its refusals.',
-      command: `kubectl topology apply ${ref} --mode PreferSameZone   (or: ${patch('PreferSameZone')})`,
-    })
-  }
-  if (s.findings.includes('fallback')) {
-    const zones = s.zones.filter((z) => z.kubeProxy.fallback && z.kubeProxy.reason !== 'no-endpoints' && z.kubeProxy.reason !== 'no-ready-endpoints').map((z) => `${z.name} (${z.kubeProxy.reason})`)
-    advice.push({code: 'fallback', message: `kube-proxy ignores the hints in ${zones.join(', ')}: traffic from there goes to every endpoint.`})
-  }
-  if (s.findings.includes('drift')) {
-    advice.push({
-      code: 'drift',
-      message: `The live hints of ${s.drift.endpoints} endpoint(s) differ from what the controller writes at its next sync (${s.controller.slicesToUpdate.join(', ') || 'no slice rewrite pending'}); the controller rewrites them when it next syncs the Service.`,
-    })
-  }
-  if (routed && s.mode.path === 'none' && s.zones.filter((z) => z.nodes.counted > 0).length >= 2) {
-    advice.push({
-      code: 'enable',
-      message: 'Topology-aware routing is off for this Service.',
-      command: `kubectl topology apply ${ref} --mode PreferSameZone   (or: ${patch('PreferSameZone')})`,
-    })
-  }
-  if (s.dataPlane?.fix) advice.push({code: 'data-plane', message: `Data plane: ${s.dataPlane.fix}.`})
-  for (const w of s.lint) advice.push({code: 'lint', message: w.message})
-  return advice
 }

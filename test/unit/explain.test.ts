@@ -2,7 +2,8 @@
 // the expected overload, the allocation figures of a refused Service, the advice's accepted
 // counts, and the events explain reports.
 import {describe, expect, it} from 'vitest'
-import {acceptedCounts, allocationFigures, explain, type ServiceExplanation} from '../../src/explain/report.js'
+import {allocationFigures, explain, type ServiceExplanation} from '../../src/explain/report.js'
+import {acceptedCounts} from '../../src/explain/advice.js'
 import {setNodes} from '../../src/upstream/endpointslice/topologycache/topologycache.js'
 import {ANNOTATION_TOPOLOGY_MODE} from '../../src/upstream/api/types.js'
 import type {ClusterState} from '../../src/state/cluster-state.js'

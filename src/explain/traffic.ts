@@ -1,0 +1,107 @@
+// The traffic estimate: the share of requests served in their own zone and the worst
+// per-endpoint overload, with the live and the predicted hints, under the traffic model (zone
+// CPU shares, upstream's assumption, or --traffic).
+import type {EndpointRow, TrafficEstimate, ZoneStats} from './report.js'
+import type {ZoneCapacity} from './node-verdicts.js'
+import type {ProxyEndpoint} from '../upstream/kube-proxy/endpoint.js'
+import type {ZoneView} from '../upstream/kube-proxy/topology.js'
+import {sortStrings} from './helpers.js'
+
+export function trafficModel(custom: Record<string, number> | undefined, ratios: Record<string, number> | null, capacity: ZoneCapacity): Record<string, number> | null {
+  if (custom) {
+    const total = Object.values(custom).reduce((a, b) => a + b, 0)
+    if (total <= 0) return null
+    return Object.fromEntries(Object.entries(custom).map(([z, w]) => [z, w / total]))
+  }
+  if (ratios) return ratios
+  // No upstream ratios (a node without zone or CPU): estimate from the nodes that do have both.
+  const cpu = new Map<string, number>()
+  for (const v of capacity.nodes) {
+    if ((v.status === 'counted' || (v.status !== 'control-plane' && v.status !== 'not-ready')) && v.zone && v.milliCPU > 0)
+      cpu.set(v.zone, (cpu.get(v.zone) ?? 0) + v.milliCPU)
+  }
+  const total = [...cpu.values()].reduce((a, b) => a + b, 0)
+  if (total <= 0) return null
+  // Sorted zone names, like the ratios: the estimate sums over zones in this order.
+  return Object.fromEntries(sortStrings(cpu.keys()).map((z) => [z, cpu.get(z)! / total]))
+}
+
+/** What the traffic estimate reads from the endpoint rows. */
+export interface RowFacts {
+  rows: readonly EndpointRow[]
+  /** Per zone a row names: its counts and id. */
+  stats: ReadonlyMap<string, ZoneStats>
+  /** By row: its zone's id, -1 without zone. */
+  rowZone: Int32Array
+  /** By row: 1 when kube-proxy counts the endpoint as ready. */
+  rowProxyReady: Uint8Array
+  /** Whether eps[j] is the endpoint of rows[j] for every j. */
+  byRow: (eps: readonly ProxyEndpoint[]) => boolean
+}
+
+export function estimateTraffic(
+  shares: Record<string, number> | null,
+  model: 'zone-cpu' | 'custom',
+  facts: RowFacts,
+  live: readonly ProxyEndpoint[],
+  liveViews: Map<string, ZoneView>,
+  predicted: readonly ProxyEndpoint[],
+  predictedViews: Map<string, ZoneView>,
+): TrafficEstimate {
+  if (shares === null) return {model: 'none', inZoneShareLive: null, inZoneSharePredicted: null, maxEndpointOverloadLive: null, maxEndpointOverloadPredicted: null}
+  const {rows, stats} = facts
+  /**
+   * By position in eps: the id of the endpoint's zone (the zone of the last row with its
+   * address; -1 when none), and whether it is ready.
+   */
+  let zoneOf: Map<string, string | null> | undefined
+  const positions = (eps: readonly ProxyEndpoint[]): {zone: Int32Array; ready: Uint8Array} => {
+    // Usually eps[j] is the endpoint of rows[j]: then that row is the only one with its address.
+    if (facts.byRow(eps)) return {zone: facts.rowZone, ready: facts.rowProxyReady}
+    zoneOf ??= new Map(rows.map((r) => [r.addresses[0] ?? '', r.zone]))
+    const zone = new Int32Array(eps.length)
+    const ready = new Uint8Array(eps.length)
+    for (let j = 0; j < eps.length; j++) {
+      const z = zoneOf.get(eps[j]!.ip)
+      zone[j] = z == null ? -1 : stats.get(z)!.id
+      if (eps[j]!.ready) ready[j] = 1
+    }
+    return {zone, ready}
+  }
+  const estimate = (eps: readonly ProxyEndpoint[], views: Map<string, ZoneView>) => {
+    const at = positions(eps)
+    // Loads by position in eps (IPs are unique there: proxyEndpointsFromSlices merges them).
+    const load = new Float64Array(eps.length)
+    let inZone = 0
+    let covered = 0
+    for (const [zone, share] of Object.entries(shares)) {
+      const targets = views.get(zone)!.cluster
+      if (targets.length === 0 || share <= 0) continue
+      covered += share
+      // A zone no row names matches no endpoint (-2 is no id).
+      const local = spread(targets, share / targets.length, load, at.zone, stats.get(zone)?.id ?? -2)
+      inZone += (share * local) / targets.length
+    }
+    let ready = 0
+    for (let i = 0; i < eps.length; i++) ready += at.ready[i]!
+    if (covered === 0 || ready === 0) return {inZone: null, maxOverload: null}
+    let max = -1
+    for (let i = 0; i < eps.length; i++) if (at.ready[i] === 1) max = Math.max(max, (load[i]! / covered) * ready - 1)
+    return {inZone: inZone / covered, maxOverload: max}
+  }
+  const l = estimate(live, liveViews)
+  const p = predicted === live ? l : estimate(predicted, predictedViews)
+  return {model, inZoneShareLive: l.inZone, inZoneSharePredicted: p.inZone, maxEndpointOverloadLive: l.maxOverload, maxEndpointOverloadPredicted: p.maxOverload}
+}
+
+/** Adds `each` to the load of every target; returns how many targets are in zone `id`. */
+function spread(targets: Readonly<ArrayLike<number>>, each: number, load: Float64Array, zoneOf: Int32Array, id: number): number {
+  let local = 0
+  for (let k = 0; k < targets.length; k++) {
+    const j = targets[k]!
+    if (zoneOf[j] === id) local++
+    load[j] = load[j]! + each
+  }
+  return local
+}
+
