@@ -118,7 +118,7 @@ const BIN_DIR = path.join(CACHE, `k8s-${K8S_VERSION}`)
 // engineers, or test suites, side by side on one machine). Without it the default version
 // is instance 'run' and any other version its own 'v1.X', so versions run side by side.
 const INSTANCE = process.env.CLUSTER_INSTANCE || (K8S_VERSION === DEFAULT_VERSION ? '' : PIN.minor)
-if (INSTANCE && !/^[a-z0-9][a-z0-9-]{0,30}$/.test(INSTANCE)) {
+if (INSTANCE && !/^[a-z0-9][a-z0-9.-]{0,30}$/.test(INSTANCE)) {
   process.stderr.write(`CLUSTER_INSTANCE must be a short lowercase name, got ${JSON.stringify(INSTANCE)}\n`)
   process.exit(2)
 }
