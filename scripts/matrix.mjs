@@ -130,11 +130,11 @@ for (const version of versions) {
     disagree: results.filter((r) => !r.agree).map((r) => r.seed),
     snapAgree: results.filter((r) => r.snapshotAgree).length,
     snapDisagree: results.filter((r) => !r.snapshotAgree).map((r) => r.seed),
-    adapted: results.filter((r) => r.notes.some((n) => n.startsWith('API server rejected'))).length,
+    adapted: results.filter((r) => r.notes.some((n) => /^API server (rejected|dropped) trafficDistribution/.test(n))).length,
   })
 }
 
-const head = ['version', 'server', 'scenarios', 'agree', 'disagree (seeds)', 'snapshot agree', 'snapshot disagree (seeds)', 'td rejected', 'time', 'exit']
+const head = ['version', 'server', 'scenarios', 'agree', 'disagree (seeds)', 'snapshot agree', 'snapshot disagree (seeds)', 'td refused', 'time', 'exit']
 const table = rows.map((r) => [
   r.version,
   r.server,
@@ -151,6 +151,6 @@ const widths = head.map((h, i) => Math.max(h.length, ...table.map((t) => t[i].le
 const line = (cells) => cells.map((c, i) => c.padEnd(widths[i])).join('  ').trimEnd()
 process.stdout.write(`\nmatrix: ${values.scenarios} scenarios from seed ${values.seed} per version, ${Math.round((Date.now() - tAll) / 1000)}s\n`)
 process.stdout.write(`${line(head)}\n${table.map(line).join('\n')}\n`)
-process.stdout.write('(td rejected: scenarios whose trafficDistribution the API server refused, created without it; details: test-results/matrix/v1.X.json)\n')
+process.stdout.write('(td refused: scenarios whose trafficDistribution the API server rejected (created without it) or dropped (gate off); details: test-results/matrix/v1.X.json)\n')
 const ok = !stopping && rows.length === versions.length && rows.every((r) => r.exit === 0 && r.scenarios === Number(values.scenarios) && r.disagree.length === 0 && r.snapDisagree.length === 0)
 process.exit(stopping ? 130 : ok ? 0 : 1)
