@@ -7,7 +7,8 @@
 //   MATRIX_VERSIONS=1.30,1.33 npm run test:matrix        some versions
 //   npm run test:matrix -- --versions 1.30,1.37 --scenarios 100 --seed 1
 //
-// Env: MATRIX_VERSIONS, DIFF_SCENARIOS, DIFF_SEED (flags win), MATRIX_TIMEOUT_MIN (per version,
+// Env: MATRIX_VERSIONS, DIFF_SCENARIOS, DIFF_SEED (flags win), DIFF_FOCUS=traffic (the
+// trafficDistribution variant of the scenarios, test/e2e/scenarios.ts), MATRIX_TIMEOUT_MIN (per version,
 // build included; default 45). Each version runs as its own cluster instance
 // (matrix-v1.X, or $CLUSTER_INSTANCE-v1.X) and writes test-results/matrix/v1.X.json and its
 // mismatch dumps under test-results/matrix/v1.X/. Exit 0 only when every version ran and
@@ -76,8 +77,9 @@ for (const version of versions) {
   if (stopping) break
   const minor = minorOf(version)
   const label = `v${minor}`
-  const out = path.join(ROOT, 'test-results', 'matrix', label)
-  const resultsFile = path.join(ROOT, 'test-results', 'matrix', `${label}.json`)
+  const focus = process.env.DIFF_FOCUS ? `-${process.env.DIFF_FOCUS}` : ''
+  const out = path.join(ROOT, 'test-results', 'matrix', `${label}${focus}`)
+  const resultsFile = path.join(ROOT, 'test-results', 'matrix', `${label}${focus}.json`)
   rmSync(out, {recursive: true, force: true})
   rmSync(resultsFile, {force: true})
   const instance = `${process.env.CLUSTER_INSTANCE ? process.env.CLUSTER_INSTANCE : 'matrix'}-${label}`
@@ -149,7 +151,7 @@ const table = rows.map((r) => [
 ])
 const widths = head.map((h, i) => Math.max(h.length, ...table.map((t) => t[i].length)))
 const line = (cells) => cells.map((c, i) => c.padEnd(widths[i])).join('  ').trimEnd()
-process.stdout.write(`\nmatrix: ${values.scenarios} scenarios from seed ${values.seed} per version, ${Math.round((Date.now() - tAll) / 1000)}s\n`)
+process.stdout.write(`\nmatrix: ${values.scenarios} ${process.env.DIFF_FOCUS ? `${process.env.DIFF_FOCUS}-focused ` : ''}scenarios from seed ${values.seed} per version, ${Math.round((Date.now() - tAll) / 1000)}s\n`)
 process.stdout.write(`${line(head)}\n${table.map(line).join('\n')}\n`)
 process.stdout.write('(td refused: scenarios whose trafficDistribution the API server rejected (created without it) or dropped (gate off); details: test-results/matrix/v1.X.json)\n')
 const ok = !stopping && rows.length === versions.length && rows.every((r) => r.exit === 0 && r.scenarios === Number(values.scenarios) && r.disagree.length === 0 && r.snapDisagree.length === 0)

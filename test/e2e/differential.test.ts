@@ -28,7 +28,8 @@
 // the scenario then tests what that version does with such a Service. (In 1.30, where
 // ServiceTrafficDistribution is off, the API server drops the field instead: noted too.)
 //
-// DIFF_SCENARIOS (default 100) and DIFF_SEED (default 1) choose the scenarios; see
+// DIFF_SCENARIOS (default 100) and DIFF_SEED (default 1) choose the scenarios (DIFF_FOCUS=traffic:
+// the trafficDistribution variant of each, see scenarios.ts); see
 // scripts/differential.mjs for `--scenarios 1000`. DIFF_OUT (default test-results/differential)
 // is where mismatches are dumped; DIFF_RESULTS, when set, is a JSON file the per-seed results
 // are written to (scripts/matrix.mjs reads it).
@@ -48,6 +49,8 @@ import {autoAnnotation, generateScenario, type Scenario} from './scenarios.js'
 
 const COUNT = Number(process.env.DIFF_SCENARIOS ?? 100)
 const FIRST_SEED = Number(process.env.DIFF_SEED ?? 1)
+const FOCUS = process.env.DIFF_FOCUS === 'traffic' ? 'traffic' : undefined
+if (process.env.DIFF_FOCUS && !FOCUS) throw new Error(`DIFF_FOCUS must be 'traffic', got ${JSON.stringify(process.env.DIFF_FOCUS)}`)
 const SERVICE = 'svc'
 const OUT = path.resolve(ROOT, process.env.DIFF_OUT ?? 'test-results/differential')
 const c = cluster()
@@ -192,11 +195,11 @@ function compare(s: Scenario, predicted: ServiceExplanation, live: Live): string
   return diffs
 }
 
-describe(`differential: explain vs the real EndpointSlice controller (${COUNT} scenarios from seed ${FIRST_SEED})`, () => {
+describe(`differential: explain vs the real EndpointSlice controller (${COUNT} ${FOCUS ? `${FOCUS}-focused ` : ''}scenarios from seed ${FIRST_SEED})`, () => {
   const seeds = Array.from({length: COUNT}, (_, i) => FIRST_SEED + i)
 
   it.each(seeds)('seed %i', async (seed) => {
-    const s = generateScenario(seed)
+    const s = generateScenario(seed, FOCUS)
     const adapted: string[] = []
     const ns = await build(s, adapted)
     const ctx = await loadKubeConfig({requestTimeoutMs: 30_000})
@@ -245,7 +248,7 @@ describe(`differential: explain vs the real EndpointSlice controller (${COUNT} s
         `${dir}/diffs.txt`,
         `server ${state.serverVersion}\n${notes.join('\n')}\n` +
           `live explain:\n${diffs.join('\n')}\nsnapshot + --kube-version ${snap.kubeVersion}:\n${snapshotDiffs.join('\n')}\n` +
-          `reproduce: npm run test:differential -- --seed ${seed} --scenarios 1\n`,
+          `reproduce: ${FOCUS ? `DIFF_FOCUS=${FOCUS} ` : ''}npm run test:differential -- --seed ${seed} --scenarios 1\n`,
       )
     }
     await c.core.deleteNamespacedService({name: SERVICE, namespace: ns}).catch(() => undefined)
@@ -256,7 +259,7 @@ describe(`differential: explain vs the real EndpointSlice controller (${COUNT} s
   afterAll(() => {
     if (process.env.DIFF_RESULTS) {
       mkdirSync(path.dirname(process.env.DIFF_RESULTS), {recursive: true})
-      writeFileSync(process.env.DIFF_RESULTS, JSON.stringify({serverVersion, firstSeed: FIRST_SEED, count: COUNT, results}, null, 2) + '\n')
+      writeFileSync(process.env.DIFF_RESULTS, JSON.stringify({serverVersion, firstSeed: FIRST_SEED, count: COUNT, focus: FOCUS ?? null, results}, null, 2) + '\n')
     }
     const agree = results.filter((r) => r.agree).length
     const paths = new Map<string, number>()
