@@ -18,14 +18,22 @@
 //   node scripts/cluster.mjs kube-proxy ...      a real kube-proxy per test Node, each in its own
 //                                               network namespace (scripts/kube-proxy.mjs);
 //                                               `down` stops them too
+//   node scripts/cluster.mjs versions           the pinned Kubernetes versions, which are built
+//   node scripts/cluster.mjs build              build the binaries only
+//
+// Every command takes `--version 1.32` (or CLUSTER_VERSION=1.32; also 1.32.13 / v1.32.13): the
+// control plane of that pinned minor (test/controlplane/v1.32/), as its own instance
+// (state in run-v1.32/ unless CLUSTER_INSTANCE is given), so versions run side by side.
+// Without it: DEFAULT_VERSION, instance `run`.
 //
 // The kubeconfig has two token users/contexts: `admin` (system:masters, current) and
 // `readonly` (bound to the `view` ClusterRole). Process logs are in the temp dir (state file:
 // $XDG_CACHE_HOME/kubectl-topology/run/state.json).
 //
-// The binaries are built from test/controlplane/go.mod with the Go toolchain and cached in
-// $XDG_CACHE_HOME/kubectl-topology/k8s-<version>/ (default ~/.cache/...). To move to another
-// Kubernetes version: `test/controlplane/bump.sh vX.Y.Z`, then change K8S_VERSION below.
+// The binaries are built from test/controlplane/v1.X/go.mod with the Go toolchain and cached in
+// $XDG_CACHE_HOME/kubectl-topology/k8s-<version>/ (default ~/.cache/...). To pin another
+// patch or add a minor: `test/controlplane/bump.sh vX.Y.Z`; DEFAULT_VERSION below names the
+// version used when none is asked for.
 // etcd comes from Debian's etcd-server package (installed with apt-get when missing).
 //
 // Plain Node ESM with built-ins only: it runs before anything in the project is built.
@@ -39,6 +47,7 @@ import {
   mkdtempSync,
   openSync,
   readFileSync,
+  readdirSync,
   renameSync,
   rmSync,
   writeFileSync,
@@ -52,19 +61,70 @@ import {fileURLToPath} from 'node:url'
 import {aptInstall, which} from './debian.mjs'
 import {kubeProxyMain, stopKubeProxies} from './kube-proxy.mjs'
 
-const K8S_VERSION = 'v1.36.3'
+const DEFAULT_VERSION = 'v1.36.3'
 
 const HOST = '127.0.0.1'
 // Dual-stack, so tests can make IPv6 and dual-stack Services (a Service is still IPv4-only
 // unless it asks); the IPv6 range is a unique-local one, /108 as kube-apiserver requires.
 const SERVICE_CIDR = '10.96.0.0/16,fd00:10:96::/108'
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
+const MODULES = path.join(ROOT, 'test', 'controlplane')
 const CACHE = path.join(process.env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache'), 'kubectl-topology')
+
+/** The pinned versions: {minor: 'v1.32', version: 'v1.32.13', dir}, from test/controlplane/v1.X/go.mod. */
+function pinnedVersions() {
+  const out = []
+  for (const d of readdirSync(MODULES)) {
+    if (!/^v1\.\d+$/.test(d)) continue
+    let mod
+    try {
+      mod = readFileSync(path.join(MODULES, d, 'go.mod'), 'utf8')
+    } catch {
+      continue
+    }
+    const m = /^\s*(?:require\s+)?k8s\.io\/kubernetes (v1\.\d+\.\d+)\b/m.exec(mod)
+    if (m && m[1].startsWith(`${d}.`)) out.push({minor: d, version: m[1], dir: path.join(MODULES, d)})
+  }
+  return out.sort((a, b) => Number(a.minor.slice(3)) - Number(b.minor.slice(3)))
+}
+
+/** `--version X` / `--version=X` (before any `--`) wins over CLUSTER_VERSION; removed from argv. */
+function takeVersionArg(argv) {
+  const end = argv.indexOf('--') < 0 ? argv.length : argv.indexOf('--')
+  for (let i = 0; i < end; i++) {
+    if (argv[i] === '--version' && i + 1 < end) return argv.splice(i, 2)[1]
+    if (argv[i].startsWith('--version=')) return argv.splice(i, 1)[0].slice('--version='.length)
+  }
+  return undefined
+}
+
+const ARGV = process.argv.slice(2)
+const ASKED_VERSION = takeVersionArg(ARGV) ?? process.env.CLUSTER_VERSION ?? ''
+const PINNED = pinnedVersions()
+const PIN = (() => {
+  if (!ASKED_VERSION) return PINNED.find((p) => p.version === DEFAULT_VERSION)
+  const m = /^v?(1\.\d+)(\.\d+)?$/.exec(ASKED_VERSION.trim())
+  const pin = m && PINNED.find((p) => p.minor === `v${m[1]}` && (!m[2] || p.version === `v${m[1]}${m[2]}`))
+  if (!pin) {
+    process.stderr.write(
+      `cluster: no pinned Kubernetes version ${JSON.stringify(ASKED_VERSION)}; pinned: ${PINNED.map((p) => p.version).join(', ')} ` +
+        '(add one with test/controlplane/bump.sh vX.Y.Z)\n',
+    )
+    process.exit(2)
+  }
+  return pin
+})()
+if (!PIN) {
+  process.stderr.write(`cluster: DEFAULT_VERSION ${DEFAULT_VERSION} has no module under test/controlplane/\n`)
+  process.exit(2)
+}
+const K8S_VERSION = PIN.version
 const BIN_DIR = path.join(CACHE, `k8s-${K8S_VERSION}`)
 // CLUSTER_INSTANCE=name runs a separate control plane with its own state (several
-// engineers, or test suites, side by side on one machine); the default instance is 'run'.
-const INSTANCE = process.env.CLUSTER_INSTANCE || ''
-if (INSTANCE && !/^[a-z0-9][a-z0-9-]{0,30}$/.test(INSTANCE)) {
+// engineers, or test suites, side by side on one machine). Without it the default version
+// is instance 'run' and any other version its own 'v1.X', so versions run side by side.
+const INSTANCE = process.env.CLUSTER_INSTANCE || (K8S_VERSION === DEFAULT_VERSION ? '' : PIN.minor)
+if (INSTANCE && !/^[a-z0-9][a-z0-9.-]{0,30}$/.test(INSTANCE)) {
   process.stderr.write(`CLUSTER_INSTANCE must be a short lowercase name, got ${JSON.stringify(INSTANCE)}\n`)
   process.exit(2)
 }
@@ -232,7 +292,7 @@ async function ensureBinaries() {
     const child = (buildChild = spawn(
       go,
       ['build', '-trimpath', `-ldflags=${ldflags()}`, '-o', partial + path.sep, ...missing.map((b) => `k8s.io/kubernetes/cmd/${b}`)],
-      {cwd: path.join(ROOT, 'test', 'controlplane'), stdio: 'inherit'},
+      {cwd: PIN.dir, stdio: 'inherit'},
     ))
     child.on('exit', (c, sig) => resolve(c ?? (sig ? 128 : 1)))
     child.on('error', (e) => {
@@ -646,7 +706,7 @@ function onSignal(sig) {
 async function main() {
   process.on('SIGINT', onSignal)
   process.on('SIGTERM', onSignal)
-  const [command, ...rest] = process.argv.slice(2)
+  const [command, ...rest] = ARGV
   switch (command) {
     case 'up':
       await up()
@@ -688,8 +748,25 @@ async function main() {
     }
     case 'kube-proxy':
       return kubeProxyMain(rest, kubeProxyContext())
+    case 'build':
+      // Only the binaries (e.g. to build every version ahead of a matrix run).
+      await withLock(ensureBinaries)
+      log(`${K8S_VERSION}: ${BIN_DIR}`)
+      return 0
+    case 'versions': {
+      // One line a pinned version: version, built or not, default, binary dir.
+      for (const p of PINNED) {
+        const dir = path.join(CACHE, `k8s-${p.version}`)
+        const built = BINARIES.every((b) => existsSync(path.join(dir, b)))
+        const line = [p.version.padEnd(9), built ? 'built    ' : 'not built', p.version === DEFAULT_VERSION ? 'default' : '       ', dir]
+        process.stdout.write(line.join('  ') + '\n')
+      }
+      return 0
+    }
     default:
-      process.stderr.write('usage: node scripts/cluster.mjs up | down | env | status | pause-controller | resume-controller | run -- CMD [ARGS...] | kube-proxy ...\n')
+      process.stderr.write(
+        'usage: node scripts/cluster.mjs [--version 1.X] up | down | env | status | pause-controller | resume-controller | versions | build | run -- CMD [ARGS...] | kube-proxy ...\n',
+      )
       return 2
   }
 }

@@ -25,10 +25,26 @@
 // controller syncs even when the mode was already the step's.
 // Every mismatch is dumped (snapshot + live slices + events) to test-results/differential/.
 //
-// DIFF_SCENARIOS (default 100) and DIFF_SEED (default 1) choose the scenarios; see
-// scripts/differential.mjs for `--scenarios 1000`.
+// The prediction uses the server's version (read from /version by the product's reader, as
+// `explain` against a live cluster does), so the same test checks every Kubernetes minor the
+// harness pins (scripts/matrix.mjs). Each scenario is also predicted a second way: the state
+// serialized as a snapshot without its serverVersion, run through the built CLI with
+// `--kube-version MAJOR.MINOR` (the same comparison must agree).
+//
+// A Service whose spec.trafficDistribution the API server rejects (PreferSameZone /
+// PreferSameNode before the PreferSameTrafficDistribution gate is on) is created without it:
+// the scenario then tests what that version does with such a Service. (In 1.30, where
+// ServiceTrafficDistribution is off, the API server drops the field instead: noted too.)
+//
+// DIFF_SCENARIOS (default 100) and DIFF_SEED (default 1) choose the scenarios (DIFF_FOCUS=traffic:
+// the trafficDistribution variant of each, see scenarios.ts); see
+// scripts/differential.mjs for `--scenarios 1000`. DIFF_OUT (default test-results/differential)
+// is where mismatches are dumped; DIFF_RESULTS, when set, is a JSON file the per-seed results
+// are written to (scripts/matrix.mjs reads it).
+import {spawnSync} from 'node:child_process'
 import {mkdirSync, writeFileSync} from 'node:fs'
 import {PatchStrategy, setHeaderOptions} from '@kubernetes/client-node'
+import path from 'node:path'
 import {afterAll, describe, expect, it} from 'vitest'
 import {stringify} from 'yaml'
 import {loadKubeConfig} from '../../src/cluster/kubeconfig.js'
@@ -38,34 +54,46 @@ import {explain, type ServiceExplanation} from '../../src/explain/report.js'
 import type {ClusterState} from '../../src/state/cluster-state.js'
 import type {EndpointSlice, EventObject, Service} from '../../src/upstream/api/types.js'
 import {ROOT} from '../cli/run-cli.js'
-import {cluster, EVENT_SOURCE, sortEvents} from './fixtures.js'
+import {cluster, EVENT_SOURCE, sortEvents, statusOf} from './fixtures.js'
 import {autoAnnotation, generateScenario, type Scenario, type Step} from './scenarios.js'
 
 const COUNT = Number(process.env.DIFF_SCENARIOS ?? 100)
 const FIRST_SEED = Number(process.env.DIFF_SEED ?? 1)
+const FOCUS = process.env.DIFF_FOCUS === 'traffic' ? 'traffic' : undefined
+if (process.env.DIFF_FOCUS && !FOCUS) throw new Error(`DIFF_FOCUS must be 'traffic', got ${JSON.stringify(process.env.DIFF_FOCUS)}`)
 const SERVICE = 'svc'
+const OUT = path.resolve(ROOT, process.env.DIFF_OUT ?? 'test-results/differential')
 const c = cluster()
-const results: {seed: number; agree: boolean; notes: string[]; slices: number; sliceOrder: boolean; steps: Step[]; events: number}[] = []
+const results: {seed: number; agree: boolean; snapshotAgree: boolean; notes: string[]; slices: number; sliceOrder: boolean; steps: Step[]; events: number}[] = []
 const mergePatch = setHeaderOptions('Content-Type', PatchStrategy.MergePatch)
 const MODE = 'service.kubernetes.io/topology-mode'
 const HINTS = 'service.kubernetes.io/topology-aware-hints'
 const RESYNC = 'e2e.kubectl-topology.io/resync'
+let serverVersion: string | undefined
 
-async function build(s: Scenario): Promise<string> {
+async function build(s: Scenario, notes: string[]): Promise<string> {
   await c.deleteAllNodes()
   await pool(s.nodes, 16, (n) => c.createNode(n))
   const ns = await c.createNamespace(`diff-${s.seed}`)
   await pool(s.pods, 16, (p) =>
     c.createPod({namespace: ns, name: p.name, labels: {app: SERVICE}, nodeName: p.nodeName, ip: p.ip, ready: p.ready, terminating: p.terminating}),
   )
-  await c.createService({
+  const service = {
     namespace: ns,
     name: SERVICE,
     selector: {app: SERVICE},
     annotations: s.annotations,
     trafficDistribution: s.trafficDistribution,
     publishNotReadyAddresses: s.publishNotReadyAddresses,
-  })
+  }
+  try {
+    await c.createService(service)
+  } catch (e) {
+    const body = String((e as {body?: unknown}).body ?? (e as Error).message)
+    if (s.trafficDistribution === undefined || statusOf(e) !== 422 || !body.includes('trafficDistribution')) throw e
+    notes.push(`API server rejected trafficDistribution ${s.trafficDistribution}: created without it`)
+    await c.createService({...service, trafficDistribution: undefined})
+  }
   await c.waitForReconciled({
     namespace: ns,
     service: SERVICE,
@@ -83,6 +111,31 @@ async function pool<T>(items: readonly T[], width: number, f: (x: T) => Promise<
       while (next < items.length) await f(items[next++]!)
     }),
   )
+}
+
+/**
+ * The second prediction: the state as a snapshot file without serverVersion, through the built
+ * CLI (`explain --from-file ... --kube-version MAJOR.MINOR --prediction fresh -o json`).
+ */
+function predictFromSnapshot(state: ClusterState, ns: string, seed: number): {kubeVersion: string; predicted?: ServiceExplanation; error?: string} {
+  const m = /^v?(\d+)\.(\d+)/.exec(state.serverVersion ?? '')
+  const kubeVersion = m ? `${m[1]}.${m[2]}` : '(none)'
+  if (!m) return {kubeVersion, error: `server version ${state.serverVersion} has no MAJOR.MINOR`}
+  const snap = serializeSnapshot(state)
+  delete snap.serverVersion
+  const dir = path.join(OUT, 'tmp')
+  mkdirSync(dir, {recursive: true})
+  const file = path.join(dir, `seed-${seed}.yaml`)
+  writeFileSync(file, stringify(snap))
+  const r = spawnSync(
+    process.execPath,
+    [path.join(ROOT, 'bin/kubectl-topology.js'), 'explain', `svc/${SERVICE}`, '-n', ns, '--from-file', file, '--kube-version', kubeVersion, '--prediction', 'fresh', '-o', 'json'],
+    {encoding: 'utf8', timeout: 60_000, env: {...process.env, KUBECONFIG: '/dev/null', NO_COLOR: '1'}},
+  )
+  if (r.status !== 0) return {kubeVersion, error: `exit ${r.status ?? r.signal}: ${(r.stderr || r.stdout).trim().slice(0, 500)}`}
+  const services = (JSON.parse(r.stdout) as {services: ServiceExplanation[]}).services
+  if (services.length !== 1) return {kubeVersion, error: `${services.length} services in the output`}
+  return {kubeVersion, predicted: services[0]!}
 }
 
 interface Live {
@@ -186,12 +239,13 @@ function beforeFirstSync(state: ClusterState): ClusterState {
   return {...state, events: [], endpointSlices: state.endpointSlices.map(strip)}
 }
 
-describe(`differential: explain vs the real EndpointSlice controller (${COUNT} scenarios from seed ${FIRST_SEED})`, () => {
+describe(`differential: explain vs the real EndpointSlice controller (${COUNT} ${FOCUS ? `${FOCUS}-focused ` : ''}scenarios from seed ${FIRST_SEED})`, () => {
   const seeds = Array.from({length: COUNT}, (_, i) => FIRST_SEED + i)
 
   it.each(seeds)('seed %i', async (seed) => {
-    const s = generateScenario(seed)
-    const ns = await build(s)
+    const s = generateScenario(seed, FOCUS)
+    const adapted: string[] = []
+    const ns = await build(s, adapted)
     const ctx = await loadKubeConfig({requestTimeoutMs: 30_000})
     const readState = async () => {
       const state = await readClusterState(ctx, {namespace: ns, serviceNames: [SERVICE], withEvents: true})
@@ -227,6 +281,12 @@ describe(`differential: explain vs the real EndpointSlice controller (${COUNT} s
     let r = await settle((state) => explainOne(beforeFirstSync(state), 'fresh'), {kind: 'latest'})
     const allDiffs = r.diffs.map((d) => `create: ${d}`)
     const first = r.predicted
+    serverVersion = r.state.serverVersion
+    expect(serverVersion, 'the reader reports the server version').toBeTruthy()
+    // The same first prediction from a snapshot file without its serverVersion, through the
+    // built CLI with --kube-version MAJOR.MINOR: must agree with the controller too.
+    const snap = predictFromSnapshot(beforeFirstSync(r.state), ns, seed)
+    const snapshotDiffs = snap.error ? [`snapshot + --kube-version: ${snap.error}`] : compare(snap.predicted!, r.live, {kind: 'latest'}).map((d) => `snapshot + --kube-version ${snap.kubeVersion}: ${d}`)
     let slices = r.state.endpointSlices.length
     let sliceOrder = first.controller.randomChoices.sliceOrder > 0
     let eventsChecked = 1
@@ -238,7 +298,14 @@ describe(`differential: explain vs the real EndpointSlice controller (${COUNT} s
       const svc = mergeInto(pre.state.services[0], patch) as Service
       const predicted = explainOne({...pre.state, services: [svc]}, 'next-sync')
       const before = new Map(pre.live.events.map((e) => [e.metadata.name, e.count ?? 1]))
-      await c.core.patchNamespacedService({name: SERVICE, namespace: ns, body: patch}, mergePatch)
+      try {
+        await c.core.patchNamespacedService({name: SERVICE, namespace: ns, body: patch}, mergePatch)
+      } catch (e) {
+        // Before 1.34 the API server rejects PreferSameZone (validateServiceTrafficDistribution): not a step this version can take.
+        if (statusOf(e) !== 422) throw e
+        adapted.push(`API server rejected step ${i + 1} (${step})`)
+        continue
+      }
       // A step may change nothing visible (a re-sync): give the controller time to sync.
       await new Promise((res) => setTimeout(res, 2_000))
       r = await settle(() => predicted, {kind: 'new', before})
@@ -250,31 +317,44 @@ describe(`differential: explain vs the real EndpointSlice controller (${COUNT} s
     const {state, live} = r
     const diffs = allDiffs
     const rc = first.controller.randomChoices
+    if (s.trafficDistribution !== undefined && adapted.length === 0 && state.services[0]?.spec?.trafficDistribution == null)
+      adapted.push(`API server dropped trafficDistribution ${s.trafficDistribution}: its gate is off`)
     const notes = [
       `${s.zones.length} zones, ${s.nodes.length} nodes, ${s.pods.length} pods, ${first.mode.path}, ${first.controller.reason}`,
+      ...adapted,
       ...(rc.tieBreaks ? ['tie-break'] : []),
       ...(rc.receiverChoices ? ['several receivers'] : []),
     ]
-    results.push({seed, agree: diffs.length === 0, notes, slices, sliceOrder, steps: s.steps, events: eventsChecked})
-    if (diffs.length > 0) {
-      const dir = `${ROOT}/test-results/differential/seed-${seed}`
+    results.push({seed, agree: diffs.length === 0, snapshotAgree: snapshotDiffs.length === 0, notes, slices, sliceOrder, steps: s.steps, events: eventsChecked})
+    const dir = path.join(OUT, `seed-${seed}`)
+    if (diffs.length > 0 || snapshotDiffs.length > 0) {
       mkdirSync(dir, {recursive: true})
       writeFileSync(`${dir}/snapshot.yaml`, stringify(serializeSnapshot(state)))
       writeFileSync(`${dir}/live.yaml`, stringify({slices: live.slices, events: live.events}))
-      writeFileSync(`${dir}/diffs.txt`, `${diffs.join('\n')}\nsteps: ${s.steps.join(', ') || 'none'}\nreproduce: npm run test:differential -- --seed ${seed} --scenarios 1\n`)
+      writeFileSync(
+        `${dir}/diffs.txt`,
+        `server ${state.serverVersion}\n${notes.join('\n')}\n${[...diffs, ...snapshotDiffs].join('\n')}\nsteps: ${s.steps.join(', ') || 'none'}\n` +
+          `reproduce: ${FOCUS ? `DIFF_FOCUS=${FOCUS} ` : ''}npm run test:differential -- --seed ${seed} --scenarios 1\n`,
+      )
     }
     await c.core.deleteNamespacedService({name: SERVICE, namespace: ns}).catch(() => undefined)
-    expect(diffs, `seed ${seed} (${notes[0]}): dumped to test-results/differential/seed-${seed}`).toEqual([])
+    expect(diffs, `seed ${seed} (${notes[0]}): dumped to ${path.relative(ROOT, dir)}`).toEqual([])
+    expect(snapshotDiffs, `seed ${seed}, snapshot + --kube-version ${snap.kubeVersion}: dumped to ${path.relative(ROOT, dir)}`).toEqual([])
   })
 
   afterAll(() => {
+    if (process.env.DIFF_RESULTS) {
+      mkdirSync(path.dirname(process.env.DIFF_RESULTS), {recursive: true})
+      writeFileSync(process.env.DIFF_RESULTS, JSON.stringify({serverVersion, firstSeed: FIRST_SEED, count: COUNT, focus: FOCUS ?? null, results}, null, 2) + '\n')
+    }
     const agree = results.filter((r) => r.agree).length
     const paths = new Map<string, number>()
     for (const r of results) {
       const k = r.notes[0]!.split(', ').slice(-2).join(', ')
       paths.set(k, (paths.get(k) ?? 0) + 1)
     }
-    process.stdout.write(`\ndifferential: ${agree}/${results.length} scenarios agree\n`)
+    const snapAgree = results.filter((r) => r.snapshotAgree).length
+    process.stdout.write(`\ndifferential (server ${serverVersion}): ${agree}/${results.length} scenarios agree; snapshot + --kube-version: ${snapAgree}/${results.length}\n`)
     const ties = results.filter((r) => r.notes.some((n) => n.startsWith('tie-break'))).length
     const receivers = results.filter((r) => r.notes.some((n) => n.startsWith('several receivers'))).length
     process.stdout.write(`  (upstream random at creation: ${ties} with a tie-break, ${receivers} with several receivers; compared against the alternatives)\n`)

@@ -60,7 +60,15 @@ const ANNOTATIONS: Record<string, string>[] = [
 const STEPS: Step[] = ['auto', 'auto', 'none', 'none', 'prefer-same-zone', 'resync', 'resync']
 const TRAFFIC: (string | undefined)[] = [undefined, undefined, undefined, 'PreferClose', 'PreferSameZone', 'PreferSameNode']
 
-export function generateScenario(seed: number): Scenario {
+/**
+ * 'traffic' (DIFF_FOCUS=traffic): the same scenario, then, from further draws of the same PRNG,
+ * a trafficDistribution on every Service, no Auto annotation, and a third of the Nodes without
+ * a zone: the rules that differ between Kubernetes minors (which values exist, hints for
+ * endpoints without a zone, node hints). The default scenarios are unchanged by it.
+ */
+export type ScenarioFocus = 'traffic'
+
+export function generateScenario(seed: number, focus?: ScenarioFocus): Scenario {
   const rnd = mulberry32(seed)
   const int = (lo: number, hi: number) => lo + Math.floor(rnd() * (hi - lo + 1))
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rnd() * xs.length)]!
@@ -121,6 +129,11 @@ export function generateScenario(seed: number): Scenario {
   if (chance(0.6)) {
     const n = int(1, 3)
     for (let i = 0; i < n; i++) scenario.steps.push(pick(STEPS))
+  }
+  if (focus === 'traffic') {
+    scenario.trafficDistribution = pick(['PreferClose', 'PreferSameZone', 'PreferSameNode'])
+    scenario.annotations = pick<Record<string, string>>([{}, {}, {'service.kubernetes.io/topology-mode': 'Disabled'}, {'service.kubernetes.io/topology-aware-hints': 'disabled'}])
+    for (const n of nodes) if (chance(0.33)) delete n.zone
   }
   return scenario
 }

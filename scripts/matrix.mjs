@@ -1,0 +1,158 @@
+#!/usr/bin/env node
+// The differential test (test/e2e/differential.test.ts) against the control plane of every
+// pinned Kubernetes minor, one after the other: for each version, `cluster.mjs --version X run`
+// (build on first use, start, run, stop), then a summary table. Docs: docs/testing.md.
+//
+//   npm run test:matrix                                  every pinned version, 30 scenarios each
+//   MATRIX_VERSIONS=1.30,1.33 npm run test:matrix        some versions
+//   npm run test:matrix -- --versions 1.30,1.37 --scenarios 100 --seed 1
+//
+// Env: MATRIX_VERSIONS, DIFF_SCENARIOS, DIFF_SEED (flags win), DIFF_FOCUS=traffic (the
+// trafficDistribution variant of the scenarios, test/e2e/scenarios.ts), MATRIX_TIMEOUT_MIN (per version,
+// build included; default 45). Each version runs as its own cluster instance
+// (matrix-v1.X, or $CLUSTER_INSTANCE-v1.X) and writes test-results/matrix/v1.X.json and its
+// mismatch dumps under test-results/matrix/v1.X/. Exit 0 only when every version ran and
+// every scenario agreed (live explain and snapshot + --kube-version).
+//
+// Plain Node ESM with built-ins only.
+import {spawn, spawnSync} from 'node:child_process'
+import {readFileSync, rmSync} from 'node:fs'
+import path from 'node:path'
+import {fileURLToPath} from 'node:url'
+import {parseArgs} from 'node:util'
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
+const {values} = parseArgs({
+  options: {
+    versions: {type: 'string', default: process.env.MATRIX_VERSIONS ?? ''},
+    scenarios: {type: 'string', default: process.env.DIFF_SCENARIOS ?? '30'},
+    seed: {type: 'string', default: process.env.DIFF_SEED ?? '1'},
+  },
+})
+for (const k of ['scenarios', 'seed']) {
+  if (!/^\d+$/.test(values[k])) {
+    console.error(`--${k} must be a whole number, got ${JSON.stringify(values[k])}`)
+    process.exit(2)
+  }
+}
+const timeoutMin = Number(process.env.MATRIX_TIMEOUT_MIN ?? 45)
+if (!(timeoutMin > 0)) {
+  console.error(`MATRIX_TIMEOUT_MIN must be a positive number, got ${JSON.stringify(process.env.MATRIX_TIMEOUT_MIN)}`)
+  process.exit(2)
+}
+
+const cluster = path.join(ROOT, 'scripts', 'cluster.mjs')
+const listed = spawnSync(process.execPath, [cluster, 'versions'], {encoding: 'utf8'})
+if (listed.status !== 0) {
+  process.stderr.write(listed.stderr)
+  process.exit(1)
+}
+const pinned = listed.stdout.trim().split('\n').map((l) => l.split(/\s+/)[0])
+const minorOf = (v) => /^v?(1\.\d+)/.exec(v)?.[1]
+let versions = pinned
+if (values.versions.trim()) {
+  versions = []
+  for (const want of values.versions.split(/[\s,]+/).filter(Boolean)) {
+    const v = pinned.find((p) => minorOf(p) === minorOf(want))
+    if (!v) {
+      console.error(`matrix: no pinned version for ${JSON.stringify(want)}; pinned: ${pinned.join(', ')}`)
+      process.exit(2)
+    }
+    versions.push(v)
+  }
+}
+
+let stopping = null
+let current = null
+for (const sig of ['SIGINT', 'SIGTERM']) {
+  process.on(sig, () => {
+    stopping = sig
+    current?.kill(sig) // cluster.mjs run stops its control plane and forwards the signal
+  })
+}
+
+const rows = []
+const tAll = Date.now()
+for (const version of versions) {
+  if (stopping) break
+  const minor = minorOf(version)
+  const label = `v${minor}`
+  const focus = process.env.DIFF_FOCUS ? `-${process.env.DIFF_FOCUS}` : ''
+  const out = path.join(ROOT, 'test-results', 'matrix', `${label}${focus}`)
+  const resultsFile = path.join(ROOT, 'test-results', 'matrix', `${label}${focus}.json`)
+  rmSync(out, {recursive: true, force: true})
+  rmSync(resultsFile, {force: true})
+  const instance = `${process.env.CLUSTER_INSTANCE ? process.env.CLUSTER_INSTANCE : 'matrix'}-${label}`
+  process.stderr.write(`\nmatrix: ${version}: ${values.scenarios} scenarios from seed ${values.seed} (instance ${instance})\n`)
+  const t0 = Date.now()
+  const code = await new Promise((resolve) => {
+    const child = (current = spawn(
+      process.execPath,
+      [cluster, '--version', version, 'run', '--', 'vitest', 'run', '-c', 'vitest.e2e.config.ts', 'test/e2e/differential.test.ts'],
+      {
+        cwd: ROOT,
+        stdio: 'inherit',
+        env: {
+          ...process.env,
+          CLUSTER_INSTANCE: instance,
+          DIFF_SCENARIOS: values.scenarios,
+          DIFF_SEED: values.seed,
+          DIFF_OUT: out,
+          DIFF_RESULTS: resultsFile,
+        },
+      },
+    ))
+    const timer = setTimeout(() => {
+      process.stderr.write(`matrix: ${version} still running after ${timeoutMin} min: SIGTERM\n`)
+      child.kill('SIGTERM')
+    }, timeoutMin * 60_000)
+    child.on('exit', (c, sig) => {
+      clearTimeout(timer)
+      resolve(c ?? (sig ? 128 : 1))
+    })
+    child.on('error', (e) => {
+      clearTimeout(timer)
+      process.stderr.write(`matrix: ${e.message}\n`)
+      resolve(127)
+    })
+  })
+  current = null
+  let report = null
+  try {
+    report = JSON.parse(readFileSync(resultsFile, 'utf8'))
+  } catch {}
+  const results = report?.results ?? []
+  rows.push({
+    version,
+    server: report?.serverVersion ?? '-',
+    exit: code,
+    secs: Math.round((Date.now() - t0) / 1000),
+    scenarios: results.length,
+    agree: results.filter((r) => r.agree).length,
+    disagree: results.filter((r) => !r.agree).map((r) => r.seed),
+    snapAgree: results.filter((r) => r.snapshotAgree).length,
+    snapDisagree: results.filter((r) => !r.snapshotAgree).map((r) => r.seed),
+    adapted: results.filter((r) => r.notes.some((n) => /^API server (rejected|dropped) trafficDistribution/.test(n))).length,
+  })
+}
+
+const head = ['version', 'server', 'scenarios', 'agree', 'disagree (seeds)', 'snapshot agree', 'snapshot disagree (seeds)', 'td refused', 'time', 'exit']
+const table = rows.map((r) => [
+  r.version,
+  r.server,
+  String(r.scenarios),
+  String(r.agree),
+  r.disagree.length ? `${r.disagree.length} (${r.disagree.join(' ')})` : '0',
+  String(r.snapAgree),
+  r.snapDisagree.length ? `${r.snapDisagree.length} (${r.snapDisagree.join(' ')})` : '0',
+  String(r.adapted),
+  `${r.secs}s`,
+  String(r.exit),
+])
+const widths = head.map((h, i) => Math.max(h.length, ...table.map((t) => t[i].length)))
+const line = (cells) => cells.map((c, i) => c.padEnd(widths[i])).join('  ').trimEnd()
+process.stdout.write(`\nmatrix: ${values.scenarios} ${process.env.DIFF_FOCUS ? `${process.env.DIFF_FOCUS}-focused ` : ''}scenarios from seed ${values.seed} per version, ${Math.round((Date.now() - tAll) / 1000)}s\n`)
+process.stdout.write(`${line(head)}\n${table.map(line).join('\n')}\n`)
+process.stdout.write('(td refused: scenarios whose trafficDistribution the API server rejected (created without it) or dropped (gate off); details: test-results/matrix/v1.X.json)\n')
+const ok = !stopping && rows.length === versions.length && rows.every((r) => r.exit === 0 && r.scenarios === Number(values.scenarios) && r.disagree.length === 0 && r.snapDisagree.length === 0)
+process.exit(stopping ? 130 : ok ? 0 : 1)
