@@ -90,16 +90,28 @@ export function generate() {
   const slices = []
   const perSlice = BIG_ENDPOINTS / BIG_SLICES
   for (let s = 0; s < BIG_SLICES; s++) {
-    slices.push(slice('bench', 'big', `big-${String(s).padStart(5, '0')}`, Array.from({length: perSlice}, () => endpoint('big'))))
+    slices.push(
+      slice(
+        'bench',
+        'big',
+        `big-${String(s).padStart(5, '0')}`,
+        Array.from({length: perSlice}, () => endpoint('big')),
+      ),
+    )
   }
   for (let i = 0; i < SMALL_SERVICES; i++) {
     const ns = `ns-${String(i % NAMESPACES).padStart(2, '0')}`
     const name = `svc-${String(i).padStart(4, '0')}`
     const kind = i % 3
-    services.push(
-      service(ns, name, kind === 0 ? {annotations: {'service.kubernetes.io/topology-mode': 'Auto'}} : kind === 1 ? {trafficDistribution: 'PreferSameZone'} : {}),
+    services.push(service(ns, name, kind === 0 ? {annotations: {'service.kubernetes.io/topology-mode': 'Auto'}} : kind === 1 ? {trafficDistribution: 'PreferSameZone'} : {}))
+    slices.push(
+      slice(
+        ns,
+        name,
+        `${name}-abcde`,
+        Array.from({length: SMALL_ENDPOINTS}, () => endpoint(name)),
+      ),
     )
-    slices.push(slice(ns, name, `${name}-abcde`, Array.from({length: SMALL_ENDPOINTS}, () => endpoint(name))))
   }
   return {apiVersion: 'v1', kind: 'List', metadata: {resourceVersion: ''}, items: [...nodes, ...services, ...slices]}
 }

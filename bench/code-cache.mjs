@@ -46,6 +46,8 @@ const out = [
 ]
 for (let k = 0; k < cases.length; k += 2) {
   const [sa, sb] = [samples[k], samples[k + 1]]
-  out.push(`| \`${cases[k].name}\` | ${ms(median(sa.cpu))} | ${ms(median(sb.cpu))} | ${paired(sa.cpu, sb.cpu).toFixed(2)}x | ${ms(median(sa.wall))} | ${ms(median(sb.wall))} | ${paired(sa.wall, sb.wall).toFixed(2)}x |`)
+  out.push(
+    `| \`${cases[k].name}\` | ${ms(median(sa.cpu))} | ${ms(median(sb.cpu))} | ${paired(sa.cpu, sb.cpu).toFixed(2)}x | ${ms(median(sa.wall))} | ${ms(median(sb.wall))} | ${paired(sa.wall, sb.wall).toFixed(2)}x |`,
+  )
 }
 process.stdout.write(`${out.join('\n')}\n`)

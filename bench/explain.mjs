@@ -58,7 +58,6 @@ for (const [p, what] of [
   }
 }
 
-
 // ---- helpers -----------------------------------------------------------------------------
 
 const q = (s) => (/[^\w@%+=:,./-]/.test(s) ? `'${s.replace(/'/g, "'\\''")}'` : s)
@@ -120,7 +119,14 @@ try {
     `export {explain} from ${JSON.stringify(join(ROOT, 'src/explain/report.ts'))}\nexport {parseSnapshot} from ${JSON.stringify(join(ROOT, 'src/cluster/snapshot/snapshot.ts'))}\n`,
   )
   const bundle = join(dir, 'engine.mjs')
-  await build({entryPoints: [entry], outfile: bundle, bundle: true, format: 'esm', platform: 'node', target: 'node22', logLevel: 'warning',
+  await build({
+    entryPoints: [entry],
+    outfile: bundle,
+    bundle: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node22',
+    logLevel: 'warning',
     // yaml (CommonJS) require()s node built-ins, as in scripts/build.mjs.
     banner: {js: "import {createRequire as __cr} from 'node:module';const require=__cr(import.meta.url);"},
   })
@@ -169,7 +175,14 @@ process.stdout.write(JSON.stringify({parseMs, first, times, cpu, mainCpu, all, c
   const engine = JSON.parse(run(NODE, [engineScript, snapshot, String(ENGINE_RUNS)]).stdout)
   if (ENGINE_ONLY) {
     const m = median(engine.times)
-    process.stdout.write(`engine: explain() for svc/big median ${m.toFixed(1)} ms of ${engine.times.length} [${engine.times.map((t) => t.toFixed(1)).join(', ')}]; main-thread CPU median ${median(engine.mainCpu).toFixed(1)} ms; first call ${engine.first.toFixed(1)} ms; all Services ${median(engine.all).toFixed(1)} ms; parseSnapshot ${engine.parseMs.toFixed(1)} ms; load average ${(await import('node:os')).loadavg().map((x) => x.toFixed(1)).join(' ')}\n`)
+    process.stdout.write(
+      `engine: explain() for svc/big median ${m.toFixed(1)} ms of ${engine.times.length} [${engine.times.map((t) => t.toFixed(1)).join(', ')}]; main-thread CPU median ${median(engine.mainCpu).toFixed(1)} ms; first call ${engine.first.toFixed(1)} ms; all Services ${median(engine.all).toFixed(1)} ms; parseSnapshot ${engine.parseMs.toFixed(1)} ms; load average ${(
+        await import('node:os')
+      )
+        .loadavg()
+        .map((x) => x.toFixed(1))
+        .join(' ')}\n`,
+    )
     if (KEEP) process.stdout.write(`kept: ${dir} (${engineScript} FILE RUNS)\n`)
     process.exit(0)
   }
@@ -182,14 +195,25 @@ process.stdout.write(JSON.stringify({parseMs, first, times, cpu, mainCpu, all, c
   // Sanity: one run of each, output parsed.
   const bigJson = JSON.parse(run(explainBig[0], [...explainBig.slice(1), '-o', 'json'], {cwd: ROOT}).stdout)
   if (bigJson.services[0].totals.readyEndpoints !== BIG_ENDPOINTS) throw new Error('explain svc/big: unexpected report')
-  const cli = hyperfine(dir, 'cli', [
-    {name: 'explain svc/big', argv: explainBig},
-    {name: 'explain -A', argv: explainAll},
-  ], RUNS)
-  const start = hyperfine(dir, 'start', [
-    {name: 'node -e 0', argv: base},
-    {name: 'kubectl-topology --help', argv: help},
-  ], Math.max(RUNS, 20), 3)
+  const cli = hyperfine(
+    dir,
+    'cli',
+    [
+      {name: 'explain svc/big', argv: explainBig},
+      {name: 'explain -A', argv: explainAll},
+    ],
+    RUNS,
+  )
+  const start = hyperfine(
+    dir,
+    'start',
+    [
+      {name: 'node -e 0', argv: base},
+      {name: 'kubectl-topology --help', argv: help},
+    ],
+    Math.max(RUNS, 20),
+    3,
+  )
   const rssBig = peakRss(explainBig)
   const rssAll = peakRss(explainAll)
   const rssBase = peakRss(base)
@@ -203,13 +227,19 @@ process.stdout.write(JSON.stringify({parseMs, first, times, cpu, mainCpu, all, c
 
   const node = run(NODE, ['--version']).stdout.trim()
   const out = []
-  out.push(`kubectl-topology explain bench  (Node ${node}, ${new Date().toISOString().slice(0, 10)}, ${(await import('node:os')).cpus()[0]?.model ?? 'cpu?'} x${(await import('node:os')).cpus().length})`)
-  out.push(`snapshot: ${NODES} nodes in ${ZONES.length} zones; svc/big (topology-mode Auto) with ${BIG_ENDPOINTS} endpoints in ${BIG_SLICES} EndpointSlices; ${SMALL_SERVICES} Services of ${SMALL_ENDPOINTS} endpoints; ${(size / 1048576).toFixed(1)} MiB JSON`)
+  out.push(
+    `kubectl-topology explain bench  (Node ${node}, ${new Date().toISOString().slice(0, 10)}, ${(await import('node:os')).cpus()[0]?.model ?? 'cpu?'} x${(await import('node:os')).cpus().length})`,
+  )
+  out.push(
+    `snapshot: ${NODES} nodes in ${ZONES.length} zones; svc/big (topology-mode Auto) with ${BIG_ENDPOINTS} endpoints in ${BIG_SLICES} EndpointSlices; ${SMALL_SERVICES} Services of ${SMALL_ENDPOINTS} endpoints; ${(size / 1048576).toFixed(1)} MiB JSON`,
+  )
   out.push(`  check: svc/big hintsSet=${engine.check.hintsSet} reason=${engine.check.reason} ready=${engine.check.ready} zones=${engine.check.zones}`)
   out.push('')
   out.push('| measure | figure | target |')
   out.push('|---|---|---|')
-  out.push(`| engine: explain() for svc/big, median of ${engine.times.length} (min ${Math.min(...engine.times).toFixed(1)}, max ${Math.max(...engine.times).toFixed(1)}) | ${engineMedian.toFixed(1)} ms | <= 50 ms (${(engineMedian / 50).toFixed(2)}x of target) |`)
+  out.push(
+    `| engine: explain() for svc/big, median of ${engine.times.length} (min ${Math.min(...engine.times).toFixed(1)}, max ${Math.max(...engine.times).toFixed(1)}) | ${engineMedian.toFixed(1)} ms | <= 50 ms (${(engineMedian / 50).toFixed(2)}x of target) |`,
+  )
   out.push(`| engine: CPU time (user+system, all threads) of the same runs, median | ${median(engine.cpu).toFixed(1)} ms | |`)
   out.push(`| engine: CPU time of the main thread (process.threadCpuUsage, GC helper threads excluded) of the same runs, median | ${median(engine.mainCpu).toFixed(1)} ms | |`)
   out.push(`| engine: the first explain() for svc/big (code not yet optimised by V8, as in a CLI run) | ${engine.first.toFixed(1)} ms | |`)
@@ -222,7 +252,12 @@ process.stdout.write(JSON.stringify({parseMs, first, times, cpu, mainCpu, all, c
   out.push(`| \`node -e 0\` wall (baseline), mean | ${ms(baseR.mean)} (RSS ${rssBase.toFixed(0)} MiB) | |`)
   out.push(`| \`kubectl topology --help\` wall, mean | ${ms(helpR.mean)} | |`)
   out.push(`| \`--help\` / \`node -e 0\` | ${(helpR.mean / baseR.mean).toFixed(2)}x | <= 2.5x |`)
-  out.push(`load average (1, 5, 15 min) at the end: ${(await import('node:os')).loadavg().map((x) => x.toFixed(1)).join(' ')}`)
+  out.push(
+    `load average (1, 5, 15 min) at the end: ${(await import('node:os'))
+      .loadavg()
+      .map((x) => x.toFixed(1))
+      .join(' ')}`,
+  )
   out.push('')
   out.push(`commands (snapshot at ${KEEP ? snapshot : '<tmp>/snapshot.json'}):`)
   for (const c of [explainBig, explainAll, help, base]) out.push(`  ${line(c.map((a) => (a === snapshot && !KEEP ? '<tmp>/snapshot.json' : rel(a))))}`)

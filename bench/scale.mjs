@@ -99,7 +99,9 @@ const nsName = (i) => `bench-scale-${String(i % NAMESPACES).padStart(2, '0')}`
 const svcName = (i) => `svc-${String(i).padStart(4, '0')}`
 
 async function createLoad() {
-  const labelSelector = Object.entries(LABEL).map(([k, v]) => `${k}=${v}`).join(',')
+  const labelSelector = Object.entries(LABEL)
+    .map(([k, v]) => `${k}=${v}`)
+    .join(',')
   const [haveNodes, haveSvcs, haveSlices] = await Promise.all([
     countAll((c) => core.listNode({labelSelector, limit: 500, _continue: c})),
     countAll((c) => core.listServiceForAllNamespaces({labelSelector, limit: 500, _continue: c})),
@@ -172,7 +174,11 @@ async function createLoad() {
       await disc.createNamespacedEndpointSlice({
         namespace,
         body: {
-          metadata: {name: `${name}-bench`, namespace, labels: {...LABEL, 'kubernetes.io/service-name': name, 'endpointslice.kubernetes.io/managed-by': 'bench.kubectl-topology.io'}},
+          metadata: {
+            name: `${name}-bench`,
+            namespace,
+            labels: {...LABEL, 'kubernetes.io/service-name': name, 'endpointslice.kubernetes.io/managed-by': 'bench.kubectl-topology.io'},
+          },
           addressType: 'IPv4',
           endpoints,
           ports: [{name: 'http', port: 8080, protocol: 'TCP'}],
@@ -234,7 +240,9 @@ const rows = cases.map((c, i) => {
   const rss = Math.max(...results[i].map((r) => r.rssKiB)) / 1024
   return {case: c.name, wall, min: Math.min(...results[i].map((r) => r.wall)), rss, bytes: results[i][0].bytes, items: c.parsed, ratio: wall / base}
 })
-console.log(`Load: ${NODES} nodes, ${SERVICES} Services, ${SERVICES * PER_SLICE} endpoints in ${SERVICES} EndpointSlices; ${RUNS} runs each; server ${server}; node ${process.version}; ${os.cpus().length} CPUs`)
+console.log(
+  `Load: ${NODES} nodes, ${SERVICES} Services, ${SERVICES * PER_SLICE} endpoints in ${SERVICES} EndpointSlices; ${RUNS} runs each; server ${server}; node ${process.version}; ${os.cpus().length} CPUs`,
+)
 console.log('')
 const header = ['command', 'wall median (s)', 'wall min (s)', 'x kubectl', 'peak RSS (MB)', 'stdout (MB)']
 const table = [header, ...rows.map((r) => [r.case, r.wall.toFixed(2), r.min.toFixed(2), r.ratio.toFixed(2), r.rss.toFixed(0), (r.bytes / 1e6).toFixed(1)])]
@@ -244,5 +252,7 @@ console.log('')
 for (const r of rows.slice(1)) {
   const okWall = r.ratio <= 1.5
   const okRss = r.rss <= 300
-  console.log(`${r.case}: ${okWall ? 'meets' : 'MISSES'} the wall-time target (<= 1.5x kubectl: ${r.ratio.toFixed(2)}x), ${okRss ? 'meets' : 'MISSES'} the RSS target (<= 300 MB: ${r.rss.toFixed(0)} MB)`)
+  console.log(
+    `${r.case}: ${okWall ? 'meets' : 'MISSES'} the wall-time target (<= 1.5x kubectl: ${r.ratio.toFixed(2)}x), ${okRss ? 'meets' : 'MISSES'} the RSS target (<= 300 MB: ${r.rss.toFixed(0)} MB)`,
+  )
 }

@@ -29,5 +29,9 @@ const fmt = (n) => Math.round(n).toLocaleString('en-US')
 const met = (r) => (r.perMinute >= 100000 ? 'met' : 'NOT met')
 console.log(`dataset ${family}, ${fmt(clusters)} clusters, node ${process.version}`)
 console.log(`baseline (random only):           ${baseline.seconds.toFixed(2)} s  ${fmt(baseline.perMinute)} clusters/minute`)
-console.log(`default strategies (8):           ${defaults.seconds.toFixed(2)} s  ${fmt(defaults.perMinute)} clusters/minute  (${(defaults.seconds / baseline.seconds).toFixed(2)}x baseline time; >= 100,000/minute: ${met(defaults)})`)
-console.log(`all strategies (9, topology-keys): ${all.seconds.toFixed(2)} s  ${fmt(all.perMinute)} clusters/minute  (${(all.seconds / baseline.seconds).toFixed(2)}x baseline time; >= 100,000/minute: ${met(all)})`)
+console.log(
+  `default strategies (8):           ${defaults.seconds.toFixed(2)} s  ${fmt(defaults.perMinute)} clusters/minute  (${(defaults.seconds / baseline.seconds).toFixed(2)}x baseline time; >= 100,000/minute: ${met(defaults)})`,
+)
+console.log(
+  `all strategies (9, topology-keys): ${all.seconds.toFixed(2)} s  ${fmt(all.perMinute)} clusters/minute  (${(all.seconds / baseline.seconds).toFixed(2)}x baseline time; >= 100,000/minute: ${met(all)})`,
+)

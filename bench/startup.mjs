@@ -92,7 +92,11 @@ if (pathDir) rmSync(pathDir, {recursive: true, force: true})
 
 const ms = (s) => `${(s * 1000).toFixed(0)} ms`
 const out = []
-out.push(`Node ${process.version}, ${RUNS} rounds (after 2 warm-up rounds), each running every command once in turn (hyperfine -N --runs 1); ${new Date().toISOString().slice(0, 16)}Z; load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}`)
+out.push(
+  `Node ${process.version}, ${RUNS} rounds (after 2 warm-up rounds), each running every command once in turn (hyperfine -N --runs 1); ${new Date().toISOString().slice(0, 16)}Z; load average ${loadavg()
+    .map((l) => l.toFixed(1))
+    .join(' ')}`,
+)
 out.push('')
 out.push('| command | median wall | min wall | median CPU (user+sys) | wall ratio (median of pairs) | CPU ratio | target | peak RSS |')
 out.push('|---|---|---|---|---|---|---|---|')
@@ -100,7 +104,9 @@ let missed = 0
 for (const r of rows) {
   const verdict = r.c.target === undefined ? '' : r.ratio <= r.c.target ? `<= ${r.c.target}x ok` : `<= ${r.c.target}x MISSED`
   if (r.c.target !== undefined && r.ratio > r.c.target) missed++
-  out.push(`| ${r.c.name} | ${ms(r.med)} | ${ms(r.min)} | ${ms(r.cpu)} | ${r.c.baseline ? '1.00x' : `${r.ratio.toFixed(2)}x`} | ${r.c.baseline ? '1.00x' : `${r.cpuRatio.toFixed(2)}x`} | ${verdict} | ${(r.rss / 1024).toFixed(0)} MB |`)
+  out.push(
+    `| ${r.c.name} | ${ms(r.med)} | ${ms(r.min)} | ${ms(r.cpu)} | ${r.c.baseline ? '1.00x' : `${r.ratio.toFixed(2)}x`} | ${r.c.baseline ? '1.00x' : `${r.cpuRatio.toFixed(2)}x`} | ${verdict} | ${(r.rss / 1024).toFixed(0)} MB |`,
+  )
 }
 process.stdout.write(`${out.join('\n')}\n`)
 if (missed) process.stdout.write(`\n${missed} target(s) missed\n`)

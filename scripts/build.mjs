@@ -75,8 +75,14 @@ const k8s = await cjs(stem(BUNDLES.k8s.file), BUNDLES.k8s.source, {external: ['b
 // The ES module side (completion from a live cluster) uses the same dist/k8s.cjs; a lazily
 // imported module, so always in dist/chunks/ (chunkNames below).
 const k8sNames = await k8sExportNames(root)
-const k8sFromCjs = replaceK8s(root, 'k8s-cjs', `import {createRequire} from 'node:module'\nexport const {${k8sNames.join(', ')}} = createRequire(import.meta.url)('../${BUNDLES.k8s.file}')\n`)
-const appHash = createHash('sha256').update(readFileSync(path.join(tmp, BUNDLES.app.file))).digest('hex')
+const k8sFromCjs = replaceK8s(
+  root,
+  'k8s-cjs',
+  `import {createRequire} from 'node:module'\nexport const {${k8sNames.join(', ')}} = createRequire(import.meta.url)('../${BUNDLES.k8s.file}')\n`,
+)
+const appHash = createHash('sha256')
+  .update(readFileSync(path.join(tmp, BUNDLES.app.file)))
+  .digest('hex')
 const main = await build({
   ...common,
   entryPoints: {[stem(BUNDLES.main.file)]: BUNDLES.main.source},
@@ -119,10 +125,14 @@ forbidden(app, 'dist/app.cjs', /node_modules\/(@kubernetes|ink|react|yoga-layout
 // imports its parts ('@oclif/core/command', '/flags', ...) instead.
 forbidden(app, 'dist/app.cjs', /node_modules\/@oclif\/core\/lib\/index\.js$/)
 // (fdir's require.resolve('picomatch') only asks whether it is installed.)
-const outside = Object.values(app.metafile.outputs).flatMap((o) => o.imports).filter((i) => i.external && i.kind !== 'require-resolve' && !isBuiltin(i.path))
+const outside = Object.values(app.metafile.outputs)
+  .flatMap((o) => o.imports)
+  .filter((i) => i.external && i.kind !== 'require-resolve' && !isBuiltin(i.path))
 const unexpected = outside.filter((i) => !(i.path === HOST.k8s || i.path.startsWith(HOST.viewPrefix) || i.path === 'typescript'))
 if (unexpected.length) throw new Error(`dist/app.cjs would load from disk: ${unexpected.map((i) => i.path).join(', ')}`)
-const dynamicImports = Object.values(app.metafile.outputs).flatMap((o) => o.imports).filter((i) => i.kind === 'dynamic-import')
+const dynamicImports = Object.values(app.metafile.outputs)
+  .flatMap((o) => o.imports)
+  .filter((i) => i.kind === 'dynamic-import')
 if (dynamicImports.length) throw new Error(`dist/app.cjs runs in node:vm, which has no import(): ${dynamicImports.map((i) => i.path).join(', ')}`)
 
 const files = [main, app, k8s].flatMap((r) => Object.keys(r.metafile.outputs)).map((f) => path.relative(tmp, path.resolve(root, f)))

@@ -40,18 +40,7 @@
 
 import {spawn, spawnSync} from 'node:child_process'
 import {generateKeyPairSync, randomBytes} from 'node:crypto'
-import {
-  closeSync,
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  openSync,
-  readFileSync,
-  readdirSync,
-  renameSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs'
+import {closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync} from 'node:fs'
 import https from 'node:https'
 import http from 'node:http'
 import net from 'node:net'
@@ -289,11 +278,10 @@ async function ensureBinaries() {
   const partial = `${BIN_DIR}.partial-${process.pid}`
   mkdirSync(partial, {recursive: true})
   const code = await new Promise((resolve) => {
-    const child = (buildChild = spawn(
-      go,
-      ['build', '-trimpath', `-ldflags=${ldflags()}`, '-o', partial + path.sep, ...missing.map((b) => `k8s.io/kubernetes/cmd/${b}`)],
-      {cwd: PIN.dir, stdio: 'inherit'},
-    ))
+    const child = (buildChild = spawn(go, ['build', '-trimpath', `-ldflags=${ldflags()}`, '-o', partial + path.sep, ...missing.map((b) => `k8s.io/kubernetes/cmd/${b}`)], {
+      cwd: PIN.dir,
+      stdio: 'inherit',
+    }))
     child.on('exit', (c, sig) => resolve(c ?? (sig ? 128 : 1)))
     child.on('error', (e) => {
       log(`go build: ${e.message}`)
@@ -343,10 +331,7 @@ async function waitFor(proc, what, timeoutMs, check) {
     if (interrupted) throw new StartError(`interrupted (${interrupted})`)
     const ex = proc.exited()
     if (ex) {
-      throw new StartError(
-        `${proc.name} exited during start (${ex.error ?? (ex.signal ? `signal ${ex.signal}` : `exit ${ex.code}`)})`,
-        proc.logFile,
-      )
+      throw new StartError(`${proc.name} exited during start (${ex.error ?? (ex.signal ? `signal ${ex.signal}` : `exit ${ex.code}`)})`, proc.logFile)
     }
     try {
       const r = await check()
@@ -395,19 +380,21 @@ async function stopAll(state, {keepDir = false} = {}) {
 
 function kubeconfig({server, caData, users, current}) {
   // JSON is YAML: kubectl and client-node read it as a kubeconfig.
-  return JSON.stringify(
-    {
-      apiVersion: 'v1',
-      kind: 'Config',
-      clusters: [{name: 'kubectl-topology-e2e', cluster: {server, 'certificate-authority-data': caData}}],
-      users: users.map(({name, token}) => ({name, user: {token}})),
-      contexts: users.map(({name}) => ({name, context: {cluster: 'kubectl-topology-e2e', user: name}})),
-      'current-context': current,
-      preferences: {},
-    },
-    null,
-    2,
-  ) + '\n'
+  return (
+    JSON.stringify(
+      {
+        apiVersion: 'v1',
+        kind: 'Config',
+        clusters: [{name: 'kubectl-topology-e2e', cluster: {server, 'certificate-authority-data': caData}}],
+        users: users.map(({name, token}) => ({name, user: {token}})),
+        contexts: users.map(({name}) => ({name, context: {cluster: 'kubectl-topology-e2e', user: name}})),
+        'current-context': current,
+        preferences: {},
+      },
+      null,
+      2,
+    ) + '\n'
+  )
 }
 
 // ---- up ---------------------------------------------------------------------------------
@@ -476,17 +463,22 @@ async function upUnlocked() {
     // etcd (client and peer both on loopback; the peer port must not be the default 2380)
     const etcdUrl = `http://${HOST}:${etcdPort}`
     const peerUrl = `http://${HOST}:${etcdPeerPort}`
-    const etcd = startProcess('etcd', etcdBin, [
-      '--name=default',
-      `--data-dir=${path.join(dir, 'etcd')}`,
-      `--listen-client-urls=${etcdUrl}`,
-      `--advertise-client-urls=${etcdUrl}`,
-      `--listen-peer-urls=${peerUrl}`,
-      `--initial-advertise-peer-urls=${peerUrl}`,
-      `--initial-cluster=default=${peerUrl}`,
-      '--initial-cluster-state=new',
-      '--logger=zap',
-    ], dir)
+    const etcd = startProcess(
+      'etcd',
+      etcdBin,
+      [
+        '--name=default',
+        `--data-dir=${path.join(dir, 'etcd')}`,
+        `--listen-client-urls=${etcdUrl}`,
+        `--advertise-client-urls=${etcdUrl}`,
+        `--listen-peer-urls=${peerUrl}`,
+        `--initial-advertise-peer-urls=${peerUrl}`,
+        `--initial-cluster=default=${peerUrl}`,
+        '--initial-cluster-state=new',
+        '--logger=zap',
+      ],
+      dir,
+    )
     record(etcd)
     await waitFor(etcd, 'health', 30_000, async () => {
       const r = await request(`${etcdUrl}/health`)
@@ -495,11 +487,7 @@ async function upUnlocked() {
     log(`etcd up on ${etcdUrl} (${secs(t0)})`)
 
     // kube-apiserver
-    writeFileSync(
-      path.join(dir, 'tokens.csv'),
-      `${adminToken},admin,admin-uid,"system:masters"\n${readonlyToken},readonly,readonly-uid\n`,
-      {mode: 0o600},
-    )
+    writeFileSync(path.join(dir, 'tokens.csv'), `${adminToken},admin,admin-uid,"system:masters"\n${readonlyToken},readonly,readonly-uid\n`, {mode: 0o600})
     const {privateKey, publicKey} = generateKeyPairSync('rsa', {
       modulusLength: 2048,
       publicKeyEncoding: {type: 'spki', format: 'pem'},
@@ -508,25 +496,30 @@ async function upUnlocked() {
     writeFileSync(path.join(dir, 'sa.key'), privateKey, {mode: 0o600})
     writeFileSync(path.join(dir, 'sa.pub'), publicKey)
     const certDir = path.join(dir, 'pki')
-    const apiserver = startProcess('kube-apiserver', apiserverBin, [
-      `--etcd-servers=${etcdUrl}`,
-      `--bind-address=${HOST}`,
-      `--advertise-address=${HOST}`,
-      `--secure-port=${apiPort}`,
-      `--cert-dir=${certDir}`, // self-signed serving cert (CA + leaf) generated here
-      `--token-auth-file=${path.join(dir, 'tokens.csv')}`,
-      '--authorization-mode=RBAC',
-      `--service-account-issuer=https://kubernetes.default.svc`,
-      `--service-account-key-file=${path.join(dir, 'sa.pub')}`,
-      `--service-account-signing-key-file=${path.join(dir, 'sa.key')}`,
-      `--service-cluster-ip-range=${SERVICE_CIDR}`,
-      // No service-account controller runs, so the ServiceAccount admission plugin would
-      // reject every Pod ("serviceaccount default not found").
-      '--disable-admission-plugins=ServiceAccount',
-      // The built-in `kubernetes` Service would get 127.0.0.1 endpoints, which Endpoints
-      // validation rejects (loopback) and the reconciler would retry forever.
-      '--endpoint-reconciler-type=none',
-    ], dir)
+    const apiserver = startProcess(
+      'kube-apiserver',
+      apiserverBin,
+      [
+        `--etcd-servers=${etcdUrl}`,
+        `--bind-address=${HOST}`,
+        `--advertise-address=${HOST}`,
+        `--secure-port=${apiPort}`,
+        `--cert-dir=${certDir}`, // self-signed serving cert (CA + leaf) generated here
+        `--token-auth-file=${path.join(dir, 'tokens.csv')}`,
+        '--authorization-mode=RBAC',
+        `--service-account-issuer=https://kubernetes.default.svc`,
+        `--service-account-key-file=${path.join(dir, 'sa.pub')}`,
+        `--service-account-signing-key-file=${path.join(dir, 'sa.key')}`,
+        `--service-cluster-ip-range=${SERVICE_CIDR}`,
+        // No service-account controller runs, so the ServiceAccount admission plugin would
+        // reject every Pod ("serviceaccount default not found").
+        '--disable-admission-plugins=ServiceAccount',
+        // The built-in `kubernetes` Service would get 127.0.0.1 endpoints, which Endpoints
+        // validation rejects (loopback) and the reconciler would retry forever.
+        '--endpoint-reconciler-type=none',
+      ],
+      dir,
+    )
     record(apiserver)
     await waitFor(apiserver, '/readyz', 120_000, async () => {
       const r = await request(`${server}/readyz`, {token: adminToken})
@@ -570,21 +563,26 @@ async function upUnlocked() {
     log(`kube-apiserver up on ${server} (${secs(t0)})`)
 
     // kube-controller-manager: the EndpointSlice controller only.
-    const kcm = startProcess('kube-controller-manager', kcmBin, [
-      `--kubeconfig=${kcmKubeconfig}`,
-      `--authentication-kubeconfig=${kcmKubeconfig}`,
-      `--authorization-kubeconfig=${kcmKubeconfig}`,
-      // No client CA / request-header config exists to look up (the apiserver only writes
-      // extension-apiserver-authentication when it has one): don't retry forever.
-      '--authentication-skip-lookup=true',
-      // The EndpointSlice controller is what the tests exercise; the aggregation controller
-      // fills in the aggregated ClusterRoles (`view` is empty without it).
-      '--controllers=endpointslice-controller,clusterrole-aggregation-controller',
-      '--leader-elect=false',
-      `--bind-address=${HOST}`,
-      `--secure-port=${kcmPort}`,
-      `--cert-dir=${path.join(dir, 'kcm-pki')}`,
-    ], dir)
+    const kcm = startProcess(
+      'kube-controller-manager',
+      kcmBin,
+      [
+        `--kubeconfig=${kcmKubeconfig}`,
+        `--authentication-kubeconfig=${kcmKubeconfig}`,
+        `--authorization-kubeconfig=${kcmKubeconfig}`,
+        // No client CA / request-header config exists to look up (the apiserver only writes
+        // extension-apiserver-authentication when it has one): don't retry forever.
+        '--authentication-skip-lookup=true',
+        // The EndpointSlice controller is what the tests exercise; the aggregation controller
+        // fills in the aggregated ClusterRoles (`view` is empty without it).
+        '--controllers=endpointslice-controller,clusterrole-aggregation-controller',
+        '--leader-elect=false',
+        `--bind-address=${HOST}`,
+        `--secure-port=${kcmPort}`,
+        `--cert-dir=${path.join(dir, 'kcm-pki')}`,
+      ],
+      dir,
+    )
     record(kcm)
     await waitFor(kcm, '/healthz', 60_000, async () => {
       const r = await request(`https://${HOST}:${kcmPort}/healthz`)

@@ -11,9 +11,8 @@ for (const [k, v] of Object.entries(values)) {
     process.exit(2)
   }
 }
-const r = spawnSync(
-  process.execPath,
-  ['scripts/cluster.mjs', 'run', '--', 'vitest', 'run', '-c', 'vitest.e2e.config.ts', 'test/e2e/differential.test.ts'],
-  {stdio: 'inherit', env: {...process.env, DIFF_SCENARIOS: values.scenarios, DIFF_SEED: values.seed, CLUSTER_INSTANCE: process.env.CLUSTER_INSTANCE ?? 'differential'}},
-)
+const r = spawnSync(process.execPath, ['scripts/cluster.mjs', 'run', '--', 'vitest', 'run', '-c', 'vitest.e2e.config.ts', 'test/e2e/differential.test.ts'], {
+  stdio: 'inherit',
+  env: {...process.env, DIFF_SCENARIOS: values.scenarios, DIFF_SEED: values.seed, CLUSTER_INSTANCE: process.env.CLUSTER_INSTANCE ?? 'differential'},
+})
 process.exit(r.status ?? 1)

@@ -6,7 +6,17 @@ import {build} from 'esbuild'
 
 /** The export names of src/cluster/k8s.ts (its CommonJS bundle has no list of them). */
 export async function k8sExportNames(root) {
-  const esm = await build({absWorkingDir: root, entryPoints: ['src/cluster/k8s.ts'], bundle: true, platform: 'node', format: 'esm', write: false, outdir: 'out', metafile: true, logLevel: 'warning'})
+  const esm = await build({
+    absWorkingDir: root,
+    entryPoints: ['src/cluster/k8s.ts'],
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    write: false,
+    outdir: 'out',
+    metafile: true,
+    logLevel: 'warning',
+  })
   const names = Object.values(esm.metafile.outputs).find((o) => o.entryPoint)?.exports ?? []
   if (!names.includes('KubeConfig')) throw new Error(`src/cluster/k8s.ts: unexpected exports ${names.join(', ')}`)
   return names

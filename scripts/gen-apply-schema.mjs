@@ -4,7 +4,6 @@
 // test/unit/apply-schema.test.ts and the e2e tests validate real documents against it.
 import {nullable, int, str, bool, strings, obj, writeSchema} from './schema-kit.mjs'
 
-
 const field = {enum: ['topologyMode', 'topologyAwareHints', 'trafficDistribution']}
 const hintNames = nullable(obj({forZones: strings, forNodes: strings}))
 const ref = obj({kind: {enum: ['Service', 'EndpointSlice']}, name: str})

@@ -4,50 +4,75 @@
 // real reports against both.
 import {nullable, num, int, str, bool, strings, obj, writeSchema, dataPlane} from './schema-kit.mjs'
 
-
-const policyName = {enum: ['require-hints', 'no-fallback', 'max-overload', 'min-endpoints-per-zone', 'no-drift', 'lint', 'data-plane-hints', 'hints-over-range', 'hints-through-rollout']}
-const lintRule = {enum: ['both-annotations', 'deprecated-annotation', 'ignored-value', 'annotation-overrides-traffic-distribution', 'unsupported-at-version', 'deprecated-value', 'single-zone', 'internal-traffic-policy-local']}
+const policyName = {
+  enum: ['require-hints', 'no-fallback', 'max-overload', 'min-endpoints-per-zone', 'no-drift', 'lint', 'data-plane-hints', 'hints-over-range', 'hints-through-rollout'],
+}
+const lintRule = {
+  enum: [
+    'both-annotations',
+    'deprecated-annotation',
+    'ignored-value',
+    'annotation-overrides-traffic-distribution',
+    'unsupported-at-version',
+    'deprecated-value',
+    'single-zone',
+    'internal-traffic-policy-local',
+  ],
+}
 
 const check = {
   $schema: 'https://json-schema.org/draft/2020-12/schema',
   $id: 'https://kubectl-topology.io/schema/check.v1.json',
   title: 'kubectl topology check -o json (TopologyCheck, v1)',
-  ...obj({
-    apiVersion: {const: 'kubectl-topology.io/v1'},
-    kind: {const: 'TopologyCheck'},
-    kubernetesVersion: {type: 'string', pattern: '^\\d+\\.\\d+$'},
-    versionSource: {enum: ['server', 'flag', 'default']},
-    warnings: strings,
-    policies: obj({requireHints: bool, noFallback: bool, maxOverload: nullable({type: 'number', minimum: 0}), minEndpointsPerZone: nullable(int), noDrift: bool, lint: bool, dataPlaneHonoursHints: bool, hintsOverRange: bool, hintsThroughRollout: bool}),
-    dataPlane,
-    summary: obj({services: int, passed: int, failed: int, checks: int, failures: int, skipped: int}),
-    passed: bool,
-    services: {
-      type: 'array',
-      items: obj({
-        namespace: str,
-        name: str,
-        addressType: {enum: ['IPv4', 'IPv6', 'FQDN']},
-        path: {enum: ['topology-mode-auto', 'traffic-distribution', 'none']},
-        managedByController: bool,
-        hintsSet: bool,
-        passed: bool,
-        results: {
-          type: 'array',
-          items: obj(
-            {
-              policy: policyName,
-              status: {enum: ['pass', 'fail', 'skip']},
-              message: str,
-              details: strings,
-              issues: {type: 'array', items: obj({rule: lintRule, severity: {enum: ['error', 'warning']}, message: str})},
-            },
-            ['policy', 'status', 'message', 'details'],
-          ),
-        },
+  ...obj(
+    {
+      apiVersion: {const: 'kubectl-topology.io/v1'},
+      kind: {const: 'TopologyCheck'},
+      kubernetesVersion: {type: 'string', pattern: '^\\d+\\.\\d+$'},
+      versionSource: {enum: ['server', 'flag', 'default']},
+      warnings: strings,
+      policies: obj({
+        requireHints: bool,
+        noFallback: bool,
+        maxOverload: nullable({type: 'number', minimum: 0}),
+        minEndpointsPerZone: nullable(int),
+        noDrift: bool,
+        lint: bool,
+        dataPlaneHonoursHints: bool,
+        hintsOverRange: bool,
+        hintsThroughRollout: bool,
       }),
+      dataPlane,
+      summary: obj({services: int, passed: int, failed: int, checks: int, failures: int, skipped: int}),
+      passed: bool,
+      services: {
+        type: 'array',
+        items: obj({
+          namespace: str,
+          name: str,
+          addressType: {enum: ['IPv4', 'IPv6', 'FQDN']},
+          path: {enum: ['topology-mode-auto', 'traffic-distribution', 'none']},
+          managedByController: bool,
+          hintsSet: bool,
+          passed: bool,
+          results: {
+            type: 'array',
+            items: obj(
+              {
+                policy: policyName,
+                status: {enum: ['pass', 'fail', 'skip']},
+                message: str,
+                details: strings,
+                issues: {type: 'array', items: obj({rule: lintRule, severity: {enum: ['error', 'warning']}, message: str})},
+              },
+              ['policy', 'status', 'message', 'details'],
+            ),
+          },
+        }),
+      },
     },
-  }, ['apiVersion', 'kind', 'kubernetesVersion', 'versionSource', 'warnings', 'policies', 'summary', 'passed', 'services']),
+    ['apiVersion', 'kind', 'kubernetesVersion', 'versionSource', 'warnings', 'policies', 'summary', 'passed', 'services'],
+  ),
 }
 
 const nodeStatus = {enum: ['counted', 'control-plane', 'not-ready', 'no-zone-label', 'no-cpu']}
@@ -72,10 +97,14 @@ const nodes = {
     zones: {type: 'array', items: obj({name: str, counted: int, ignored: int, cpuMilli: num, cpuRatio: nullable(num)})},
     nodes: {
       type: 'array',
-      items: obj(
-        {name: str, zone: nullable(str), milliCPU: num, status: nodeStatus, disablesHints: bool, processed: bool, cpuError: str},
-        ['name', 'zone', 'milliCPU', 'status', 'disablesHints', 'processed'],
-      ),
+      items: obj({name: str, zone: nullable(str), milliCPU: num, status: nodeStatus, disablesHints: bool, processed: bool, cpuError: str}, [
+        'name',
+        'zone',
+        'milliCPU',
+        'status',
+        'disablesHints',
+        'processed',
+      ]),
     },
     disablingNodes: {type: 'array', items: obj({name: str, status: nodeStatus, fix: str})},
     cliffs: {type: 'array', items: cliff},

@@ -94,7 +94,12 @@ function inNetns(netns, cmd, args, opts) {
 export function listNetns() {
   if (!which('ip', SBIN)) return []
   const r = run(tool('ip'), ['netns', 'list'])
-  return r.status === 0 ? r.stdout.split('\n').map((l) => l.split(' ')[0]).filter(Boolean) : []
+  return r.status === 0
+    ? r.stdout
+        .split('\n')
+        .map((l) => l.split(' ')[0])
+        .filter(Boolean)
+    : []
 }
 
 // ---- reading what kube-proxy programmed -------------------------------------------------------
@@ -148,11 +153,7 @@ export function parseSyncMetrics(text) {
  */
 export function isSynced(status, after = 0) {
   const fams = Object.values(status)
-  return (
-    fams.length > 0 &&
-    fams.every((f) => f.lastSync > 0 && f.lastSync >= f.lastQueued) &&
-    fams.some((f) => f.lastQueued >= after)
-  )
+  return fams.length > 0 && fams.every((f) => f.lastSync > 0 && f.lastSync >= f.lastQueued) && fams.some((f) => f.lastQueued >= after)
 }
 
 /** "ns/name:port" from iptables' comment; a port without a name is "ns/name". */
@@ -264,7 +265,10 @@ function deleteNetns(netns, ctx) {
   if (!netns || !listNetns().includes(netns)) return
   const ip = tool('ip')
   for (const sig of ['SIGTERM', 'SIGKILL']) {
-    const pids = run(ip, ['netns', 'pids', netns]).stdout.split('\n').map(Number).filter((p) => p > 1)
+    const pids = run(ip, ['netns', 'pids', netns])
+      .stdout.split('\n')
+      .map(Number)
+      .filter((p) => p > 1)
     if (pids.length === 0) break
     for (const pid of pids) {
       try {
@@ -344,7 +348,10 @@ async function add(node, mode, ctx) {
         `kube-proxy-${node}`,
         ip,
         [
-          'netns', 'exec', netns, bin,
+          'netns',
+          'exec',
+          netns,
+          bin,
           `--kubeconfig=${state.kubeconfig}`,
           `--hostname-override=${node}`,
           `--proxy-mode=${mode}`,
@@ -468,7 +475,9 @@ export async function kubeProxyMain(argv, ctx) {
       if (json) process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`)
       else {
         for (const r of rows) {
-          const sync = Object.entries(r.sync).map(([f, s]) => `${f} synced ${new Date(s.lastSync * 1000).toISOString()}`).join(', ')
+          const sync = Object.entries(r.sync)
+            .map(([f, s]) => `${f} synced ${new Date(s.lastSync * 1000).toISOString()}`)
+            .join(', ')
           process.stdout.write(`${r.node}\t${r.mode}\t${r.netns}\tpid ${r.pid}\t${r.alive ? 'running' : 'DEAD'}\t${sync}\n`)
         }
       }
@@ -491,7 +500,11 @@ export async function kubeProxyMain(argv, ctx) {
       const timeout = Number(flag(args, '--timeout') ?? 30)
       const state = ctx.readState()
       const nodes = args.length > 0 ? args : Object.keys(state?.kubeProxies ?? {})
-      await waitSynced(nodes.map((n) => entryOf(n, ctx).netns), after, timeout * 1000)
+      await waitSynced(
+        nodes.map((n) => entryOf(n, ctx).netns),
+        after,
+        timeout * 1000,
+      )
       return 0
     }
     default:

@@ -47,7 +47,10 @@ if (listed.status !== 0) {
   process.stderr.write(listed.stderr)
   process.exit(1)
 }
-const pinned = listed.stdout.trim().split('\n').map((l) => l.split(/\s+/)[0])
+const pinned = listed.stdout
+  .trim()
+  .split('\n')
+  .map((l) => l.split(/\s+/)[0])
 const minorOf = (v) => /^v?(1\.\d+)/.exec(v)?.[1]
 let versions = pinned
 if (values.versions.trim()) {
@@ -86,22 +89,18 @@ for (const version of versions) {
   process.stderr.write(`\nmatrix: ${version}: ${values.scenarios} scenarios from seed ${values.seed} (instance ${instance})\n`)
   const t0 = Date.now()
   const code = await new Promise((resolve) => {
-    const child = (current = spawn(
-      process.execPath,
-      [cluster, '--version', version, 'run', '--', 'vitest', 'run', '-c', 'vitest.e2e.config.ts', 'test/e2e/differential.test.ts'],
-      {
-        cwd: ROOT,
-        stdio: 'inherit',
-        env: {
-          ...process.env,
-          CLUSTER_INSTANCE: instance,
-          DIFF_SCENARIOS: values.scenarios,
-          DIFF_SEED: values.seed,
-          DIFF_OUT: out,
-          DIFF_RESULTS: resultsFile,
-        },
+    const child = (current = spawn(process.execPath, [cluster, '--version', version, 'run', '--', 'vitest', 'run', '-c', 'vitest.e2e.config.ts', 'test/e2e/differential.test.ts'], {
+      cwd: ROOT,
+      stdio: 'inherit',
+      env: {
+        ...process.env,
+        CLUSTER_INSTANCE: instance,
+        DIFF_SCENARIOS: values.scenarios,
+        DIFF_SEED: values.seed,
+        DIFF_OUT: out,
+        DIFF_RESULTS: resultsFile,
       },
-    ))
+    }))
     const timer = setTimeout(() => {
       process.stderr.write(`matrix: ${version} still running after ${timeoutMin} min: SIGTERM\n`)
       child.kill('SIGTERM')
@@ -150,9 +149,20 @@ const table = rows.map((r) => [
   String(r.exit),
 ])
 const widths = head.map((h, i) => Math.max(h.length, ...table.map((t) => t[i].length)))
-const line = (cells) => cells.map((c, i) => c.padEnd(widths[i])).join('  ').trimEnd()
-process.stdout.write(`\nmatrix: ${values.scenarios} ${process.env.DIFF_FOCUS ? `${process.env.DIFF_FOCUS}-focused ` : ''}scenarios from seed ${values.seed} per version, ${Math.round((Date.now() - tAll) / 1000)}s\n`)
+const line = (cells) =>
+  cells
+    .map((c, i) => c.padEnd(widths[i]))
+    .join('  ')
+    .trimEnd()
+process.stdout.write(
+  `\nmatrix: ${values.scenarios} ${process.env.DIFF_FOCUS ? `${process.env.DIFF_FOCUS}-focused ` : ''}scenarios from seed ${values.seed} per version, ${Math.round((Date.now() - tAll) / 1000)}s\n`,
+)
 process.stdout.write(`${line(head)}\n${table.map(line).join('\n')}\n`)
-process.stdout.write('(td refused: scenarios whose trafficDistribution the API server rejected (created without it) or dropped (gate off); details: test-results/matrix/v1.X.json)\n')
-const ok = !stopping && rows.length === versions.length && rows.every((r) => r.exit === 0 && r.scenarios === Number(values.scenarios) && r.disagree.length === 0 && r.snapDisagree.length === 0)
+process.stdout.write(
+  '(td refused: scenarios whose trafficDistribution the API server rejected (created without it) or dropped (gate off); details: test-results/matrix/v1.X.json)\n',
+)
+const ok =
+  !stopping &&
+  rows.length === versions.length &&
+  rows.every((r) => r.exit === 0 && r.scenarios === Number(values.scenarios) && r.disagree.length === 0 && r.snapDisagree.length === 0)
 process.exit(stopping ? 130 : ok ? 0 : 1)

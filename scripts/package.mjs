@@ -70,8 +70,7 @@ function run(cmd, args, opts = {}) {
   return r
 }
 
-const hostTarget = () =>
-  Object.entries(TARGETS).find(([, t]) => t.platform === process.platform && t.nodeArch === process.arch)?.[0]
+const hostTarget = () => Object.entries(TARGETS).find(([, t]) => t.platform === process.platform && t.nodeArch === process.arch)?.[0]
 
 /**
  * How a target's own Node binary runs on this machine, to make the V8 code caches (valid only
@@ -134,8 +133,7 @@ const seaStubs = {
 
 /** In the main module (completion from a live cluster) every import of src/cluster/k8s.ts
  *  resolves to the k8s.cjs asset (src/entry/sea-assets.ts), the one dist/app.cjs uses too. */
-const seaK8s = (names) =>
-  replaceK8s(ROOT, 'sea-k8s', `import {seaK8s} from ${JSON.stringify(join(ROOT, SEA.k8sSource))}\nexport const {${names.join(', ')}} = seaK8s()\n`)
+const seaK8s = (names) => replaceK8s(ROOT, 'sea-k8s', `import {seaK8s} from ${JSON.stringify(join(ROOT, SEA.k8sSource))}\nexport const {${names.join(', ')}} = seaK8s()\n`)
 
 /**
  * The V8 code caches of the assets, made by the target's own Node binary (natively, or under
@@ -203,11 +201,9 @@ function sha256(file) {
 /** A reproducible .tar.gz: sorted names, fixed owner and mtime, no gzip name/time. */
 function tarGz(dir, names, archive) {
   const mtime = process.env.SOURCE_DATE_EPOCH ?? '0'
-  const r = spawnSync(
-    'tar',
-    ['--sort=name', '--owner=0', '--group=0', '--numeric-owner', `--mtime=@${mtime}`, '--format=gnu', '-cf', '-', '-C', dir, ...names],
-    {maxBuffer: 1 << 30},
-  )
+  const r = spawnSync('tar', ['--sort=name', '--owner=0', '--group=0', '--numeric-owner', `--mtime=@${mtime}`, '--format=gnu', '-cf', '-', '-C', dir, ...names], {
+    maxBuffer: 1 << 30,
+  })
   if (r.status !== 0) throw new Error(`tar failed: ${r.stderr}`)
   writeFileSync(archive, gzipSync(r.stdout, {level: 9}))
 }
@@ -282,12 +278,25 @@ async function buildTarget(name, main, nodeOverride, codeCache) {
   mkdirSync(OUT, {recursive: true})
   const archive = join(OUT, `kubectl-topology_${VERSION}_${t.os}_${t.arch}.tar.gz`)
   tarGz(stage, files, archive)
-  return {name, os: t.os, arch: t.arch, exe, archive, sha256: sha256(archive), exeBytes: statSync(join(stage, exe)).size, archiveBytes: statSync(archive).size, codeCache: Boolean(runner)}
+  return {
+    name,
+    os: t.os,
+    arch: t.arch,
+    exe,
+    archive,
+    sha256: sha256(archive),
+    exeBytes: statSync(join(stage, exe)).size,
+    archiveBytes: statSync(archive).size,
+    codeCache: Boolean(runner),
+  }
 }
 
 function releaseUrl(archiveName) {
-  const repo = String(pkg.repository?.url ?? pkg.repository ?? '').replace(/^git\+/, '').replace(/\.git$/, '')
-  if (!repo.startsWith('https://github.com/')) throw new Error('package.json "repository" must be the https://github.com/OWNER/REPO of this project (the release URLs derive from it)')
+  const repo = String(pkg.repository?.url ?? pkg.repository ?? '')
+    .replace(/^git\+/, '')
+    .replace(/\.git$/, '')
+  if (!repo.startsWith('https://github.com/'))
+    throw new Error('package.json "repository" must be the https://github.com/OWNER/REPO of this project (the release URLs derive from it)')
   return `${repo}/releases/download/v${VERSION}/${archiveName}`
 }
 

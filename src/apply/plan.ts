@@ -12,7 +12,17 @@
 import {hintsEnabled} from '../upstream/endpointslice/utils.js'
 import {addHints, setNodes} from '../upstream/endpointslice/topologycache/topologycache.js'
 import {reconcileHints} from '../upstream/endpointslice/trafficdist/trafficdist.js'
-import {ANNOTATION_TOPOLOGY_AWARE_HINTS, ANNOTATION_TOPOLOGY_MODE, CONTROLLER_NAME, LABEL_MANAGED_BY, type AddressType, type Endpoint, type EndpointHints, type EndpointSlice, type Service} from '../upstream/api/types.js'
+import {
+  ANNOTATION_TOPOLOGY_AWARE_HINTS,
+  ANNOTATION_TOPOLOGY_MODE,
+  CONTROLLER_NAME,
+  LABEL_MANAGED_BY,
+  type AddressType,
+  type Endpoint,
+  type EndpointHints,
+  type EndpointSlice,
+  type Service,
+} from '../upstream/api/types.js'
 import type {ClusterState} from '../state/cluster-state.js'
 
 export const APPLY_SCHEMA_VERSION = 'kubectl-topology.io/v1'
@@ -116,8 +126,7 @@ export function desiredFields(current: TopologyFields, mode: ModeValue): {fields
           : `the deprecated annotation would override spec.trafficDistribution (the controller prefers an Auto annotation)`
     } else {
       next.topologyMode = null
-      reasons.topologyMode =
-        mode === 'off' ? `it enables topology-mode Auto (--mode off)` : `topology-mode Auto would override spec.trafficDistribution`
+      reasons.topologyMode = mode === 'off' ? `it enables topology-mode Auto (--mode off)` : `topology-mode Auto would override spec.trafficDistribution`
     }
   }
   return {fields: next, reasons}
@@ -203,7 +212,12 @@ export function serviceWrite(svc: Service, before: TopologyFields, after: Topolo
   // After an apply (sets only), both annotations would be present with different values.
   const midMode = after.topologyMode !== null && (before.topologyMode !== after.topologyMode || ours.has('topologyMode')) ? after.topologyMode : before.topologyMode
   const midDeprecated = after.topologyAwareHints !== null ? after.topologyAwareHints : before.topologyAwareHints
-  if (midMode !== null && midDeprecated !== null && midMode !== midDeprecated && (before.topologyMode !== after.topologyMode || before.topologyAwareHints !== after.topologyAwareHints)) {
+  if (
+    midMode !== null &&
+    midDeprecated !== null &&
+    midMode !== midDeprecated &&
+    (before.topologyMode !== after.topologyMode || before.topologyAwareHints !== after.topologyAwareHints)
+  ) {
     return {apply: null, removeByMergePatch: [], single: serviceMergePatch(Object.fromEntries(changed.map((f) => [f, after[f]])), svc.metadata.resourceVersion)}
   }
   const set = TOPOLOGY_FIELDS.filter((f) => after[f] !== null && (before[f] !== after[f] || ours.has(f)))
@@ -377,7 +391,7 @@ function withHints(slice: EndpointSlice, hinted: EndpointSlice): EndpointSlice {
   const copy = structuredClone(slice)
   ;(copy.endpoints ?? []).forEach((e, i) => {
     const h = hinted.endpoints?.[i]?.hints
-    if (h == null || (!(h.forZones?.length) && !(h.forNodes?.length))) delete e.hints
+    if (h == null || (!h.forZones?.length && !h.forNodes?.length)) delete e.hints
     else e.hints = structuredClone(h)
   })
   return copy
@@ -422,10 +436,18 @@ export function validateSliceHints(slice: EndpointSlice): ValidationError[] {
       })
     }
     check('forZones', (n) =>
-      n.length > 63 ? 'must be no more than 63 characters' : LABEL_VALUE.test(n) ? null : "a valid label value must be empty or consist of alphanumeric characters, '-', '_' or '.', starting and ending with an alphanumeric character",
+      n.length > 63
+        ? 'must be no more than 63 characters'
+        : LABEL_VALUE.test(n)
+          ? null
+          : "a valid label value must be empty or consist of alphanumeric characters, '-', '_' or '.', starting and ending with an alphanumeric character",
     )
     check('forNodes', (n) =>
-      n.length > 253 ? 'must be no more than 253 characters' : DNS1123_SUBDOMAIN.test(n) ? null : "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character",
+      n.length > 253
+        ? 'must be no more than 253 characters'
+        : DNS1123_SUBDOMAIN.test(n)
+          ? null
+          : "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character",
     )
   })
   return errors
@@ -433,10 +455,7 @@ export function validateSliceHints(slice: EndpointSlice): ValidationError[] {
 
 // ---- JSON patch for a slice's hints -----------------------------------------------------------
 
-export type JsonPatchOp =
-  | {op: 'add' | 'replace'; path: string; value: unknown}
-  | {op: 'remove'; path: string}
-  | {op: 'test'; path: string; value: unknown}
+export type JsonPatchOp = {op: 'add' | 'replace'; path: string; value: unknown} | {op: 'remove'; path: string} | {op: 'test'; path: string; value: unknown}
 
 /**
  * RFC 6902 operations that write the changed endpoints' hints and nothing else. The first
@@ -451,7 +470,7 @@ export function sliceHintsPatch(before: EndpointSlice, after: EndpointSlice): Js
     if (!n || sameHints(e.hints, n.hints)) return
     const path = `/endpoints/${i}/hints`
     const h = n.hints
-    const empty = h == null || (!(h.forZones?.length) && !(h.forNodes?.length))
+    const empty = h == null || (!h.forZones?.length && !h.forNodes?.length)
     if (empty) {
       if (e.hints != null) ops.push({op: 'remove', path})
     } else {
@@ -606,7 +625,8 @@ export function waitVerdict(p: {match: boolean; changedSinceWrite: boolean; sett
  */
 export function compareHints(predicted: readonly PredictedEndpoint[], live: readonly EndpointSlice[], perZone: boolean): HintDifference[] {
   const liveBy = new Map<string, {ready: boolean; hints: HintNames | null}>()
-  for (const s of live) for (const e of s.endpoints ?? []) for (const a of e.addresses) liveBy.set(a, {ready: e.conditions?.ready === true, hints: emptyToNull(hintNamesOf(e.hints))})
+  for (const s of live)
+    for (const e of s.endpoints ?? []) for (const a of e.addresses) liveBy.set(a, {ready: e.conditions?.ready === true, hints: emptyToNull(hintNamesOf(e.hints))})
   const diffs: HintDifference[] = []
   if (!perZone) {
     for (const p of predicted) {
@@ -631,5 +651,3 @@ export function compareHints(predicted: readonly PredictedEndpoint[], live: read
   }
   return diffs
 }
-
-

@@ -21,7 +21,11 @@ export interface PlanTarget {
  */
 export function predict(target: PlanTarget, plan: Plan, kubeVersion: string | undefined): ExplainReport {
   const version = kubeVersion ?? target.state.serverVersion
-  const opts = {kubeVersion: version, versionSource: kubeVersion ? ('flag' as const) : target.state.serverVersion ? ('server' as const) : ('default' as const), prediction: 'next-sync' as const}
+  const opts = {
+    kubeVersion: version,
+    versionSource: kubeVersion ? ('flag' as const) : target.state.serverVersion ? ('server' as const) : ('default' as const),
+    prediction: 'next-sync' as const,
+  }
   if (plan.kind === 'service') {
     const state = {...target.state, services: target.state.services.map((s) => (s === target.service ? plan.after : s))}
     return explain(state, [plan.after], opts)
@@ -39,7 +43,11 @@ export function predict(target: PlanTarget, plan: Plan, kubeVersion: string | un
 export function expectedHints(prediction: ExplainReport): {predicted: PredictedEndpoint[]; perZone: boolean} {
   const perZone = prediction.services.some((s) => s.controller.path === 'topology-mode-auto')
   const predicted = prediction.services.flatMap((s) =>
-    s.endpoints.map((e) => ({address: e.addresses[0] ?? '', ready: e.controllerReady, hints: e.predictedHints && (e.predictedHints.forZones.length || e.predictedHints.forNodes.length) ? e.predictedHints : null})),
+    s.endpoints.map((e) => ({
+      address: e.addresses[0] ?? '',
+      ready: e.controllerReady,
+      hints: e.predictedHints && (e.predictedHints.forZones.length || e.predictedHints.forNodes.length) ? e.predictedHints : null,
+    })),
   )
   return {predicted, perZone}
 }

@@ -117,7 +117,13 @@ export function forgetDone(journal: Journal, done: readonly {kind: ObjectRecord[
  * The report with its result status and message, and the exit code: `code` when it is an
  * error or a finding; otherwise 1 with --exit-code when changes would be (or were) made, else 0.
  */
-export function finish(report: ApplyReport, status: ApplyReport['result']['status'], message: string, code: number, exitCodeFlag: boolean): {report: ApplyReport; exitCode: number} {
+export function finish(
+  report: ApplyReport,
+  status: ApplyReport['result']['status'],
+  message: string,
+  code: number,
+  exitCodeFlag: boolean,
+): {report: ApplyReport; exitCode: number} {
   const exitCode = code !== OK ? code : exitCodeFlag && report.changed ? FINDING : OK
   return {report: {...report, result: {...report.result, status, message}}, exitCode}
 }

@@ -12,7 +12,13 @@ export interface Refusal {
 /** Hints mode: upstream-auto refused, controller-managed slices without --force, invalid values. */
 export function hintsRefusal(plan: HintsPlan, namespace: string, service: string, force: boolean): {refusal: Refusal | null; warnings: string[]} {
   if (plan.refusals.length > 0) {
-    return {refusal: {kind: 'usage', message: `--strategy upstream-auto: the topology cache refuses to allocate hints for service ${service}: ${plan.refusals.join('; ')}; nothing was written (try --strategy same-zone)`}, warnings: []}
+    return {
+      refusal: {
+        kind: 'usage',
+        message: `--strategy upstream-auto: the topology cache refuses to allocate hints for service ${service}: ${plan.refusals.join('; ')}; nothing was written (try --strategy same-zone)`,
+      },
+      warnings: [],
+    }
   }
   if (plan.controllerManaged.length > 0 && !force) {
     return {
@@ -31,7 +37,9 @@ export function hintsRefusal(plan: HintsPlan, namespace: string, service: string
     }
   }
   if (plan.controllerManaged.length > 0) {
-    warnings.push(`--force: writing hints onto controller-managed EndpointSlice(s) ${plan.controllerManaged.join(', ')}; they last only until the EndpointSlice controller's next sync of service ${service}`)
+    warnings.push(
+      `--force: writing hints onto controller-managed EndpointSlice(s) ${plan.controllerManaged.join(', ')}; they last only until the EndpointSlice controller's next sync of service ${service}`,
+    )
   }
   if (plan.validation.length > 0) {
     const first = plan.validation[0]!

@@ -194,7 +194,11 @@ export function planReset(j: Journal, live: {service: Service | null; slices: re
         if (now[f] === rec.before[f]) continue
         const ours = now[f] === rec.after[f] || now[f] === rec.prior[f]
         if (!ours && !opts.force) {
-          skipped.push({kind: 'Service', name: rec.name, reason: `${fieldPath(f)} is ${fmt(now[f])}, changed by someone else since apply wrote ${fmt(rec.after[f])}; left as is (reset --force restores ${fmt(rec.before[f])})`})
+          skipped.push({
+            kind: 'Service',
+            name: rec.name,
+            reason: `${fieldPath(f)} is ${fmt(now[f])}, changed by someone else since apply wrote ${fmt(rec.after[f])}; left as is (reset --force restores ${fmt(rec.before[f])})`,
+          })
           continue
         }
         target[f] = rec.before[f]
@@ -225,7 +229,11 @@ export function planReset(j: Journal, live: {service: Service | null; slices: re
       if (!b || !a || b.addresses.join(',') !== e.addresses.join(',')) {
         if (b && !sameHints(b.hints, e.hints)) {
           skippedHere = true
-          skipped.push({kind: 'EndpointSlice', name: rec.name, reason: `endpoint ${i} (${e.addresses.join(',')}) is not the endpoint apply wrote (${b.addresses.join(',')}); left as is`})
+          skipped.push({
+            kind: 'EndpointSlice',
+            name: rec.name,
+            reason: `endpoint ${i} (${e.addresses.join(',')}) is not the endpoint apply wrote (${b.addresses.join(',')}); left as is`,
+          })
         }
         return
       }
@@ -234,7 +242,11 @@ export function planReset(j: Journal, live: {service: Service | null; slices: re
       const ours = sameHints(e.hints, a.hints) || (p !== undefined && p.addresses.join(',') === e.addresses.join(',') && sameHints(e.hints, p.hints))
       if (!ours && !opts.force) {
         skippedHere = true
-        skipped.push({kind: 'EndpointSlice', name: rec.name, reason: `endpoint ${e.addresses.join(',')} has hints ${hintText(e.hints)}, changed by someone else since apply wrote ${hintText(a.hints)}; left as is (reset --force restores ${hintText(b.hints)})`})
+        skipped.push({
+          kind: 'EndpointSlice',
+          name: rec.name,
+          reason: `endpoint ${e.addresses.join(',')} has hints ${hintText(e.hints)}, changed by someone else since apply wrote ${hintText(a.hints)}; left as is (reset --force restores ${hintText(b.hints)})`,
+        })
         return
       }
       if (b.hints == null) delete e.hints
@@ -258,4 +270,8 @@ export function planReset(j: Journal, live: {service: Service | null; slices: re
 }
 
 const fieldPath = (f: TopologyField) =>
-  f === 'trafficDistribution' ? 'spec.trafficDistribution' : f === 'topologyMode' ? 'annotation service.kubernetes.io/topology-mode' : 'annotation service.kubernetes.io/topology-aware-hints'
+  f === 'trafficDistribution'
+    ? 'spec.trafficDistribution'
+    : f === 'topologyMode'
+      ? 'annotation service.kubernetes.io/topology-mode'
+      : 'annotation service.kubernetes.io/topology-aware-hints'

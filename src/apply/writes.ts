@@ -69,7 +69,15 @@ export function writesFor(plan: Plan, force: boolean): ObjectWrite[] {
   }
   return plan.writes.map((sw) => ({
     ref: {kind: 'EndpointSlice' as const, name: sw.name},
-    record: {kind: 'EndpointSlice' as const, name: sw.name, uid: sw.before.metadata.uid ?? null, state: 'pending' as const, before: hintsRecord(sw.before), prior: hintsRecord(sw.before), after: hintsRecord(sw.after)},
+    record: {
+      kind: 'EndpointSlice' as const,
+      name: sw.name,
+      uid: sw.before.metadata.uid ?? null,
+      state: 'pending' as const,
+      before: hintsRecord(sw.before),
+      prior: hintsRecord(sw.before),
+      after: hintsRecord(sw.after),
+    },
     run: async (w) => {
       await w.patchSlice(sw.name, sw.patch)
     },

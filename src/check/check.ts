@@ -12,10 +12,29 @@ import {checkHintsOverRange, checkHintsThroughRollout} from './plan-policies.js'
 
 export const CHECK_SCHEMA_VERSION = 'kubectl-topology.io/v1'
 
-export type PolicyName = 'require-hints' | 'no-fallback' | 'max-overload' | 'min-endpoints-per-zone' | 'no-drift' | 'lint' | 'data-plane-hints' | 'hints-over-range' | 'hints-through-rollout'
+export type PolicyName =
+  | 'require-hints'
+  | 'no-fallback'
+  | 'max-overload'
+  | 'min-endpoints-per-zone'
+  | 'no-drift'
+  | 'lint'
+  | 'data-plane-hints'
+  | 'hints-over-range'
+  | 'hints-through-rollout'
 
 /** The order policies are evaluated and reported in. */
-const POLICY_ORDER: readonly PolicyName[] = ['require-hints', 'no-fallback', 'max-overload', 'min-endpoints-per-zone', 'no-drift', 'lint', 'data-plane-hints', 'hints-over-range', 'hints-through-rollout']
+const POLICY_ORDER: readonly PolicyName[] = [
+  'require-hints',
+  'no-fallback',
+  'max-overload',
+  'min-endpoints-per-zone',
+  'no-drift',
+  'lint',
+  'data-plane-hints',
+  'hints-over-range',
+  'hints-through-rollout',
+]
 
 export interface CheckPolicies {
   /** A Service that asks for topology-aware routing gets hints at the controller's next sync. */
@@ -40,7 +59,7 @@ export interface CheckPolicies {
 
 export type CheckStatus = 'pass' | 'fail' | 'skip'
 
-export type {LintIssue, }
+export type {LintIssue}
 
 export interface PolicyResult {
   policy: PolicyName
@@ -110,7 +129,17 @@ function effectivePolicies(p: CheckPolicies): EffectivePolicies {
 
 export function hasAnyPolicy(p: CheckPolicies): boolean {
   const e = effectivePolicies(p)
-  return e.requireHints || e.noFallback || e.maxOverload !== null || e.minEndpointsPerZone !== null || e.noDrift || e.lint || e.dataPlaneHonoursHints || e.hintsOverRange || e.hintsThroughRollout
+  return (
+    e.requireHints ||
+    e.noFallback ||
+    e.maxOverload !== null ||
+    e.minEndpointsPerZone !== null ||
+    e.noDrift ||
+    e.lint ||
+    e.dataPlaneHonoursHints ||
+    e.hintsOverRange ||
+    e.hintsThroughRollout
+  )
 }
 
 const OFF_VALUES = new Set(['', 'Disabled', 'disabled'])
@@ -221,7 +250,12 @@ function checkRequireHints(s: ServiceExplanation): PolicyResult {
     const why = s.mode.warnings[0]?.message ?? s.mode.why.at(-1) ?? 'no topology path applies'
     return result('require-hints', 'fail', `the controller removes hints: ${why}`)
   }
-  return result('require-hints', 'fail', `hints dropped: ${c.reason}: ${c.message}`, s.advice.filter((a) => a.code === 'scale' || a.code === 'fix-nodes').map((a) => a.message))
+  return result(
+    'require-hints',
+    'fail',
+    `hints dropped: ${c.reason}: ${c.message}`,
+    s.advice.filter((a) => a.code === 'scale' || a.code === 'fix-nodes').map((a) => a.message),
+  )
 }
 
 /**
@@ -233,7 +267,8 @@ function checkDataPlaneHints(s: ServiceExplanation, plane: DataPlaneReport | und
   if (!requestsTopology(s) && !hinted) return result('data-plane-hints', 'skip', 'topology-aware routing is not requested and no endpoint carries hints')
   if (!s.applicability.proxied) return result('data-plane-hints', 'skip', 'the Service is not proxied (headless or ExternalName): no data plane load-balances it')
   if (plane === undefined) return result('data-plane-hints', 'skip', 'no data plane given')
-  if (plane.name === 'unknown') return result('data-plane-hints', 'skip', `the data plane is ${plane.description}: whether nodes honour the hints is unknown (name it with --data-plane)`)
+  if (plane.name === 'unknown')
+    return result('data-plane-hints', 'skip', `the data plane is ${plane.description}: whether nodes honour the hints is unknown (name it with --data-plane)`)
   const n = s.dataPlane
   if (n?.ignoresHints) return result('data-plane-hints', 'fail', n.message, n.fix ? [`fix: ${n.fix}`] : [])
   return result('data-plane-hints', 'pass', n ? `${plane.description} uses the hints, with its own rules: ${n.message}` : `${plane.description} honours the hints`)
@@ -307,8 +342,7 @@ export function checkNoDrift(s: ServiceExplanation): PolicyResult {
   if (!s.mode.managedByController) {
     return result('no-drift', 'skip', 'the Service has no selector: the controller does not manage its EndpointSlices')
   }
-  if (s.drift.endpoints === 0 && !s.drift.zoneCounts)
-    return result('no-drift', 'pass', 'live hints match what the controller writes at its next sync')
+  if (s.drift.endpoints === 0 && !s.drift.zoneCounts) return result('no-drift', 'pass', 'live hints match what the controller writes at its next sync')
   const slices = s.controller.slicesToUpdate
   return result(
     'no-drift',
@@ -374,7 +408,8 @@ export function parsePolicyDocument(doc: unknown): CheckPolicies {
   for (const k of Object.keys(doc)) {
     if (!['apiVersion', 'kind', 'policies'].includes(k)) throw new PolicyFileError(`unknown field "${k}" (expected apiVersion, kind, policies)`)
   }
-  if (doc.apiVersion !== undefined && doc.apiVersion !== CHECK_SCHEMA_VERSION) throw new PolicyFileError(`apiVersion must be "${CHECK_SCHEMA_VERSION}", got ${JSON.stringify(doc.apiVersion)}`)
+  if (doc.apiVersion !== undefined && doc.apiVersion !== CHECK_SCHEMA_VERSION)
+    throw new PolicyFileError(`apiVersion must be "${CHECK_SCHEMA_VERSION}", got ${JSON.stringify(doc.apiVersion)}`)
   if (doc.kind !== undefined && doc.kind !== 'CheckPolicy') throw new PolicyFileError(`kind must be "CheckPolicy", got ${JSON.stringify(doc.kind)}`)
   if (!isObj(doc.policies)) throw new PolicyFileError('"policies" must be a mapping, e.g. policies: {requireHints: true, maxOverload: 0.2}')
   const out: CheckPolicies = {}

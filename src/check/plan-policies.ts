@@ -21,7 +21,12 @@ export function checkHintsOverRange(p: ServicePlan | undefined): PolicyResult {
   const range = `${p.range.from}..${p.range.to} (${p.range.source === 'hpa' ? `HPA ${p.workload?.hpa?.name ?? ''}` : 'no HPA: 1 to 3x today'})`
   const lost = p.range.rows.filter((r) => r.modes[mode]?.hints === false)
   if (lost.length === 0) return {policy, status: 'pass', message: `${mode} keeps hints at every count of ${range}`, details: []}
-  const details = lost.slice(0, 8).map((r) => `${r.replicas} replicas (${Object.entries(r.zones).map(([z, n]) => `${z || '<no zone>'} ${n}`).join(', ')}): ${r.modes[mode]!.reason}`)
+  const details = lost.slice(0, 8).map(
+    (r) =>
+      `${r.replicas} replicas (${Object.entries(r.zones)
+        .map(([z, n]) => `${z || '<no zone>'} ${n}`)
+        .join(', ')}): ${r.modes[mode]!.reason}`,
+  )
   return {policy, status: 'fail', message: `${mode} loses hints at ${lost.length} of ${p.range.rows.length} counts of ${range}: ${list(lost.map((r) => r.replicas))}`, details}
 }
 
@@ -31,8 +36,9 @@ export function checkHintsThroughRollout(p: ServicePlan | undefined): PolicyResu
   if (p === undefined) return {policy, status: 'skip', message: 'not planned', details: []}
   const mode = modeOf(p)
   if (mode === null) return {policy, status: 'skip', message: 'the Service does not ask for topology-aware routing', details: []}
-  if (p.workload === null) return {policy, status: 'skip', message: 'no Deployment or StatefulSet behind the Service (read with its workloads: live, or a kubectl topology snapshot)', details: []}
-  if (p.rollouts.length === 0) return {policy, status: 'skip', message: 'no rollout could be modelled (see plan\'s notes)', details: []}
+  if (p.workload === null)
+    return {policy, status: 'skip', message: 'no Deployment or StatefulSet behind the Service (read with its workloads: live, or a kubectl topology snapshot)', details: []}
+  if (p.rollouts.length === 0) return {policy, status: 'skip', message: "no rollout could be modelled (see plan's notes)", details: []}
   const details: string[] = []
   for (const r of p.rollouts) {
     const lost = r.steps.filter((s) => (s.modes[mode] as Figures | undefined)?.hints === false)

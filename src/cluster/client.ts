@@ -190,12 +190,9 @@ export class Client {
   async list<T>(what: string, model: Model<T>, call: PageCall): Promise<T[]> {
     const out: T[] = []
     try {
-      await forEachPage(
-        this.pager(model, call),
-        (p) => {
-          for (const item of p.items) out.push(item)
-        },
-      )
+      await forEachPage(this.pager(model, call), (p) => {
+        for (const item of p.items) out.push(item)
+      })
     } catch (e) {
       throw this.fail(e, what)
     }

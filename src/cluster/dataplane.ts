@@ -95,9 +95,7 @@ export async function readDataPlaneObjects(ctx: KubeContext): Promise<DataPlaneR
     return out
   }
 
-  const lists = await Promise.all(
-    DATA_PLANE_NAMESPACES.map((ns) => guard(`list daemonsets in namespace "${ns}"`, `list daemonsets.apps in ${ns}`, () => listDaemonSets(ns))),
-  )
+  const lists = await Promise.all(DATA_PLANE_NAMESPACES.map((ns) => guard(`list daemonsets in namespace "${ns}"`, `list daemonsets.apps in ${ns}`, () => listDaemonSets(ns))))
   const daemonSets = lists.flatMap((l) => l ?? [])
 
   // The ConfigMaps of the DaemonSets found, in their namespaces.

@@ -147,11 +147,7 @@ export function toCliError(err: unknown, what: string, ctx: ErrorContext = {}): 
   const chain = causes(err)
   if (chain.some((e) => e.name === 'TimeoutError' || e.name === 'AbortError')) {
     const after = ctx.requestTimeoutMs ? ` after ${formatDuration(ctx.requestTimeoutMs)}` : ''
-    return fail(
-      `request to ${server} timed out${after} (--request-timeout) while trying to ${what}`,
-      ExitCode.UNREACHABLE,
-      err,
-    )
+    return fail(`request to ${server} timed out${after} (--request-timeout) while trying to ${what}`, ExitCode.UNREACHABLE, err)
   }
 
   const codes = chain.map((e) => (typeof e.code === 'string' ? e.code : undefined)).filter((c) => c !== undefined)
@@ -163,26 +159,14 @@ export function toCliError(err: unknown, what: string, ctx: ErrorContext = {}): 
   if (spawn) {
     const cmd = spawn.path ?? ctx.execCommand ?? 'the credential plugin'
     const why = spawn.code === 'ENOENT' ? 'executable not found' : String(spawn.code ?? spawn.message)
-    return fail(
-      `getting credentials for context "${contextName ?? '?'}": exec: ${cmd}: ${why}: install it or fix users[].user.exec in the kubeconfig`,
-      ExitCode.KUBECONFIG,
-      err,
-    )
+    return fail(`getting credentials for context "${contextName ?? '?'}": exec: ${cmd}: ${why}: install it or fix users[].user.exec in the kubeconfig`, ExitCode.KUBECONFIG, err)
   }
 
   if (has('ECONNREFUSED')) {
-    return fail(
-      `The connection to the server ${server} was refused - did you specify the right host or port?`,
-      ExitCode.UNREACHABLE,
-      err,
-    )
+    return fail(`The connection to the server ${server} was refused - did you specify the right host or port?`, ExitCode.UNREACHABLE, err)
   }
   if ((c = has('ENOTFOUND', 'EAI_AGAIN', 'EAI_FAIL', 'EAI_NONAME'))) {
-    return fail(
-      `Unable to connect to the server ${server}: no such host "${hostOf(ctx.server)}" (${c})`,
-      ExitCode.UNREACHABLE,
-      err,
-    )
+    return fail(`Unable to connect to the server ${server}: no such host "${hostOf(ctx.server)}" (${c})`, ExitCode.UNREACHABLE, err)
   }
   if ((c = has('ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET', 'ECONNABORTED', 'UND_ERR_CLOSED'))) {
     return fail(`Unable to connect to the server ${server}: connection reset by peer (${c})`, ExitCode.UNREACHABLE, err)
@@ -200,28 +184,16 @@ export function toCliError(err: unknown, what: string, ctx: ErrorContext = {}): 
     )
   }
   if ((c = codes.find((x) => x === 'EPROTO' || x.startsWith('ERR_SSL') || x.startsWith('ERR_TLS')))) {
-    return fail(
-      `Unable to connect to the server ${server}: TLS handshake failed (${c}): is ${server} the right URL (http vs https)?`,
-      ExitCode.UNREACHABLE,
-      err,
-    )
+    return fail(`Unable to connect to the server ${server}: TLS handshake failed (${c}): is ${server} the right URL (http vs https)?`, ExitCode.UNREACHABLE, err)
   }
   if (chain.some((e) => e instanceof TypeError && e.message === 'fetch failed')) {
     const inner = chain[chain.length - 1]
-    return fail(
-      `Unable to connect to the server ${server}: ${inner?.message ?? 'fetch failed'}${codes[0] ? ` (${codes[0]})` : ''}`,
-      ExitCode.UNREACHABLE,
-      err,
-    )
+    return fail(`Unable to connect to the server ${server}: ${inner?.message ?? 'fetch failed'}${codes[0] ? ` (${codes[0]})` : ''}`, ExitCode.UNREACHABLE, err)
   }
   // An exec credential plugin that ran and failed: client-node rejects with its stderr.
   if (ctx.execCommand && err instanceof Error && err.constructor === Error) {
     const first = err.message.split('\n').find((l) => l.trim()) ?? 'no output'
-    return fail(
-      `getting credentials for context "${contextName ?? '?'}": exec plugin "${ctx.execCommand}" failed: ${first}`,
-      ExitCode.KUBECONFIG,
-      err,
-    )
+    return fail(`getting credentials for context "${contextName ?? '?'}": exec plugin "${ctx.execCommand}" failed: ${first}`, ExitCode.KUBECONFIG, err)
   }
   const text = err instanceof Error ? err.message : String(err)
   return fail(`cannot ${what}: ${text}`, ExitCode.INTERNAL, err)

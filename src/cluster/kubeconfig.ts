@@ -64,8 +64,8 @@ export interface KubeContext {
 const UNIT_MS: Record<string, number> = {
   ns: 1e-6,
   us: 1e-3,
-  'µs': 1e-3,
-  'μs': 1e-3,
+  µs: 1e-3,
+  μs: 1e-3,
   ms: 1,
   s: 1000,
   m: 60_000,
@@ -79,11 +79,7 @@ const UNIT_MS: Record<string, number> = {
  */
 export function parseDuration(value: string, flag = '--request-timeout'): number {
   const s = value.trim()
-  const bad = () =>
-    new CliError(
-      `invalid ${flag} value "${value}": use a duration such as 30s, 1m or 500ms (0 means no timeout)`,
-      ExitCode.USAGE,
-    )
+  const bad = () => new CliError(`invalid ${flag} value "${value}": use a duration such as 30s, 1m or 500ms (0 means no timeout)`, ExitCode.USAGE)
   if (s === '') throw bad()
   if (/^\d+$/.test(s)) return Number(s) * 1000
   if (s === '0') return 0
@@ -128,11 +124,9 @@ export function redactServer(server: string): string {
   }
 }
 
-const kubeconfigError = (msg: string, cause?: unknown) =>
-  new CliError(msg, ExitCode.KUBECONFIG, cause === undefined ? undefined : {cause})
+const kubeconfigError = (msg: string, cause?: unknown) => new CliError(msg, ExitCode.KUBECONFIG, cause === undefined ? undefined : {cause})
 
-const NO_KUBECONFIG =
-  'no kubeconfig found: set KUBECONFIG, pass --kubeconfig, or use --from-file to read a snapshot'
+const NO_KUBECONFIG = 'no kubeconfig found: set KUBECONFIG, pass --kubeconfig, or use --from-file to read a snapshot'
 
 type Obj = Record<string, unknown>
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v)
@@ -180,9 +174,7 @@ function readKubeconfigFile(file: string): Obj | undefined {
   }
   if (doc === null || doc === undefined) return undefined // empty file: kubectl treats it as empty
   if (!isObj(doc)) {
-    throw kubeconfigError(
-      `invalid kubeconfig ${file}: expected a mapping with clusters, contexts and users, found ${Array.isArray(doc) ? 'a list' : `a ${typeof doc}`}`,
-    )
+    throw kubeconfigError(`invalid kubeconfig ${file}: expected a mapping with clusters, contexts and users, found ${Array.isArray(doc) ? 'a list' : `a ${typeof doc}`}`)
   }
   for (const key of ['clusters', 'users', 'contexts'] as const) {
     const v = doc[key]
@@ -272,11 +264,7 @@ function findFiles(opts: LoadKubeConfigOptions): string[] | 'in-cluster' {
   const home = process.env.HOME || process.env.USERPROFILE || os.homedir()
   const dflt = path.join(home, '.kube', 'config')
   if (fileExists(dflt)) return [dflt]
-  if (
-    process.env.KUBERNETES_SERVICE_HOST &&
-    process.env.KUBERNETES_SERVICE_PORT &&
-    fileExists('/var/run/secrets/kubernetes.io/serviceaccount/token')
-  ) {
+  if (process.env.KUBERNETES_SERVICE_HOST && process.env.KUBERNETES_SERVICE_PORT && fileExists('/var/run/secrets/kubernetes.io/serviceaccount/token')) {
     return 'in-cluster'
   }
   throw kubeconfigError(NO_KUBECONFIG)
@@ -289,12 +277,7 @@ function listNames(names: Iterable<string>): string {
   return all.length > 10 ? `${shown}, … (${all.length} in total)` : shown
 }
 
-function makeApiOptions(
-  timeoutMs: number,
-  stats: RequestStats,
-  of: <T>(v: T) => unknown,
-  httpApi: unknown,
-): ConfigurationOptions {
+function makeApiOptions(timeoutMs: number, stats: RequestStats, of: <T>(v: T) => unknown, httpApi: unknown): ConfigurationOptions {
   return {
     httpApi,
     middleware: [
@@ -349,16 +332,12 @@ export async function loadKubeConfig(opts: LoadKubeConfigOptions = {}): Promise<
   const contextName = opts.context || merged.currentContext
   if (!contextName) {
     if (merged.contexts.size === 0) throw kubeconfigError(`no context found in ${where}: set KUBECONFIG, pass --kubeconfig, or use --from-file to read a snapshot`)
-    throw kubeconfigError(
-      `current-context is not set in ${where}: pass --context (available: ${listNames(merged.contexts.keys())})`,
-    )
+    throw kubeconfigError(`current-context is not set in ${where}: pass --context (available: ${listNames(merged.contexts.keys())})`)
   }
   const ctx = merged.contexts.get(contextName)
   if (!ctx) {
     const how = opts.context ? '--context' : `current-context of ${where}`
-    throw kubeconfigError(
-      `context "${contextName}" (${how}) does not exist: available contexts: ${listNames(merged.contexts.keys())}`,
-    )
+    throw kubeconfigError(`context "${contextName}" (${how}) does not exist: available contexts: ${listNames(merged.contexts.keys())}`)
   }
   const clusterName = ctx.value.cluster
   if (typeof clusterName !== 'string' || clusterName === '') {
@@ -395,10 +374,7 @@ export async function loadKubeConfig(opts: LoadKubeConfigOptions = {}): Promise<
   } catch (e) {
     const err = e as NodeJS.ErrnoException
     if (err.code === 'ENOENT' && user) {
-      throw kubeconfigError(
-        `cannot read token-file "${String(user.value['token-file'])}" of user "${user.name}" (${user.file}): no such file`,
-        e,
-      )
+      throw kubeconfigError(`cannot read token-file "${String(user.value['token-file'])}" of user "${user.name}" (${user.file}): no such file`, e)
     }
     throw kubeconfigError(`invalid ${where}: ${err.message}`, e)
   }

@@ -73,8 +73,7 @@ const workloadsForbiddenWarning = (resources: string[], where: string) =>
 const scalingForbiddenWarning = (resources: string[], where: string) =>
   `cannot list ${resources.join(' and ')} ${where} (missing permission: list ${resources.map((r) => (r === 'horizontalpodautoscalers' ? `${r}.autoscaling` : `${r}.policy`)).join(', ')}); plan assumes no ${resources.map((r) => (r === 'horizontalpodautoscalers' ? 'HPA' : 'PodDisruptionBudget')).join(' and no ')}`
 
-export const NODES_FORBIDDEN_WARNING =
-  'cannot list nodes (missing permission: list nodes, cluster-scoped); zone CPU shares and topology-mode Auto predictions are unavailable'
+export const NODES_FORBIDDEN_WARNING = 'cannot list nodes (missing permission: list nodes, cluster-scoped); zone CPU shares and topology-mode Auto predictions are unavailable'
 
 // ---- which Services -------------------------------------------------------------------------
 
@@ -98,9 +97,7 @@ function resolveSelection(ctx: KubeContext, opts: ReadOptions): Selection {
 /** The EndpointSlice selector for these Services: their names, or (too many) the label's existence. */
 function sliceSelectorFor(svcNames: string[]): string {
   const unique = [...new Set(svcNames)].sort()
-  return unique.length > 0 && unique.length <= MAX_NAMES_IN_SELECTOR
-    ? `${LABEL_SERVICE_NAME} in (${unique.join(',')})`
-    : LABEL_SERVICE_NAME
+  return unique.length > 0 && unique.length <= MAX_NAMES_IN_SELECTOR ? `${LABEL_SERVICE_NAME} in (${unique.join(',')})` : LABEL_SERVICE_NAME
 }
 
 const key = (namespace: string | undefined, name: string | undefined) => `${namespace ?? ''}/${name ?? ''}`
@@ -108,8 +105,7 @@ const key = (namespace: string | undefined, name: string | undefined) => `${name
 /** namespace/name of each Service, to keep what belongs to them. */
 const selectedKeys = (services: Service[]) => new Set(services.map((s) => key(s.metadata.namespace, s.metadata.name)))
 
-const slicesOf = (selected: Set<string>, slices: EndpointSlice[]) =>
-  slices.filter((s) => selected.has(key(s.metadata.namespace, s.metadata.labels?.[LABEL_SERVICE_NAME])))
+const slicesOf = (selected: Set<string>, slices: EndpointSlice[]) => slices.filter((s) => selected.has(key(s.metadata.namespace, s.metadata.labels?.[LABEL_SERVICE_NAME])))
 
 const eventsOn = (selected: Set<string>, events: EventObject[]) =>
   events.filter((e) => e.involvedObject?.kind === 'Service' && selected.has(key(e.involvedObject.namespace, e.involvedObject.name)))
@@ -161,13 +157,23 @@ async function readVersionOrWarn(c: Client, warnings: string[]): Promise<string 
  * selects their pod template, by the caller). 'optional': a 403 on either is a warning and
  * undefined.
  */
-async function readWorkloads(c: Client, scope: Scope, mode: 'required' | 'optional', warnings: string[]): Promise<{deployments: Deployment[]; statefulSets: StatefulSet[]} | undefined> {
+async function readWorkloads(
+  c: Client,
+  scope: Scope,
+  mode: 'required' | 'optional',
+  warnings: string[],
+): Promise<{deployments: Deployment[]; statefulSets: StatefulSet[]} | undefined> {
   const both = await Promise.allSettled([listDeployments(c, scope), listStatefulSets(c, scope)])
   const [d, s] = both
   const forbidden = (r: PromiseSettledResult<unknown>) => r.status === 'rejected' && r.reason instanceof CliError && apiStatusCode(r.reason.cause) === 403
   if (mode === 'optional' && (forbidden(d) || forbidden(s))) {
     for (const r of both) if (r.status === 'rejected' && !forbidden(r)) throw r.reason
-    warnings.push(workloadsForbiddenWarning([forbidden(d) ? 'deployments' : '', forbidden(s) ? 'statefulsets' : ''].filter((x) => x !== ''), whereOf(scope)))
+    warnings.push(
+      workloadsForbiddenWarning(
+        [forbidden(d) ? 'deployments' : '', forbidden(s) ? 'statefulsets' : ''].filter((x) => x !== ''),
+        whereOf(scope),
+      ),
+    )
     return undefined
   }
   if (d.status === 'rejected') throw d.reason

@@ -41,9 +41,7 @@ export async function readServerVersion(c: Client): Promise<{version?: string; r
 /** The Services in scope (with a label selector: those it selects). */
 export function listServices(c: Client, s: Scope, labelSelector: string | undefined): Promise<Service[]> {
   return c.list(`list services ${whereOf(s)}`, SERVICE, (q) =>
-    s.all
-      ? c.core.listServiceForAllNamespaces({labelSelector, ...q}, c.options)
-      : c.core.listNamespacedService({namespace: s.namespace, labelSelector, ...q}, c.options),
+    s.all ? c.core.listServiceForAllNamespaces({labelSelector, ...q}, c.options) : c.core.listNamespacedService({namespace: s.namespace, labelSelector, ...q}, c.options),
   )
 }
 
@@ -88,9 +86,7 @@ export function listEndpointSlices(c: Client, s: Scope, labelSelector: string): 
 export function listServiceEvents(c: Client, s: Scope): Promise<EventObject[]> {
   const fieldSelector = 'involvedObject.kind=Service'
   return c.list(`list events ${whereOf(s)}`, EVENT, (q) =>
-    s.all
-      ? c.core.listEventForAllNamespaces({fieldSelector, ...q}, c.options)
-      : c.core.listNamespacedEvent({namespace: s.namespace, fieldSelector, ...q}, c.options),
+    s.all ? c.core.listEventForAllNamespaces({fieldSelector, ...q}, c.options) : c.core.listNamespacedEvent({namespace: s.namespace, fieldSelector, ...q}, c.options),
   )
 }
 

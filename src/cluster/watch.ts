@@ -47,11 +47,7 @@ export interface ReflectorOptions<T> {
   maxDelayMs?: number
 }
 
-export type ReflectorStatus =
-  | {state: 'synced'; items: number}
-  | {state: 'relisting'; reason: string}
-  | {state: 'backoff'; delayMs: number; error: string}
-  | {state: 'watching'}
+export type ReflectorStatus = {state: 'synced'; items: number} | {state: 'relisting'; reason: string} | {state: 'backoff'; delayMs: number; error: string} | {state: 'watching'}
 
 const keyOf = (o: {metadata?: {namespace?: string; name?: string}}) => `${o.metadata?.namespace ?? ''}/${o.metadata?.name ?? ''}`
 
@@ -59,10 +55,14 @@ const defaultSleep = (ms: number, signal: AbortSignal) =>
   new Promise<void>((resolve) => {
     if (signal.aborted) return resolve()
     const t = setTimeout(resolve, ms)
-    signal.addEventListener('abort', () => {
-      clearTimeout(t)
-      resolve()
-    }, {once: true})
+    signal.addEventListener(
+      'abort',
+      () => {
+        clearTimeout(t)
+        resolve()
+      },
+      {once: true},
+    )
   })
 
 /** A list+watch cache of one resource. */

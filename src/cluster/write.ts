@@ -114,7 +114,13 @@ export class Writer {
       let reason = ''
       try {
         const r = await this.client.authorization.createSelfSubjectAccessReview(
-          {body: {apiVersion: 'authorization.k8s.io/v1', kind: 'SelfSubjectAccessReview', spec: {resourceAttributes: {namespace: this.namespace, verb: c.verb, group: c.group, resource: c.resource, name: objectName}}}},
+          {
+            body: {
+              apiVersion: 'authorization.k8s.io/v1',
+              kind: 'SelfSubjectAccessReview',
+              spec: {resourceAttributes: {namespace: this.namespace, verb: c.verb, group: c.group, resource: c.resource, name: objectName}},
+            },
+          },
           this.client.options,
         )
         allowed = r.status?.allowed === true

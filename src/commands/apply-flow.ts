@@ -55,7 +55,9 @@ export async function runApply(io: CommandIO, o: ApplyOptions, deps: WriteDeps):
   const readAndPlan = async (): Promise<Planned> => {
     const target = await deps.readTarget(o.source, name, ctx)
     const plan: Plan =
-      o.mode !== undefined ? planServiceMode(target.service, o.mode, writer ? await writer.serviceManagedFields(name) : undefined) : planHints(target.state, target.service, target.slices, o.strategy)
+      o.mode !== undefined
+        ? planServiceMode(target.service, o.mode, writer ? await writer.serviceManagedFields(name) : undefined)
+        : planHints(target.state, target.service, target.slices, o.strategy)
     return {target, plan, prediction: predict(target, plan, o.kubeVersion)}
   }
   const p = await readAndPlan()
@@ -87,7 +89,8 @@ export async function runApply(io: CommandIO, o: ApplyOptions, deps: WriteDeps):
     const already = q.plan.kind === 'service' ? `has --mode ${q.plan.mode}` : `carries the ${o.strategy} hints`
     io.out(diff === '' ? `No changes: service ${q.target.namespace}/${name} already ${already}.` : `${heading}\n${diff}`)
     if (diff !== '') {
-      const what = q.plan.kind === 'service' ? 'Predicted outcome: what the EndpointSlice controller writes at its next sync after this change' : 'Predicted outcome: with these hints written'
+      const what =
+        q.plan.kind === 'service' ? 'Predicted outcome: what the EndpointSlice controller writes at its next sync after this change' : 'Predicted outcome: with these hints written'
       for (const w of q.prediction.warnings) io.err(style.warn(`Warning: ${escapeTerminal(w)}`))
       io.out(`\n${style.bold(what)}\n${renderExplain(q.prediction, {format: 'table', style})}`)
     }
@@ -105,7 +108,10 @@ export async function runApply(io: CommandIO, o: ApplyOptions, deps: WriteDeps):
   }
   switch (writeGate(gate)) {
     case 'dry-run':
-      return finish('dry-run', fromFile ? 'Preview from a snapshot file (--dry-run=client): nothing was sent. Writing needs a live cluster.' : 'Dry run (client): nothing was sent to the API server.')
+      return finish(
+        'dry-run',
+        fromFile ? 'Preview from a snapshot file (--dry-run=client): nothing was sent. Writing needs a live cluster.' : 'Dry run (client): nothing was sent to the API server.',
+      )
     case 'preview':
       return finish('preview', 'Preview only: nothing was written. Run again with --yes to write (or --dry-run=server to have the API server validate the change).')
     case 'ask':
@@ -130,7 +136,13 @@ interface Session {
  * The journal and the writes, re-reading and re-planning on a conflict (apply/protocol.ts
  * onConflict). null: the user declined the new plan, and the command has finished.
  */
-async function writeWithRetries(io: CommandIO, o: ApplyOptions, deps: WriteDeps, s: Session, planned: Planned): Promise<{outcome: WriteOutcome; written: ObjectRef[]; planned: Planned; interrupts: Interrupts} | null> {
+async function writeWithRetries(
+  io: CommandIO,
+  o: ApplyOptions,
+  deps: WriteDeps,
+  s: Session,
+  planned: Planned,
+): Promise<{outcome: WriteOutcome; written: ObjectRef[]; planned: Planned; interrupts: Interrupts} | null> {
   const {report, finish} = s
   const style = o.style
   let p = planned
@@ -150,7 +162,10 @@ async function writeWithRetries(io: CommandIO, o: ApplyOptions, deps: WriteDeps,
       if (!outcome.conflict) break
       if (onConflict(attempt) === 'give-up') {
         Object.assign(report.result, {notWritten: outcome.notWritten, written, retries: attempt})
-        throw new CliError(`${refText(outcome.conflict)} kept changing while apply wrote (${attempt + 1} conflicts); written: ${written.map(refText).join(', ') || 'nothing'}. Run apply again`, ExitCode.WRITE_FAILED)
+        throw new CliError(
+          `${refText(outcome.conflict)} kept changing while apply wrote (${attempt + 1} conflicts); written: ${written.map(refText).join(', ') || 'nothing'}. Run apply again`,
+          ExitCode.WRITE_FAILED,
+        )
       }
       report.result.retries = attempt + 1
       io.err(style.warn(`Conflict: ${refText(outcome.conflict)} was modified since it was read; re-reading and re-planning (retry ${attempt + 1} of ${MAX_CONFLICT_RETRIES})`))
@@ -162,7 +177,11 @@ async function writeWithRetries(io: CommandIO, o: ApplyOptions, deps: WriteDeps,
       if (!hasChanges(p.plan.changes)) break
       if (o.dryRun === 'none' && !o.yes && !(await deps.confirm('The plan changed. Apply the new plan?'))) {
         report.result.written = written
-        finish('partial', `Stopped: nothing more was written. Written before the conflict: ${written.map(refText).join(', ') || 'nothing'}.`, written.length > 0 ? ExitCode.WRITE_FAILED : ExitCode.OK)
+        finish(
+          'partial',
+          `Stopped: nothing more was written. Written before the conflict: ${written.map(refText).join(', ') || 'nothing'}.`,
+          written.length > 0 ? ExitCode.WRITE_FAILED : ExitCode.OK,
+        )
         return null
       }
     }
@@ -209,7 +228,11 @@ async function afterWrites(
   const undo = `Undo with: kubectl topology reset svc/${o.name} -n ${target.namespace}`
   if (outcome.interrupted) {
     interrupts.dispose()
-    return finish('interrupted', `Interrupted by ${outcome.interrupted}: written: ${refList(written)}; not written: ${refList(outcome.notWritten)}. Each object is either as it was or fully changed. ${written.length ? undo : ''}`.trim(), ExitCode.INTERRUPTED)
+    return finish(
+      'interrupted',
+      `Interrupted by ${outcome.interrupted}: written: ${refList(written)}; not written: ${refList(outcome.notWritten)}. Each object is either as it was or fully changed. ${written.length ? undo : ''}`.trim(),
+      ExitCode.INTERRUPTED,
+    )
   }
   if (outcome.error) {
     interrupts.dispose()
@@ -217,7 +240,10 @@ async function afterWrites(
     report.result.status = written.length ? 'partial' : 'refused'
     report.result.message = `${outcome.error.message} (${partial})`
     if (o.json) io.out(renderApplyJson(report))
-    throw new CliError(`${outcome.error.message}\n  ${partial}. Each object is either as it was or fully changed.${written.length ? ` ${undo}` : ''}`, outcome.error.exitCode === ExitCode.FORBIDDEN ? ExitCode.FORBIDDEN : ExitCode.WRITE_FAILED)
+    throw new CliError(
+      `${outcome.error.message}\n  ${partial}. Each object is either as it was or fully changed.${written.length ? ` ${undo}` : ''}`,
+      outcome.error.exitCode === ExitCode.FORBIDDEN ? ExitCode.FORBIDDEN : ExitCode.WRITE_FAILED,
+    )
   }
   if (o.dryRun === 'server') {
     interrupts.dispose()
@@ -234,7 +260,10 @@ async function afterWrites(
     interrupts.dispose()
     report.wait = w
     if (!w.matched) return waitFailed(io, report, w, finish, o.json)
-    return finish('applied', o.json ? done : `The controller wrote the predicted hints${w.perZone ? ' (compared per zone: which endpoint a zone donates is random upstream)' : ''}.`)
+    return finish(
+      'applied',
+      o.json ? done : `The controller wrote the predicted hints${w.perZone ? ' (compared per zone: which endpoint a zone donates is random upstream)' : ''}.`,
+    )
   }
   return finish('applied', done)
 }

@@ -13,7 +13,8 @@ import {writeFlags} from './write-flags.js'
 export default class Apply extends TopologyCommand {
   static override summary = 'Turn topology-aware routing on or off for a Service, or write hints onto its EndpointSlices, safely.'
   static override usage = 'apply svc/NAME (--mode MODE | --hints) [flags]'
-  static override description = `Service mode (the supported way): --mode sets or removes the service.kubernetes.io/topology-mode annotation and/or spec.trafficDistribution with server-side apply (field manager kubectl-topology), and removes the deprecated topology-aware-hints annotation when it would override the choice. Before writing it shows the change and the predicted outcome: explain's table for the Service as it will be.
+  static override description =
+    `Service mode (the supported way): --mode sets or removes the service.kubernetes.io/topology-mode annotation and/or spec.trafficDistribution with server-side apply (field manager kubectl-topology), and removes the deprecated topology-aware-hints annotation when it would override the choice. Before writing it shows the change and the predicted outcome: explain's table for the Service as it will be.
 
 Hints mode: --hints computes hints (--strategy) and writes them onto the Service's EndpointSlices. The EndpointSlice controller rewrites hints on the slices it manages at its next sync, so those are refused unless --force.
 
@@ -22,7 +23,10 @@ Nothing is written without --yes or a confirmation on a terminal. Every write ca
   static override examples = [
     {description: 'Preview turning on same-zone routing', command: '<%= config.bin %> apply svc/web -n shop --mode PreferSameZone'},
     {description: 'Write it, and wait until the controller has written the predicted hints', command: '<%= config.bin %> apply svc/web -n shop --mode PreferSameZone --yes --wait'},
-    {description: 'CI: let the API server validate, print the plan as JSON, exit 1 when something would change', command: '<%= config.bin %> apply svc/web --mode Auto --dry-run=server -o json --exit-code'},
+    {
+      description: 'CI: let the API server validate, print the plan as JSON, exit 1 when something would change',
+      command: '<%= config.bin %> apply svc/web --mode Auto --dry-run=server -o json --exit-code',
+    },
     {description: 'Hints on hand-made EndpointSlices of a Service without a selector', command: '<%= config.bin %> apply svc/db --hints --strategy same-zone --yes'},
     {description: 'Preview against a snapshot file', command: '<%= config.bin %> apply svc/checkout -n shop --mode PreferSameZone --from-file examples/three-zones.yaml'},
     {description: 'Undo', command: '<%= config.bin %> reset svc/web -n shop --yes'},
@@ -34,16 +38,27 @@ Nothing is written without --yes or a confirmation on a terminal. Every write ca
     ...connectionFlags,
     namespace: namespaceFlag(),
     'from-file': fromFileFlag({description: 'Preview against a snapshot file (implies --dry-run=client; writing needs a live cluster).'}),
-    'kube-version': kubeVersionFlag({description: 'Predict as this Kubernetes version (default: the API server\'s).'}),
-    mode: Flags.option({options: MODES, description: 'Service mode: Auto (topology-mode annotation), PreferSameZone, PreferSameNode, PreferClose (spec.trafficDistribution), or off.'})(),
-    hints: Flags.boolean({description: 'Hints mode: write hints onto the Service\'s EndpointSlices.', default: false}),
+    'kube-version': kubeVersionFlag({description: "Predict as this Kubernetes version (default: the API server's)."}),
+    mode: Flags.option({
+      options: MODES,
+      description: 'Service mode: Auto (topology-mode annotation), PreferSameZone, PreferSameNode, PreferClose (spec.trafficDistribution), or off.',
+    })(),
+    hints: Flags.boolean({description: "Hints mode: write hints onto the Service's EndpointSlices.", default: false}),
     strategy: Flags.option({
       options: STRATEGIES,
-      description: 'With --hints: upstream-auto (topology-mode Auto\'s CPU-proportional allocation), same-zone or same-node (the PreferSameZone / PreferSameNode heuristic). Default: same-zone.',
+      description:
+        "With --hints: upstream-auto (topology-mode Auto's CPU-proportional allocation), same-zone or same-node (the PreferSameZone / PreferSameNode heuristic). Default: same-zone.",
     })(),
-    force: Flags.boolean({description: 'Service mode: take over fields another field manager set (server-side apply force). Hints mode: also write controller-managed EndpointSlices (until the controller\'s next sync).', default: false}),
+    force: Flags.boolean({
+      description:
+        "Service mode: take over fields another field manager set (server-side apply force). Hints mode: also write controller-managed EndpointSlices (until the controller's next sync).",
+      default: false,
+    }),
     ...writeFlags,
-    wait: Flags.boolean({description: 'Service mode: after writing, wait for the controller and check that the live hints equal the prediction (exit 1 with the difference if not).', default: false}),
+    wait: Flags.boolean({
+      description: 'Service mode: after writing, wait for the controller and check that the live hints equal the prediction (exit 1 with the difference if not).',
+      default: false,
+    }),
     timeout: Flags.string({description: 'Bound for --wait.', default: '60s'}),
     ...commonFlags,
   }
@@ -62,11 +77,15 @@ export type ApplyFlags = Interfaces.InferredFlags<typeof Apply.flags>
 /** Validation, before any I/O: what to write, and which combinations of flags can do it. */
 export async function applyOptions(flags: ApplyFlags, argv: string[], style: ApplyOptions['style']): Promise<ApplyOptions> {
   const names = parseServiceArgs(argv)
-  if (names.length !== 1) throw new CliError(names.length === 0 ? 'name the Service to change: apply svc/NAME --mode MODE (or --hints)' : 'apply changes one Service at a time: name exactly one', ExitCode.USAGE)
+  if (names.length !== 1)
+    throw new CliError(
+      names.length === 0 ? 'name the Service to change: apply svc/NAME --mode MODE (or --hints)' : 'apply changes one Service at a time: name exactly one',
+      ExitCode.USAGE,
+    )
   if (flags.mode === undefined && !flags.hints) throw new CliError('say what to apply: --mode Auto|PreferSameZone|PreferSameNode|PreferClose|off, or --hints', ExitCode.USAGE)
   if (flags.mode !== undefined && flags.hints) throw new CliError('--mode and --hints are two different ways to write: use one', ExitCode.USAGE)
   if (flags.strategy !== undefined && !flags.hints) throw new CliError('--strategy applies to --hints only', ExitCode.USAGE)
-  if (flags.wait && flags.hints) throw new CliError('--wait checks the controller\'s work after a Service change: use it with --mode', ExitCode.USAGE)
+  if (flags.wait && flags.hints) throw new CliError("--wait checks the controller's work after a Service change: use it with --mode", ExitCode.USAGE)
   let dryRun = flags['dry-run']
   if (flags['from-file'] !== undefined) {
     if (dryRun === 'server' || flags.yes || flags.wait) {

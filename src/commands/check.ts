@@ -34,7 +34,10 @@ Exit codes: 0 every check passed, 1 a check failed, 2 usage, 3 unreadable snapsh
   static override examples = [
     {description: 'Gate every Service in a snapshot (no cluster access needed)', command: '<%= config.bin %> check -A --from-file cluster.yaml'},
     {description: 'Frontend Services must keep hints and stay within 20% overload', command: '<%= config.bin %> check -l tier=frontend --require-hints --max-overload 0.2'},
-    {description: 'Hints must survive autoscaling and rollouts (plan\'s model; reads the workloads, HPAs and PDBs)', command: '<%= config.bin %> check -A --from-file cluster.yaml --hints-over-range --hints-through-rollout'},
+    {
+      description: "Hints must survive autoscaling and rollouts (plan's model; reads the workloads, HPAs and PDBs)",
+      command: '<%= config.bin %> check -A --from-file cluster.yaml --hints-over-range --hints-through-rollout',
+    },
     {description: 'JUnit report for the CI system', command: '<%= config.bin %> check -A --policy-file topology-policy.yaml -o junit > topology-junit.xml'},
   ]
 
@@ -53,7 +56,10 @@ Exit codes: 0 every check passed, 1 a check failed, 2 usage, 3 unreadable snapsh
     'min-endpoints-per-zone': Flags.string({description: 'Minimum ready endpoints in every zone with counted nodes.', helpGroup: 'POLICY'}),
     'no-drift': Flags.boolean({description: 'Live hints must equal what the controller writes at its next sync.', helpGroup: 'POLICY'}),
     lint: Flags.boolean({description: 'Configuration lint (annotations, trafficDistribution, version, single zone, internalTrafficPolicy).', helpGroup: 'POLICY'}),
-    'require-data-plane-hints': Flags.boolean({description: 'A Service with hints (or asking for them) must run on a data plane that honours them (skipped when the data plane is unknown).', helpGroup: 'POLICY'}),
+    'require-data-plane-hints': Flags.boolean({
+      description: 'A Service with hints (or asking for them) must run on a data plane that honours them (skipped when the data plane is unknown).',
+      helpGroup: 'POLICY',
+    }),
     'hints-over-range': Flags.boolean({description: "The Service's mode keeps hints at every count of its HPA's range (plan's placement model).", helpGroup: 'POLICY'}),
     'hints-through-rollout': Flags.boolean({description: "No step of the workload's rollout loses hints (plan's rollout model).", helpGroup: 'POLICY'}),
     'policy-file': Flags.string({description: 'YAML file with the policies (kind: CheckPolicy; see docs/check.md). Flags add to it.', helpGroup: 'POLICY'}),
@@ -93,7 +99,12 @@ Exit codes: 0 every check passed, 1 a check failed, 2 usage, 3 unreadable snapsh
     if (!hasAnyPolicy(policies)) policies = {...DEFAULT_POLICIES}
 
     const planned = needsPlan(policies)
-    const read = await openSource({flags, serviceNames: names, dataPlane: flags['data-plane'] ?? 'detect', ...(planned ? {withWorkloads: 'optional', withScaling: 'optional'} : {})})
+    const read = await openSource({
+      flags,
+      serviceNames: names,
+      dataPlane: flags['data-plane'] ?? 'detect',
+      ...(planned ? {withWorkloads: 'optional', withScaling: 'optional'} : {}),
+    })
     for (const w of read.warnings) this.note(`Warning: ${escapeTerminal(w)}`)
     checkTrafficZones(traffic, read.state)
     const services = await selectOrFail(read, names, flags)

@@ -11,7 +11,8 @@ import {escapeTerminal} from '../render/escape.js'
 export default class Explain extends TopologyCommand {
   static override summary = 'Explain why a Service does or does not get topology-aware routing.'
   static override usage = 'explain [svc/NAME ...] [flags]'
-  static override description = `Reads Nodes, the Service and its EndpointSlices (live, or from a snapshot file), re-runs what the EndpointSlice controller would do at its next sync (topology-mode Auto's CPU-proportional allocation, or spec.trafficDistribution), and what kube-proxy in each zone does with the hints that are live now.
+  static override description =
+    `Reads Nodes, the Service and its EndpointSlices (live, or from a snapshot file), re-runs what the EndpointSlice controller would do at its next sync (topology-mode Auto's CPU-proportional allocation, or spec.trafficDistribution), and what kube-proxy in each zone does with the hints that are live now.
 
 Per zone: counted/ignored nodes, allocatable CPU share, ready endpoints, desired / minimum / maximum / assigned endpoints, expected overload, endpoints donated in/out, hints live now, and kube-proxy's verdict. Above the table: the Service's mode and why, the controller's verdict with upstream's event reason and message, the expected in-zone traffic. Below: what to do.
 
@@ -37,13 +38,19 @@ Where Go's random map order makes upstream random (which zone receives a donated
     output: outputFlag(['table', 'wide', 'json', 'yaml'], 'table'),
     'no-headers': noHeadersFlag(),
     'per-node': Flags.boolean({description: 'Also show, for every node, the topology mode its kube-proxy takes and the endpoints it routes to.', default: false}),
-    traffic: Flags.string({description: 'Traffic share per zone for the in-zone and overload estimates, e.g. zone-a=0.5,zone-b=0.3,zone-c=0.2 (default: proportional to zone CPU, upstream\'s assumption).'}),
+    traffic: Flags.string({
+      description:
+        "Traffic share per zone for the in-zone and overload estimates, e.g. zone-a=0.5,zone-b=0.3,zone-c=0.2 (default: proportional to zone CPU, upstream's assumption).",
+    }),
     prediction: Flags.option({
       options: ['next-sync', 'fresh'] as const,
       default: 'next-sync' as const,
       description: 'next-sync: what the controller does at its next sync (reusing valid live hints); fresh: as if every EndpointSlice were rewritten.',
     })(),
-    'exit-code': Flags.boolean({description: 'Exit 1 when a Service has a finding: hints refused, a zone falling back, or drift between live and predicted hints.', default: false}),
+    'exit-code': Flags.boolean({
+      description: 'Exit 1 when a Service has a finding: hints refused, a zone falling back, or drift between live and predicted hints.',
+      default: false,
+    }),
   }
 
   async run(): Promise<void> {

@@ -52,7 +52,7 @@ export const fromFileFlag = (o: Wording = {}) =>
 
 export const kubeVersionFlag = (o: Wording = {}) =>
   Flags.string({
-    description: o.description ?? 'Behave as this Kubernetes version (e.g. 1.33). Default: the API server\'s version; the newest known for snapshots.',
+    description: o.description ?? "Behave as this Kubernetes version (e.g. 1.33). Default: the API server's version; the newest known for snapshots.",
     ...grouped(o, undefined),
   })
 

@@ -5,7 +5,8 @@ import {commonFlags, connectionFlags, fromFileFlag, noHeadersFlag, outputFlag} f
 
 export default class Nodes extends TopologyCommand {
   static override summary = 'Show the nodes behind topology-mode Auto: zones, CPU shares, counted and ignored nodes, and the nodes that disable hints for every Service.'
-  static override description = `The EndpointSlice controller computes each zone's share of allocatable CPU from the ready worker nodes (SetNodes): control-plane nodes and nodes that are not Ready are ignored; a ready worker without a topology.kubernetes.io/zone label or without allocatable CPU disables topology-mode Auto hints for every Service in the cluster; counted nodes in fewer than 2 zones do too.
+  static override description =
+    `The EndpointSlice controller computes each zone's share of allocatable CPU from the ready worker nodes (SetNodes): control-plane nodes and nodes that are not Ready are ignored; a ready worker without a topology.kubernetes.io/zone label or without allocatable CPU disables topology-mode Auto hints for every Service in the cluster; counted nodes in fewer than 2 zones do too.
 
 Also lists "threshold cliffs": single nodes whose loss would leave counted nodes in fewer than 2 zones.`
 

@@ -24,7 +24,10 @@ export function parseVolume(text: string): number {
   const unit = m ? (m[2] === '' ? 1 : UNITS[m[2]!.toLowerCase()]) : undefined
   const bytes = m && unit !== undefined ? Number(m[1]) * unit : Number.NaN
   if (!Number.isFinite(bytes)) {
-    throw new CliError(`--traffic-volume: invalid value "${text}": use bytes per month with a unit, e.g. 40TiB, 500GB or 1.5PiB (B, KB/KiB, MB/MiB, GB/GiB, TB/TiB, PB/PiB)`, ExitCode.USAGE)
+    throw new CliError(
+      `--traffic-volume: invalid value "${text}": use bytes per month with a unit, e.g. 40TiB, 500GB or 1.5PiB (B, KB/KiB, MB/MiB, GB/GiB, TB/TiB, PB/PiB)`,
+      ExitCode.USAGE,
+    )
   }
   return bytes
 }

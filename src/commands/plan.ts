@@ -12,7 +12,8 @@ import {parseCost, parseMaxCounts} from './plan-options.js'
 export default class Plan extends TopologyCommand {
   static override summary = 'Plan what to set before a change: mode, replica range, autoscaling, rollouts, zone loss and cross-zone cost.'
   static override usage = 'plan [svc/NAME ...] [flags]'
-  static override description = `Reads the Service, its EndpointSlices and Nodes, the Deployment or StatefulSet behind it, its HorizontalPodAutoscaler (autoscaling/v2) and PodDisruptionBudget (policy/v1), live or from a snapshot, and computes explain's figures for every topology mode:
+  static override description =
+    `Reads the Service, its EndpointSlices and Nodes, the Deployment or StatefulSet behind it, its HorizontalPodAutoscaler (autoscaling/v2) and PodDisruptionBudget (policy/v1), live or from a snapshot, and computes explain's figures for every topology mode:
 
   at every replica count of the HPA's range (without an HPA: 1 to 3x today), pods placed zone-balanced as a zone spread constraint makes the scheduler place them;
   at every step of the workload's rollout (its strategy's maxSurge / maxUnavailable) at today's count and the HPA's bounds;
@@ -26,7 +27,10 @@ Models and their limits: docs/plan.md.`
   static override examples = [
     {description: 'Plan one Service in the current namespace', command: '<%= config.bin %> plan svc/web'},
     {description: 'Every Service of a snapshot (no cluster needed)', command: '<%= config.bin %> plan -A --from-file examples/three-zones.yaml'},
-    {description: 'With a cost: 40 TiB a month at 0.01 per GiB crossing zones', command: '<%= config.bin %> plan svc/checkout -n shop --from-file examples/three-zones.yaml --traffic-volume 40TiB --cross-zone-price 0.01'},
+    {
+      description: 'With a cost: 40 TiB a month at 0.01 per GiB crossing zones',
+      command: '<%= config.bin %> plan svc/checkout -n shop --from-file examples/three-zones.yaml --traffic-volume 40TiB --cross-zone-price 0.01',
+    },
     {description: 'Allow at most 10% overload, as JSON', command: '<%= config.bin %> plan svc/web -n shop --max-overload 10% -o json'},
   ]
 
@@ -39,8 +43,8 @@ Models and their limits: docs/plan.md.`
     output: outputFlag(['table', 'json', 'yaml'], 'table'),
     'no-headers': noHeadersFlag(),
     'max-overload': Flags.string({description: 'Worst expected per-endpoint overload a recommendation may reach, e.g. 0.2 or 20%.', default: '20%'}),
-    traffic: Flags.string({description: 'Traffic share per zone, e.g. zone-a=0.5,zone-b=0.3,zone-c=0.2 (default: proportional to zone CPU, upstream\'s assumption).'}),
-    'traffic-volume': Flags.string({description: 'The Service\'s traffic per month, e.g. 40TiB or 500GB (with --cross-zone-price: the monthly cost).'}),
+    traffic: Flags.string({description: "Traffic share per zone, e.g. zone-a=0.5,zone-b=0.3,zone-c=0.2 (default: proportional to zone CPU, upstream's assumption)."}),
+    'traffic-volume': Flags.string({description: "The Service's traffic per month, e.g. 40TiB or 500GB (with --cross-zone-price: the monthly cost)."}),
     'cross-zone-price': Flags.string({description: 'Price per GiB of traffic crossing zones, e.g. 0.01 (with --traffic-volume).'}),
     'max-counts': Flags.string({description: 'Evaluate at most this many replica counts from the bottom of the range (default 1000).'}),
   }

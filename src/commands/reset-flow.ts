@@ -104,14 +104,21 @@ export async function runReset(io: CommandIO, o: ResetOptions, deps: WriteDeps):
           io.out(renderApplyJson(report))
         }
         const exit = outcome.error.exitCode === ExitCode.FORBIDDEN ? ExitCode.FORBIDDEN : ExitCode.WRITE_FAILED
-        throw new CliError(`${outcome.error.message}\n  restored: ${refList(written)}; not restored: ${[...outcome.failed, ...notWritten].map(refText).join(', ')}. Run reset again to finish.`, exit)
+        throw new CliError(
+          `${outcome.error.message}\n  restored: ${refList(written)}; not restored: ${[...outcome.failed, ...notWritten].map(refText).join(', ')}. Run reset again to finish.`,
+          exit,
+        )
       }
       if (interrupts.signal) break
       if (!outcome.conflict) {
         if (dryRun === 'none') forget(p)
         break
       }
-      if (onConflict(attempt) === 'give-up') throw new CliError(`${refText(outcome.conflict)} kept changing while reset wrote; restored: ${written.map(refText).join(', ') || 'nothing'}. Run reset again`, ExitCode.WRITE_FAILED)
+      if (onConflict(attempt) === 'give-up')
+        throw new CliError(
+          `${refText(outcome.conflict)} kept changing while reset wrote; restored: ${written.map(refText).join(', ') || 'nothing'}. Run reset again`,
+          ExitCode.WRITE_FAILED,
+        )
       report.result.retries = attempt + 1
       io.err(style.warn(`Conflict: ${refText(outcome.conflict)} was modified since it was read; re-reading and re-planning (retry ${attempt + 1} of ${MAX_CONFLICT_RETRIES})`))
       plan = await readAndPlan()
@@ -126,9 +133,17 @@ export async function runReset(io: CommandIO, o: ResetOptions, deps: WriteDeps):
     interrupts.dispose()
   }
   Object.assign(report.result, {written, notWritten})
-  if (interrupts.signal) return finish('interrupted', `Interrupted by ${interrupts.signal}: restored: ${refList(written)}; not restored: ${refList(notWritten)}. Run reset again to finish.`, ExitCode.INTERRUPTED)
+  if (interrupts.signal)
+    return finish(
+      'interrupted',
+      `Interrupted by ${interrupts.signal}: restored: ${refList(written)}; not restored: ${refList(notWritten)}. Run reset again to finish.`,
+      ExitCode.INTERRUPTED,
+    )
   if (dryRun === 'server') return finish('dry-run', `Dry run (server): the API server accepted ${written.length} write(s) (${refList(written)}); nothing was stored.`)
-  const left = plan.skipped.length > 0 ? ` Left as is: ${plan.skipped.map((s) => `${s.kind === 'Service' ? 'service' : 'endpointslice'}/${s.name}`).join(', ')} (reset --force restores them).` : ''
+  const left =
+    plan.skipped.length > 0
+      ? ` Left as is: ${plan.skipped.map((s) => `${s.kind === 'Service' ? 'service' : 'endpointslice'}/${s.name}`).join(', ')} (reset --force restores them).`
+      : ''
   return finish('applied', `Restored: ${refList(written)}.${left}`)
 }
 

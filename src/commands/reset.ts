@@ -12,7 +12,8 @@ import {writeFlags} from './write-flags.js'
 export default class Reset extends TopologyCommand {
   static override summary = 'Undo kubectl topology apply: restore the Service fields and hints that were there before.'
   static override usage = 'reset svc/NAME [flags]'
-  static override description = `Reads the journal apply keeps for the Service (under $XDG_STATE_HOME/kubectl-topology/journal/, default ~/.local/state/kubectl-topology/journal/) and restores, per object, the value from before the first apply. A value someone else changed since apply wrote it is left alone and reported, unless --force. See docs/apply.md.`
+  static override description =
+    `Reads the journal apply keeps for the Service (under $XDG_STATE_HOME/kubectl-topology/journal/, default ~/.local/state/kubectl-topology/journal/) and restores, per object, the value from before the first apply. A value someone else changed since apply wrote it is left alone and reported, unless --force. See docs/apply.md.`
 
   static override examples = [
     {description: 'Preview what reset restores', command: '<%= config.bin %> reset svc/web -n shop'},
@@ -43,6 +44,7 @@ export type ResetFlags = Interfaces.InferredFlags<typeof Reset.flags>
 /** Validation, before any I/O. */
 export function resetOptions(flags: ResetFlags, argv: string[], style: ResetOptions['style']): ResetOptions {
   const names = parseServiceArgs(argv)
-  if (names.length !== 1) throw new CliError(names.length === 0 ? 'name the Service to reset: reset svc/NAME' : 'reset restores one Service at a time: name exactly one', ExitCode.USAGE)
+  if (names.length !== 1)
+    throw new CliError(names.length === 0 ? 'name the Service to reset: reset svc/NAME' : 'reset restores one Service at a time: name exactly one', ExitCode.USAGE)
   return {name: names[0]!, dryRun: flags['dry-run'], force: flags.force, yes: flags.yes, json: flags.output === 'json', exitCode: flags['exit-code'], source: flags, style}
 }

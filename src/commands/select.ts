@@ -36,10 +36,7 @@ export async function selectOrFail(read: SourceResult, names: string[], flags: {
     const {suggest} = await import('../cluster/suggest.js')
     const missing = selection.missing[0]!
     const hint = suggest(missing, selection.candidates)
-    throw new CliError(
-      `services "${missing}" not found in namespace "${ns}"${hint.length ? `; did you mean ${hint.map((h) => `"${h}"`).join(' or ')}?` : ''}`,
-      ExitCode.NOT_FOUND,
-    )
+    throw new CliError(`services "${missing}" not found in namespace "${ns}"${hint.length ? `; did you mean ${hint.map((h) => `"${h}"`).join(' or ')}?` : ''}`, ExitCode.NOT_FOUND)
   }
   return selection.services
 }

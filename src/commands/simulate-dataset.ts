@@ -78,6 +78,14 @@ export async function runDataset(io: CommandIO, o: DatasetOptions, stdout: {writ
     if (buf.length > 0) stdout.write(buf.join('\n') + '\n')
     return
   }
-  const report: DatasetReport = {apiVersion: 'kubectl-topology.io/v1', kind: 'TopologySimulationDataset', dataset: o.spec, seed: seeded ? o.seed : null, clusters: count, notes, aggregates: agg.result()}
+  const report: DatasetReport = {
+    apiVersion: 'kubectl-topology.io/v1',
+    kind: 'TopologySimulationDataset',
+    dataset: o.spec,
+    seed: seeded ? o.seed : null,
+    clusters: count,
+    notes,
+    aggregates: agg.result(),
+  }
   io.out(renderDataset(report, {format: o.output, noHeaders: o.noHeaders}))
 }

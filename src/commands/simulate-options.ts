@@ -39,7 +39,8 @@ export function simulateOptions(flags: SimulateFlags, argv: string[]): SimulateR
   const addNodes = (flags['add-node'] ?? []).map(parseAddNode)
   const rollout = flags.rollout === undefined ? undefined : parseRolloutFlag(flags.rollout)
   const workload = flags.workload === undefined ? undefined : parseWorkloadFlag(flags.workload)
-  if (workload !== undefined && rollout === undefined) throw new CliError('--workload picks the workload whose rollout --rollout steps through: add --rollout from-workload', ExitCode.USAGE)
+  if (workload !== undefined && rollout === undefined)
+    throw new CliError('--workload picks the workload whose rollout --rollout steps through: add --rollout from-workload', ExitCode.USAGE)
   if (rollout !== undefined && flags.replicas !== undefined && rollout.overrides.replicas === undefined) {
     // Scaled first: the rollout is of the scaled workload.
     rollout.overrides.replicas = flags.replicas
@@ -48,7 +49,14 @@ export function simulateOptions(flags: SimulateFlags, argv: string[]): SimulateR
   // With --keys and no --strategies: every strategy, topology-keys included.
   const chosen = strategies ?? (keys !== undefined ? [...STRATEGIES] : undefined)
   const whatIfs: WhatIfs = {withoutZones: flags['without-zone'] ?? [], drain: flags.drain ?? [], drainSelector: flags['drain-selector'], addNodes, replicas: flags.replicas}
-  const engine: SimulateOptions = {trafficModel: flags['traffic-model'], traffic, kubeVersion: flags['kube-version'], topologyKeys: keys, previousMode: flags['previous-mode'], padding: flags.padding}
+  const engine: SimulateOptions = {
+    trafficModel: flags['traffic-model'],
+    traffic,
+    kubeVersion: flags['kube-version'],
+    topologyKeys: keys,
+    previousMode: flags['previous-mode'],
+    padding: flags.padding,
+  }
   if (chosen !== undefined) engine.strategies = chosen
   const request: SimulateRequest = {names, strategies, keys, whatIfs, rollout, workload, engine}
   if (flags.dataset !== undefined) {
@@ -59,7 +67,7 @@ export function simulateOptions(flags: SimulateFlags, argv: string[]): SimulateR
     if (flags.disruption) throw new CliError('--disruption works on a cluster, not on a dataset', ExitCode.USAGE)
     // the rows are counts per zone: --dataset models the newest Kubernetes, traffic from node counts
     if (flags['kube-version'] !== undefined) throw new CliError('--kube-version applies to a cluster: --dataset models the newest Kubernetes', ExitCode.USAGE)
-    if (flags.traffic !== undefined) throw new CliError('--traffic applies to a cluster: a dataset\'s traffic comes from its node counts', ExitCode.USAGE)
+    if (flags.traffic !== undefined) throw new CliError("--traffic applies to a cluster: a dataset's traffic comes from its node counts", ExitCode.USAGE)
     request.dataset = {spec: flags.dataset, strategies: chosen}
   }
   return request
@@ -94,8 +102,8 @@ export function parseAddNode(text: string): {zone: string; cpu: string; name?: s
   const zone = m.get('zone')
   const cpu = m.get('cpu')
   if (!zone || !cpu) throw new CliError('--add-node: zone= and cpu= are both needed, e.g. zone=zone-a,cpu=4', ExitCode.USAGE)
-  if (!/^\d+(\.\d+)?m?$/.test(cpu) || Number(cpu.replace('m', '')) <= 0) throw new CliError(`--add-node: cpu must be a positive quantity like 4 or 3500m, got "${cpu}"`, ExitCode.USAGE)
+  if (!/^\d+(\.\d+)?m?$/.test(cpu) || Number(cpu.replace('m', '')) <= 0)
+    throw new CliError(`--add-node: cpu must be a positive quantity like 4 or 3500m, got "${cpu}"`, ExitCode.USAGE)
   const name = m.get('name')
   return name === undefined ? {zone, cpu} : {zone, cpu, name}
 }
-

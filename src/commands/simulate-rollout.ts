@@ -59,14 +59,18 @@ export function parseRolloutFlag(text: string): RolloutFlag {
         out.overrides[key] = Number(value)
         break
       case 'type':
-        if (!['RollingUpdate', 'Recreate', 'OnDelete'].includes(value)) throw new CliError(`--rollout: type must be RollingUpdate, Recreate (Deployment) or OnDelete (StatefulSet), got "${value}"`, ExitCode.USAGE)
+        if (!['RollingUpdate', 'Recreate', 'OnDelete'].includes(value))
+          throw new CliError(`--rollout: type must be RollingUpdate, Recreate (Deployment) or OnDelete (StatefulSet), got "${value}"`, ExitCode.USAGE)
         out.overrides.type = value
         break
     }
   }
   if (!out.fromWorkload && out.keys.length === 0) throw new CliError(`--rollout: expected ${USAGE}`, ExitCode.USAGE)
   if (!out.fromWorkload && (out.overrides.partition !== undefined || out.overrides.type === 'OnDelete')) {
-    throw new CliError(`--rollout: ${out.overrides.partition !== undefined ? 'partition' : 'type=OnDelete'} applies to a StatefulSet: use --rollout ${FROM_WORKLOAD},... with a StatefulSet behind the Service`, ExitCode.USAGE)
+    throw new CliError(
+      `--rollout: ${out.overrides.partition !== undefined ? 'partition' : 'type=OnDelete'} applies to a StatefulSet: use --rollout ${FROM_WORKLOAD},... with a StatefulSet behind the Service`,
+      ExitCode.USAGE,
+    )
   }
   return out
 }
@@ -115,7 +119,8 @@ export function resolveRollout(
       const spec = withOverrides(null, flag.overrides)
       return {spec, plan: planOf(spec, ctx.readyEndpoints, {workload: null, overridden: flag.keys})}
     }
-    if (ctx.source === 'synthetic') throw new CliError(`--rollout ${FROM_WORKLOAD}: a synthetic cluster has no workloads: give the parameters, e.g. --rollout maxSurge=25%,maxUnavailable=0`, ExitCode.USAGE)
+    if (ctx.source === 'synthetic')
+      throw new CliError(`--rollout ${FROM_WORKLOAD}: a synthetic cluster has no workloads: give the parameters, e.g. --rollout maxSurge=25%,maxUnavailable=0`, ExitCode.USAGE)
     if (state.deployments === undefined && state.statefulSets === undefined) {
       throw new CliError(
         `--rollout ${FROM_WORKLOAD}: the snapshot holds no Deployments or StatefulSets: take it with \`kubectl topology snapshot\`, or add deployments,statefulsets to \`kubectl get\`; or give the parameters, e.g. --rollout maxSurge=25%,maxUnavailable=0`,
@@ -130,7 +135,11 @@ export function resolveRollout(
     if (workload !== undefined) {
       chosen = behind.find((w) => kindOf(w) === workload.kind && w.metadata.name === workload.name)
       if (chosen === undefined) {
-        return fail(`--workload: no ${workloadName(workload)} behind ${who}${names.length > 0 ? ` (behind it: ${names.join(', ')})` : ` (no Deployment or StatefulSet in namespace "${ns}" has pod template labels matching its selector${selectorText(svc)})`}`, ExitCode.NOT_FOUND, ctx.manyServices)
+        return fail(
+          `--workload: no ${workloadName(workload)} behind ${who}${names.length > 0 ? ` (behind it: ${names.join(', ')})` : ` (no Deployment or StatefulSet in namespace "${ns}" has pod template labels matching its selector${selectorText(svc)})`}`,
+          ExitCode.NOT_FOUND,
+          ctx.manyServices,
+        )
       }
     } else if (behind.length === 0) {
       return fail(
@@ -139,7 +148,11 @@ export function resolveRollout(
         ctx.manyServices,
       )
     } else if (behind.length > 1) {
-      return fail(`--rollout ${FROM_WORKLOAD}: ${behind.length} workloads are behind ${who} (${names.join(', ')}): pick one with --workload ${names[0]}`, ExitCode.USAGE, ctx.manyServices)
+      return fail(
+        `--rollout ${FROM_WORKLOAD}: ${behind.length} workloads are behind ${who} (${names.join(', ')}): pick one with --workload ${names[0]}`,
+        ExitCode.USAGE,
+        ctx.manyServices,
+      )
     }
     const w = chosen!
     const ref = {kind: kindOf(w), name: w.metadata.name}
@@ -169,5 +182,7 @@ function fail(message: string, code: ExitCodeValue, soft: boolean): {warning: st
 function selectorText(svc: Service): string {
   const sel = svc.spec?.selector
   if (!sel || Object.keys(sel).length === 0) return ' (it has no selector)'
-  return ` (${Object.entries(sel).map(([k, v]) => `${k}=${v}`).join(',')})`
+  return ` (${Object.entries(sel)
+    .map(([k, v]) => `${k}=${v}`)
+    .join(',')})`
 }

@@ -20,19 +20,29 @@ const MAX_REPLICAS = 150_000
 export default class Simulate extends TopologyCommand {
   static override summary = 'Compare topology strategies and what-ifs (zone loss, drain, scale, rollout) before changing anything.'
   static override usage = 'simulate [svc/NAME ...] [flags]'
-  static override description = `Scores every strategy on a Service's real state (live, snapshot) or on synthetic clusters, with the KEP-2004 evaluation tool's measures: in-zone traffic, max and mean per-endpoint overload, number of EndpointSlices, zones where kube-proxy falls back, and the weighted score (45% in-zone, 20% max overload, 20% mean absolute deviation, 15% slices).
+  static override description =
+    `Scores every strategy on a Service's real state (live, snapshot) or on synthetic clusters, with the KEP-2004 evaluation tool's measures: in-zone traffic, max and mean per-endpoint overload, number of EndpointSlices, zones where kube-proxy falls back, and the weighted score (45% in-zone, 20% max overload, 20% mean absolute deviation, 15% slices).
 
 Strategies: ${STRATEGIES.join(', ')}. See docs/simulate.md for the exact definitions.`
 
   static override examples = [
     {description: 'Rank every strategy for one Service', command: '<%= config.bin %> simulate svc/web'},
-    {description: 'From a snapshot, as if zone eu-west-1a were lost', command: '<%= config.bin %> simulate svc/checkout -n shop -f examples/three-zones.yaml --without-zone eu-west-1a'},
+    {
+      description: 'From a snapshot, as if zone eu-west-1a were lost',
+      command: '<%= config.bin %> simulate svc/checkout -n shop -f examples/three-zones.yaml --without-zone eu-west-1a',
+    },
     {description: 'Step through a rolling update', command: '<%= config.bin %> simulate svc/web --rollout maxSurge=25%,maxUnavailable=0'},
-    {description: 'Step through the rollout of the Deployment or StatefulSet behind the Service, as it is configured', command: '<%= config.bin %> simulate svc/web --rollout from-workload'},
+    {
+      description: 'Step through the rollout of the Deployment or StatefulSet behind the Service, as it is configured',
+      command: '<%= config.bin %> simulate svc/web --rollout from-workload',
+    },
     {description: 'How many pods each zone can lose', command: '<%= config.bin %> simulate svc/web --disruption'},
-    {description: 'KEP-536 topologyKeys with a rack label', command: '<%= config.bin %> simulate svc/web --strategies topology-keys --keys example.com/rack,topology.kubernetes.io/zone'},
+    {
+      description: 'KEP-536 topologyKeys with a rack label',
+      command: '<%= config.bin %> simulate svc/web --strategies topology-keys --keys example.com/rack,topology.kubernetes.io/zone',
+    },
     {description: 'One synthetic cluster', command: '<%= config.bin %> simulate --synthetic --seed 7'},
-    {description: 'Score every strategy over the evaluation tool\'s representative rows', command: '<%= config.bin %> simulate --dataset representative -o csv'},
+    {description: "Score every strategy over the evaluation tool's representative rows", command: '<%= config.bin %> simulate --dataset representative -o csv'},
   ]
 
   static override strict = false
@@ -45,25 +55,35 @@ Strategies: ${STRATEGIES.join(', ')}. See docs/simulate.md for the exact definit
     'no-headers': noHeadersFlag('Omit table and CSV headers.'),
     plain: Flags.boolean({description: 'Plain text tables even on a terminal (no bars view).', default: false}),
     strategies: Flags.string({description: 'Strategies to compare, comma-separated (default: all but topology-keys; --keys adds it).'}),
-    'traffic-model': Flags.option({options: ['cpu', 'nodes', 'uniform'] as const, default: 'cpu' as const, description: 'Where traffic comes from: zone allocatable CPU (upstream\'s assumption), node count (the evaluation tool\'s), or uniform per zone.'})(),
+    'traffic-model': Flags.option({
+      options: ['cpu', 'nodes', 'uniform'] as const,
+      default: 'cpu' as const,
+      description: "Where traffic comes from: zone allocatable CPU (upstream's assumption), node count (the evaluation tool's), or uniform per zone.",
+    })(),
     traffic: Flags.string({description: 'Traffic share per zone, e.g. zone-a=0.5,zone-b=0.3,zone-c=0.2 (overrides --traffic-model).'}),
     keys: Flags.string({description: 'topology-keys: ordered node label keys, "*" last for "anywhere" (default kubernetes.io/hostname,topology.kubernetes.io/zone,*).'}),
-    'previous-mode': Flags.option({options: ['subsetting', 'disabled'] as const, description: 'local: apply KEP-2004\'s padding (hysteresis) given the mode the Service was in.'})(),
+    'previous-mode': Flags.option({options: ['subsetting', 'disabled'] as const, description: "local: apply KEP-2004's padding (hysteresis) given the mode the Service was in."})(),
     padding: Flags.integer({description: 'local with --previous-mode: the padding (default: the number of zones).', min: 0}),
     'without-zone': Flags.string({description: 'What-if: the zone is lost (its nodes and endpoints are gone). Repeatable.', multiple: true}),
     drain: Flags.string({description: 'What-if: drain this node (its pods are recreated elsewhere). Repeatable.', multiple: true}),
     'drain-selector': Flags.string({description: 'What-if: drain the nodes matching this label selector.'}),
     replicas: Flags.integer({description: 'What-if: scale to N ready endpoints (0 to 150000), spread across zones as today.', min: 0, max: MAX_REPLICAS}),
     'add-node': Flags.string({description: 'What-if: add a Ready node, zone=Z,cpu=C[,name=N]. Repeatable.', multiple: true}),
-    rollout: Flags.string({description: 'Step through a rollout: from-workload (the Deployment/StatefulSet behind the Service) and/or KEY=VALUE overrides, e.g. maxSurge=25%,maxUnavailable=0[,replicas=N], partition=N, type=Recreate.'}),
+    rollout: Flags.string({
+      description:
+        'Step through a rollout: from-workload (the Deployment/StatefulSet behind the Service) and/or KEY=VALUE overrides, e.g. maxSurge=25%,maxUnavailable=0[,replicas=N], partition=N, type=Recreate.',
+    }),
     workload: Flags.string({description: 'With --rollout: the workload to read when several are behind the Service, deployment/NAME or statefulset/NAME.'}),
-    disruption: Flags.boolean({description: 'Per zone: how many pods it can lose before hints drop, a zone has no local endpoint, or the first strategy falls back.', default: false}),
+    disruption: Flags.boolean({
+      description: 'Per zone: how many pods it can lose before hints drop, a zone has no local endpoint, or the first strategy falls back.',
+      default: false,
+    }),
     synthetic: Flags.boolean({description: 'Simulate a synthetic cluster from --seed (or, with --dataset, a generated dataset).', default: false}),
     dataset: Flags.string({description: `Score the strategies over a dataset: a CSV file in the evaluation tool's format, or a family (${FAMILIES.join(', ')}).`}),
     seed: Flags.string({description: 'Seed for synthetic clusters and seeded dataset families.', default: '1'}),
     clusters: Flags.integer({description: 'Rows to generate for seeded families (default 1000); a cap for the others.', min: 1}),
     zones: Flags.integer({description: 'Zones per synthetic cluster (default 3).', min: 1, max: 26}),
-    'per-cluster': Flags.boolean({description: 'With --dataset -o csv: one row per cluster and strategy (the tool\'s output columns) instead of aggregates.', default: false}),
+    'per-cluster': Flags.boolean({description: "With --dataset -o csv: one row per cluster and strategy (the tool's output columns) instead of aggregates.", default: false}),
   }
 
   async run(): Promise<void> {
@@ -93,7 +113,11 @@ Strategies: ${STRATEGIES.join(', ')}. See docs/simulate.md for the exact definit
     let reports: ServiceReport[]
     try {
       const ro = o.rollout === undefined ? undefined : await import('./simulate-rollout.js')
-      const rollout = ro && o.rollout ? (s: ClusterState, svc: Service, readyEndpoints: number) => ro.resolveRollout(s, svc, o.rollout!, o.workload, {readyEndpoints, manyServices: services.length > 1, source}) : undefined
+      const rollout =
+        ro && o.rollout
+          ? (s: ClusterState, svc: Service, readyEndpoints: number) =>
+              ro.resolveRollout(s, svc, o.rollout!, o.workload, {readyEndpoints, manyServices: services.length > 1, source})
+          : undefined
       reports = simulateServices(state, services, o.engine, o.whatIfs, {rollout, disruption: flags.disruption, onWarning: (w) => this.note(`Warning: ${escapeTerminal(w)}`)})
     } catch (e) {
       if (e instanceof WhatIfError || e instanceof SimulateInputError) throw new CliError(e.message, ExitCode.USAGE)

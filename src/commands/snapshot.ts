@@ -9,7 +9,8 @@ import {escapeTerminal} from '../render/escape.js'
 export default class Snapshot extends TopologyCommand {
   static override summary = 'Save Nodes, Services and EndpointSlices to a file for explain --from-file.'
   static override usage = 'snapshot [svc/NAME ...] [flags]'
-  static override description = 'Writes a kubectl-topology Snapshot (YAML by default) to stdout, with what kubectl-topology reads: a Node\'s nodeInfo, images, addresses and condition heartbeats and the Pods\' uids are left out; of the Deployments and StatefulSets behind the Services (for simulate --rollout from-workload), only replicas, selector, update strategy and pod template labels are kept (without permission to list them: a warning, and none). With --redact, IP addresses, node and pod names are replaced by stable pseudonyms and non-topology annotations are dropped; zones, CPU, conditions and hints are kept.'
+  static override description =
+    "Writes a kubectl-topology Snapshot (YAML by default) to stdout, with what kubectl-topology reads: a Node's nodeInfo, images, addresses and condition heartbeats and the Pods' uids are left out; of the Deployments and StatefulSets behind the Services (for simulate --rollout from-workload), only replicas, selector, update strategy and pod template labels are kept (without permission to list them: a warning, and none). With --redact, IP addresses, node and pod names are replaced by stable pseudonyms and non-topology annotations are dropped; zones, CPU, conditions and hints are kept."
   static override examples = [
     {description: 'Snapshot every namespace', command: '<%= config.bin %> snapshot -A > cluster.yaml'},
     {description: 'One Service, redacted, to share in a bug report', command: '<%= config.bin %> snapshot svc/web -n shop --redact > web.yaml'},

@@ -153,7 +153,10 @@ async function nameHint(ctx: KubeContext, ns: string, name: string): Promise<str
   const [{didYouMean}, k8s] = await Promise.all([import('../cluster/suggest.js'), import('../cluster/k8s.js')])
   try {
     const list = await ctx.kc.makeApiClient(k8s.CoreV1Api).listNamespacedService({namespace: ns, limit: 500}, ctx.apiOptions)
-    return didYouMean(name, (list.items ?? []).map((s) => s.metadata?.name ?? ''))
+    return didYouMean(
+      name,
+      (list.items ?? []).map((s) => s.metadata?.name ?? ''),
+    )
   } catch {
     return ''
   }

@@ -10,9 +10,10 @@ import {checkKubeVersion, parseTraffic} from './flag-values.js'
 import {escapeTerminal} from '../render/escape.js'
 
 export default class Watch extends TopologyCommand {
-  static override summary = 'Watch a Service\'s topology-aware routing live: hints set or dropped, zone shares, fallbacks, controller events and threshold cliffs.'
+  static override summary = "Watch a Service's topology-aware routing live: hints set or dropped, zone shares, fallbacks, controller events and threshold cliffs."
   static override usage = 'watch svc/NAME [flags]'
-  static override description = `Watches the Nodes, the Service, its EndpointSlices and its Events, and re-explains the Service on every change: the zone table updates in place with the changed cells marked (*), the changes and the EndpointSlice controller's events are listed as they arrive, and "threshold cliffs" show when one endpoint or one node more or fewer would change the controller's verdict.
+  static override description =
+    `Watches the Nodes, the Service, its EndpointSlices and its Events, and re-explains the Service on every change: the zone table updates in place with the changed cells marked (*), the changes and the EndpointSlice controller's events are listed as they arrive, and "threshold cliffs" show when one endpoint or one node more or fewer would change the controller's verdict.
 
 Without a terminal (a pipe, a file, CI) or with --plain, it prints one line per change instead:
   2026-11-21T12:00:00Z  zone-c: ready endpoints 3 -> 2
@@ -33,8 +34,10 @@ Expired watches (410 Gone) are re-listed; lost connections are retried with back
     namespace: namespaceFlag(),
     plain: Flags.boolean({description: 'One line per change even on a terminal (no live view).', default: false}),
     traffic: Flags.string({description: 'Traffic share per zone for the overload estimate, e.g. zone-a=0.5,zone-b=0.5.'}),
-    'kube-version': kubeVersionFlag({description: 'Behave as this Kubernetes version (default: the API server\'s version).'}),
-    'data-plane': dataPlaneFlag({description: 'The data plane that load-balances Services (default: detected once at start from the kube-system DaemonSets). Its rules decide the per-zone verdicts.'}),
+    'kube-version': kubeVersionFlag({description: "Behave as this Kubernetes version (default: the API server's version)."}),
+    'data-plane': dataPlaneFlag({
+      description: 'The data plane that load-balances Services (default: detected once at start from the kube-system DaemonSets). Its rules decide the per-zone verdicts.',
+    }),
   }
 
   async run(): Promise<void> {
@@ -52,7 +55,15 @@ Expired watches (410 Gone) are re-listed; lost connections are retried with back
       ? (await import('../dataplane/detect.js')).dataPlaneFromFlag(flags['data-plane'])
       : await (await import('../cluster/dataplane.js')).detectLiveDataPlane(ctx)
     for (const w of dataPlane.warnings) this.note(`Warning: ${escapeTerminal(w)}`)
-    const options = {name: names[0]!, namespace: flags.namespace || ctx.namespace, kubeVersion: flags['kube-version'], traffic, interactive, style: this.style(flags.color), dataPlane}
+    const options = {
+      name: names[0]!,
+      namespace: flags.namespace || ctx.namespace,
+      kubeVersion: flags['kube-version'],
+      traffic,
+      interactive,
+      style: this.style(flags.color),
+      dataPlane,
+    }
     await runWatch(this.io(), ctx, options)
   }
 }

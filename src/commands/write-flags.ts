@@ -10,6 +10,11 @@ export const writeFlags = {
     default: 'none' as const,
     description: 'client: only show the plan; server: send the writes with dryRun=All (the API server validates and admits them, nothing is stored).',
   })(),
-  output: Flags.option({char: 'o', options: ['text', 'json'] as const, default: 'text' as const, description: 'text: readable diff and outcome; json: the plan and result (schema/apply.v1.json).'})(),
+  output: Flags.option({
+    char: 'o',
+    options: ['text', 'json'] as const,
+    default: 'text' as const,
+    description: 'text: readable diff and outcome; json: the plan and result (schema/apply.v1.json).',
+  })(),
   'exit-code': Flags.boolean({description: 'Exit 1 when changes would be (or were) made, like kubectl diff.', default: false}),
 }

@@ -135,7 +135,11 @@ export async function executeWrites(writes: ObjectWrite[], writer: WriteTarget, 
     if (journal && opts.io) opts.io.write(opts.io.file, journal)
   }
   if (journal) {
-    journal = journalBeforeWrites(journal, writes.map((w) => w.record), opts.history)
+    journal = journalBeforeWrites(
+      journal,
+      writes.map((w) => w.record),
+      opts.history,
+    )
     save() // write-ahead: before the first request
   }
   const errorText = opts.errorText ?? ((ref, m) => `write ${ref.kind} ${ref.name}: ${m}`)

@@ -26,7 +26,13 @@ export const NOT_IN_SNAPSHOT = 'not recorded in the snapshot'
  * a kube-proxy cluster gives, and the header says the data plane is unknown.
  */
 export function unknownDataPlane(why: string, source: DataPlane['source'] = 'snapshot'): DataPlane {
-  return {...dataPlaneFromFlag('unknown'), source, evidence: [why], message: `the data plane is unknown (${why}): the figures assume kube-proxy's rules`, fix: 'name it with --data-plane kube-proxy|cilium|calico|antrea|kube-router'}
+  return {
+    ...dataPlaneFromFlag('unknown'),
+    source,
+    evidence: [why],
+    message: `the data plane is unknown (${why}): the figures assume kube-proxy's rules`,
+    fix: 'name it with --data-plane kube-proxy|cilium|calico|antrea|kube-router',
+  }
 }
 
 /** Cluster text (an image tag, a ConfigMap value) without terminal control characters. */
@@ -61,7 +67,14 @@ function describe(p: DataPlane): string {
     case 'kube-router':
       return `${name}${v} (IPVS service proxy)`
     case 'unknown': {
-      const why = p.warnings.length > 0 ? "the data plane's configuration could not be read" : p.evidence[0] === '--data-plane unknown' ? 'named with --data-plane' : p.evidence[0] === NOT_IN_SNAPSHOT ? NOT_IN_SNAPSHOT : 'no kube-proxy, cilium, calico-node, antrea-agent or kube-router DaemonSet found'
+      const why =
+        p.warnings.length > 0
+          ? "the data plane's configuration could not be read"
+          : p.evidence[0] === '--data-plane unknown'
+            ? 'named with --data-plane'
+            : p.evidence[0] === NOT_IN_SNAPSHOT
+              ? NOT_IN_SNAPSHOT
+              : 'no kube-proxy, cilium, calico-node, antrea-agent or kube-router DaemonSet found'
       return `unknown (not detected: ${why}; kube-proxy's rules assumed)`
     }
   }

@@ -43,7 +43,7 @@ import {DATA_PLANE_NAMES, type ConfigMap, type DataPlane, type DataPlaneName, ty
  */
 export function parseDataPlaneFlag(value: string): DataPlaneName {
   const v = value.trim().toLowerCase()
-  const aliases: Record<string, DataPlaneName> = {kubeproxy: 'kube-proxy', 'kube_proxy': 'kube-proxy', kuberouter: 'kube-router', 'kube_router': 'kube-router'}
+  const aliases: Record<string, DataPlaneName> = {kubeproxy: 'kube-proxy', kube_proxy: 'kube-proxy', kuberouter: 'kube-router', kube_router: 'kube-router'}
   const name = (DATA_PLANE_NAMES as readonly string[]).includes(v) ? (v as DataPlaneName) : aliases[v]
   if (name === undefined) {
     throw new Error(`invalid data plane "${value}": expected one of ${DATA_PLANE_NAMES.join(', ')}`)
@@ -80,7 +80,14 @@ export function dataPlaneFromFlag(name: DataPlaneName): DataPlane {
         fix: CILIUM_FIX,
       })
     case 'calico':
-      return base({honoursZoneHints: true, honoursNodeHints: true, selection: 'calico-tar-td', preferSameGate: true, settings: {bpfEnabled: 'true (assumed)'}, message: CALICO_TAR_TD_NOTE})
+      return base({
+        honoursZoneHints: true,
+        honoursNodeHints: true,
+        selection: 'calico-tar-td',
+        preferSameGate: true,
+        settings: {bpfEnabled: 'true (assumed)'},
+        message: CALICO_TAR_TD_NOTE,
+      })
     case 'antrea':
       return base({honoursZoneHints: true, honoursNodeHints: false, selection: 'kube-proxy', preferSameGate: false, message: ANTREA_NO_NODE_HINTS, fix: ANTREA_NODE_FIX})
     case 'kube-router':
@@ -92,30 +99,25 @@ export function dataPlaneFromFlag(name: DataPlaneName): DataPlane {
 
 // ---- messages --------------------------------------------------------------------------------
 
-export const CILIUM_NO_TOPOLOGY =
-  "hints are set, but Cilium's kube-proxy replacement runs without service topology: every node routes to all endpoints"
+export const CILIUM_NO_TOPOLOGY = "hints are set, but Cilium's kube-proxy replacement runs without service topology: every node routes to all endpoints"
 export const CILIUM_BESIDE_KUBE_PROXY =
   'hints are set and kube-proxy honours them, but Cilium load-balances pod traffic to ClusterIPs itself (at the socket or at the pod) without service topology: pods on every node reach all endpoints; only host-network clients follow the hints'
-export const CILIUM_NO_TOPOLOGY_NO_KPR =
-  'hints are set, but Cilium load-balances ClusterIPs without service topology: every node routes to all endpoints'
-export const CILIUM_FIX =
-  'set the Helm value loadBalancer.serviceTopology=true (cilium-config key enable-service-topology: "true") and restart the cilium agents'
+export const CILIUM_NO_TOPOLOGY_NO_KPR = 'hints are set, but Cilium load-balances ClusterIPs without service topology: every node routes to all endpoints'
+export const CILIUM_FIX = 'set the Helm value loadBalancer.serviceTopology=true (cilium-config key enable-service-topology: "true") and restart the cilium agents'
 export const CILIUM_SEMANTICS =
   'Cilium uses zone hints only for Services with the topology-mode (or topology-aware-hints) annotation or trafficDistribution: PreferClose; it ignores node hints'
 export const CILIUM_SEMANTICS_120 =
-  'Cilium uses zone hints only for Services with the topology-mode (or topology-aware-hints) annotation or trafficDistribution PreferClose/PreferSameZone; for PreferSameNode it keeps the endpoints on the client\'s node (by nodeName, not node hints), else all'
+  "Cilium uses zone hints only for Services with the topology-mode (or topology-aware-hints) annotation or trafficDistribution PreferClose/PreferSameZone; for PreferSameNode it keeps the endpoints on the client's node (by nodeName, not node hints), else all"
 export const CALICO_TAR_TD_NOTE =
   "Calico's eBPF data plane honours zone and node hints, but not as kube-proxy does: with topology-mode Auto it keeps this zone's endpoints; otherwise it prefers endpoints hinted for this node, then for this zone, even when some endpoints carry no hint"
 export const CALICO_TAR_NOTE_331 =
   "Calico's eBPF data plane v3.31 honours zone hints, but not as kube-proxy does: with topology-mode Auto it keeps this zone's endpoints; otherwise it prefers endpoints hinted for this zone even when some endpoints carry no hint; it drops node hints (upgrade to v3.32 for PreferSameNode)"
 export const CALICO_ANNOTATION_NOTE =
-  "Calico's eBPF data plane before v3.31 uses zone hints only for Services annotated topology-aware-hints (or topology-mode) \"auto\", endpoint by endpoint, without kube-proxy's safeguards; it ignores trafficDistribution and node hints"
-export const CALICO_IGNORES =
-  "hints are set, but Calico's eBPF data plane ignores them in this version: every node routes to all endpoints"
-export const ANTREA_NO_NODE_HINTS = "Antrea Proxy ignores node hints (trafficDistribution PreferSameNode) unless its PreferSameTrafficDistribution feature gate is on"
+  'Calico\'s eBPF data plane before v3.31 uses zone hints only for Services annotated topology-aware-hints (or topology-mode) "auto", endpoint by endpoint, without kube-proxy\'s safeguards; it ignores trafficDistribution and node hints'
+export const CALICO_IGNORES = "hints are set, but Calico's eBPF data plane ignores them in this version: every node routes to all endpoints"
+export const ANTREA_NO_NODE_HINTS = 'Antrea Proxy ignores node hints (trafficDistribution PreferSameNode) unless its PreferSameTrafficDistribution feature gate is on'
 export const ANTREA_NODE_FIX = 'set featureGates.PreferSameTrafficDistribution: true in antrea-agent.conf (ConfigMap antrea-config) and restart antrea-agent'
-export const KUBE_ROUTER_MESSAGE =
-  "hints are set, but kube-router's IPVS service proxy does not read them: every node routes to all endpoints"
+export const KUBE_ROUTER_MESSAGE = "hints are set, but kube-router's IPVS service proxy does not read them: every node routes to all endpoints"
 export const KUBE_ROUTER_FIX =
   'kube-router has no setting for hints (cloudnativelabs/kube-router#1005): run kube-router with --run-service-proxy=false and kube-proxy for Services, or use a data plane that honours hints'
 
@@ -178,7 +180,15 @@ export function inspectKubeProxy(ds: DaemonSet, configMaps: readonly ConfigMap[]
     if (found) {
       mode = typeof found.config.mode === 'string' ? found.config.mode : ''
       gates = featureGateMap(found.config.featureGates)
-      evidence.push(`${ref(found.cm, 'ConfigMap')} ${found.key}: KubeProxyConfiguration mode ${JSON.stringify(mode)}${Object.keys(gates).length ? `, featureGates ${Object.entries(gates).map(([k, v]) => `${k}=${v}`).join(',')}` : ''}`)
+      evidence.push(
+        `${ref(found.cm, 'ConfigMap')} ${found.key}: KubeProxyConfiguration mode ${JSON.stringify(mode)}${
+          Object.keys(gates).length
+            ? `, featureGates ${Object.entries(gates)
+                .map(([k, v]) => `${k}=${v}`)
+                .join(',')}`
+            : ''
+        }`,
+      )
     } else {
       evidence.push(`--config=${configPath}: no KubeProxyConfiguration found in the ConfigMaps read; mode and feature gates assumed default`)
       settings.config = `${configPath} (not read)`
@@ -186,7 +196,15 @@ export function inspectKubeProxy(ds: DaemonSet, configMaps: readonly ConfigMap[]
   } else {
     mode = flagValue(argv, 'proxy-mode') ?? ''
     gates = parseFeatureGateFlag(flagValue(argv, 'feature-gates'))
-    evidence.push(`flags: --proxy-mode=${mode || '(unset)'}${Object.keys(gates).length ? ` --feature-gates=${Object.entries(gates).map(([k, v]) => `${k}=${v}`).join(',')}` : ''}`)
+    evidence.push(
+      `flags: --proxy-mode=${mode || '(unset)'}${
+        Object.keys(gates).length
+          ? ` --feature-gates=${Object.entries(gates)
+              .map(([k, v]) => `${k}=${v}`)
+              .join(',')}`
+          : ''
+      }`,
+    )
   }
   // pkg/proxy/apis/config: "" is the platform default, iptables on Linux.
   const effectiveMode = mode === '' || mode === undefined ? 'iptables' : mode
@@ -383,7 +401,9 @@ export function inspectAntrea(ds: DaemonSet, configMaps: readonly ConfigMap[]): 
   const {version, semver, image} = dsVersion(ds, 'antrea-agent')
   const evidence = [`${ref(ds, 'DaemonSet')}: image ${image ?? '(none)'}`]
   const settings: Record<string, string> = {}
-  const cm = findConfigMap(configMaps, 'antrea-config', ds.metadata.namespace ?? '') ?? configMaps.find((c) => c.data?.['antrea-agent.conf'] !== undefined && (c.metadata.namespace ?? '') === (ds.metadata.namespace ?? ''))
+  const cm =
+    findConfigMap(configMaps, 'antrea-config', ds.metadata.namespace ?? '') ??
+    configMaps.find((c) => c.data?.['antrea-agent.conf'] !== undefined && (c.metadata.namespace ?? '') === (ds.metadata.namespace ?? ''))
   const conf = yamlObject(cm?.data?.['antrea-agent.conf']) ?? {}
   const gates = featureGateMap(conf.featureGates)
   const ap = (conf.antreaProxy ?? {}) as Record<string, unknown>
@@ -393,7 +413,16 @@ export function inspectAntrea(ds: DaemonSet, configMaps: readonly ConfigMap[]): 
   settings['antreaProxy.enable'] = String(boolish(ap.enable) ?? 'true (default)')
   settings['antreaProxy.proxyAll'] = String(boolish(ap.proxyAll) ?? 'false (default)')
   for (const [k, v] of Object.entries(gates)) settings[`featureGates.${k}`] = String(v)
-  if (cm) evidence.push(`${ref(cm, 'ConfigMap')} antrea-agent.conf: antreaProxy.enable=${settings['antreaProxy.enable']}, proxyAll=${settings['antreaProxy.proxyAll']}${Object.keys(gates).length ? `, featureGates ${Object.entries(gates).map(([k, v]) => `${k}=${v}`).join(',')}` : ''}`)
+  if (cm)
+    evidence.push(
+      `${ref(cm, 'ConfigMap')} antrea-agent.conf: antreaProxy.enable=${settings['antreaProxy.enable']}, proxyAll=${settings['antreaProxy.proxyAll']}${
+        Object.keys(gates).length
+          ? `, featureGates ${Object.entries(gates)
+              .map(([k, v]) => `${k}=${v}`)
+              .join(',')}`
+          : ''
+      }`,
+    )
   else evidence.push(`ConfigMap ${ds.metadata.namespace ?? ''}/antrea-config not found: Antrea's defaults assumed`)
   // docs/feature-gates.md: TopologyAwareHints alpha v1.8 (off), beta v1.12 (on), GA v2.5 (locked);
   // PreferSameTrafficDistribution alpha v2.5 (off).
@@ -473,7 +502,11 @@ export function detectDataPlane(objects: DataPlaneObjects, opts: {source?: 'dete
     const d: DataPlane = answer({
       name: 'cilium',
       ...(f.version !== undefined ? {version: f.version} : {}),
-      settings: {...f.settings, 'kube-proxy-replacement': f.settings['kube-proxy-replacement'] ?? '(unset)', ...(f.socketLB !== undefined ? {'socket-lb': String(f.socketLB)} : {})},
+      settings: {
+        ...f.settings,
+        'kube-proxy-replacement': f.settings['kube-proxy-replacement'] ?? '(unset)',
+        ...(f.socketLB !== undefined ? {'socket-lb': String(f.socketLB)} : {}),
+      },
       honoursZoneHints: f.honoursZoneHints,
       honoursNodeHints: node,
       selection: f.honoursZoneHints === true ? 'cilium' : 'all-endpoints',
@@ -509,7 +542,8 @@ export function detectDataPlane(objects: DataPlaneObjects, opts: {source?: 'dete
     if (calico.bpf === 'unknown') {
       message = "Calico's data plane mode (eBPF or iptables/nftables) could not be read: if eBPF, Felix replaces kube-proxy and its own hint rules apply"
     } else if (v === undefined) {
-      message = "Calico's version is not in the calico-node image tag: whether its eBPF data plane honours hints depends on it (v3.26-v3.30 with the annotation, v3.31.5 and later fully)"
+      message =
+        "Calico's version is not in the calico-node image tag: whether its eBPF data plane honours hints depends on it (v3.26-v3.30 with the annotation, v3.31.5 and later fully)"
     } else if (!versionAtLeast(v, 3, 26)) {
       zone = false
       node = false
@@ -578,7 +612,10 @@ export function detectDataPlane(objects: DataPlaneObjects, opts: {source?: 'dete
     })
     if (antrea.honoursZoneHints === false) {
       d.message = `hints are set, but Antrea Proxy${antrea.version ? ` ${antrea.version}` : ''} runs with the TopologyAwareHints feature gate off: every node routes to all endpoints`
-      d.fix = antrea.semver && !versionAtLeast(antrea.semver, 1, 8) ? 'upgrade Antrea to v1.12 or later' : 'set featureGates.TopologyAwareHints: true in antrea-agent.conf (ConfigMap antrea-config) and restart antrea-agent'
+      d.fix =
+        antrea.semver && !versionAtLeast(antrea.semver, 1, 8)
+          ? 'upgrade Antrea to v1.12 or later'
+          : 'set featureGates.TopologyAwareHints: true in antrea-agent.conf (ConfigMap antrea-config) and restart antrea-agent'
     } else if (antrea.requiresAutoAnnotation) {
       d.message = `Antrea Proxy ${antrea.version} uses zone hints only for Services annotated service.kubernetes.io/topology-aware-hints (or topology-mode) "Auto"/"auto", and ignores node hints`
       d.fix = 'upgrade Antrea to v2.2 or later for trafficDistribution support'
@@ -620,7 +657,8 @@ export function detectDataPlane(objects: DataPlaneObjects, opts: {source?: 'dete
   // 5. kube-proxy
   if (kubeProxyDs && kp) {
     const evidence = [...kp.evidence]
-    if (calicoDs && calico) evidence.push(`Calico runs without the eBPF data plane (${calico.evidence.slice(1).join('; ') || 'FELIX_BPFENABLED unset'}): Services are left to kube-proxy`)
+    if (calicoDs && calico)
+      evidence.push(`Calico runs without the eBPF data plane (${calico.evidence.slice(1).join('; ') || 'FELIX_BPFENABLED unset'}): Services are left to kube-proxy`)
     if (antreaDs && antrea) evidence.push('Antrea Proxy is disabled: Services are left to kube-proxy')
     if (routerDs) evidence.push('kube-router runs with --run-service-proxy=false: Services are left to kube-proxy')
     return answer({
@@ -672,5 +710,7 @@ export function ciliumTopologyAware(annotations: Record<string, string> | undefi
   // "Disabled" counts; or spec.trafficDistribution == PreferClose.
   const a = annotations ?? {}
   const value = Object.hasOwn(a, ANNOTATION_TOPOLOGY_AWARE_HINTS) ? a[ANNOTATION_TOPOLOGY_AWARE_HINTS]! : (a[ANNOTATION_TOPOLOGY_MODE] ?? '')
-  return !(value === '' || value === 'disabled' || value === 'Disabled') || trafficDistribution === 'PreferClose' || (preferSameZoneAlias && trafficDistribution === 'PreferSameZone')
+  return (
+    !(value === '' || value === 'disabled' || value === 'Disabled') || trafficDistribution === 'PreferClose' || (preferSameZoneAlias && trafficDistribution === 'PreferSameZone')
+  )
 }

@@ -44,9 +44,7 @@ export interface CommandMeta {
 export type Needed = 'services' | 'namespaces' | 'zones' | 'contexts' | 'traffic'
 
 /** `word` is the word under the cursor: only candidates starting with it are printed. */
-export type Plan =
-  | {kind: 'static'; items: string[]; directive: number; word?: string}
-  | {kind: 'dynamic'; what: Needed; prefix: string; partial: string; directive: number}
+export type Plan = {kind: 'static'; items: string[]; directive: number; word?: string} | {kind: 'dynamic'; what: Needed; prefix: string; partial: string; directive: number}
 
 /** What the command line says about where to read from (flags typed so far). */
 export interface Source {
@@ -228,7 +226,10 @@ function formatCompletion(p: Plan, names: string[] = []): string {
     const comma = p.partial.lastIndexOf(',')
     const head = p.partial.slice(0, comma + 1)
     const taken = new Set(head.split(',').map((e) => e.split('=')[0]))
-    items = [...new Set(names)].filter((z) => !taken.has(z)).sort().map((z) => `${p.prefix}${head}${z}=`)
+    items = [...new Set(names)]
+      .filter((z) => !taken.has(z))
+      .sort()
+      .map((z) => `${p.prefix}${head}${z}=`)
     word = p.prefix + p.partial
   } else {
     items = [...new Set(names)].sort().map((n) => `${p.prefix}${n}`)

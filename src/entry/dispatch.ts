@@ -95,7 +95,9 @@ async function findCommand(manifest: Manifest, id: string, host: Host): Promise<
     throw new CliError(`flags go after the command (${bin} COMMAND [flags]), found "${id}" first: see ${bin} --help`, ExitCode.USAGE)
   }
   const {didYouMean} = await import('../cluster/suggest.js')
-  const ids = Object.values(manifest.commands).filter((c) => !c.hidden).map((c) => c.id)
+  const ids = Object.values(manifest.commands)
+    .filter((c) => !c.hidden)
+    .map((c) => c.id)
   throw new CliError(`unknown command "${id}" for "${bin}"${didYouMean(id, ids)}: see ${bin} --help`, ExitCode.USAGE)
 }
 

@@ -25,7 +25,12 @@ export function reportError(error: unknown, debug: boolean): number {
     // oclif signals a normal exit (e.g. `this.exit(1)`) with an ExitError.
     if (error.code === 'EEXIT') return error.oclif.exit ?? 0
     // Parse errors (unknown flag, bad option value, missing argument): usage, exit 2.
-    const first = flagValueProblem(String(error.message)) ?? String(error.message).split('\n').find((l) => l.trim() !== '') ?? 'invalid usage'
+    const first =
+      flagValueProblem(String(error.message)) ??
+      String(error.message)
+        .split('\n')
+        .find((l) => l.trim() !== '') ??
+      'invalid usage'
     process.stderr.write(`error: ${escapeTerminal(first.trim())} (see --help)\n`)
     if (debug) process.stderr.write(`${escapeLines(error.stack ?? '')}\n`)
     const code = error.oclif.exit

@@ -18,10 +18,12 @@ export function acceptedCounts(n: number, ratios: Record<string, number>, howMan
 export function advise(s: ServiceExplanation, capacity: ZoneCapacity, ratios: Record<string, number> | null, nodesReadable: boolean): Advice[] {
   const advice: Advice[] = []
   const ref = `svc/${s.name} -n ${s.namespace}`
-  const patch = (td: string) =>
-    `kubectl patch service ${s.name} -n ${s.namespace} --type=merge -p '{"spec":{"trafficDistribution":"${td}"}}'`
+  const patch = (td: string) => `kubectl patch service ${s.name} -n ${s.namespace} --type=merge -p '{"spec":{"trafficDistribution":"${td}"}}'`
   if (!nodesReadable) {
-    advice.push({code: 'nodes-unreadable', message: 'Nodes could not be read (RBAC): zone CPU shares and the Auto allocation are unknown; ask for "list nodes" or run with a snapshot that includes Nodes.'})
+    advice.push({
+      code: 'nodes-unreadable',
+      message: 'Nodes could not be read (RBAC): zone CPU shares and the Auto allocation are unknown; ask for "list nodes" or run with a snapshot that includes Nodes.',
+    })
   }
   const routed = s.applicability.proxied && s.mode.managedByController
   if (routed && s.mode.path === 'topology-mode-auto' && !s.controller.hintsSet) {
@@ -30,9 +32,10 @@ export function advise(s: ServiceExplanation, capacity: ZoneCapacity, ratios: Re
       const bad = sortStrings(capacity.nodes.filter((v) => v.disablesHints).map((v) => `${v.name} (${v.status})`))
       advice.push({
         code: 'fix-nodes',
-        message: bad.length > 0
-          ? `Every ready worker node needs a ${LABEL_ZONE} label and allocatable CPU; these nodes disable hints for every Service: ${bad.join(', ')}.`
-          : 'Hints need ready worker nodes in at least 2 zones.',
+        message:
+          bad.length > 0
+            ? `Every ready worker node needs a ${LABEL_ZONE} label and allocatable CPU; these nodes disable hints for every Service: ${bad.join(', ')}.`
+            : 'Hints need ready worker nodes in at least 2 zones.',
       })
     } else if (msg.startsWith('Insufficient number of endpoints') || msg.startsWith('Unable to allocate minimum')) {
       if (ratios) {
@@ -44,7 +47,10 @@ export function advise(s: ServiceExplanation, capacity: ZoneCapacity, ratios: Re
         })
       }
     } else if (msg.startsWith('One or more endpoints do not have a zone')) {
-      advice.push({code: 'endpoint-zone', message: 'A ready endpoint has no zone: its node lacks the topology.kubernetes.io/zone label (or the node is unknown to the controller).'})
+      advice.push({
+        code: 'endpoint-zone',
+        message: 'A ready endpoint has no zone: its node lacks the topology.kubernetes.io/zone label (or the node is unknown to the controller).',
+      })
     }
     advice.push({
       code: 'mode',
@@ -53,7 +59,9 @@ export function advise(s: ServiceExplanation, capacity: ZoneCapacity, ratios: Re
     })
   }
   if (s.findings.includes('fallback')) {
-    const zones = s.zones.filter((z) => z.kubeProxy.fallback && z.kubeProxy.reason !== 'no-endpoints' && z.kubeProxy.reason !== 'no-ready-endpoints').map((z) => `${z.name} (${z.kubeProxy.reason})`)
+    const zones = s.zones
+      .filter((z) => z.kubeProxy.fallback && z.kubeProxy.reason !== 'no-endpoints' && z.kubeProxy.reason !== 'no-ready-endpoints')
+      .map((z) => `${z.name} (${z.kubeProxy.reason})`)
     advice.push({code: 'fallback', message: `kube-proxy ignores the hints in ${zones.join(', ')}: traffic from there goes to every endpoint.`})
   }
   if (s.findings.includes('drift')) {
@@ -73,4 +81,3 @@ export function advise(s: ServiceExplanation, capacity: ZoneCapacity, ratios: Re
   for (const w of s.lint) advice.push({code: 'lint', message: w.message})
   return advice
 }
-

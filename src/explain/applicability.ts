@@ -31,9 +31,13 @@ export function applicability(
   const writers = sortStrings(foreign.keys()).map((manager) => ({manager, ...foreign.get(manager)!}))
   const parts: string[] = []
   if (k.externalName) {
-    parts.push(`ExternalName Service: DNS answers with a CNAME to ${JSON.stringify(service.spec?.externalName ?? '')}; it has no endpoints and kube-proxy does not proxy it, so topology-aware routing does not apply`)
+    parts.push(
+      `ExternalName Service: DNS answers with a CNAME to ${JSON.stringify(service.spec?.externalName ?? '')}; it has no endpoints and kube-proxy does not proxy it, so topology-aware routing does not apply`,
+    )
   } else if (k.headless) {
-    parts.push('headless Service (clusterIP: None): kube-proxy does not proxy it; clients resolve the endpoint addresses through DNS and pick one themselves, so hints change no routing (the controller still writes them)')
+    parts.push(
+      'headless Service (clusterIP: None): kube-proxy does not proxy it; clients resolve the endpoint addresses through DNS and pick one themselves, so hints change no routing (the controller still writes them)',
+    )
   } else if (k.noClusterIP) {
     const fams = service.spec?.ipFamilies ?? []
     parts.push(
@@ -41,10 +45,14 @@ export function applicability(
     )
   }
   if (!k.externalName && !k.managedByController && slices.length > 0) {
-    parts.push(`no selector: the EndpointSlice controller writes none of its EndpointSlices; their hints are whatever their writer (${writers.map((w) => w.manager).join(', ') || 'unknown'}) set, and kube-proxy uses them as they are`)
+    parts.push(
+      `no selector: the EndpointSlice controller writes none of its EndpointSlices; their hints are whatever their writer (${writers.map((w) => w.manager).join(', ') || 'unknown'}) set, and kube-proxy uses them as they are`,
+    )
   } else if (k.managedByController && writers.length > 0) {
     const list = writers.map((w) => `${w.slices} written by ${w.manager} (${w.readyEndpoints} ready)`).join(', ')
-    parts.push(`EndpointSlices not managed by the controller: ${list}; the controller's hints and counts cover its own slices only, kube-proxy routes to the endpoints of all of them`)
+    parts.push(
+      `EndpointSlices not managed by the controller: ${list}; the controller's hints and counts cover its own slices only, kube-proxy routes to the endpoints of all of them`,
+    )
   }
   if (fqdn > 0) parts.push(`${fqdn} FQDN EndpointSlice(s): neither kube-proxy nor the topology rules use FQDN addresses`)
   return {type, proxied: k.proxied, slices: {managed, foreign: writers, fqdn}, statement: parts.length > 0 ? parts.join('; ') : null}
@@ -72,4 +80,3 @@ export function familyHasClusterIP(service: Service, addressType: AddressType): 
 export function carriesPort(slice: EndpointSlice, p: {name: string; protocol: string}): boolean {
   return (slice.ports ?? []).length === 0 || sliceHasPort(slice, p.name, p.protocol)
 }
-

@@ -61,13 +61,30 @@ export function serviceCliffs(s: ServiceExplanation, nodes: readonly Node[]): Cl
     if (ratios === null) return cliffs
     const now = getAllocations(n, ratios)
     // A ready endpoint without a zone refuses hints whatever the count; the count cliffs still hold.
-    for (const [kind, k] of [['endpoint-fewer', n - 1], ['endpoint-more', n + 1]] as const) {
+    for (const [kind, k] of [
+      ['endpoint-fewer', n - 1],
+      ['endpoint-more', n + 1],
+    ] as const) {
       if (k < 0) continue
       const then = getAllocations(k, ratios)
       if (now.ok && !then.ok) {
-        cliffs.push({kind, effect: 'hints-refused', zone: null, nodes: [], endpoints: k, message: `${k} ready endpoints (${kind === 'endpoint-fewer' ? 'one fewer' : 'one more'}) and the controller drops the hints: ${then.message}`})
+        cliffs.push({
+          kind,
+          effect: 'hints-refused',
+          zone: null,
+          nodes: [],
+          endpoints: k,
+          message: `${k} ready endpoints (${kind === 'endpoint-fewer' ? 'one fewer' : 'one more'}) and the controller drops the hints: ${then.message}`,
+        })
       } else if (!now.ok && then.ok) {
-        cliffs.push({kind, effect: 'hints-set', zone: null, nodes: [], endpoints: k, message: `${k} ready endpoints (${kind === 'endpoint-fewer' ? 'one fewer' : 'one more'}) and the controller sets hints again`})
+        cliffs.push({
+          kind,
+          effect: 'hints-set',
+          zone: null,
+          nodes: [],
+          endpoints: k,
+          message: `${k} ready endpoints (${kind === 'endpoint-fewer' ? 'one fewer' : 'one more'}) and the controller sets hints again`,
+        })
       }
     }
     if (now.ok) {

@@ -16,7 +16,11 @@ export function lintIssues(service: Service, mode: ServiceMode, capacity: ZoneCa
   const topology = mode.path !== 'none'
   if (mode.path === 'none' && mode.annotationValue !== undefined && (mode.annotationValue === 'Auto' || mode.annotationValue === 'auto')) {
     // hintsEnabled but the controller's topology cache is off (feature gate) at this version.
-    issues.push({rule: 'unsupported-at-version', severity: 'error', message: `${mode.annotationKey}=${JSON.stringify(mode.annotationValue)} has no effect at Kubernetes ${formatVersion(f.version)}: the controller's topology cache (TopologyAwareHints) is off`})
+    issues.push({
+      rule: 'unsupported-at-version',
+      severity: 'error',
+      message: `${mode.annotationKey}=${JSON.stringify(mode.annotationValue)} has no effect at Kubernetes ${formatVersion(f.version)}: the controller's topology cache (TopologyAwareHints) is off`,
+    })
   }
   if (topology && nodesReadable) {
     const zones = new Set(capacity.nodes.filter((n) => n.status === 'counted' && n.zone).map((n) => n.zone as string))
@@ -32,9 +36,9 @@ export function lintIssues(service: Service, mode: ServiceMode, capacity: ZoneCa
     issues.push({
       rule: 'internal-traffic-policy-local',
       severity: 'error',
-      message: 'internalTrafficPolicy: Local is set together with topology-aware routing: kube-proxy sends in-cluster traffic only to endpoints on the same node and ignores the hints',
+      message:
+        'internalTrafficPolicy: Local is set together with topology-aware routing: kube-proxy sends in-cluster traffic only to endpoints on the same node and ignores the hints',
     })
   }
   return issues
 }
-

@@ -64,12 +64,8 @@ function tdUnusableReason(td: string, f: Features): string | undefined {
     if (f.preferSameTrafficDistribution) return undefined
     return `spec.trafficDistribution ${q(td)} is not accepted by the controller at Kubernetes ${v}: it needs the PreferSameTrafficDistribution gate (alpha and off by default in 1.33, on by default from 1.34); the controller removes all hints instead`
   }
-  const known = f.preferSameTrafficDistribution
-    ? `${q(TD_PREFER_SAME_ZONE)}, ${q(TD_PREFER_SAME_NODE)} or ${q(TD_PREFER_CLOSE)}`
-    : q(TD_PREFER_CLOSE)
-  const caseHint = [TD_PREFER_CLOSE, TD_PREFER_SAME_ZONE, TD_PREFER_SAME_NODE].find(
-    (k) => k.toLowerCase() === td.toLowerCase() && k !== td,
-  )
+  const known = f.preferSameTrafficDistribution ? `${q(TD_PREFER_SAME_ZONE)}, ${q(TD_PREFER_SAME_NODE)} or ${q(TD_PREFER_CLOSE)}` : q(TD_PREFER_CLOSE)
+  const caseHint = [TD_PREFER_CLOSE, TD_PREFER_SAME_ZONE, TD_PREFER_SAME_NODE].find((k) => k.toLowerCase() === td.toLowerCase() && k !== td)
   return (
     `spec.trafficDistribution ${q(td)} is not a value the controller recognises at Kubernetes ${v} (exact, case-sensitive match on ${known}); the controller removes all hints` +
     (caseHint !== undefined ? `; did you mean ${q(caseHint)}?` : '')
@@ -88,10 +84,7 @@ export function serviceMode(service: Service, f: Features): ServiceMode {
   const warnings: ModeWarning[] = []
   const warn = (rule: ModeWarningRule, severity: ModeWarning['severity'], message: string) => warnings.push({rule, severity, message})
 
-  const bothSet =
-    annotations != null &&
-    Object.hasOwn(annotations, ANNOTATION_TOPOLOGY_AWARE_HINTS) &&
-    Object.hasOwn(annotations, ANNOTATION_TOPOLOGY_MODE)
+  const bothSet = annotations != null && Object.hasOwn(annotations, ANNOTATION_TOPOLOGY_AWARE_HINTS) && Object.hasOwn(annotations, ANNOTATION_TOPOLOGY_MODE)
 
   const annotationAuto = hintsEnabled(annotations)
 
@@ -99,9 +92,7 @@ export function serviceMode(service: Service, f: Features): ServiceMode {
   if (bothSet) {
     const dep = String(annotations![ANNOTATION_TOPOLOGY_AWARE_HINTS])
     const cur = String(annotations![ANNOTATION_TOPOLOGY_MODE])
-    why.push(
-      `the deprecated annotation ${ANNOTATION_TOPOLOGY_AWARE_HINTS} is present and wins over ${ANNOTATION_TOPOLOGY_MODE}`,
-    )
+    why.push(`the deprecated annotation ${ANNOTATION_TOPOLOGY_AWARE_HINTS} is present and wins over ${ANNOTATION_TOPOLOGY_MODE}`)
     warn(
       'both-annotations',
       dep === cur ? 'warning' : 'error',
@@ -110,11 +101,7 @@ export function serviceMode(service: Service, f: Features): ServiceMode {
         : `both ${ANNOTATION_TOPOLOGY_AWARE_HINTS}=${q(dep)} and ${ANNOTATION_TOPOLOGY_MODE}=${q(cur)} are set; the controller uses only the deprecated ${ANNOTATION_TOPOLOGY_AWARE_HINTS}=${q(dep)} and ignores ${ANNOTATION_TOPOLOGY_MODE}`,
     )
   } else if (ann?.key === ANNOTATION_TOPOLOGY_AWARE_HINTS) {
-    warn(
-      'deprecated-annotation',
-      'warning',
-      `${ANNOTATION_TOPOLOGY_AWARE_HINTS} is deprecated; use ${ANNOTATION_TOPOLOGY_MODE} (or spec.trafficDistribution) instead`,
-    )
+    warn('deprecated-annotation', 'warning', `${ANNOTATION_TOPOLOGY_AWARE_HINTS} is deprecated; use ${ANNOTATION_TOPOLOGY_MODE} (or spec.trafficDistribution) instead`)
   }
 
   if (ann !== undefined) {
@@ -125,17 +112,9 @@ export function serviceMode(service: Service, f: Features): ServiceMode {
       if (OFF_VALUES.has(ann.value)) {
         // An explicit "off": nothing to lint.
       } else if (ann.value.toLowerCase() === 'auto') {
-        warn(
-          'ignored-value',
-          'error',
-          `${ann.key}=${q(ann.value)} is ignored: the controller only accepts exactly "Auto" or "auto" (case-sensitive); did you mean "Auto"?`,
-        )
+        warn('ignored-value', 'error', `${ann.key}=${q(ann.value)} is ignored: the controller only accepts exactly "Auto" or "auto" (case-sensitive); did you mean "Auto"?`)
       } else if (ann.value.includes('/')) {
-        warn(
-          'ignored-value',
-          'error',
-          `${ann.key}=${q(ann.value)} is an implementation-specific value; the in-tree EndpointSlice controller treats it as disabled`,
-        )
+        warn('ignored-value', 'error', `${ann.key}=${q(ann.value)} is an implementation-specific value; the in-tree EndpointSlice controller treats it as disabled`)
       } else {
         warn(
           'ignored-value',
@@ -156,9 +135,7 @@ export function serviceMode(service: Service, f: Features): ServiceMode {
       why.push(reason)
       warn(tdUnusableRule(td, f), 'error', reason)
     } else if (annotationAuto) {
-      why.push(
-        `${ann!.key}=${q(ann!.value)} takes precedence over spec.trafficDistribution=${q(td)}, which the controller ignores`,
-      )
+      why.push(`${ann!.key}=${q(ann!.value)} takes precedence over spec.trafficDistribution=${q(td)}, which the controller ignores`)
       warn(
         'annotation-overrides-traffic-distribution',
         'error',
@@ -174,11 +151,7 @@ export function serviceMode(service: Service, f: Features): ServiceMode {
       )
     }
     if (td === TD_PREFER_CLOSE && f.preferSameTrafficDistribution) {
-      warn(
-        'deprecated-value',
-        'warning',
-        `spec.trafficDistribution "PreferClose" is the deprecated name of "PreferSameZone" (same behaviour); prefer "PreferSameZone"`,
-      )
+      warn('deprecated-value', 'warning', `spec.trafficDistribution "PreferClose" is the deprecated name of "PreferSameZone" (same behaviour); prefer "PreferSameZone"`)
     }
   }
 
@@ -186,9 +159,7 @@ export function serviceMode(service: Service, f: Features): ServiceMode {
   const path: TopologyPath = topologyPath(service, f)
   if (path === 'none') {
     if (ann === undefined && td === undefined) {
-      why.push(
-        `neither ${ANNOTATION_TOPOLOGY_MODE} nor spec.trafficDistribution is set, so the controller removes any hints`,
-      )
+      why.push(`neither ${ANNOTATION_TOPOLOGY_MODE} nor spec.trafficDistribution is set, so the controller removes any hints`)
     } else {
       why.push(`no topology path applies, so the controller removes any hints`)
     }

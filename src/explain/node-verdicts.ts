@@ -6,13 +6,7 @@
 // topologycache/utils.go `isNodeReady`, all in upstream/endpointslice/topologycache/.
 
 import type {Node} from '../upstream/api/types.js'
-import {
-  allocatableCPUCache,
-  hasExcludedLabels,
-  nodeZone,
-  setNodes,
-  type NodeInfo,
-} from '../upstream/endpointslice/topologycache/topologycache.js'
+import {allocatableCPUCache, hasExcludedLabels, nodeZone, setNodes, type NodeInfo} from '../upstream/endpointslice/topologycache/topologycache.js'
 import {isNodeReady} from '../upstream/endpointslice/topologycache/utils.js'
 
 export type NodeStatus = 'counted' | 'control-plane' | 'not-ready' | 'no-zone-label' | 'no-cpu'

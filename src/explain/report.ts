@@ -2,13 +2,7 @@
 // controller would do at its next sync, what kube-proxy in each zone does with the hints
 // that are live now, how the two differ, and what to change. Pure: the same input gives
 // the same report, from a live cluster or a snapshot file. Schema: schema/explain.v1.json.
-import {
-  categorizeEndpoints,
-  categorizeZones,
-  type FallbackReason,
-  type ProxyTopologyMode,
-  type ZoneView,
-} from '../upstream/kube-proxy/topology.js'
+import {categorizeEndpoints, categorizeZones, type FallbackReason, type ProxyTopologyMode, type ZoneView} from '../upstream/kube-proxy/topology.js'
 import type {ProxyEndpoint} from '../upstream/kube-proxy/endpoint.js'
 import {proxyEndpointsFromSlices, sliceHasPort} from '../upstream/kube-proxy/endpointslicecache.js'
 import {getClusterIPByFamily, serviceTrafficFlags} from '../upstream/kube-proxy/serviceport.js'
@@ -17,7 +11,19 @@ import {hintNamesOf, type HintNames} from '../apply/plan.js'
 import {zoneCapacity, type NodeVerdict, type ZoneCapacity} from './node-verdicts.js'
 import {predictHints, type HintPrediction, type PredictionMode, type TopologyPath} from '../upstream/endpointslice/reconciler.js'
 import {getAllocations, OVERLOAD_THRESHOLD} from '../upstream/endpointslice/topologycache/topologycache.js'
-import {CONTROLLER_NAME, LABEL_MANAGED_BY, LABEL_SERVICE_NAME, LABEL_ZONE, type AddressType, type Endpoint, type EndpointSlice, type EventObject, type Node, type Service, type TopologyEvent} from '../upstream/api/types.js'
+import {
+  CONTROLLER_NAME,
+  LABEL_MANAGED_BY,
+  LABEL_SERVICE_NAME,
+  LABEL_ZONE,
+  type AddressType,
+  type Endpoint,
+  type EndpointSlice,
+  type EventObject,
+  type Node,
+  type Service,
+  type TopologyEvent,
+} from '../upstream/api/types.js'
 import {controllerState, type ControllerState} from './controller-state.js'
 import type {ClusterState} from '../state/cluster-state.js'
 import {features as featuresFor, formatVersion, type Features} from '../upstream/features.js'
@@ -392,9 +398,7 @@ export function summariseNodes(capacity: ZoneCapacity): NodeSummary {
   }
   return {
     sufficientNodeInfo: capacity.sufficientNodeInfo,
-    zones: [...zones.entries()]
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-      .map(([name, z]) => ({name, ...z, cpuRatio: own(capacity.cpuRatiosByZone, name) ?? null})),
+    zones: [...zones.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([name, z]) => ({name, ...z, cpuRatio: own(capacity.cpuRatiosByZone, name) ?? null})),
     nodes: capacity.nodes,
     disablingNodes: capacity.nodes
       .filter((n) => n.disablesHints)
@@ -474,20 +478,17 @@ function rowParts(): RowParts {
 }
 
 /** The hints name exactly one zone, one of `zones`, and no node. */
-const oneZoneOf = (h: HintNames | null, zones: readonly string[]): boolean =>
-  h !== null && h.forNodes.length === 0 && h.forZones.length === 1 && zones.includes(h.forZones[0]!)
+const oneZoneOf = (h: HintNames | null, zones: readonly string[]): boolean => h !== null && h.forNodes.length === 0 && h.forZones.length === 1 && zones.includes(h.forZones[0]!)
 
 const sameHints = (a: HintNames | null, b: HintNames | null): boolean => {
   // Lists of 0 or 1 names (the usual case) need no sorted copy.
   const sorted = (xs: string[]) => (xs.length === 0 ? '' : xs.length === 1 ? xs[0]! : [...xs].sort().join(','))
-  const norm = (h: HintNames | null) =>
-    h === null || (h.forZones.length === 0 && h.forNodes.length === 0) ? '' : `${sorted(h.forZones)}|${sorted(h.forNodes)}`
+  const norm = (h: HintNames | null) => (h === null || (h.forZones.length === 0 && h.forNodes.length === 0) ? '' : `${sorted(h.forZones)}|${sorted(h.forNodes)}`)
   return norm(a) === norm(b)
 }
 
 /** rec[key] for own keys only: a zone may be named like an Object.prototype member ("constructor"). */
-const own = <T>(rec: Record<string, T> | null | undefined, key: string): T | undefined =>
-  rec != null && Object.hasOwn(rec, key) ? rec[key] : undefined
+const own = <T>(rec: Record<string, T> | null | undefined, key: string): T | undefined => (rec != null && Object.hasOwn(rec, key) ? rec[key] : undefined)
 
 /** What every Service's explanation needs from the Nodes, computed once per explain() call. */
 interface NodeIndex {
@@ -524,7 +525,6 @@ function indexNodes(nodes: readonly Node[], summary: NodeSummary): NodeIndex {
   let sorted: Node[] | undefined
   return {zones, byZone, verdicts, withoutZone, sorted: () => (sorted ??= [...nodes].sort((a, b) => (a.metadata.name < b.metadata.name ? -1 : 1)))}
 }
-
 
 /** Per zone name: counts over ready endpoints; named: the zone is shown (an endpoint's zone or a hint names it). */
 export interface ZoneStats {
@@ -769,14 +769,21 @@ function explainService(input: ServiceInput): ServiceExplanation {
   // Only a Service that can go node-local (PreferSameNode, or node hints present) needs one choice per node.
   const nodeLocal = (eps: readonly ProxyEndpoint[]) => service.spec?.trafficDistribution === 'PreferSameNode' || eps.some((e) => (e.nodeHints?.size ?? 0) > 0)
   const planeSameNode = (eps: readonly ProxyEndpoint[], zone: string): number =>
-    !nodeLocal(eps) ? 0 : (nodesByZone.get(zone) ?? []).filter((n) => planeNodeChoice(plane!, eps, service, {name: n.metadata.name, labels: n.metadata.labels ?? {}}).mode === 'PreferSameNode').length
+    !nodeLocal(eps)
+      ? 0
+      : (nodesByZone.get(zone) ?? []).filter((n) => planeNodeChoice(plane!, eps, service, {name: n.metadata.name, labels: n.metadata.labels ?? {}}).mode === 'PreferSameNode')
+          .length
   const zoneVerdict = (views: Map<string, View>, sameNode: Set<string>, zone: string, eps: readonly ProxyEndpoint[]): KubeProxyVerdict => {
     if (!proxied) return NOT_PROXIED
     const v = views.get(zone)!
     const reason = v.reason !== undefined ? v.reason : v.fallbackReason
     const nodesPreferSameNode = planeRules
-      ? plane!.honoursNodeHints === false && plane!.selection !== 'cilium' ? 0 : planeSameNode(eps, zone)
-      : sameNode.size === 0 ? 0 : (nodesByZone.get(zone) ?? []).filter((n) => sameNode.has(n.metadata.name)).length
+      ? plane!.honoursNodeHints === false && plane!.selection !== 'cilium'
+        ? 0
+        : planeSameNode(eps, zone)
+      : sameNode.size === 0
+        ? 0
+        : (nodesByZone.get(zone) ?? []).filter((n) => sameNode.has(n.metadata.name)).length
     return {
       mode: v.topologyMode,
       fallback: reason !== null,
@@ -833,34 +840,46 @@ function explainService(input: ServiceInput): ServiceExplanation {
       : servicePorts.map((p, i) =>
           i === 0 ? null : {eps: proxyEndpointsFromSlices(forPort(slices, p), {preferSameGate}), flags: serviceTrafficFlags(service, {portName: p.name})},
         )
-    nodes = input.nodeIndex.sorted()
-      .map((node) => {
-        const zone = node.metadata.labels?.[LABEL_ZONE] ?? null
-        if (!proxied) {
-          const none = {mode: '' as const, fallback: false, reason: 'not-proxied' as const, endpoints: [] as string[]}
-          return {name: node.metadata.name, zone, ...none, clusterEndpoints: [], localEndpoints: [], ports: servicePorts.map((p) => ({...p, ...none, endpoints: []}))}
-        }
-        if (planeRules) {
-          const c = planeNodeChoice(plane!, liveProxy, service, {name: node.metadata.name, labels: node.metadata.labels ?? {}})
-          const v = {mode: c.mode, fallback: c.reason !== null, reason: c.reason, endpoints: c.endpoints}
-          return {name: node.metadata.name, zone, ...v, clusterEndpoints: [...c.endpoints], localEndpoints: [], ports: servicePorts.map((p) => ({...p, ...v, endpoints: [...v.endpoints]}))}
-        }
-        const categorize = (eps: readonly ProxyEndpoint[], f: typeof flags) => categorizeEndpoints(eps, f, {name: node.metadata.name, labels: node.metadata.labels ?? {}}, categorizeOpts)
-        const viewOf = (c: ReturnType<typeof categorize>) => ({mode: c.topologyMode, fallback: c.fallbackReason !== null, reason: c.fallbackReason, endpoints: c.allReachableEndpoints.map((e) => e.ip)})
-        const c0 = categorize(liveProxy, flags)
-        const v = viewOf(c0)
+    nodes = input.nodeIndex.sorted().map((node) => {
+      const zone = node.metadata.labels?.[LABEL_ZONE] ?? null
+      if (!proxied) {
+        const none = {mode: '' as const, fallback: false, reason: 'not-proxied' as const, endpoints: [] as string[]}
+        return {name: node.metadata.name, zone, ...none, clusterEndpoints: [], localEndpoints: [], ports: servicePorts.map((p) => ({...p, ...none, endpoints: []}))}
+      }
+      if (planeRules) {
+        const c = planeNodeChoice(plane!, liveProxy, service, {name: node.metadata.name, labels: node.metadata.labels ?? {}})
+        const v = {mode: c.mode, fallback: c.reason !== null, reason: c.reason, endpoints: c.endpoints}
         return {
           name: node.metadata.name,
-          zone: node.metadata.labels?.[LABEL_ZONE] ?? null,
+          zone,
           ...v,
-          clusterEndpoints: c0.clusterEndpoints.map((e) => e.ip),
-          localEndpoints: c0.localEndpoints.map((e) => e.ip),
-          ports: servicePorts.map((p, i) => {
-            const own = ownPorts[i]
-            return {...p, ...(own ? viewOf(categorize(own.eps, own.flags)) : {...v, endpoints: [...v.endpoints]})}
-          }),
+          clusterEndpoints: [...c.endpoints],
+          localEndpoints: [],
+          ports: servicePorts.map((p) => ({...p, ...v, endpoints: [...v.endpoints]})),
         }
+      }
+      const categorize = (eps: readonly ProxyEndpoint[], f: typeof flags) =>
+        categorizeEndpoints(eps, f, {name: node.metadata.name, labels: node.metadata.labels ?? {}}, categorizeOpts)
+      const viewOf = (c: ReturnType<typeof categorize>) => ({
+        mode: c.topologyMode,
+        fallback: c.fallbackReason !== null,
+        reason: c.fallbackReason,
+        endpoints: c.allReachableEndpoints.map((e) => e.ip),
       })
+      const c0 = categorize(liveProxy, flags)
+      const v = viewOf(c0)
+      return {
+        name: node.metadata.name,
+        zone: node.metadata.labels?.[LABEL_ZONE] ?? null,
+        ...v,
+        clusterEndpoints: c0.clusterEndpoints.map((e) => e.ip),
+        localEndpoints: c0.localEndpoints.map((e) => e.ip),
+        ports: servicePorts.map((p, i) => {
+          const own = ownPorts[i]
+          return {...p, ...(own ? viewOf(categorize(own.eps, own.flags)) : {...v, endpoints: [...v.endpoints]})}
+        }),
+      }
+    })
   }
 
   // Position j of the proxy endpoints is row j when no endpoint lacks an address and no IP
@@ -883,18 +902,32 @@ function explainService(input: ServiceInput): ServiceExplanation {
   if (managedByController && alternatives?.counts && controller.slicesToUpdate.length > 0 && managedSlices.length === slices.length) {
     const live: Record<string, number> = {}
     for (const z of zones) if (z.liveHints > 0) live[z.name] = z.liveHints
-    const key = JSON.stringify(Object.keys(live).sort().map((k) => [k, live[k]]))
-    zoneCountDrift = !alternatives.counts.some((c) => JSON.stringify(Object.keys(c).sort().map((k) => [k, c[k]])) === key)
+    const key = JSON.stringify(
+      Object.keys(live)
+        .sort()
+        .map((k) => [k, live[k]]),
+    )
+    zoneCountDrift = !alternatives.counts.some(
+      (c) =>
+        JSON.stringify(
+          Object.keys(c)
+            .sort()
+            .map((k) => [k, c[k]]),
+        ) === key,
+    )
   }
   if (controller.path === 'topology-mode-auto' && alternatives) {
-    controller.randomChoices = {...controller.randomChoices, uncertainEndpoints: endpoints.filter((e) => e.alternatives !== null).length, countsCertain: alternatives.counts?.length === 1}
+    controller.randomChoices = {
+      ...controller.randomChoices,
+      uncertainEndpoints: endpoints.filter((e) => e.alternatives !== null).length,
+      countsCertain: alternatives.counts?.length === 1,
+    }
   }
   const findings: Finding[] = []
   if (mode.path === 'topology-mode-auto' && !controller.hintsSet && !unpredictable) findings.push('hints-refused')
   // A zone with nothing (ready) to route to is not a topology fallback (check's no-fallback agrees).
   const topologyFallback = (v: KubeProxyVerdict) => v.fallback && v.reason !== 'no-endpoints' && v.reason !== 'no-ready-endpoints' && v.reason !== 'ignored-by-data-plane'
-  if (proxied && (mode.path !== 'none' || anyLiveHints) && zones.some((z) => topologyFallback(z.kubeProxy) && (nodesByZone.get(z.name)?.length ?? 0) > 0))
-    findings.push('fallback')
+  if (proxied && (mode.path !== 'none' || anyLiveHints) && zones.some((z) => topologyFallback(z.kubeProxy) && (nodesByZone.get(z.name)?.length ?? 0) > 0)) findings.push('fallback')
   if (driftCount > 0 || zoneCountDrift) findings.push('drift')
   if (controller.hintsSet && zones.some((z) => (own(ratios, z.name) ?? 0) > 0 && z.readyEndpoints === 0)) findings.push('no-endpoints-zone')
 
@@ -1012,7 +1045,6 @@ function controllerVerdict(
 const NO_RANDOM_CHOICES: RandomChoices = Object.freeze({tieBreaks: 0, receiverChoices: 0, sliceOrder: 0, unchangedOrder: false, uncertainEndpoints: 0, countsCertain: true})
 
 const NOT_PROXIED: KubeProxyVerdict = Object.freeze({mode: '' as const, fallback: false, reason: 'not-proxied' as const, routedEndpoints: 0, nodesPreferSameNode: 0})
-
 
 /**
  * desired/minimum/target/maximum per zone for N endpoints, also when the controller refuses

@@ -17,8 +17,7 @@ export function trafficModel(custom: Record<string, number> | undefined, ratios:
   // No upstream ratios (a node without zone or CPU): estimate from the nodes that do have both.
   const cpu = new Map<string, number>()
   for (const v of capacity.nodes) {
-    if ((v.status === 'counted' || (v.status !== 'control-plane' && v.status !== 'not-ready')) && v.zone && v.milliCPU > 0)
-      cpu.set(v.zone, (cpu.get(v.zone) ?? 0) + v.milliCPU)
+    if ((v.status === 'counted' || (v.status !== 'control-plane' && v.status !== 'not-ready')) && v.zone && v.milliCPU > 0) cpu.set(v.zone, (cpu.get(v.zone) ?? 0) + v.milliCPU)
   }
   const total = [...cpu.values()].reduce((a, b) => a + b, 0)
   if (total <= 0) return null
@@ -104,4 +103,3 @@ function spread(targets: Readonly<ArrayLike<number>>, each: number, load: Float6
   }
   return local
 }
-

@@ -372,7 +372,12 @@ export function planService(state: ClusterState, svc: Service, opts: PlanOptions
 
   // Counts for rollouts and zone losses: today's and the HPA's bounds.
   const points: {n: number; at: RolloutAtCount['at']}[] = [{n: now, at: 'today'}]
-  if (hpa) for (const [n, at] of [[hpa.minReplicas, 'hpa-min'], [hpa.maxReplicas, 'hpa-max']] as const) if (!points.some((p) => p.n === n) && states.has(n)) points.push({n, at})
+  if (hpa)
+    for (const [n, at] of [
+      [hpa.minReplicas, 'hpa-min'],
+      [hpa.maxReplicas, 'hpa-max'],
+    ] as const)
+      if (!points.some((p) => p.n === n) && states.has(n)) points.push({n, at})
   const rollouts: RolloutAtCount[] = []
   const zoneLosses: ZoneLoss[] = []
   const lossModes = modes.filter((m) => m !== 'none')
@@ -382,8 +387,21 @@ export function planService(state: ClusterState, svc: Service, opts: PlanOptions
     if (wl) {
       try {
         const spec = {...rolloutSpecOf(wl.workload), replicas: p.n}
-        const steps = rollout(st, svc, spec).map((r) => ({step: r.step, action: r.action, readyEndpoints: readyCount(r.state, svc), modes: evaluate(r.state, svc, lossModes, opts)}))
-        rollouts.push({replicas: p.n, at: p.at, steps, worst: worstOf(steps.map((s) => s.modes), lossModes)})
+        const steps = rollout(st, svc, spec).map((r) => ({
+          step: r.step,
+          action: r.action,
+          readyEndpoints: readyCount(r.state, svc),
+          modes: evaluate(r.state, svc, lossModes, opts),
+        }))
+        rollouts.push({
+          replicas: p.n,
+          at: p.at,
+          steps,
+          worst: worstOf(
+            steps.map((s) => s.modes),
+            lossModes,
+          ),
+        })
       } catch (e) {
         notes.push(`rollout at ${p.n} replicas: ${(e as Error).message}`)
       }
@@ -413,7 +431,20 @@ export function planService(state: ClusterState, svc: Service, opts: PlanOptions
     disruption = {evicted, zone, modes: evaluate(st, svc, lossModes, opts)}
   }
 
-  const recommendation = recommend({svc, ns, modes, rows, rollouts, zoneLosses, disruption, wl: wl?.info ?? null, now, bound, currentMode, workloadLabels: wl?.workload.spec?.template?.metadata?.labels ?? null})
+  const recommendation = recommend({
+    svc,
+    ns,
+    modes,
+    rows,
+    rollouts,
+    zoneLosses,
+    disruption,
+    wl: wl?.info ?? null,
+    now,
+    bound,
+    currentMode,
+    workloadLabels: wl?.workload.spec?.template?.metadata?.labels ?? null,
+  })
   const today = rows.find((r) => r.replicas === now)?.modes ?? evaluate(base, svc, modes, opts)
   const byMode = modes.map((m) => costLine(m, today[m], opts.cost))
   const nowFigures = modes.includes(currentMode) ? today[currentMode] : evaluate(base, svc, [currentMode], opts)[currentMode]
@@ -512,19 +543,27 @@ export function recommend(r: RecommendInput): Recommendation {
   // Highest in-zone share, then lowest overload, then no change, then the order of r.modes.
   const ranked = (ok.length > 0 ? ok : candidates)
     .slice()
-    .sort((a, b) => b.inZone - a.inZone || a.overload - b.overload || Number(b.mode === r.currentMode) - Number(a.mode === r.currentMode) || r.modes.indexOf(a.mode) - r.modes.indexOf(b.mode))
+    .sort(
+      (a, b) =>
+        b.inZone - a.inZone || a.overload - b.overload || Number(b.mode === r.currentMode) - Number(a.mode === r.currentMode) || r.modes.indexOf(a.mode) - r.modes.indexOf(b.mode),
+    )
   const best = ranked[0]!
   const meetsBound = ok.length > 0
   if (!meetsBound) why.push(`no mode keeps the worst overload within ${pct(r.bound)} over the range, rollouts and zone losses; ${best.mode} has the highest in-zone share`)
   for (const c of candidates) {
     const state = c.overload <= r.bound + 1e-9 ? 'within' : 'above'
-    const extra = c.mode === 'Auto' && c.refused.length > 0 ? `, hints refused at ${c.refused.length} count(s) (${c.refused.slice(0, 6).join(', ')}${c.refused.length > 6 ? ', ...' : ''})` : ''
+    const extra =
+      c.mode === 'Auto' && c.refused.length > 0 ? `, hints refused at ${c.refused.length} count(s) (${c.refused.slice(0, 6).join(', ')}${c.refused.length > 6 ? ', ...' : ''})` : ''
     const at = c.mode === 'Auto' && autoAt !== r.now ? ` at ${autoAt} replicas` : ' today'
     why.push(`${c.mode}: ${c.inZone >= 0 ? pct(c.inZone) : 'n/a'} in-zone${at}, worst overload ${pct(c.overload)} (${state} ${pct(r.bound)})${extra}`)
   }
   const ref = `svc/${name} -n ${r.ns}`
   if (best.mode !== r.currentMode) {
-    settings.push({kind: 'mode', value: best.mode, why: meetsBound ? `the highest in-zone share of the modes whose worst overload stays within ${pct(r.bound)}` : 'the highest in-zone share'})
+    settings.push({
+      kind: 'mode',
+      value: best.mode,
+      why: meetsBound ? `the highest in-zone share of the modes whose worst overload stays within ${pct(r.bound)}` : 'the highest in-zone share',
+    })
     commands.push(best.mode === 'none' ? `kubectl topology reset ${ref}` : `kubectl topology apply ${ref} --mode ${best.mode}`)
   }
   if (best.mode === 'Auto' && r.wl?.hpa && autoMin !== null && autoMin > r.wl.hpa.minReplicas) {
@@ -538,8 +577,14 @@ export function recommend(r: RecommendInput): Recommendation {
   if (r.wl && (r.wl.zoneSpread === null || r.wl.zoneSpread.whenUnsatisfiable !== 'DoNotSchedule') && best.mode !== 'none') {
     const labels = r.workloadLabels ?? {}
     const c = {maxSkew: 1, topologyKey: LABEL_ZONE, whenUnsatisfiable: 'DoNotSchedule', labelSelector: {matchLabels: labels}}
-    settings.push({kind: 'zone-spread', value: 'maxSkew 1, DoNotSchedule', why: 'these figures assume pods spread evenly over the zones; without a DoNotSchedule zone constraint the scheduler only prefers it'})
-    commands.push(`kubectl patch ${r.wl.kind.toLowerCase()} ${r.wl.name} -n ${r.ns} --type=strategic -p '${JSON.stringify({spec: {template: {spec: {topologySpreadConstraints: [c]}}}})}'`)
+    settings.push({
+      kind: 'zone-spread',
+      value: 'maxSkew 1, DoNotSchedule',
+      why: 'these figures assume pods spread evenly over the zones; without a DoNotSchedule zone constraint the scheduler only prefers it',
+    })
+    commands.push(
+      `kubectl patch ${r.wl.kind.toLowerCase()} ${r.wl.name} -n ${r.ns} --type=strategic -p '${JSON.stringify({spec: {template: {spec: {topologySpreadConstraints: [c]}}}})}'`,
+    )
   }
   return {mode: best.mode, meetsBound, settings, commands, why}
 }
@@ -559,5 +604,3 @@ export function plan(state: ClusterState, services: readonly Service[], opts: Pl
     services: services.map((svc) => planService(state, svc, opts)),
   }
 }
-
-

@@ -45,7 +45,11 @@ export function renderChanges(raw: ChangeSet, style: Style = PLAIN): string {
 
 export function renderDifferences(raw: readonly HintDifference[]): string {
   const diffs = escapeDeep(raw)
-  return formatTable(['', 'PREDICTED', 'LIVE'], diffs.map((d) => [d.subject, d.expected, d.actual]), {indent: '  '})
+  return formatTable(
+    ['', 'PREDICTED', 'LIVE'],
+    diffs.map((d) => [d.subject, d.expected, d.actual]),
+    {indent: '  '},
+  )
 }
 
 export function renderApplyJson(r: ApplyReport): string {

@@ -29,8 +29,7 @@ export function renderCheck(report: CheckReport, opts: CheckRenderOptions): stri
   }
 }
 
-const dual = (report: CheckReport, s: ServiceCheck) =>
-  report.services.filter((x) => x.namespace === s.namespace && x.name === s.name).length > 1
+const dual = (report: CheckReport, s: ServiceCheck) => report.services.filter((x) => x.namespace === s.namespace && x.name === s.name).length > 1
 
 const serviceName = (report: CheckReport, s: ServiceCheck) => `${s.namespace}/${s.name}${dual(report, s) ? ` (${s.addressType})` : ''}`
 

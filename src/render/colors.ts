@@ -6,11 +6,7 @@ import type {ColorLevel} from './style.js'
 
 export type ColorMode = 'auto' | 'always' | 'never'
 
-export function decideColorLevel(
-  mode: ColorMode,
-  env: Record<string, string | undefined>,
-  isTTY: boolean,
-): ColorLevel {
+export function decideColorLevel(mode: ColorMode, env: Record<string, string | undefined>, isTTY: boolean): ColorLevel {
   if (mode === 'never') return 0
   const force = env.FORCE_COLOR
   const forcedLevel = (): ColorLevel | undefined => {

@@ -82,7 +82,10 @@ function renderService(svc: ServiceExplanation, report: ExplainReport, opts: Ren
   const verdict = c.hintsSet ? style.ok('hints set') : c.path === 'not-managed' ? style.dim('not managed') : c.path === 'none' ? style.dim('no hints') : style.bad('hints dropped')
   lines.push(`Controller:  ${verdict}: ${c.reason}: ${c.message}`)
   const others = svc.totals.readyEndpoints - c.totalReadyEndpoints
-  const counted = c.path === 'not-managed' || others === 0 ? `${svc.totals.readyEndpoints} ready endpoints` : `${c.totalReadyEndpoints} ready endpoints in the controller's slices, ${others} in slices it does not manage`
+  const counted =
+    c.path === 'not-managed' || others === 0
+      ? `${svc.totals.readyEndpoints} ready endpoints`
+      : `${c.totalReadyEndpoints} ready endpoints in the controller's slices, ${others} in slices it does not manage`
   lines.push(`             ${counted}; Kubernetes ${report.kubernetesVersion} (${report.versionSource})`)
   if (svc.applicability.statement !== null) lines.push(`Applies:     ${svc.applicability.statement}`)
   const t = svc.traffic
@@ -101,7 +104,15 @@ function renderService(svc: ServiceExplanation, report: ExplainReport, opts: Ren
       n.name,
       n.zone ?? '<none>',
       n.mode === '' ? '-' : n.mode,
-      n.reason === 'not-proxied' ? style.dim('not proxied') : n.reason === 'ignored-by-data-plane' ? style.bad('ignores hints') : n.fallback ? style.bad(`falls back (${n.reason})`) : n.mode === '' ? style.dim('no hints') : style.ok('uses hints'),
+      n.reason === 'not-proxied'
+        ? style.dim('not proxied')
+        : n.reason === 'ignored-by-data-plane'
+          ? style.bad('ignores hints')
+          : n.fallback
+            ? style.bad(`falls back (${n.reason})`)
+            : n.mode === ''
+              ? style.dim('no hints')
+              : style.ok('uses hints'),
       n.endpoints.join(',') || '<none>',
     ])
     lines.push(formatTable(opts.noHeaders ? null : ['NODE', 'ZONE', 'MODE', proxyColumn(report), 'ENDPOINTS'], rows))

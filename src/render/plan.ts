@@ -81,13 +81,19 @@ function servicePlan(p: ServicePlan, bound: number, style: Style, noHeaders: boo
   }
   for (const r of p.rollouts) {
     const dropped = p.modes.filter((m) => r.worst[m] && !r.worst[m]!.hints)
-    lines.push(`Rollout at ${r.replicas} replicas (${r.at}), ${r.steps.length} steps: ${modesLine(r.worst, p.modes)}${dropped.length ? style.bad(` (hints lost at some step: ${dropped.join(', ')})`) : ''}`)
+    lines.push(
+      `Rollout at ${r.replicas} replicas (${r.at}), ${r.steps.length} steps: ${modesLine(r.worst, p.modes)}${dropped.length ? style.bad(` (hints lost at some step: ${dropped.join(', ')})`) : ''}`,
+    )
   }
   if (p.rollouts.length) lines.push('')
   if (p.zoneLosses.length) {
     const lossModes = p.modes.filter((m) => m !== 'none')
     const header = ['REPLICAS', 'ZONE LOST', ...lossModes.flatMap((m) => [`${m} NOW`, `${m} RESCHEDULED`])]
-    const table = p.zoneLosses.map((z) => [String(z.replicas), z.zone, ...lossModes.flatMap((m) => [figureCell(z.immediate[m]), z.rescheduled ? figureCell(z.rescheduled[m]) : 'no node left'])])
+    const table = p.zoneLosses.map((z) => [
+      String(z.replicas),
+      z.zone,
+      ...lossModes.flatMap((m) => [figureCell(z.immediate[m]), z.rescheduled ? figureCell(z.rescheduled[m]) : 'no node left']),
+    ])
     lines.push(formatTable(noHeaders ? null : header, table))
     lines.push('')
   }
@@ -105,9 +111,13 @@ function servicePlan(p: ServicePlan, bound: number, style: Style, noHeaders: boo
   }
   const c = p.cost
   if (c.volumeBytes !== null) {
-    lines.push(`Cross-zone cost per month: now ${money(c.now.monthlyCost)} (${pct(c.now.crossZoneShare)} of the traffic), with ${c.recommended.mode} ${money(c.recommended.monthlyCost)} (${pct(c.recommended.crossZoneShare)})`)
+    lines.push(
+      `Cross-zone cost per month: now ${money(c.now.monthlyCost)} (${pct(c.now.crossZoneShare)} of the traffic), with ${c.recommended.mode} ${money(c.recommended.monthlyCost)} (${pct(c.recommended.crossZoneShare)})`,
+    )
   } else {
-    lines.push(`Cross-zone share: now ${pct(c.now.crossZoneShare)}, with ${c.recommended.mode} ${pct(c.recommended.crossZoneShare)} (--traffic-volume and --cross-zone-price give the cost)`)
+    lines.push(
+      `Cross-zone share: now ${pct(c.now.crossZoneShare)}, with ${c.recommended.mode} ${pct(c.recommended.crossZoneShare)} (--traffic-volume and --cross-zone-price give the cost)`,
+    )
   }
   for (const n of p.notes) lines.push(style.dim(`note: ${n}`))
   for (const l of p.lint) lines.push(`${l.severity === 'error' ? style.bad('lint error') : style.warn('lint warning')} ${l.rule}: ${l.message}`)

@@ -170,7 +170,15 @@ function rolloutRows(steps: RolloutStepResult[], zones: string[], style: Style, 
   let n = strategies.length
   rows = build(n, short)
   while (n > 1 && !fits(rows)) rows = build(--n, short)
-  return {rows, reasons, legend: `IN-ZONE of ${strategies.slice(0, n).map((s, i) => `S${i + 1} ${s}`).join(', ')}`, left: strategies.slice(n)}
+  return {
+    rows,
+    reasons,
+    legend: `IN-ZONE of ${strategies
+      .slice(0, n)
+      .map((s, i) => `S${i + 1} ${s}`)
+      .join(', ')}`,
+    left: strategies.slice(n),
+  }
 }
 
 function disruptionRows(d: ZoneDisruption[], style: Style): string[] {
@@ -217,7 +225,9 @@ function ServiceView({svc, report, style, width, allStrategies}: {svc: ServiceRe
       </Box>
       <Box marginTop={1}>
         <Text wrap="wrap">
-          {style.dim(`Per zone: IN-ZONE = share of the zone's traffic served in the zone; BUSIEST ENDPOINT = load of the zone's busiest endpoint against an equal share of all traffic (${FULL} up to it, ${OVER} beyond: overload).`)}
+          {style.dim(
+            `Per zone: IN-ZONE = share of the zone's traffic served in the zone; BUSIEST ENDPOINT = load of the zone's busiest endpoint against an equal share of all traffic (${FULL} up to it, ${OVER} beyond: overload).`,
+          )}
         </Text>
       </Box>
       {shown.map((r) => (

@@ -40,9 +40,7 @@ export function renderSimulate(raw: SimulateReport, opts: {format: SimulateForma
   if (opts.format === 'csv') return csvOfReport(report, opts.noHeaders === true)
   const out: string[] = []
   for (const svc of report.services) {
-    const zones = svc.input.zones
-      .map((z) => `${z === '' ? '(no zone)' : z} ${svc.input.endpointsByZone[z] ?? 0} ep / ${pct(svc.input.trafficShare[z] ?? 0, 0)} traffic`)
-      .join(', ')
+    const zones = svc.input.zones.map((z) => `${z === '' ? '(no zone)' : z} ${svc.input.endpointsByZone[z] ?? 0} ep / ${pct(svc.input.trafficShare[z] ?? 0, 0)} traffic`).join(', ')
     out.push(style.bold(`Service ${svc.namespace}/${svc.name}`) + ` (${svc.input.readyEndpoints} ready endpoints; ${zones}; traffic model ${report.trafficModel})`)
     if (report.whatIf.length > 0) out.push(`What-if: ${report.whatIf.join('; ')}`)
     const ranked = rank(svc.strategies)
@@ -84,7 +82,9 @@ export function renderSimulate(raw: SimulateReport, opts: {format: SimulateForma
             String(st.oldPods),
             String(st.newReady),
             String(st.newNotReady),
-            Object.entries(st.readyByZone).map(([z, n]) => `${z || '(none)'}=${n}`).join(','),
+            Object.entries(st.readyByZone)
+              .map(([z, n]) => `${z || '(none)'}=${n}`)
+              .join(','),
             st.hints === 'hold' ? style.ok('hold') : style.bad(`refused: ${st.hintsReason}`),
             ...st.strategies.map((s) => pct(s.inZoneTraffic)),
             [...new Set(st.strategies.flatMap((s) => s.fallbackZones))].join(',') || '-',
@@ -137,7 +137,9 @@ function wideZoneRows(ranked: StrategyResult[]): string[][] {
         z.zone === '' ? '(no zone)' : z.zone,
         pct(z.trafficShare),
         pct(z.inZoneTraffic),
-        Object.entries(z.serves).map(([k, v]) => `${k || '(none)'}:${v}`).join(',') || '-',
+        Object.entries(z.serves)
+          .map(([k, v]) => `${k || '(none)'}:${v}`)
+          .join(',') || '-',
         pct(z.load),
         z.maxOverload === null ? '-' : pct(z.maxOverload),
         z.fallback ? (z.reason ?? 'yes') : '-',
@@ -164,14 +166,40 @@ function csvCell(v: string | number | null): string {
   return /[",\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s
 }
 
-const CSV_HEADER = ['namespace', 'service', 'strategy', 'valid', 'score', 'inZoneTraffic', 'maxOverload', 'meanOverload', 'sdOverload', 'endpointSlices', 'fallbackZones', 'fallback']
+const CSV_HEADER = [
+  'namespace',
+  'service',
+  'strategy',
+  'valid',
+  'score',
+  'inZoneTraffic',
+  'maxOverload',
+  'meanOverload',
+  'sdOverload',
+  'endpointSlices',
+  'fallbackZones',
+  'fallback',
+]
 
 function csvOfReport(report: SimulateReport, noHeaders: boolean): string {
   const lines = noHeaders ? [] : [CSV_HEADER.join(',')]
   for (const svc of report.services) {
     for (const r of rank(svc.strategies)) {
       lines.push(
-        [svc.namespace, svc.name, r.strategy, String(r.valid), r.score === null ? null : r.score.toFixed(4), r.inZoneTraffic.toFixed(6), r.maxOverload.toFixed(6), r.meanOverload.toFixed(6), r.sdOverload.toFixed(6), r.endpointSlices, r.fallbackZones.join(' '), r.fallback]
+        [
+          svc.namespace,
+          svc.name,
+          r.strategy,
+          String(r.valid),
+          r.score === null ? null : r.score.toFixed(4),
+          r.inZoneTraffic.toFixed(6),
+          r.maxOverload.toFixed(6),
+          r.meanOverload.toFixed(6),
+          r.sdOverload.toFixed(6),
+          r.endpointSlices,
+          r.fallbackZones.join(' '),
+          r.fallback,
+        ]
           .map(csvCell)
           .join(','),
       )
@@ -205,7 +233,25 @@ export function rowCsv(r: RowScore): string {
 }
 
 /** The tool's data/results.csv columns. */
-const AGGREGATE_CSV_HEADER = ['alg name', 'invalid cases', 'valid cases', 'mean total score', 'max total score', 'min total score', 'mean inzone score', 'max inzone score', 'min inzone score', 'mean deviation score', 'max deviation score', 'min deviation score', 'mean slice score', 'max slice score', 'min slice score', 'max deviation %', 'average max deviation %']
+const AGGREGATE_CSV_HEADER = [
+  'alg name',
+  'invalid cases',
+  'valid cases',
+  'mean total score',
+  'max total score',
+  'min total score',
+  'mean inzone score',
+  'max inzone score',
+  'min inzone score',
+  'mean deviation score',
+  'max deviation score',
+  'min deviation score',
+  'mean slice score',
+  'max slice score',
+  'min slice score',
+  'max deviation %',
+  'average max deviation %',
+]
 
 export function renderDataset(raw: DatasetReport, opts: {format: SimulateFormat; noHeaders?: boolean}): string {
   if (opts.format === 'json') return JSON.stringify(raw, null, 2)
@@ -216,7 +262,25 @@ export function renderDataset(raw: DatasetReport, opts: {format: SimulateFormat;
     const lines = opts.noHeaders ? [] : [AGGREGATE_CSV_HEADER.join(',')]
     for (const a of report.aggregates) {
       lines.push(
-        [a.strategy, a.invalid, a.clusters, f2(a.score.mean), f2(a.score.max), f2(a.score.min), f2(a.inZoneScore.mean), f2(a.inZoneScore.max), f2(a.inZoneScore.min), f2(a.deviationScore.mean), f2(a.deviationScore.max), f2(a.deviationScore.min), f2(a.sliceScore.mean), f2(a.sliceScore.max), f2(a.sliceScore.min), `${f2(a.maxOverload * 100)}%`, `${f2(a.meanMaxOverload * 100)}%`].join(','),
+        [
+          a.strategy,
+          a.invalid,
+          a.clusters,
+          f2(a.score.mean),
+          f2(a.score.max),
+          f2(a.score.min),
+          f2(a.inZoneScore.mean),
+          f2(a.inZoneScore.max),
+          f2(a.inZoneScore.min),
+          f2(a.deviationScore.mean),
+          f2(a.deviationScore.max),
+          f2(a.deviationScore.min),
+          f2(a.sliceScore.mean),
+          f2(a.sliceScore.max),
+          f2(a.sliceScore.min),
+          `${f2(a.maxOverload * 100)}%`,
+          `${f2(a.meanMaxOverload * 100)}%`,
+        ].join(','),
       )
     }
     return lines.join('\n')
@@ -225,7 +289,18 @@ export function renderDataset(raw: DatasetReport, opts: {format: SimulateFormat;
   const header = ['RANK', 'STRATEGY', 'CLUSTERS', 'INVALID', 'MEAN-SCORE', 'MEAN-IN-ZONE', 'MEAN-DEVIATION-SCORE', 'MEAN-SLICE-SCORE', 'MAX-OVERLOAD', 'AVG-MAX-OVERLOAD']
   if (opts.format === 'wide') header.push('MIN-SCORE', 'MAX-SCORE')
   const rows = sorted.map((a, i) => {
-    const row = [String(i + 1), a.strategy, String(a.clusters), String(a.invalid), f2(a.score.mean), f2(a.inZoneScore.mean), f2(a.deviationScore.mean), f2(a.sliceScore.mean), pct(a.maxOverload, 2), pct(a.meanMaxOverload, 2)]
+    const row = [
+      String(i + 1),
+      a.strategy,
+      String(a.clusters),
+      String(a.invalid),
+      f2(a.score.mean),
+      f2(a.inZoneScore.mean),
+      f2(a.deviationScore.mean),
+      f2(a.sliceScore.mean),
+      pct(a.maxOverload, 2),
+      pct(a.meanMaxOverload, 2),
+    ]
     if (opts.format === 'wide') row.push(f2(a.score.min), f2(a.score.max))
     return row
   })

@@ -22,8 +22,8 @@ export const DATASET_DEFAULT_STRATEGIES: readonly StrategyName[] = ['upstream-au
  */
 export const DATASET_NOTES: Partial<Record<StrategyName, string>> = {
   'upstream-auto': 'zone CPU shares are node shares (every node the same size): the rows have no CPU',
-  'same-node': 'endpoints are spread round-robin over their zone\'s nodes: the rows do not say which node runs which endpoint',
-  'topology-keys': 'endpoints are spread round-robin over their zone\'s nodes, and nodes carry only the zone and hostname labels: the rows have no placement or other labels',
+  'same-node': "endpoints are spread round-robin over their zone's nodes: the rows do not say which node runs which endpoint",
+  'topology-keys': "endpoints are spread round-robin over their zone's nodes, and nodes carry only the zone and hostname labels: the rows have no placement or other labels",
 }
 
 export interface RowScore {

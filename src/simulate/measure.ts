@@ -75,13 +75,7 @@ export interface ScoreParts {
  * Runs the tool's theoretical simulator. `total` is N (the ideal load is 1/N); `slices`
  * overrides the slice count (endpoint-level strategies keep the Service's slices as they are).
  */
-export function measure(
-  zoneCount: number,
-  total: number,
-  consumers: readonly Consumer[],
-  groups: readonly MeasureGroup[],
-  opts: {slices?: number} = {},
-): Measures {
+export function measure(zoneCount: number, total: number, consumers: readonly Consumer[], groups: readonly MeasureGroup[], opts: {slices?: number} = {}): Measures {
   const C = consumers.length
   const G = groups.length
   const n = new Array<number>(G)

@@ -31,7 +31,7 @@ import type {ClusterState} from '../state/cluster-state.js'
 import {features as featuresFor} from '../upstream/features.js'
 
 import {KEP2004_STRATEGIES, STRATEGIES, type Kep2004Strategy, type StrategyName} from './names.js'
-export {KEP2004_STRATEGIES,  type Kep2004Strategy, type StrategyName}
+export {KEP2004_STRATEGIES, type Kep2004Strategy, type StrategyName}
 
 export const TRAFFIC_MODELS = ['cpu', 'nodes', 'uniform'] as const
 export type TrafficModel = (typeof TRAFFIC_MODELS)[number]
@@ -214,13 +214,7 @@ interface Evaluated {
   noBackends?: string[]
 }
 
-function hintStrategy(
-  view: ServiceView,
-  plan: TrafficPlan,
-  service: Service,
-  kubeVersion: string | undefined,
-  perNode: boolean,
-): Evaluated {
+function hintStrategy(view: ServiceView, plan: TrafficPlan, service: Service, kubeVersion: string | undefined, perNode: boolean): Evaluated {
   const f = featuresFor(kubeVersion)
   const prediction = predictHints({
     service,
@@ -295,9 +289,7 @@ export function runKep2004(name: Kep2004Strategy, region: Region, opts: Pick<Sim
     case 'random':
       return random(region)
     case 'local':
-      return opts.previousMode !== undefined
-        ? localWithPadding(region, {previous: opts.previousMode, padding: opts.padding})
-        : local(region)
+      return opts.previousMode !== undefined ? localWithPadding(region, {previous: opts.previousMode, padding: opts.padding}) : local(region)
     case 'local-shared':
       return localShared(region)
     case 'local-weighted':
@@ -545,7 +537,8 @@ export function disruption(
   const out: ZoneDisruption[] = []
   const holds = (sim: ServiceSimulation) => ({
     hints: (sim.strategies[0] as StrategyResult).fallback === null,
-    strat: (sim.strategies[strategy === 'upstream-auto' ? 0 : 1] as StrategyResult).fallbackZones.length === 0 &&
+    strat:
+      (sim.strategies[strategy === 'upstream-auto' ? 0 : 1] as StrategyResult).fallbackZones.length === 0 &&
       (sim.strategies[strategy === 'upstream-auto' ? 0 : 1] as StrategyResult).fallback === null,
   })
   const now = holds(base)

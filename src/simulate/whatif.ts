@@ -98,7 +98,10 @@ class Placer {
       // ran in (knownZones: when the rollout started) or run in.
       const known = [...new Set([...(knownZones ?? []), ...byZone.keys()])].sort()
       if (known.length === 0) return null
-      const zone = preferZone !== undefined && known.includes(preferZone) ? preferZone : known.reduce((best, z) => ((byZone.get(z) ?? 0) < (byZone.get(best) ?? 0) ? z : best), known[0] as string)
+      const zone =
+        preferZone !== undefined && known.includes(preferZone)
+          ? preferZone
+          : known.reduce((best, z) => ((byZone.get(z) ?? 0) < (byZone.get(best) ?? 0) ? z : best), known[0] as string)
       return {node: null, zone}
     }
     const zones = this.zones
@@ -184,7 +187,10 @@ function takeEndpoint(state: ClusterState, svc: Service, filter: (e: Endpoint) =
   const eps = slices.flatMap((s) => (s.endpoints ?? []).filter(filter))
   if (eps.length === 0) return null
   const byNode = countBy(eps, (e) => e.nodeName ?? '')
-  const byZone = countBy(slices.flatMap((s) => s.endpoints ?? []), (e) => e.zone)
+  const byZone = countBy(
+    slices.flatMap((s) => s.endpoints ?? []),
+    (e) => e.zone,
+  )
   const victim = eps.reduce((best, e) => {
     const a = byNode.get(e.nodeName ?? '') ?? 0
     const b = byNode.get(best.nodeName ?? '') ?? 0
@@ -333,13 +339,28 @@ export function rollout(state: ClusterState, svc: Service, params: RolloutSpec |
   const matches = spec.podsOf === undefined ? null : podNameMatcher(spec.podsOf)
   // The rolled workload's pods among the Service's (ready) endpoints; new pods are named new-N.
   const own = (e: Endpoint) => !isNew(e) && (matches === null || matches(e.targetRef?.name ?? ''))
-  const R = spec.replicas ?? serviceSlices(cur, svc).flatMap((s) => s.endpoints ?? []).filter(own).length
+  const R =
+    spec.replicas ??
+    serviceSlices(cur, svc)
+      .flatMap((s) => s.endpoints ?? [])
+      .filter(own).length
   if (R === 0) throw new WhatIfError('--rollout: 0 replicas (and no ready endpoint): nothing to roll')
   // Without Nodes (RBAC), new pods are placed by zone among those the Service runs in now.
-  const zonesAtStart = cur.nodesReadable === false ? [...new Set(serviceView(cur, svc).ready.map((e) => e.zone).filter((z): z is string => z !== null))] : undefined
+  const zonesAtStart =
+    cur.nodesReadable === false
+      ? [
+          ...new Set(
+            serviceView(cur, svc)
+              .ready.map((e) => e.zone)
+              .filter((z): z is string => z !== null),
+          ),
+        ]
+      : undefined
   if (spec.kind === 'StatefulSet') {
     if (spec.type === 'OnDelete') {
-      const old = serviceSlices(cur, svc).flatMap((s) => s.endpoints ?? []).filter(own).length
+      const old = serviceSlices(cur, svc)
+        .flatMap((s) => s.endpoints ?? [])
+        .filter(own).length
       return [{step: 0, action: 'start (OnDelete: no pod is replaced until it is deleted)', oldPods: old, newReady: 0, newNotReady: 0, state: cur}]
     }
     const problem = statefulSetParamsProblem(spec.partition, spec.maxUnavailable)
@@ -358,10 +379,20 @@ const NEW_PREFIX = '~new-'
 const isNew = (e: Endpoint) => e.targetRef?.name?.startsWith(NEW_PREFIX) === true
 const NOWHERE = '--rollout: no schedulable Ready node with a zone label to place the new pods on'
 
-function deploymentRollout(start: ClusterState, svc: Service, R: number, surge: number, unavailable: number, isOld: (e: Endpoint) => boolean, zonesAtStart: string[] | undefined): RolloutStep[] {
+function deploymentRollout(
+  start: ClusterState,
+  svc: Service,
+  R: number,
+  surge: number,
+  unavailable: number,
+  isOld: (e: Endpoint) => boolean,
+  zonesAtStart: string[] | undefined,
+): RolloutStep[] {
   let cur = start
   let made = 0
-  let old = serviceSlices(cur, svc).flatMap((s) => s.endpoints ?? []).filter(isOld).length
+  let old = serviceSlices(cur, svc)
+    .flatMap((s) => s.endpoints ?? [])
+    .filter(isOld).length
   let newReady = 0
   let newNotReady = 0
   const steps: RolloutStep[] = [{step: 0, action: 'start', oldPods: old, newReady, newNotReady, state: cur}]
@@ -400,7 +431,9 @@ function deploymentRollout(start: ClusterState, svc: Service, R: number, surge: 
 }
 
 function recreate(start: ClusterState, svc: Service, R: number, isOld: (e: Endpoint) => boolean, zonesAtStart: string[] | undefined): RolloutStep[] {
-  const old = serviceSlices(start, svc).flatMap((s) => s.endpoints ?? []).filter(isOld).length
+  const old = serviceSlices(start, svc)
+    .flatMap((s) => s.endpoints ?? [])
+    .filter(isOld).length
   const steps: RolloutStep[] = [{step: 0, action: 'start', oldPods: old, newReady: 0, newNotReady: 0, state: start}]
   let cur = clone(start)
   let made = 0
@@ -417,7 +450,16 @@ function recreate(start: ClusterState, svc: Service, R: number, isOld: (e: Endpo
   return steps
 }
 
-function statefulSetRollout(start: ClusterState, svc: Service, name: string, R: number, partition: number, maxUnavailable: number, zonesAtStart: string[] | undefined, allEndpointsAreItsPods: boolean): RolloutStep[] {
+function statefulSetRollout(
+  start: ClusterState,
+  svc: Service,
+  name: string,
+  R: number,
+  partition: number,
+  maxUnavailable: number,
+  zonesAtStart: string[] | undefined,
+  allEndpointsAreItsPods: boolean,
+): RolloutStep[] {
   let cur = start
   let made = 0
   const ordinalRe = new RegExp(`^${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}-(\\d+)$`)
@@ -431,9 +473,13 @@ function statefulSetRollout(start: ClusterState, svc: Service, name: string, R: 
   // Pods to update, in the controller's order: highest ordinal first, down to the partition.
   // Without <name>-<ordinal> pod names (and no other workload behind the Service) the ordinals
   // are unknown: the same number of pods is taken by the removal rule (node with the most first).
-  const targets: (string | null)[] = named.length > 0 || !allEndpointsAreItsPods
-    ? named.filter((x) => x.ordinal >= partition && x.ordinal < R).sort((a, b) => b.ordinal - a.ordinal).map((x) => x.name)
-    : Array.from({length: Math.max(0, Math.min(ready.length, R) - partition)}, () => null)
+  const targets: (string | null)[] =
+    named.length > 0 || !allEndpointsAreItsPods
+      ? named
+          .filter((x) => x.ordinal >= partition && x.ordinal < R)
+          .sort((a, b) => b.ordinal - a.ordinal)
+          .map((x) => x.name)
+      : Array.from({length: Math.max(0, Math.min(ready.length, R) - partition)}, () => null)
   let old = allEndpointsAreItsPods && named.length === 0 ? ready.length : named.length
   let newReady = 0
   const fresh = new Set<string>()
@@ -453,7 +499,8 @@ function statefulSetRollout(start: ClusterState, svc: Service, name: string, R: 
     old -= names.length
     steps.push({step: steps.length, action: `recreate ${names.join(', ')} (not ready)`, oldPods: old, newReady, newNotReady: names.length, state: cur})
     cur = clone(cur)
-    for (const s of serviceSlices(cur, svc)) for (const e of s.endpoints ?? []) if (fresh.has(e.targetRef?.name ?? '')) e.conditions = {ready: true, serving: true, terminating: false}
+    for (const s of serviceSlices(cur, svc))
+      for (const e of s.endpoints ?? []) if (fresh.has(e.targetRef?.name ?? '')) e.conditions = {ready: true, serving: true, terminating: false}
     newReady += names.length
     steps.push({step: steps.length, action: `${names.join(', ')} ${names.length === 1 ? 'becomes' : 'become'} ready`, oldPods: old, newReady, newNotReady: 0, state: cur})
   }

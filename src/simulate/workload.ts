@@ -229,7 +229,7 @@ export function withOverrides(base: RolloutSpec | null, o: RolloutOverrides): Ro
   const kind = base?.kind ?? 'Deployment'
   let spec: RolloutSpec
   if (kind === 'Deployment') {
-    if (o.partition !== undefined) throw new RolloutSpecError('partition applies to a StatefulSet\'s rolling update, not a Deployment\'s')
+    if (o.partition !== undefined) throw new RolloutSpecError("partition applies to a StatefulSet's rolling update, not a Deployment's")
     const type = o.type ?? base?.type ?? 'RollingUpdate'
     if (type === 'Recreate') {
       if (o.maxSurge !== undefined || o.maxUnavailable !== undefined) throw new RolloutSpecError('maxSurge and maxUnavailable apply to type=RollingUpdate, not Recreate')
@@ -262,7 +262,8 @@ export function withOverrides(base: RolloutSpec | null, o: RolloutOverrides): Ro
       throw new RolloutSpecError(`type must be RollingUpdate or OnDelete for a StatefulSet, got "${type}"`)
     }
   }
-  if (spec.replicas !== undefined && (!Number.isInteger(spec.replicas) || spec.replicas < 0)) throw new RolloutSpecError(`replicas must be a non-negative integer, got ${spec.replicas}`)
+  if (spec.replicas !== undefined && (!Number.isInteger(spec.replicas) || spec.replicas < 0))
+    throw new RolloutSpecError(`replicas must be a non-negative integer, got ${spec.replicas}`)
   return spec
 }
 
@@ -310,7 +311,9 @@ export function planOf(spec: RolloutSpec, readyEndpoints: number, from: {workloa
     partition = spec.partition
     resolved = {maxSurge: 0, maxUnavailable: statefulSetMaxUnavailable(spec.maxUnavailable, replicas)}
     if (resolved.maxUnavailable > 1) {
-      notes.push('a StatefulSet replaces more than one pod at a time only with the MaxUnavailableStatefulSet feature gate (off by default through Kubernetes 1.36); without it, one at a time')
+      notes.push(
+        'a StatefulSet replaces more than one pod at a time only with the MaxUnavailableStatefulSet feature gate (off by default through Kubernetes 1.36); without it, one at a time',
+      )
     }
     if (spec.partition >= replicas) notes.push(`partition ${spec.partition} >= replicas ${replicas}: no pod is updated`)
   }

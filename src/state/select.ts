@@ -45,10 +45,7 @@ export function selectServices(state: ClusterState, q: ServiceQuery): Selection 
     const kb = key(b)
     return ka < kb ? -1 : ka > kb ? 1 : 0
   })
-  const namespaceEmpty =
-    !q.allNamespaces &&
-    inScope.length === 0 &&
-    !state.endpointSlices.some((s) => (s.metadata.namespace ?? 'default') === ns)
+  const namespaceEmpty = !q.allNamespaces && inScope.length === 0 && !state.endpointSlices.some((s) => (s.metadata.namespace ?? 'default') === ns)
   return {services, missing, candidates: inScope.map((s) => s.metadata.name), namespaceEmpty}
 }
 

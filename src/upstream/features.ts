@@ -84,9 +84,7 @@ export function parseVersion(input: string): KubeVersion {
   const s = input.trim()
   const m = VERSION_RE.exec(s)
   if (!m) {
-    throw new Error(
-      `invalid Kubernetes version "${input}": expected MAJOR.MINOR[.PATCH], e.g. "1.36.3", "v1.31.0-eks-abc" or "1.30+"`,
-    )
+    throw new Error(`invalid Kubernetes version "${input}": expected MAJOR.MINOR[.PATCH], e.g. "1.36.3", "v1.31.0-eks-abc" or "1.30+"`)
   }
   const major = Number(m[1])
   const minor = Number(m[2])

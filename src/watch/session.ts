@@ -71,7 +71,15 @@ export function eventTime(e: EventObject, initial: boolean, now: string): string
 }
 
 /** The view after a recompute: the new frame, the changes and events appended (bounded), the status. */
-export function nextView(view: WatchView | null, prev: WatchFrame | null, next: WatchFrame, changes: readonly Change[], events: readonly {time: string; event: EventObject}[], status: string, time: string): WatchView {
+export function nextView(
+  view: WatchView | null,
+  prev: WatchFrame | null,
+  next: WatchFrame,
+  changes: readonly Change[],
+  events: readonly {time: string; event: EventObject}[],
+  status: string,
+  time: string,
+): WatchView {
   const base: WatchView = view ?? {frame: next, previous: null, changes: [], events: [], status, updatedAt: time}
   return {
     frame: next,

@@ -13,11 +13,13 @@ const validate = new Ajv2020({allErrors: true, strict: false}).compile(schema)
 const snap = ['--from-file', EXAMPLE, '-n', 'shop']
 
 describe('apply --from-file: preview only', () => {
-  it('Service mode: the diff and explain\'s table for the Service as it will be', () => {
+  it("Service mode: the diff and explain's table for the Service as it will be", () => {
     const r = runCli(['apply', 'svc/checkout', '--mode', 'PreferSameZone', ...snap])
     expect(r.stderr).toBe('')
     expect(r.code).toBe(0)
-    expect(r.stdout).toContain('Service shop/checkout\n  - metadata.annotations[service.kubernetes.io/topology-mode]: "Auto" -> <unset>   (topology-mode Auto would override spec.trafficDistribution)\n  + spec.trafficDistribution: <unset> -> "PreferSameZone"   (--mode PreferSameZone)')
+    expect(r.stdout).toContain(
+      'Service shop/checkout\n  - metadata.annotations[service.kubernetes.io/topology-mode]: "Auto" -> <unset>   (topology-mode Auto would override spec.trafficDistribution)\n  + spec.trafficDistribution: <unset> -> "PreferSameZone"   (--mode PreferSameZone)',
+    )
     expect(r.stdout).toContain('Mode:        trafficDistribution PreferSameZone')
     expect(r.stdout).toMatch(/eu-west-1c\s+3\/2\s+23730m\s+33\.3%\s+2\s+3\s+-\s+-\s+2\s+\+50\.0%/)
     expect(r.stdout.trim().split('\n').at(-1)).toBe('Preview from a snapshot file (--dry-run=client): nothing was sent. Writing needs a live cluster.')
@@ -35,7 +37,15 @@ describe('apply --from-file: preview only', () => {
     expect(r.code).toBe(0)
     const doc = JSON.parse(r.stdout)
     expect(validate(doc), JSON.stringify(validate.errors)).toBe(true)
-    expect(doc).toMatchObject({kind: 'TopologyApply', namespace: 'shop', service: 'inventory', mode: 'Auto', dryRun: 'client', changed: true, result: {status: 'dry-run', written: []}})
+    expect(doc).toMatchObject({
+      kind: 'TopologyApply',
+      namespace: 'shop',
+      service: 'inventory',
+      mode: 'Auto',
+      dryRun: 'client',
+      changed: true,
+      result: {status: 'dry-run', written: []},
+    })
     expect(doc.changes.service).toEqual([
       // The snapshot's inventory has topology-mode "AUTO", which the controller ignores.
       {field: 'topologyMode', path: 'metadata.annotations[service.kubernetes.io/topology-mode]', old: 'AUTO', new: 'Auto', reason: '--mode Auto'},
@@ -55,22 +65,36 @@ describe('apply --from-file: preview only', () => {
     expect(r.code).toBe(2)
     expect(r.stdout).toBe('')
     expect(r.stderr.trim().split('\n')).toHaveLength(1)
-    expect(r.stderr).toMatch(/^error: refusing to write hints onto EndpointSlice\(s\) inventory-\w+: they are managed by the EndpointSlice controller .* kubectl topology apply svc\/inventory -n shop --mode PreferSameNode \(or pass --force/)
+    expect(r.stderr).toMatch(
+      /^error: refusing to write hints onto EndpointSlice\(s\) inventory-\w+: they are managed by the EndpointSlice controller .* kubectl topology apply svc\/inventory -n shop --mode PreferSameNode \(or pass --force/,
+    )
   })
 
   it('--force previews the hints and warns they last until the next sync', () => {
     const r = runCli(['apply', 'svc/inventory', '--hints', '--force', ...snap])
     expect(r.code).toBe(0)
-    expect(r.stderr).toContain('last only until the EndpointSlice controller\'s next sync of service inventory')
+    expect(r.stderr).toContain("last only until the EndpointSlice controller's next sync of service inventory")
     expect(r.stdout).toMatch(/~ \S+\s+\S+\s+eu-west-1a\s+ready\s+<none> -> zones=eu-west-1a/)
   })
 })
 
 describe('refusals and bad input: one line, documented exit code', () => {
   it.each([
-    [['apply', 'svc/web', '--mode', 'Auto', '--yes', '--from-file', EXAMPLE], 2, 'error: --from-file reads a snapshot, so apply can only preview (--dry-run=client); --yes needs a live cluster: drop --from-file'],
-    [['apply', 'svc/web', '--mode', 'Auto', '--dry-run=server', '--from-file', EXAMPLE], 2, 'error: --from-file reads a snapshot, so apply can only preview (--dry-run=client); --dry-run=server needs a live cluster: drop --from-file'],
-    [['apply', 'svc/web', '--mode', 'Auto', '--wait', '--from-file', EXAMPLE], 2, 'error: --from-file reads a snapshot, so apply can only preview (--dry-run=client); --wait needs a live cluster: drop --from-file'],
+    [
+      ['apply', 'svc/web', '--mode', 'Auto', '--yes', '--from-file', EXAMPLE],
+      2,
+      'error: --from-file reads a snapshot, so apply can only preview (--dry-run=client); --yes needs a live cluster: drop --from-file',
+    ],
+    [
+      ['apply', 'svc/web', '--mode', 'Auto', '--dry-run=server', '--from-file', EXAMPLE],
+      2,
+      'error: --from-file reads a snapshot, so apply can only preview (--dry-run=client); --dry-run=server needs a live cluster: drop --from-file',
+    ],
+    [
+      ['apply', 'svc/web', '--mode', 'Auto', '--wait', '--from-file', EXAMPLE],
+      2,
+      'error: --from-file reads a snapshot, so apply can only preview (--dry-run=client); --wait needs a live cluster: drop --from-file',
+    ],
     [['apply', 'svc/web'], 2, 'error: say what to apply: --mode Auto|PreferSameZone|PreferSameNode|PreferClose|off, or --hints'],
     [['apply', '--mode', 'Auto'], 2, 'error: name the Service to change: apply svc/NAME --mode MODE (or --hints)'],
     [['apply', 'svc/a', 'svc/b', '--mode', 'Auto'], 2, 'error: apply changes one Service at a time: name exactly one'],
@@ -98,9 +122,23 @@ describe('refusals and bad input: one line, documented exit code', () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kt-reset-'))
     const kubeconfig = path.join(dir, 'config')
     // Port 1 on loopback: any request would fail with "connection refused" (exit 6), not 4.
-    fs.writeFileSync(kubeconfig, JSON.stringify({apiVersion: 'v1', kind: 'Config', 'current-context': 'c', clusters: [{name: 'k', cluster: {server: 'http://127.0.0.1:1'}}], contexts: [{name: 'c', context: {cluster: 'k', user: 'u'}}], users: [{name: 'u', user: {token: 't'}}]}))
+    fs.writeFileSync(
+      kubeconfig,
+      JSON.stringify({
+        apiVersion: 'v1',
+        kind: 'Config',
+        'current-context': 'c',
+        clusters: [{name: 'k', cluster: {server: 'http://127.0.0.1:1'}}],
+        contexts: [{name: 'c', context: {cluster: 'k', user: 'u'}}],
+        users: [{name: 'u', user: {token: 't'}}],
+      }),
+    )
     const r = runCli(['reset', 'svc/web', '-n', 'shop'], {env: {KUBECONFIG: kubeconfig, XDG_STATE_HOME: dir}})
-    expect(r.stderr).toMatch(new RegExp(`^error: nothing to reset: kubectl topology apply has no record of changes to service shop/web on http://127\\.0\\.0\\.1:1 \\(looked in ${dir.replace(/[.]/g, '\\.')}/kubectl-topology/journal/[0-9a-f]{16}/shop/web\\.json\\)\\n$`))
+    expect(r.stderr).toMatch(
+      new RegExp(
+        `^error: nothing to reset: kubectl topology apply has no record of changes to service shop/web on http://127\\.0\\.0\\.1:1 \\(looked in ${dir.replace(/[.]/g, '\\.')}/kubectl-topology/journal/[0-9a-f]{16}/shop/web\\.json\\)\\n$`,
+      ),
+    )
     expect(r.code).toBe(4)
   })
 })

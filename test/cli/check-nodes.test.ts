@@ -40,15 +40,31 @@ describe('check --from-file', () => {
     const r = runCli(['check', 'svc/checkout', '-n', 'shop', '-f', EXAMPLE, '--policy-file', file, '--no-drift', '-o', 'json'])
     expect(r.code).toBe(1)
     const doc = JSON.parse(r.stdout)
-    expect(doc.policies).toEqual({requireHints: true, noFallback: false, maxOverload: null, minEndpointsPerZone: 3, noDrift: true, lint: false, dataPlaneHonoursHints: false, hintsOverRange: false, hintsThroughRollout: false})
-    expect(doc.services[0].results.map((x: {policy: string; status: string}) => `${x.policy}=${x.status}`)).toEqual(['require-hints=pass', 'min-endpoints-per-zone=fail', 'no-drift=pass'])
+    expect(doc.policies).toEqual({
+      requireHints: true,
+      noFallback: false,
+      maxOverload: null,
+      minEndpointsPerZone: 3,
+      noDrift: true,
+      lint: false,
+      dataPlaneHonoursHints: false,
+      hintsOverRange: false,
+      hintsThroughRollout: false,
+    })
+    expect(doc.services[0].results.map((x: {policy: string; status: string}) => `${x.policy}=${x.status}`)).toEqual([
+      'require-hints=pass',
+      'min-endpoints-per-zone=fail',
+      'no-drift=pass',
+    ])
   })
   it('a bad policy file: exit 3 naming the field', () => {
     const file = path.join(tmp, 'bad.yaml')
     writeFileSync(file, 'policies:\n  maxOverlaod: 0.2\n')
     const r = runCli(['check', '-A', '-f', EXAMPLE, '--policy-file', file])
     expect(r.code).toBe(3)
-    expect(r.stderr.trim()).toBe(`error: --policy-file ${file}: unknown policy "policies.maxOverlaod" (known: requireHints, noFallback, maxOverload, minEndpointsPerZone, noDrift, lint, dataPlaneHonoursHints, hintsOverRange, hintsThroughRollout)`)
+    expect(r.stderr.trim()).toBe(
+      `error: --policy-file ${file}: unknown policy "policies.maxOverlaod" (known: requireHints, noFallback, maxOverload, minEndpointsPerZone, noDrift, lint, dataPlaneHonoursHints, hintsOverRange, hintsThroughRollout)`,
+    )
     expect(r.stdout).toBe('')
   })
   it('usage errors: exit 2', () => {
@@ -69,7 +85,9 @@ describe('nodes --from-file', () => {
   it('names the node that disables hints for every Service, with the fix', () => {
     const r = runCli(['nodes', '-f', UNLABELED])
     expect(r.stdout).toContain('topology-mode Auto: hints disabled for every Service')
-    expect(r.stdout).toContain('  - ip-10-0-4-10.eu-west-1.compute.internal (no-zone-label): kubectl label node ip-10-0-4-10.eu-west-1.compute.internal topology.kubernetes.io/zone=<zone>')
+    expect(r.stdout).toContain(
+      '  - ip-10-0-4-10.eu-west-1.compute.internal (no-zone-label): kubectl label node ip-10-0-4-10.eu-west-1.compute.internal topology.kubernetes.io/zone=<zone>',
+    )
     const json = JSON.parse(runCli(['nodes', '-f', UNLABELED, '-o', 'json']).stdout)
     expect(json.auto.reason).toBe('disabling-nodes')
   })

@@ -39,7 +39,7 @@ describe('explain on examples/three-zones.yaml', () => {
     expect(s.zones.every((z) => z.kubeProxy.mode === 'PreferSameZone' && !z.kubeProxy.fallback)).toBe(true)
   })
 
-  it('shows refusal for too few endpoints, with upstream\'s exact message and the counts that would be accepted (cart, payments)', () => {
+  it("shows refusal for too few endpoints, with upstream's exact message and the counts that would be accepted (cart, payments)", () => {
     const cart = svc(all, 'cart')
     expect(cart.controller).toMatchObject({
       hintsSet: false,
@@ -92,7 +92,12 @@ describe('explain on examples/three-zones.yaml', () => {
       ['eu-west-1b', 3, 1],
       ['eu-west-1c', 3, 2],
     ])
-    expect(all.cluster.nodes.filter((n) => n.status !== 'counted').map((n) => n.status).sort()).toEqual(['control-plane', 'control-plane', 'control-plane', 'not-ready'])
+    expect(
+      all.cluster.nodes
+        .filter((n) => n.status !== 'counted')
+        .map((n) => n.status)
+        .sort(),
+    ).toEqual(['control-plane', 'control-plane', 'control-plane', 'not-ready'])
   })
 
   it('validates against schema/explain.v1.json, with --per-node too', () => {
@@ -146,7 +151,7 @@ describe('explain output formats', () => {
     expect(r.stdout).not.toMatch(/^ZONE/m)
   })
 
-  it('--per-node: the mode each node\'s kube-proxy takes', () => {
+  it("--per-node: the mode each node's kube-proxy takes", () => {
     const r = json(['explain', 'svc/sessions', '-n', 'shop', '--from-file', EXAMPLE, '--per-node'])
     const nodes = r.services[0]!.nodes!
     expect(nodes.filter((n) => n.mode === 'PreferSameNode')).toHaveLength(6)
@@ -167,7 +172,7 @@ describe('explain output formats', () => {
 })
 
 describe('explain on examples/unlabeled-node.yaml: one node without a zone label', () => {
-  it('refuses every Auto Service with upstream\'s message and names the node and the fix', () => {
+  it("refuses every Auto Service with upstream's message and names the node and the fix", () => {
     const r = json(['explain', '-n', 'shop', '-l', '', '--from-file', UNLABELED])
     const auto = r.services.filter((s) => s.mode.path === 'topology-mode-auto')
     expect(auto.length).toBeGreaterThan(0)
@@ -176,7 +181,11 @@ describe('explain on examples/unlabeled-node.yaml: one node without a zone label
       expect(s.zones.every((z) => z.liveHints === 0)).toBe(true)
     }
     expect(r.cluster.disablingNodes).toEqual([
-      {name: 'ip-10-0-4-10.eu-west-1.compute.internal', status: 'no-zone-label', fix: 'kubectl label node ip-10-0-4-10.eu-west-1.compute.internal topology.kubernetes.io/zone=<zone>'},
+      {
+        name: 'ip-10-0-4-10.eu-west-1.compute.internal',
+        status: 'no-zone-label',
+        fix: 'kubectl label node ip-10-0-4-10.eu-west-1.compute.internal topology.kubernetes.io/zone=<zone>',
+      },
     ])
     const table = runCli(['explain', 'svc/checkout', '-n', 'shop', '--from-file', UNLABELED])
     expect(table.stdout).toContain('ip-10-0-4-10.eu-west-1.compute.internal (no-zone-label)')
@@ -193,15 +202,13 @@ describe('explain --exit-code', () => {
 })
 
 describe('explain arguments', () => {
-  it.each([
-    [['svc/checkout', 'svc/cart']],
-    [['svc', 'checkout', 'cart']],
-    [['service/checkout', 'services/cart']],
-    [['checkout', 'cart']],
-  ])('%j name the same two Services', (args) => {
-    const r = json(['explain', ...args, '-n', 'shop', '--from-file', EXAMPLE])
-    expect(r.services.map((s) => s.name)).toEqual(['cart', 'checkout'])
-  })
+  it.each([[['svc/checkout', 'svc/cart']], [['svc', 'checkout', 'cart']], [['service/checkout', 'services/cart']], [['checkout', 'cart']]])(
+    '%j name the same two Services',
+    (args) => {
+      const r = json(['explain', ...args, '-n', 'shop', '--from-file', EXAMPLE])
+      expect(r.services.map((s) => s.name)).toEqual(['cart', 'checkout'])
+    },
+  )
 
   it('-l selects by label; stdin with -', () => {
     const text = readFileSync(EXAMPLE, 'utf8')
@@ -268,13 +275,7 @@ describe('bad input: one line, a documented exit code, no stack trace', () => {
   })
 
   it('bad flag values: exit 2', () => {
-    for (const args of [
-      ['--traffic', 'a=x'],
-      ['--kube-version', 'banana'],
-      ['-o', 'xml'],
-      ['--no-such-flag'],
-      ['-l', 'a in (b'],
-    ]) {
+    for (const args of [['--traffic', 'a=x'], ['--kube-version', 'banana'], ['-o', 'xml'], ['--no-such-flag'], ['-l', 'a in (b']]) {
       const r = runCli(['explain', 'svc/cart', '-n', 'shop', '--from-file', EXAMPLE, ...args])
       expect(r.code, args.join(' ')).toBe(2)
       oneLine(r)

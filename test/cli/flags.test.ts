@@ -28,7 +28,11 @@ describe('numeric flags: one line, the value, what is accepted', () => {
 })
 
 describe('--traffic names zones of the cluster', () => {
-  for (const cmd of [['explain', 'svc/checkout', '-n', 'shop'], ['check', 'svc/checkout', '-n', 'shop'], ['simulate', 'svc/checkout', '-n', 'shop']]) {
+  for (const cmd of [
+    ['explain', 'svc/checkout', '-n', 'shop'],
+    ['check', 'svc/checkout', '-n', 'shop'],
+    ['simulate', 'svc/checkout', '-n', 'shop'],
+  ]) {
     it(`${cmd[0]}: an unknown zone is exit 2 naming the known zones`, () => {
       const r = runCli([...cmd, '-f', EXAMPLE, '--traffic', 'eu-west-1a=0.5,mars=0.5'])
       expect(r.code).toBe(2)

@@ -38,7 +38,12 @@ describe('help', () => {
 
   it.each(ids)('%s: --help, -h, `help COMMAND` and --help after other arguments print the same page', (id) => {
     const expected = commandHelp(manifest.commands[id]!, program)
-    for (const argv of [[id, '--help'], [id, '-h'], ['help', id], [id, 'svc/web', '-n', 'shop', '--help']]) {
+    for (const argv of [
+      [id, '--help'],
+      [id, '-h'],
+      ['help', id],
+      [id, 'svc/web', '-n', 'shop', '--help'],
+    ]) {
       const r = runCli(argv)
       expect(r, argv.join(' ')).toMatchObject({code: 0, stdout: expected, stderr: ''})
     }

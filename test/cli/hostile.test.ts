@@ -78,7 +78,14 @@ describe('snapshots no API server returns: exit 3 naming the field, never exit 7
   it('spec.trafficDistribution: 42 (crashed explain, check and apply for every Service)', () => {
     const file = path.join(DATA, 'bad-traffic-distribution.yaml')
     const expected = `error: ${path.relative(ROOT, file)}:22:28: Service "shop/api": spec.trafficDistribution must be a string, found a number (42)\n`
-    for (const args of [['explain', '-n', 'shop'], ['explain', '-A', '-o', 'json'], ['check', '-A'], ['simulate', '-A'], ['apply', 'svc/web', '-n', 'shop', '--mode', 'Auto'], ['nodes']]) {
+    for (const args of [
+      ['explain', '-n', 'shop'],
+      ['explain', '-A', '-o', 'json'],
+      ['check', '-A'],
+      ['simulate', '-A'],
+      ['apply', 'svc/web', '-n', 'shop', '--mode', 'Auto'],
+      ['nodes'],
+    ]) {
       const r = runCli([...args, '--from-file', path.relative(ROOT, file)])
       expect(r.code, `${args.join(' ')}: ${r.stderr}`).toBe(3)
       expect(r.stderr).toBe(expected)

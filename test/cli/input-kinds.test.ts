@@ -28,10 +28,16 @@ describe('--from-file: what each command needs', () => {
     expect(r.stderr.trim()).toBe(`error: ${SERVICES}: no Nodes found (expected the output of \`kubectl get nodes -o yaml\` or of \`kubectl topology snapshot\`)`)
   })
   it('explain, check, simulate on Nodes only: exit 3 naming what is missing', () => {
-    for (const args of [['explain', '-A'], ['check', '-A'], ['simulate', 'svc/checkout', '-n', 'shop']]) {
+    for (const args of [
+      ['explain', '-A'],
+      ['check', '-A'],
+      ['simulate', 'svc/checkout', '-n', 'shop'],
+    ]) {
       const r = runCli([...args, '-f', NODES])
       expect(r.code, args[0]).toBe(3)
-      expect(r.stderr.trim(), args[0]).toMatch(/^error: .*nodes\.yaml: no Services or EndpointSlices found; it holds only 13 Nodes, which `kubectl topology nodes` reads \(expected/)
+      expect(r.stderr.trim(), args[0]).toMatch(
+        /^error: .*nodes\.yaml: no Services or EndpointSlices found; it holds only 13 Nodes, which `kubectl topology nodes` reads \(expected/,
+      )
       expect(r.stdout).toBe('')
     }
   })

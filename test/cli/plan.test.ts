@@ -18,7 +18,7 @@ describe('plan --from-file', () => {
     expect(r.code).toBe(0)
     expect(r.stdout).toContain('Workload:    deployment/web, 6 replicas; HPA web 3..12; PDB web allows 1 disruption(s); zone spread maxSkew 1 DoNotSchedule')
     expect(r.stdout).toMatch(/^Auto {12}\+\.\.\+\+\.\+\+\.\+$/m)
-    expect(r.stdout).toContain("kubectl patch hpa web -n shop --type=merge -p '{\"spec\":{\"minReplicas\":12}}'")
+    expect(r.stdout).toContain('kubectl patch hpa web -n shop --type=merge -p \'{"spec":{"minReplicas":12}}\'')
   })
   it('JSON and YAML carry the same report; the cost is volume x cross-zone share / GiB x price', () => {
     const args = ['plan', 'svc/checkout', '-n', 'shop', '-f', THREE_ZONES, '--traffic-volume', '40TiB', '--cross-zone-price', '0.01']
@@ -72,7 +72,9 @@ describe('check: the plan policies from a policy file', () => {
     expect(r.code).toBe(1)
     const doc = JSON.parse(r.stdout)
     expect(doc.policies).toMatchObject({hintsOverRange: true, hintsThroughRollout: true})
-    const results = Object.fromEntries(doc.services.map((s: {name: string; results: {policy: string; status: string}[]}) => [s.name, s.results.map((x) => `${x.policy}=${x.status}`)]))
+    const results = Object.fromEntries(
+      doc.services.map((s: {name: string; results: {policy: string; status: string}[]}) => [s.name, s.results.map((x) => `${x.policy}=${x.status}`)]),
+    )
     expect(results).toEqual({api: ['hints-over-range=skip', 'hints-through-rollout=skip'], web: ['hints-over-range=fail', 'hints-through-rollout=fail']})
     expect(doc.services[1].results[0].message).toBe('Auto loses hints at 4 of 10 counts of 3..12 (HPA web): 4, 5, 8, 11')
   })

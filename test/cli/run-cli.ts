@@ -20,7 +20,8 @@ export function runCli(args: string[], opts: {input?: string; env?: Record<strin
     input: opts.input ?? '',
     env: env as NodeJS.ProcessEnv,
     cwd: opts.cwd ?? ROOT,
-    encoding: 'utf8', maxBuffer: 1 << 30,
+    encoding: 'utf8',
+    maxBuffer: 1 << 30,
     timeout: 60_000,
   })
   return {stdout: r.stdout, stderr: r.stderr, code: r.status}

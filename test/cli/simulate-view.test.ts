@@ -32,7 +32,9 @@ function inTerminal(args: string[], opts: {env?: Record<string, string | undefin
 
 /** The bundle files a run loaded whose source maps include ink. */
 function inkFilesLoaded(record: string): string[] {
-  const urls = readFileSync(record, 'utf8').split('\n').filter((u) => u.includes('/dist/'))
+  const urls = readFileSync(record, 'utf8')
+    .split('\n')
+    .filter((u) => u.includes('/dist/'))
   return urls.filter((u) => {
     const file = fileURLToPath(u)
     const map = JSON.parse(readFileSync(`${file}.map`, 'utf8')) as {sources: string[]}

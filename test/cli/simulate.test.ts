@@ -32,7 +32,25 @@ describe('simulate on a snapshot', () => {
     expect(yaml).toEqual(json)
   })
   it('what-ifs combine: without a zone, plus a node, plus replicas; rollout and disruption validate', () => {
-    const r = runCli(['simulate', 'svc/checkout', '-n', 'shop', '-f', EXAMPLE, '--without-zone', 'eu-west-1c', '--add-node', 'zone=eu-west-1a,cpu=4', '--replicas', '12', '--rollout', 'maxSurge=25%,maxUnavailable=0', '--disruption', '-o', 'json'])
+    const r = runCli([
+      'simulate',
+      'svc/checkout',
+      '-n',
+      'shop',
+      '-f',
+      EXAMPLE,
+      '--without-zone',
+      'eu-west-1c',
+      '--add-node',
+      'zone=eu-west-1a,cpu=4',
+      '--replicas',
+      '12',
+      '--rollout',
+      'maxSurge=25%,maxUnavailable=0',
+      '--disruption',
+      '-o',
+      'json',
+    ])
     expect(r.code, r.stderr).toBe(0)
     const report = JSON.parse(r.stdout)
     expect(validate(report), JSON.stringify(validate.errors)).toBe(true)
@@ -66,7 +84,19 @@ describe('simulate --rollout from the workload behind the Service (examples/roll
   it('from-workload reads deployment/web (maxSurge 2, maxUnavailable 1): the same steps as those values given', () => {
     const w = json(['svc/web', '--strategies', 'upstream-auto', '--rollout', 'from-workload'])
     const e = json(['svc/web', '--strategies', 'upstream-auto', '--rollout', 'maxSurge=2,maxUnavailable=1,replicas=9'])
-    expect(w.rolloutParameters).toEqual({source: 'workload', workload: {kind: 'Deployment', name: 'web'}, kind: 'Deployment', type: 'RollingUpdate', replicas: 9, maxSurge: 2, maxUnavailable: 1, partition: null, resolved: {maxSurge: 2, maxUnavailable: 1}, overridden: [], notes: []})
+    expect(w.rolloutParameters).toEqual({
+      source: 'workload',
+      workload: {kind: 'Deployment', name: 'web'},
+      kind: 'Deployment',
+      type: 'RollingUpdate',
+      replicas: 9,
+      maxSurge: 2,
+      maxUnavailable: 1,
+      partition: null,
+      resolved: {maxSurge: 2, maxUnavailable: 1},
+      overridden: [],
+      notes: [],
+    })
     expect(e.rolloutParameters.source).toBe('flag')
     expect(w.rollout).toEqual(e.rollout)
   })
@@ -82,13 +112,21 @@ describe('simulate --rollout from the workload behind the Service (examples/roll
     expect(r.stdout).toMatch(/^1\s+recreate db-5 \(not ready\)\s+5\s+0\s+1\s+eu-west-1a=2,eu-west-1b=2,eu-west-1c=1\s+refused: /m)
   })
   const cases: [string[], number, string][] = [
-    [['svc/api', '--rollout', 'from-workload'], 2, 'error: --rollout from-workload: 2 workloads are behind Service shop/api (deployment/api, deployment/api-canary): pick one with --workload deployment/api'],
+    [
+      ['svc/api', '--rollout', 'from-workload'],
+      2,
+      'error: --rollout from-workload: 2 workloads are behind Service shop/api (deployment/api, deployment/api-canary): pick one with --workload deployment/api',
+    ],
     [['svc/web', '--workload', 'deployment/web'], 2, 'error: --workload picks the workload whose rollout --rollout steps through: add --rollout from-workload'],
     [['svc/web', '--rollout', 'from-workload', '--workload', 'daemonset/web'], 2, 'error: --workload: expected deployment/NAME or statefulset/NAME, got "daemonset/web"'],
     [['svc/web', '--rollout', 'from-workload', '--workload', 'sts/web'], 4, 'error: --workload: no statefulset/web behind Service shop/web (behind it: deployment/web)'],
-    [['svc/web', '--rollout', 'from-workload,partition=1'], 2, 'error: --rollout: partition applies to a StatefulSet\'s rolling update, not a Deployment\'s'],
+    [['svc/web', '--rollout', 'from-workload,partition=1'], 2, "error: --rollout: partition applies to a StatefulSet's rolling update, not a Deployment's"],
     [['svc/db', '--rollout', 'from-workload,maxSurge=1'], 2, 'error: --rollout: a StatefulSet does not surge: maxSurge applies to Deployments'],
-    [['svc/web', '--rollout', 'maxSurge=0,maxUnavailable=0%'], 2, 'error: --rollout: maxSurge and maxUnavailable cannot both be 0 (the API server refuses it: nothing could ever be replaced)'],
+    [
+      ['svc/web', '--rollout', 'maxSurge=0,maxUnavailable=0%'],
+      2,
+      'error: --rollout: maxSurge and maxUnavailable cannot both be 0 (the API server refuses it: nothing could ever be replaced)',
+    ],
     [['svc/web', '--rollout', 'maxUnavailable=120%'], 2, 'error: --rollout: maxUnavailable must not be greater than 100%, got "120%"'],
     [['svc/web', '--rollout', 'partition=1'], 2, 'error: --rollout: partition applies to a StatefulSet: use --rollout from-workload,... with a StatefulSet behind the Service'],
     [['svc/web', '--rollout', 'type=BlueGreen'], 2, 'error: --rollout: type must be RollingUpdate, Recreate (Deployment) or OnDelete (StatefulSet), got "BlueGreen"'],
@@ -105,14 +143,22 @@ describe('simulate --rollout from the workload behind the Service (examples/roll
   it('a snapshot without workloads: exit 4, saying how to take one that has them', () => {
     const r = runCli(['simulate', 'svc/checkout', '-n', 'shop', '-f', EXAMPLE, '--rollout', 'from-workload'])
     expect(r.code).toBe(4)
-    expect(r.stderr.trim()).toBe('error: --rollout from-workload: the snapshot holds no Deployments or StatefulSets: take it with `kubectl topology snapshot`, or add deployments,statefulsets to `kubectl get`; or give the parameters, e.g. --rollout maxSurge=25%,maxUnavailable=0')
+    expect(r.stderr.trim()).toBe(
+      'error: --rollout from-workload: the snapshot holds no Deployments or StatefulSets: take it with `kubectl topology snapshot`, or add deployments,statefulsets to `kubectl get`; or give the parameters, e.g. --rollout maxSurge=25%,maxUnavailable=0',
+    )
   })
   it('-A: a Service without a workload behind it gets a warning and no rollout; the others get theirs', () => {
     const r = runCli(['simulate', '-A', '-f', ROLLOUTS, '--strategies', 'upstream-auto', '--rollout', 'from-workload', '-o', 'json'])
     expect(r.code, r.stderr).toBe(0)
-    expect(r.stderr.trim()).toBe('Warning: 2 workloads are behind Service shop/api (deployment/api, deployment/api-canary): pick one with --workload deployment/api; no rollout for it')
+    expect(r.stderr.trim()).toBe(
+      'Warning: 2 workloads are behind Service shop/api (deployment/api, deployment/api-canary): pick one with --workload deployment/api; no rollout for it',
+    )
     const report = JSON.parse(r.stdout)
-    expect(report.services.map((s: {name: string; rollout?: unknown}) => [s.name, s.rollout !== undefined])).toEqual([['api', false], ['db', true], ['web', true]])
+    expect(report.services.map((s: {name: string; rollout?: unknown}) => [s.name, s.rollout !== undefined])).toEqual([
+      ['api', false],
+      ['db', true],
+      ['web', true],
+    ])
   })
 })
 
@@ -124,7 +170,7 @@ describe('simulate on synthetic data', () => {
     expect(a.stdout).toBe(b.stdout)
     expect(validate(JSON.parse(a.stdout)), JSON.stringify(validate.errors)).toBe(true)
   })
-  it('--dataset representative -o csv prints the tool\'s results.csv columns for every strategy but topology-keys, and notes what stands in for missing data', () => {
+  it("--dataset representative -o csv prints the tool's results.csv columns for every strategy but topology-keys, and notes what stands in for missing data", () => {
     const r = runCli(['simulate', '--dataset', 'representative', '-o', 'csv'])
     expect(r.code, r.stderr).toBe(0)
     const lines = r.stdout.trim().split('\n')
@@ -151,7 +197,7 @@ describe('simulate on synthetic data', () => {
     expect(json.aggregates.map((a: {strategy: string}) => a.strategy)).toEqual(['same-node', 'local'])
     expect(validate(json), JSON.stringify(validate.errors)).toBe(true)
   })
-  it('--dataset FILE in the tool\'s format, per cluster, and json validates', () => {
+  it("--dataset FILE in the tool's format, per cluster, and json validates", () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'sim-'))
     const file = path.join(dir, 'in.csv')
     writeFileSync(file, 'name,zone1,zone2,zone3\nperfect,10 10,10 10,20 20\n"a, b",1 5,1 3,1 2\n')
@@ -172,7 +218,11 @@ describe('bad input: one line, documented exit code', () => {
     [['simulate', 'svc/checkout', '-n', 'shop', '-f', EXAMPLE, '--strategies', 'bogus'], 2, /unknown strategy "bogus"/],
     [['simulate', 'svc/checkout', '-n', 'shop', '-f', EXAMPLE, '--without-zone', 'mars'], 2, /no node is in zone "mars"/],
     [['simulate', 'svc/checkout', '-n', 'shop', '-f', EXAMPLE, '--keys', '*,kubernetes.io/hostname', '--strategies', 'topology-keys'], 2, /"\*" must be the last key/],
-    [['simulate', 'svc/checkout', '-n', 'shop', '-f', EXAMPLE, '--traffic', 'nowhere=1'], 2, /--traffic: unknown zone "nowhere" \(zones in the cluster: eu-west-1a, eu-west-1b, eu-west-1c\)/],
+    [
+      ['simulate', 'svc/checkout', '-n', 'shop', '-f', EXAMPLE, '--traffic', 'nowhere=1'],
+      2,
+      /--traffic: unknown zone "nowhere" \(zones in the cluster: eu-west-1a, eu-west-1b, eu-west-1c\)/,
+    ],
     [['simulate', 'svc/checkout', '-n', 'shop', '-f', EXAMPLE, '--rollout', 'maxSurge=lots'], 2, /maxSurge must be an integer or a percentage/],
     [['simulate', 'svc/checkout', '-n', 'shop', '-f', EXAMPLE, '--add-node', 'zone=a'], 2, /zone= and cpu= are both needed/],
     [['simulate', '--dataset', 'no-such-family-or-file'], 3, /neither a file nor a dataset family/],

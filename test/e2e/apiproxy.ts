@@ -47,7 +47,12 @@ export class ApiProxy {
       req.on('data', (c: Buffer) => chunks.push(c))
       req.on('end', () => {
         void (async () => {
-          const rec: Recorded = {method: req.method ?? 'GET', url: req.url ?? '/', contentType: String(req.headers['content-type'] ?? ''), body: Buffer.concat(chunks).toString('utf8')}
+          const rec: Recorded = {
+            method: req.method ?? 'GET',
+            url: req.url ?? '/',
+            contentType: String(req.headers['content-type'] ?? ''),
+            body: Buffer.concat(chunks).toString('utf8'),
+          }
           self!.requests.push(rec)
           let hr: HookResult | void = undefined
           try {

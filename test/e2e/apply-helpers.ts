@@ -19,7 +19,12 @@ export async function setupNodes(): Promise<void> {
 }
 
 /** A Service with a selector and one ready Pod per Node; waits for the controller's slice. */
-export async function serviceWithPods(namespace: string, name: string, net: number, extra: {annotations?: Record<string, string>; trafficDistribution?: string} = {}): Promise<ExpectedEndpoint[]> {
+export async function serviceWithPods(
+  namespace: string,
+  name: string,
+  net: number,
+  extra: {annotations?: Record<string, string>; trafficDistribution?: string} = {},
+): Promise<ExpectedEndpoint[]> {
   const expected: ExpectedEndpoint[] = []
   for (const [i, node] of NODES.entries()) {
     const ip = `10.${100 + net}.0.${i + 10}`

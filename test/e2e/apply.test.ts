@@ -192,7 +192,9 @@ describe('apply --mode (Service mode)', () => {
     const before = await getService(ns, 'web')
     const r = await run(['apply', 'svc/web', '-n', ns, '--mode', 'PreferSameNode', '--yes'])
     expect(r.code).toBe(8)
-    expect(r.stderr.trim().split('\n')[0]).toMatch(/^error: server-side apply conflict on services "web": \.spec\.trafficDistribution \(conflict with "kubernetes-client-javascript".*--force/)
+    expect(r.stderr.trim().split('\n')[0]).toMatch(
+      /^error: server-side apply conflict on services "web": \.spec\.trafficDistribution \(conflict with "kubernetes-client-javascript".*--force/,
+    )
     expect(comparable(await getService(ns, 'web'))).toEqual(comparable(before))
     proxy.reset()
     const forced = await run(['apply', 'svc/web', '-n', ns, '--mode', 'PreferSameNode', '--yes', '--force'])
@@ -236,7 +238,10 @@ describe('apply --mode (Service mode)', () => {
     const before = await getService(ns, 'web')
     const r = await run(['apply', 'svc/web', '-n', ns, '--mode', 'PreferSameZone', '--yes'], {context: 'readonly'})
     expect(r.code).toBe(7)
-    const lines = r.stderr.trim().split('\n').filter((l) => l.startsWith('error:'))
+    const lines = r.stderr
+      .trim()
+      .split('\n')
+      .filter((l) => l.startsWith('error:'))
     expect(lines).toHaveLength(1)
     expect(lines[0]).toContain('lacks permission "patch services"')
     expect(lines[0]).toContain('nothing was written')
@@ -328,7 +333,7 @@ describe('apply --hints (hints mode)', () => {
     proxy.reset()
     const forced = await run(['apply', 'svc/web', '-n', ns, '--hints', '--strategy', 'same-zone', '--yes', '--force'])
     expect(forced.code).toBe(0)
-    expect(forced.stderr).toContain('last only until the EndpointSlice controller\'s next sync')
+    expect(forced.stderr).toContain("last only until the EndpointSlice controller's next sync")
     expect(proxy.writes().map((w) => w.status)).toEqual([200])
   })
 
@@ -392,7 +397,9 @@ describe('apply --hints (hints mode)', () => {
     const r = await run(['apply', 'svc/db', '-n', ns, '--hints', '--yes'])
     expect(r.code).toBe(8)
     const first = r.stderr.split('\n')[0]!
-    expect(first).toMatch(/^error: the API server rejected the write to endpointslices\.discovery\.k8s\.io "db-zone-b" \(Invalid\): endpoints\[0\]\.hints\.forZones\[0\]\.name: Invalid value: "inv@lid"/)
+    expect(first).toMatch(
+      /^error: the API server rejected the write to endpointslices\.discovery\.k8s\.io "db-zone-b" \(Invalid\): endpoints\[0\]\.hints\.forZones\[0\]\.name: Invalid value: "inv@lid"/,
+    )
     expect(r.stderr).toContain(`written: endpointslice/${names[0]}; failed: endpointslice/${names[1]}; not written: endpointslice/${names[2]}`)
     expect(comparable(await getSlice(ns, names[1]!))).toEqual(comparable(before[1]!))
     proxy.hook = undefined
@@ -406,7 +413,9 @@ describe('apply --hints (hints mode)', () => {
     await serviceWithOwnSlices(ns, 'db', {zoneOverride: 'bad zone!'})
     const r = await run(['apply', 'svc/db', '-n', ns, '--hints', '--yes'])
     expect(r.code).toBe(8)
-    expect(r.stderr.trim()).toMatch(/^error: the planned hints for EndpointSlice db-zone-b are not valid, so nothing was sent: endpoints\[0\]\.hints\.forZones\[0\]\.name: Invalid value: "bad zone!"/)
+    expect(r.stderr.trim()).toMatch(
+      /^error: the planned hints for EndpointSlice db-zone-b are not valid, so nothing was sent: endpoints\[0\]\.hints\.forZones\[0\]\.name: Invalid value: "bad zone!"/,
+    )
     expect(proxy.requests.filter((q) => q.method !== 'GET')).toEqual([])
   })
 

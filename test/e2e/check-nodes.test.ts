@@ -55,7 +55,10 @@ beforeAll(async () => {
   await createNode({name: 'cp-node', zone: 'zone-a', cpu: 4, labels: {'node-role.kubernetes.io/control-plane': ''}})
   ns = await createNamespace('check')
   // web: 9 endpoints, hints set. cart: 11 endpoints, refused.
-  for (const [svc, perZone] of [['web', [3, 3, 3]], ['cart', [4, 4, 3]]] as const) {
+  for (const [svc, perZone] of [
+    ['web', [3, 3, 3]],
+    ['cart', [4, 4, 3]],
+  ] as const) {
     const expectedEndpoints = []
     for (const [zi, z] of ZONES.entries()) {
       for (let i = 0; i < perZone[zi]!; i++) {
@@ -85,7 +88,11 @@ describe('explain -A and check -A: a constant number of list calls', () => {
         const r = await runCliAsync([cmd, '-A', '-o', 'json', '--context', 'admin'], {env: {KUBECONFIG: proxy.kubeconfig}, timeoutMs: 90_000})
         expect([0, 1]).toContain(r.code)
         const doc = JSON.parse(r.stdout)
-        runs[cmd]!.push({calls: listCalls(proxy), expected: [...(await clusterWideListCalls()), ...DATA_PLANE_LISTS].sort(), services: doc.services.filter((s: {namespace: string}) => s.namespace === scaleNs).length})
+        runs[cmd]!.push({
+          calls: listCalls(proxy),
+          expected: [...(await clusterWideListCalls()), ...DATA_PLANE_LISTS].sort(),
+          services: doc.services.filter((s: {namespace: string}) => s.namespace === scaleNs).length,
+        })
       }
     }
     await measure()
@@ -107,15 +114,39 @@ describe('explain -A and check -A: a constant number of list calls', () => {
 
 describe('check on a live cluster', () => {
   it('-l tier=frontend --require-hints: web passes, cart fails with the controller message; exit 1; JUnit well-formed', async () => {
-    const r = await runCliAsync(['check', '-n', ns, '-l', 'tier=frontend', '--require-hints', '--no-drift', '-o', 'junit', '--context', 'admin'], {env: {KUBECONFIG: proxy.kubeconfig}})
+    const r = await runCliAsync(['check', '-n', ns, '-l', 'tier=frontend', '--require-hints', '--no-drift', '-o', 'junit', '--context', 'admin'], {
+      env: {KUBECONFIG: proxy.kubeconfig},
+    })
     expect(r.code).toBe(1)
     expect(XMLValidator.validate(r.stdout)).toBe(true)
     expect(r.stdout).toContain(`<testsuite name="${ns}/cart" tests="2" failures="1" errors="0" skipped="0">`)
     expect(r.stdout).toContain(`<testsuite name="${ns}/web" tests="2" failures="0" errors="0" skipped="0">`)
-    expect(r.stdout).toContain('<failure message="hints dropped: TopologyAwareHintsDisabled: Unable to allocate minimum required endpoints to each zone without exceeding overload threshold (11 endpoints, 3 zones), addressType: IPv4" type="require-hints">')
+    expect(r.stdout).toContain(
+      '<failure message="hints dropped: TopologyAwareHintsDisabled: Unable to allocate minimum required endpoints to each zone without exceeding overload threshold (11 endpoints, 3 zones), addressType: IPv4" type="require-hints">',
+    )
   })
   it('a passing Service exits 0; the JSON validates against the schema', async () => {
-    const r = await runCliAsync(['check', 'svc/web', '-n', ns, '--require-hints', '--no-fallback', '--max-overload', '20%', '--min-endpoints-per-zone', '3', '--no-drift', '--lint', '-o', 'json', '--context', 'admin'], {env: {KUBECONFIG: proxy.kubeconfig}})
+    const r = await runCliAsync(
+      [
+        'check',
+        'svc/web',
+        '-n',
+        ns,
+        '--require-hints',
+        '--no-fallback',
+        '--max-overload',
+        '20%',
+        '--min-endpoints-per-zone',
+        '3',
+        '--no-drift',
+        '--lint',
+        '-o',
+        'json',
+        '--context',
+        'admin',
+      ],
+      {env: {KUBECONFIG: proxy.kubeconfig}},
+    )
     expect(r.stderr).toBe('')
     expect(r.code).toBe(0)
     const doc = JSON.parse(r.stdout)

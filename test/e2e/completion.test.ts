@@ -56,7 +56,7 @@ describe('kubectl_complete-topology on a live cluster', () => {
     expect(r.candidates).toContain('default')
   })
 
-  it('completes zones for --traffic, from the nodes\' topology.kubernetes.io/zone labels', () => {
+  it("completes zones for --traffic, from the nodes' topology.kubernetes.io/zone labels", () => {
     const r = complete(['explain', '-n', ns, 'svc/web', '--traffic', ''])
     expect(r.candidates).toEqual(['zone-a=', 'zone-b=', 'zone-c='])
     expect(r.directive).toBe(':6') // NoFileComp | NoSpace: the share comes next

@@ -114,22 +114,60 @@ interface Case {
 
 const CASES: Case[] = [
   {file: 'kube-proxy-kubeadm-1.34.yaml', header: /^Data plane: kube-proxy v1\.34\.\d+ \(iptables\), detected$/m, policy: 'pass', zoneReason: null, column: 'KUBE-PROXY'},
-  {file: 'kube-proxy-kubeadm-1.23-ipvs.yaml', header: /^Data plane: kube-proxy v1\.23\.\d+ \(ipvs, TopologyAwareHints off\), detected$/m, policy: 'fail', zoneReason: 'ignored-by-data-plane', column: 'KUBE-PROXY'},
-  {file: 'cilium-kpr-v1.18.4.yaml', header: /^Data plane: Cilium 1\.18\.4 kube-proxy replacement without service topology, detected$/m, policy: 'fail', zoneReason: 'ignored-by-data-plane', column: 'CILIUM'},
-  {file: 'cilium-kpr-topology-v1.18.4.yaml', header: /^Data plane: Cilium 1\.18\.4 kube-proxy replacement with service topology, detected$/m, policy: 'pass', zoneReason: null, column: 'CILIUM'},
-  {file: 'cilium-socketlb-v1.16.5.yaml', header: /^Data plane: Cilium 1\.16\.5 .*without service topology, detected$/m, policy: 'fail', zoneReason: 'ignored-by-data-plane', column: 'CILIUM'},
+  {
+    file: 'kube-proxy-kubeadm-1.23-ipvs.yaml',
+    header: /^Data plane: kube-proxy v1\.23\.\d+ \(ipvs, TopologyAwareHints off\), detected$/m,
+    policy: 'fail',
+    zoneReason: 'ignored-by-data-plane',
+    column: 'KUBE-PROXY',
+  },
+  {
+    file: 'cilium-kpr-v1.18.4.yaml',
+    header: /^Data plane: Cilium 1\.18\.4 kube-proxy replacement without service topology, detected$/m,
+    policy: 'fail',
+    zoneReason: 'ignored-by-data-plane',
+    column: 'CILIUM',
+  },
+  {
+    file: 'cilium-kpr-topology-v1.18.4.yaml',
+    header: /^Data plane: Cilium 1\.18\.4 kube-proxy replacement with service topology, detected$/m,
+    policy: 'pass',
+    zoneReason: null,
+    column: 'CILIUM',
+  },
+  {
+    file: 'cilium-socketlb-v1.16.5.yaml',
+    header: /^Data plane: Cilium 1\.16\.5 .*without service topology, detected$/m,
+    policy: 'fail',
+    zoneReason: 'ignored-by-data-plane',
+    column: 'CILIUM',
+  },
   {file: 'calico-bpf-v3.32.1.yaml', header: /^Data plane: Calico v3\.32\.1 eBPF, detected$/m, policy: 'pass', zoneReason: null, column: 'CALICO'},
   {file: 'calico-bpf-v3.31.0.yaml', header: /^Data plane: Calico v3\.31\.0 eBPF, detected$/m, policy: 'fail', zoneReason: 'ignored-by-data-plane', column: 'CALICO'},
   {file: 'antrea-v2.5.3.yaml', header: /^Data plane: Antrea v2\.5\.3 \(Antrea Proxy\), detected$/m, policy: 'pass', zoneReason: null, column: 'ANTREA'},
-  {file: 'kube-router-all-features.yaml', header: /^Data plane: kube-router \(IPVS service proxy\), detected$/m, policy: 'fail', zoneReason: 'ignored-by-data-plane', column: 'KUBE-ROUTER'},
-  {file: 'kube-router-proxy-off-with-kube-proxy.yaml', header: /^Data plane: kube-proxy v1\.34\.\d+ \(iptables\), detected$/m, policy: 'pass', zoneReason: null, column: 'KUBE-PROXY'},
+  {
+    file: 'kube-router-all-features.yaml',
+    header: /^Data plane: kube-router \(IPVS service proxy\), detected$/m,
+    policy: 'fail',
+    zoneReason: 'ignored-by-data-plane',
+    column: 'KUBE-ROUTER',
+  },
+  {
+    file: 'kube-router-proxy-off-with-kube-proxy.yaml',
+    header: /^Data plane: kube-proxy v1\.34\.\d+ \(iptables\), detected$/m,
+    policy: 'pass',
+    zoneReason: null,
+    column: 'KUBE-PROXY',
+  },
 ]
 
 describe('explain and check on a live cluster state the data plane of kube-system', () => {
   it('with no data plane objects: unknown, kube-proxy rules, exit 0', async () => {
     const r = await run(['explain', 'svc/web', '-n', ns, '--context', 'admin'])
     expect(r.code, r.stderr).toBe(0)
-    expect(r.stdout).toMatch(/^Data plane: unknown \(not detected: no kube-proxy, cilium, calico-node, antrea-agent or kube-router DaemonSet found; kube-proxy's rules assumed\), detected$/m)
+    expect(r.stdout).toMatch(
+      /^Data plane: unknown \(not detected: no kube-proxy, cilium, calico-node, antrea-agent or kube-router DaemonSet found; kube-proxy's rules assumed\), detected$/m,
+    )
     expect(r.stdout).toMatch(/KUBE-PROXY/)
   })
 
@@ -225,7 +263,9 @@ describe('RBAC', () => {
         subjects: [{kind: 'ServiceAccount', name: 'ns-reader', namespace: ns}],
       },
     })
-    const token = (await core.createNamespacedServiceAccountToken({namespace: ns, name: 'ns-reader', body: {spec: {audiences: ['https://kubernetes.default.svc'], expirationSeconds: 600}}})).status?.token
+    const token = (
+      await core.createNamespacedServiceAccountToken({namespace: ns, name: 'ns-reader', body: {spec: {audiences: ['https://kubernetes.default.svc'], expirationSeconds: 600}}})
+    ).status?.token
     expect(token).toBeTruthy()
     const cluster = kc.getCurrentCluster()!
     const dir = mkdtempSync(path.join(os.tmpdir(), 'dp-rbac-'))
@@ -235,7 +275,16 @@ describe('RBAC', () => {
       JSON.stringify({
         apiVersion: 'v1',
         kind: 'Config',
-        clusters: [{name: 'local', cluster: {server: cluster.server, ...(cluster.caData ? {'certificate-authority-data': cluster.caData} : {}), ...(cluster.caFile ? {'certificate-authority': cluster.caFile} : {})}}],
+        clusters: [
+          {
+            name: 'local',
+            cluster: {
+              server: cluster.server,
+              ...(cluster.caData ? {'certificate-authority-data': cluster.caData} : {}),
+              ...(cluster.caFile ? {'certificate-authority': cluster.caFile} : {}),
+            },
+          },
+        ],
         users: [{name: 'ns-reader', user: {token}}],
         contexts: [{name: 'ns-reader', context: {cluster: 'local', user: 'ns-reader', namespace: ns}}],
         'current-context': 'ns-reader',

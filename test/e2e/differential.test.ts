@@ -75,9 +75,7 @@ async function build(s: Scenario, notes: string[]): Promise<string> {
   await c.deleteAllNodes()
   await pool(s.nodes, 16, (n) => c.createNode(n))
   const ns = await c.createNamespace(`diff-${s.seed}`)
-  await pool(s.pods, 16, (p) =>
-    c.createPod({namespace: ns, name: p.name, labels: {app: SERVICE}, nodeName: p.nodeName, ip: p.ip, ready: p.ready, terminating: p.terminating}),
-  )
+  await pool(s.pods, 16, (p) => c.createPod({namespace: ns, name: p.name, labels: {app: SERVICE}, nodeName: p.nodeName, ip: p.ip, ready: p.ready, terminating: p.terminating}))
   const service = {
     namespace: ns,
     name: SERVICE,
@@ -164,8 +162,7 @@ function compare(predicted: ServiceExplanation, live: Live, check: EventCheck): 
     // The topology Events only: the controller also records e.g. FailedToUpdateEndpointSlices.
     const recorded = live.events.filter((e) => e.reason?.startsWith('TopologyAwareHints') && (check.before.get(e.metadata.name) ?? 0) < (e.count ?? 1))
     const last = recorded.at(-1) ?? null
-    if (show(last) !== show(ev) || (ev === null && recorded.length > 0))
-      diffs.push(`event of the step: live ${recorded.map(show).join(' / ') || 'none'}; predicted ${show(ev)}`)
+    if (show(last) !== show(ev) || (ev === null && recorded.length > 0)) diffs.push(`event of the step: live ${recorded.map(show).join(' / ') || 'none'}; predicted ${show(ev)}`)
   }
 
   const byIp = new Map(liveEps.map((e) => [e.addresses[0]!, e]))
@@ -286,7 +283,9 @@ describe(`differential: explain vs the real EndpointSlice controller (${COUNT} $
     // The same first prediction from a snapshot file without its serverVersion, through the
     // built CLI with --kube-version MAJOR.MINOR: must agree with the controller too.
     const snap = predictFromSnapshot(beforeFirstSync(r.state), ns, seed)
-    const snapshotDiffs = snap.error ? [`snapshot + --kube-version: ${snap.error}`] : compare(snap.predicted!, r.live, {kind: 'latest'}).map((d) => `snapshot + --kube-version ${snap.kubeVersion}: ${d}`)
+    const snapshotDiffs = snap.error
+      ? [`snapshot + --kube-version: ${snap.error}`]
+      : compare(snap.predicted!, r.live, {kind: 'latest'}).map((d) => `snapshot + --kube-version ${snap.kubeVersion}: ${d}`)
     let slices = r.state.endpointSlices.length
     let sliceOrder = first.controller.randomChoices.sliceOrder > 0
     let eventsChecked = 1

@@ -60,7 +60,12 @@ export function kubeConfig(context = 'admin'): KubeConfig {
   const kc = new KubeConfig()
   kc.loadFromDefault()
   if (!kc.getContexts().some((c) => c.name === context)) {
-    throw new Error(`context ${context} not in ${process.env.KUBECONFIG} (have: ${kc.getContexts().map((c) => c.name).join(', ')})`)
+    throw new Error(
+      `context ${context} not in ${process.env.KUBECONFIG} (have: ${kc
+        .getContexts()
+        .map((c) => c.name)
+        .join(', ')})`,
+    )
   }
   kc.setCurrentContext(context)
   const server = kc.getCurrentCluster()?.server ?? ''
@@ -205,7 +210,10 @@ export class Cluster {
 
   /** Creates a fresh namespace `<prefix>-<random>` and returns its name. */
   async createNamespace(prefix = 'e2e'): Promise<string> {
-    const name = `${prefix.toLowerCase().replace(/[^a-z0-9-]/g, '-').slice(0, 40)}-${randomBytes(4).toString('hex')}`
+    const name = `${prefix
+      .toLowerCase()
+      .replace(/[^a-z0-9-]/g, '-')
+      .slice(0, 40)}-${randomBytes(4).toString('hex')}`
     await this.core.createNamespace({body: {metadata: {name}}})
     return name
   }
@@ -354,15 +362,10 @@ export class Cluster {
         return {items: l.items.map((s) => plain<EndpointSlice>(s)), resourceVersion: l.metadata?.resourceVersion}
       },
     )
-    const events = new ListWatcher<EventObject>(
-      this.kc,
-      `/api/v1/namespaces/${o.namespace}/events`,
-      {fieldSelector: serviceEventSelector(o.service)},
-      async () => {
-        const l = await this.core.listNamespacedEvent({namespace: o.namespace, fieldSelector: serviceEventSelector(o.service)})
-        return {items: l.items.map((e) => plain<EventObject>(e)), resourceVersion: l.metadata?.resourceVersion}
-      },
-    )
+    const events = new ListWatcher<EventObject>(this.kc, `/api/v1/namespaces/${o.namespace}/events`, {fieldSelector: serviceEventSelector(o.service)}, async () => {
+      const l = await this.core.listNamespacedEvent({namespace: o.namespace, fieldSelector: serviceEventSelector(o.service)})
+      return {items: l.items.map((e) => plain<EventObject>(e)), resourceVersion: l.metadata?.resourceVersion}
+    })
     const snapshot = (): Reconciled => {
       const s = [...slices.items.values()].sort((a, b) => a.metadata.name.localeCompare(b.metadata.name))
       return {slices: s, endpoints: endpointsOf(s), events: sortEvents([...events.items.values()])}
@@ -562,12 +565,7 @@ function sameEndpoints(expected: ExpectedEndpoint[], actual: SeenEndpoint[]): bo
   if (exp.length !== actual.length) return false
   return exp.every((e, i) => {
     const a = actual[i]!
-    return (
-      a.ip === e.ip &&
-      a.ready === e.ready &&
-      (e.serving === undefined || a.serving === e.serving) &&
-      (e.terminating === undefined || a.terminating === e.terminating)
-    )
+    return a.ip === e.ip && a.ready === e.ready && (e.serving === undefined || a.serving === e.serving) && (e.terminating === undefined || a.terminating === e.terminating)
   })
 }
 
@@ -637,7 +635,13 @@ export async function createHpa(o: {namespace: string; name: string; deployment:
   })
 }
 
-export async function createPdb(o: {namespace: string; name: string; labels: Record<string, string>; maxUnavailable?: number | string; minAvailable?: number | string}): Promise<void> {
+export async function createPdb(o: {
+  namespace: string
+  name: string
+  labels: Record<string, string>
+  maxUnavailable?: number | string
+  minAvailable?: number | string
+}): Promise<void> {
   const api = cluster().kc.makeApiClient(PolicyV1Api)
   const budget = o.maxUnavailable !== undefined ? {maxUnavailable: o.maxUnavailable} : {minAvailable: o.minAvailable ?? 1}
   await api.createNamespacedPodDisruptionBudget({namespace: o.namespace, body: {metadata: {name: o.name}, spec: {selector: {matchLabels: o.labels}, ...budget}}})

@@ -105,9 +105,7 @@ async function build(s: KpScenario): Promise<{ns: string; started: number}> {
     ...(s.externalTrafficPolicy ? {externalTrafficPolicy: s.externalTrafficPolicy} : {}),
   }
   if (s.kind === 'managed') {
-    await pool(s.pods, 16, (p) =>
-      c.createPod({namespace: ns, name: p.name, labels: {app: SERVICE}, nodeName: p.nodeName, ip: p.ip, ready: p.ready, terminating: p.terminating}),
-    )
+    await pool(s.pods, 16, (p) => c.createPod({namespace: ns, name: p.name, labels: {app: SERVICE}, nodeName: p.nodeName, ip: p.ip, ready: p.ready, terminating: p.terminating}))
     await c.createService({
       ...common,
       selector: {app: SERVICE},
@@ -205,7 +203,10 @@ function compare(ns: string, explained: ExplainJson, rules: Map<string, RuleRow[
         }
       }
       for (const r of rows) {
-        if (!families.has(r.family)) diffs.push(`${p.node} (${p.mode}${tag}): kube-proxy programs ${r.family} endpoints [${[...r.clusterEndpoints, ...r.localEndpoints].join(',')}], explain has no ${r.family} section`)
+        if (!families.has(r.family))
+          diffs.push(
+            `${p.node} (${p.mode}${tag}): kube-proxy programs ${r.family} endpoints [${[...r.clusterEndpoints, ...r.localEndpoints].join(',')}], explain has no ${r.family} section`,
+          )
       }
     }
   }
@@ -224,7 +225,9 @@ describe.skipIf(!ROOT_USER)(`kube-proxy differential: explain --per-node vs the 
     const up = /^up: (\S+)/m.exec(clusterScript(['status']))?.[1]
     const server = c.kc.getCurrentCluster()?.server
     if (up !== server) {
-      throw new Error(`KUBECONFIG points at ${server}, but CLUSTER_INSTANCE=${process.env.CLUSTER_INSTANCE ?? ''} is ${up}: eval "$(node scripts/cluster.mjs env)" with the same CLUSTER_INSTANCE`)
+      throw new Error(
+        `KUBECONFIG points at ${server}, but CLUSTER_INSTANCE=${process.env.CLUSTER_INSTANCE ?? ''} is ${up}: eval "$(node scripts/cluster.mjs env)" with the same CLUSTER_INSTANCE`,
+      )
     }
     if (MODE !== 'mixed' && MODE !== 'iptables' && MODE !== 'nftables') throw new Error(`KP_MODE must be iptables, nftables or mixed, got ${MODE}`)
     const modes = (i: number): Proxy['mode'] => (MODE === 'mixed' ? (i % 2 === 0 ? 'iptables' : 'nftables') : (MODE as Proxy['mode']))
@@ -305,7 +308,9 @@ describe.skipIf(!ROOT_USER)(`kube-proxy differential: explain --per-node vs the 
         for (const sv of explained?.services ?? []) {
           const row = sv.nodes?.find((n) => n.name === p.node)
           const r = rules.get(p.node)?.find((x) => x.service === key && x.family === sv.addressType)
-          lines.push(`  ${p.node} ${p.mode} ${sv.addressType}: explain ${row?.mode || '-'}${row?.reason ? `/${row.reason}` : ''} [${row?.endpoints.join(',')}]; kube-proxy [${[...(r?.clusterEndpoints ?? []), ...(r?.localEndpoints ?? [])].join(',')}]`)
+          lines.push(
+            `  ${p.node} ${p.mode} ${sv.addressType}: explain ${row?.mode || '-'}${row?.reason ? `/${row.reason}` : ''} [${row?.endpoints.join(',')}]; kube-proxy [${[...(r?.clusterEndpoints ?? []), ...(r?.localEndpoints ?? [])].join(',')}]`,
+          )
         }
       }
       process.stdout.write(`${lines.join('\n')}\n`)
@@ -316,7 +321,10 @@ describe.skipIf(!ROOT_USER)(`kube-proxy differential: explain --per-node vs the 
       writeFileSync(`${dir}/scenario.json`, JSON.stringify(s, null, 2))
       writeFileSync(`${dir}/explain.json`, JSON.stringify(explained, null, 2))
       writeFileSync(`${dir}/rules.json`, JSON.stringify(Object.fromEntries(rules), null, 2))
-      writeFileSync(`${dir}/diffs.txt`, `${diffs.join('\n')}\nreproduce: KP_SEED=${seed} KP_SCENARIOS=1 KP_MODE=${MODE} npm run test:e2e -- test/e2e/kube-proxy-differential.test.ts\n`)
+      writeFileSync(
+        `${dir}/diffs.txt`,
+        `${diffs.join('\n')}\nreproduce: KP_SEED=${seed} KP_SCENARIOS=1 KP_MODE=${MODE} npm run test:e2e -- test/e2e/kube-proxy-differential.test.ts\n`,
+      )
     }
     expect(diffs, `seed ${seed} (${MODE}; dumped to test-results/kube-proxy/seed-${seed}); scenario:\n${JSON.stringify(s)}`).toEqual([])
   })
@@ -355,7 +363,7 @@ describe.skipIf(!ROOT_USER)(`kube-proxy differential: explain --per-node vs the 
       {
         name: 'slice-with-another-port',
         why:
-          'a slice whose only port is named differently from the Service\'s one port: kube-proxy files its endpoints under that other port ' +
+          "a slice whose only port is named differently from the Service's one port: kube-proxy files its endpoints under that other port " +
           '(pkg/proxy/endpointslicecache.go endpointInfoByServicePort keys by ServicePortName), so port http does not route to them',
         ports: [{name: 'http', port: 8080}],
         slices: [
@@ -415,7 +423,13 @@ describe.skipIf(!ROOT_USER)(`kube-proxy differential: explain --per-node vs the 
         }
         const explained = explainNodes(ns, service)
         const rules = new Map(proxies.map((p) => [p.node, readRules(p.netns, p.mode) as RuleRow[]]))
-        const diffs = compare(ns, explained, rules, service, probe.ports.map((p) => ({name: p.name, target: p.port})))
+        const diffs = compare(
+          ns,
+          explained,
+          rules,
+          service,
+          probe.ports.map((p) => ({name: p.name, target: p.port})),
+        )
         if (process.env.KP_VERBOSE) process.stdout.write(`${probe.name} (${probe.why}): ${diffs.length === 0 ? 'agree' : diffs.join('; ')}\n`)
         expect(diffs, `${probe.name}: ${probe.why}`).toEqual([])
       } finally {

@@ -172,7 +172,8 @@ export function generateKpScenario(seed: number): KpScenario {
           const node = pick(KP_NODES)
           ep.nodeName = node.name
           if (node.zone !== undefined) ep.zone = node.zone
-        } else if (where < 0.85) ep.zone = 'zone-e' // a zone without Nodes
+        } else if (where < 0.85)
+          ep.zone = 'zone-e' // a zone without Nodes
         else if (where < 0.92) {
           ep.nodeName = 'gone-1' // no such Node
           ep.zone = pick(ZONES)

@@ -6,16 +6,7 @@ import {loadKubeConfig, type KubeContext} from '../../src/cluster/kubeconfig.js'
 import {NODES_FORBIDDEN_WARNING, readClusterState, type LiveClusterState} from '../../src/cluster/live.js'
 import {parseSnapshot, serializeSnapshot} from '../../src/cluster/snapshot/snapshot.js'
 import {CliError, ExitCode} from '../../src/errors.js'
-import {
-  clusterWideListCalls,
-  createNamespace,
-  createNode,
-  createPod,
-  createService,
-  deleteAllNodes,
-  kubeConfig,
-  waitForReconciled,
-} from './fixtures.js'
+import {clusterWideListCalls, createNamespace, createNode, createPod, createService, deleteAllNodes, kubeConfig, waitForReconciled} from './fixtures.js'
 
 const ZONES = ['zone-a', 'zone-b', 'zone-c']
 const NODES = ZONES.map((zone) => ({name: `${zone}-node`, zone}))
@@ -114,8 +105,7 @@ describe('readClusterState against a real API server', () => {
     // Cluster-wide, the controller may still be rewriting hints of other test files' Services
     // between the two reads (node changes requeue them): compare which objects were read
     // everywhere, and the objects themselves in this file's settled namespace.
-    const ids = (st: typeof allOne) =>
-      [...st.nodes, ...st.services, ...st.endpointSlices].map((o) => `${o.kind ?? ''}/${o.metadata.namespace ?? ''}/${o.metadata.name}`).sort()
+    const ids = (st: typeof allOne) => [...st.nodes, ...st.services, ...st.endpointSlices].map((o) => `${o.kind ?? ''}/${o.metadata.namespace ?? ''}/${o.metadata.name}`).sort()
     expect(ids(allPaged)).toEqual(ids(allOne))
     const mine = (st: typeof allOne) => ({
       services: st.services.filter((o) => o.metadata.namespace === ns),
@@ -142,9 +132,7 @@ describe('readClusterState against a real API server', () => {
     // -l in one namespace: one slice list for the selected Services.
     const backend = await readClusterState(admin, {namespace: ns, labelSelector: 'tier=backend'})
     expect(backend.services.map((s) => s.metadata.name).sort()).toEqual(['api', 'cart', 'search'])
-    expect(new Set(backend.endpointSlices.map((s) => s.metadata.labels?.['kubernetes.io/service-name']))).toEqual(
-      new Set(['api', 'cart', 'search']),
-    )
+    expect(new Set(backend.endpointSlices.map((s) => s.metadata.labels?.['kubernetes.io/service-name']))).toEqual(new Set(['api', 'cart', 'search']))
     expect(backend.requests).toBe(4)
   })
 

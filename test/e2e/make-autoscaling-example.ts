@@ -50,6 +50,7 @@ for (const s of services) {
 const snapshot = execFileSync(process.execPath, ['bin/kubectl-topology.js', 'snapshot', '-n', NAMESPACE], {cwd: root, encoding: 'utf8', env: process.env})
 writeFileSync(
   `${root}/examples/autoscaling.yaml`,
-  `# examples/autoscaling.yaml: a snapshot of a real kube-apiserver/kube-controller-manager v1.36.3\n# taken with \`kubectl topology snapshot -n ${NAMESPACE}\`; regenerate with test/e2e/make-autoscaling-example.ts (see examples/README.md).\n` + snapshot,
+  `# examples/autoscaling.yaml: a snapshot of a real kube-apiserver/kube-controller-manager v1.36.3\n# taken with \`kubectl topology snapshot -n ${NAMESPACE}\`; regenerate with test/e2e/make-autoscaling-example.ts (see examples/README.md).\n` +
+    snapshot,
 )
 console.error('wrote examples/autoscaling.yaml')

@@ -12,8 +12,7 @@ import {buildExample, controller, makeDrift} from './example-build.js'
 import {NAMESPACE, UNLABELED_NODE} from './example-scenario.js'
 
 const root = fileURLToPath(new URL('../..', import.meta.url))
-const snapshot = () =>
-  execFileSync(process.execPath, ['bin/kubectl-topology.js', 'snapshot', '-A'], {cwd: root, encoding: 'utf8', env: process.env})
+const snapshot = () => execFileSync(process.execPath, ['bin/kubectl-topology.js', 'snapshot', '-A'], {cwd: root, encoding: 'utf8', env: process.env})
 
 const c = cluster()
 await c.core.createNamespace({body: {metadata: {name: NAMESPACE}}}).catch((e: unknown) => {
@@ -29,7 +28,12 @@ try {
 }
 await c.createNode(UNLABELED_NODE)
 // The controller reacts to the new node: every Service with hints is requeued and loses them.
-await c.waitForReconciled({namespace: NAMESPACE, service: 'checkout', expectedEndpoints: (await c.listEndpointSlices(NAMESPACE, 'checkout')).flatMap((s) => (s.endpoints ?? []).map((e) => ({ip: e.addresses[0]!, ready: true}))), until: (r) => r.endpoints.every((e) => e.hints === null)})
+await c.waitForReconciled({
+  namespace: NAMESPACE,
+  service: 'checkout',
+  expectedEndpoints: (await c.listEndpointSlices(NAMESPACE, 'checkout')).flatMap((s) => (s.endpoints ?? []).map((e) => ({ip: e.addresses[0]!, ready: true}))),
+  until: (r) => r.endpoints.every((e) => e.hints === null),
+})
 writeFileSync(`${root}/examples/unlabeled-node.yaml`, header('unlabeled-node') + snapshot())
 console.error('wrote examples/three-zones.yaml and examples/unlabeled-node.yaml')
 

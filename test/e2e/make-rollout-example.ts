@@ -22,6 +22,7 @@ await buildRolloutScenario(c, NAMESPACE)
 const snapshot = execFileSync(process.execPath, ['bin/kubectl-topology.js', 'snapshot', '-n', NAMESPACE], {cwd: root, encoding: 'utf8', env: process.env})
 writeFileSync(
   `${root}/examples/rollouts.yaml`,
-  `# examples/rollouts.yaml: a snapshot of a real kube-apiserver/kube-controller-manager v1.36.3\n# taken with \`kubectl topology snapshot -n ${NAMESPACE}\`; regenerate with test/e2e/make-rollout-example.ts (see examples/README.md).\n` + snapshot,
+  `# examples/rollouts.yaml: a snapshot of a real kube-apiserver/kube-controller-manager v1.36.3\n# taken with \`kubectl topology snapshot -n ${NAMESPACE}\`; regenerate with test/e2e/make-rollout-example.ts (see examples/README.md).\n` +
+    snapshot,
 )
 console.error('wrote examples/rollouts.yaml')

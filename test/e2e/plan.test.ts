@@ -49,7 +49,14 @@ describe('plan', () => {
     expect(live.code).toBe(0)
     const report = JSON.parse(live.stdout) as PlanReport
     const p = report.services[0]!
-    expect(p.workload).toEqual({kind: 'Deployment', name: 'web', replicas: 6, zoneSpread: {maxSkew: 1, whenUnsatisfiable: 'DoNotSchedule'}, hpa: {name: 'web', minReplicas: 3, maxReplicas: 12}, pdb: {name: 'web', allowedDisruptions: 1}})
+    expect(p.workload).toEqual({
+      kind: 'Deployment',
+      name: 'web',
+      replicas: 6,
+      zoneSpread: {maxSkew: 1, whenUnsatisfiable: 'DoNotSchedule'},
+      hpa: {name: 'web', minReplicas: 3, maxReplicas: 12},
+      pdb: {name: 'web', allowedDisruptions: 1},
+    })
     expect(p.range).toMatchObject({from: 3, to: 12, source: 'hpa'})
     expect(p.range.rows.map((r) => r.replicas)).toEqual([3, 4, 5, 6, 7, 8, 9, 10, 11, 12])
     expect(p.range.rows.find((r) => r.replicas === 6)!.zones).toEqual({'zone-a': 2, 'zone-b': 2, 'zone-c': 2})
@@ -80,7 +87,19 @@ describe('plan', () => {
     await webWithHpa(ns)
     proxy.hook = (r) =>
       /horizontalpodautoscalers/.test(r.url)
-        ? {respond: {status: 403, body: JSON.stringify({kind: 'Status', apiVersion: 'v1', status: 'Failure', reason: 'Forbidden', code: 403, message: 'horizontalpodautoscalers.autoscaling is forbidden'})}}
+        ? {
+            respond: {
+              status: 403,
+              body: JSON.stringify({
+                kind: 'Status',
+                apiVersion: 'v1',
+                status: 'Failure',
+                reason: 'Forbidden',
+                code: 403,
+                message: 'horizontalpodautoscalers.autoscaling is forbidden',
+              }),
+            },
+          }
         : undefined
     const r = await run(['plan', 'svc/web', '-n', ns, '-o', 'json'])
     expect(r.code).toBe(0)

@@ -63,10 +63,16 @@ describe('reset', () => {
     const before = await getSlices(ns, names)
     expect((await run(['apply', 'svc/db', '-n', ns, '--hints', '--yes'])).code).toBe(0)
     // Someone else rewrites the hints of one endpoint.
-    await cluster().discovery.patchNamespacedEndpointSlice({name: names[2]!, namespace: ns, body: [{op: 'replace', path: '/endpoints/0/hints', value: {forZones: [{name: 'zone-a'}]}}]})
+    await cluster().discovery.patchNamespacedEndpointSlice({
+      name: names[2]!,
+      namespace: ns,
+      body: [{op: 'replace', path: '/endpoints/0/hints', value: {forZones: [{name: 'zone-a'}]}}],
+    })
     const r = await run(['reset', 'svc/db', '-n', ns, '--yes'])
     expect(r.code).toBe(0)
-    expect(r.stderr).toContain(`Warning: left as is: EndpointSlice ${names[2]}: endpoint 10.200.2.1 has hints zones=zone-a, changed by someone else since apply wrote zones=zone-c; left as is (reset --force restores <none>)`)
+    expect(r.stderr).toContain(
+      `Warning: left as is: EndpointSlice ${names[2]}: endpoint 10.200.2.1 has hints zones=zone-a, changed by someone else since apply wrote zones=zone-c; left as is (reset --force restores <none>)`,
+    )
     expect(r.stdout).toContain(`Left as is: endpointslice/${names[2]} (reset --force restores them).`)
     expect(comparable(await getSlice(ns, names[0]!))).toEqual(comparable(before[0]!))
     expect((await getSlice(ns, names[2]!)).endpoints![0]!.hints).toEqual({forZones: [{name: 'zone-a'}]})
@@ -110,7 +116,9 @@ describe('reset', () => {
     proxy.reset()
     const ro = await run(['reset', 'svc/web', '-n', ns, '--yes'], 'readonly')
     expect(ro.code).toBe(7)
-    expect(ro.stderr.trim()).toMatch(/^error: forbidden: context "readonly" \(user "readonly"\) lacks permission "patch services" in namespace "[^"]+", needed to restore service web; nothing was written$/)
+    expect(ro.stderr.trim()).toMatch(
+      /^error: forbidden: context "readonly" \(user "readonly"\) lacks permission "patch services" in namespace "[^"]+", needed to restore service web; nothing was written$/,
+    )
     expect(proxy.writes()).toEqual([])
     proxy.reset()
     const dry = await run(['reset', 'svc/web', '-n', ns, '--dry-run=server'])

@@ -66,7 +66,12 @@ function rolloutWorkloads(): {deployments: V1Deployment[]; statefulSets: V1State
     deployments: [
       {
         metadata: {name: 'web'},
-        spec: {replicas: 9, selector: {matchLabels: {app: 'web'}}, template: template({app: 'web'}), strategy: {type: 'RollingUpdate', rollingUpdate: {maxSurge: 2 as never, maxUnavailable: 1 as never}}},
+        spec: {
+          replicas: 9,
+          selector: {matchLabels: {app: 'web'}},
+          template: template({app: 'web'}),
+          strategy: {type: 'RollingUpdate', rollingUpdate: {maxSurge: 2 as never, maxUnavailable: 1 as never}},
+        },
       },
       {metadata: {name: 'api'}, spec: {replicas: 6, selector: {matchLabels: {app: 'api'}}, template: template({app: 'api'})}},
       {

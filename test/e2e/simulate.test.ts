@@ -65,8 +65,21 @@ describe('simulate on the live control plane', () => {
 
   // ---- --rollout from-workload -------------------------------------------------------------
 
-  interface Step {step: number; action: string; oldPods: number; newReady: number; newNotReady: number; readyByZone: Record<string, number>; hints: string; hintsReason: string | null; strategies: unknown[]}
-  interface Svc {rolloutParameters?: Record<string, unknown>; rollout?: Step[]}
+  interface Step {
+    step: number
+    action: string
+    oldPods: number
+    newReady: number
+    newNotReady: number
+    readyByZone: Record<string, number>
+    hints: string
+    hintsReason: string | null
+    strategies: unknown[]
+  }
+  interface Svc {
+    rolloutParameters?: Record<string, unknown>
+    rollout?: Step[]
+  }
   const json = (args: string[], input = '') => {
     const r = cli(['simulate', ...args, '-n', ns, '-o', 'json', ...(input ? ['--from-file', '-'] : [])], input)
     expect(r.stderr).toBe('')
@@ -85,7 +98,16 @@ describe('simulate on the live control plane', () => {
     const explicit = json([...args, '--rollout', 'maxSurge=2,maxUnavailable=1,replicas=9'])
     const [w] = fromWorkload.services
     const [e] = explicit.services
-    expect(w!.rolloutParameters).toMatchObject({source: 'workload', workload: {kind: 'Deployment', name: 'web'}, type: 'RollingUpdate', replicas: 9, maxSurge: 2, maxUnavailable: 1, resolved: {maxSurge: 2, maxUnavailable: 1}, overridden: []})
+    expect(w!.rolloutParameters).toMatchObject({
+      source: 'workload',
+      workload: {kind: 'Deployment', name: 'web'},
+      type: 'RollingUpdate',
+      replicas: 9,
+      maxSurge: 2,
+      maxUnavailable: 1,
+      resolved: {maxSurge: 2, maxUnavailable: 1},
+      overridden: [],
+    })
     expect(e!.rolloutParameters).toMatchObject({source: 'flag', workload: null, replicas: 9, resolved: {maxSurge: 2, maxUnavailable: 1}})
     expect(w!.rollout).toEqual(e!.rollout)
     // Not vacuous: 9 pods, 2 surge and 1 unavailable take several steps, and other values give other steps.
@@ -103,13 +125,20 @@ describe('simulate on the live control plane', () => {
     const fromWorkload = json([...args, '--rollout', 'from-workload'])
     const explicit = json([...args, '--rollout', 'from-workload,partition=1,maxUnavailable=1'])
     const [w] = fromWorkload.services
-    expect(w!.rolloutParameters).toMatchObject({source: 'workload', workload: {kind: 'StatefulSet', name: 'db'}, type: 'RollingUpdate', replicas: 6, partition: 1, maxUnavailable: 1, maxSurge: null, resolved: {maxSurge: 0, maxUnavailable: 1}, notes: []})
+    expect(w!.rolloutParameters).toMatchObject({
+      source: 'workload',
+      workload: {kind: 'StatefulSet', name: 'db'},
+      type: 'RollingUpdate',
+      replicas: 6,
+      partition: 1,
+      maxUnavailable: 1,
+      maxSurge: null,
+      resolved: {maxSurge: 0, maxUnavailable: 1},
+      notes: [],
+    })
     expect(explicit.services[0]!.rolloutParameters).toMatchObject({overridden: ['partition', 'maxUnavailable']})
     expect(w!.rollout).toEqual(explicit.services[0]!.rollout)
-    expect(w!.rollout!.map((s) => s.action)).toEqual([
-      'start',
-      ...[5, 4, 3, 2, 1].flatMap((o) => [`recreate db-${o} (not ready)`, `db-${o} becomes ready`]),
-    ])
+    expect(w!.rollout!.map((s) => s.action)).toEqual(['start', ...[5, 4, 3, 2, 1].flatMap((o) => [`recreate db-${o} (not ready)`, `db-${o} becomes ready`])])
     // 6 endpoints in three equal zones need 2 per zone: any pod being recreated drops the hints.
     expect(w!.rollout![1]!.readyByZone).toEqual({'eu-west-1a': 2, 'eu-west-1b': 2, 'eu-west-1c': 1})
     expect(w!.rollout![1]!.hints).toBe('refused')
@@ -128,10 +157,14 @@ describe('simulate on the live control plane', () => {
     const r = cli(['simulate', 'svc/api', '-n', ns, '--rollout', 'from-workload'])
     expect(r.code).toBe(2)
     expect(r.stderr.trim().split('\n')).toHaveLength(1)
-    expect(r.stderr).toContain(`error: --rollout from-workload: 2 workloads are behind Service ${ns}/api (deployment/api, deployment/api-canary): pick one with --workload deployment/api`)
+    expect(r.stderr).toContain(
+      `error: --rollout from-workload: 2 workloads are behind Service ${ns}/api (deployment/api, deployment/api-canary): pick one with --workload deployment/api`,
+    )
     const canary = json(['svc/api', '--strategies', 'upstream-auto', '--rollout', 'from-workload', '--workload', 'deployment/api-canary'])
     expect(canary.services[0]!.rolloutParameters).toMatchObject({workload: {kind: 'Deployment', name: 'api-canary'}, type: 'Recreate', replicas: 1})
-    expect((canary.services[0]!.rolloutParameters!.notes as string[])[0]).toBe(`2 workloads are behind Service ${ns}/api: the rollout replaces the 1 ready endpoint(s) whose pods are named api-canary-<hash>-<suffix>; the other 6 stay`)
+    expect((canary.services[0]!.rolloutParameters!.notes as string[])[0]).toBe(
+      `2 workloads are behind Service ${ns}/api: the rollout replaces the 1 ready endpoint(s) whose pods are named api-canary-<hash>-<suffix>; the other 6 stay`,
+    )
     // Only the canary's pod goes (in eu-west-1c); api's six stay ready throughout. The new pod goes
     // where the Service has the fewest endpoints (a tie: the first zone by name).
     expect(canary.services[0]!.rollout!.map((s) => [s.action, s.readyByZone])).toEqual([
@@ -142,7 +175,13 @@ describe('simulate on the live control plane', () => {
     ])
     const api = json(['svc/api', '--strategies', 'upstream-auto', '--rollout', 'from-workload', '--workload', 'deploy/api'])
     // The API's defaults: 25% of 6 = 2 surge (up), 1 unavailable (down).
-    expect(api.services[0]!.rolloutParameters).toMatchObject({type: 'RollingUpdate', replicas: 6, maxSurge: '25%', maxUnavailable: '25%', resolved: {maxSurge: 2, maxUnavailable: 1}})
+    expect(api.services[0]!.rolloutParameters).toMatchObject({
+      type: 'RollingUpdate',
+      replicas: 6,
+      maxSurge: '25%',
+      maxUnavailable: '25%',
+      resolved: {maxSurge: 2, maxUnavailable: 1},
+    })
     const missing = cli(['simulate', 'svc/api', '-n', ns, '--rollout', 'from-workload', '--workload', 'statefulset/api'])
     expect(missing.code).toBe(4)
     expect(missing.stderr).toContain(`error: --workload: no statefulset/api behind Service ${ns}/api (behind it: deployment/api, deployment/api-canary)`)
@@ -150,7 +189,8 @@ describe('simulate on the live control plane', () => {
 
   it('the workloads are listed page by page, two lists whatever the number of Services; only those behind a selected Service are kept', async () => {
     const ctx = await loadKubeConfig({context: 'admin', requestTimeoutMs: 30_000})
-    const names = (s: {deployments?: {metadata: {name: string}}[]; statefulSets?: {metadata: {name: string}}[]}) => [...(s.deployments ?? []), ...(s.statefulSets ?? [])].map((w) => w.metadata.name)
+    const names = (s: {deployments?: {metadata: {name: string}}[]; statefulSets?: {metadata: {name: string}}[]}) =>
+      [...(s.deployments ?? []), ...(s.statefulSets ?? [])].map((w) => w.metadata.name)
     const whole = await readClusterState(ctx, {namespace: ns, withWorkloads: 'required'})
     expect(names(whole)).toEqual(['api', 'api-canary', 'web', 'db'])
     const without = await readClusterState(ctx, {namespace: ns})
@@ -217,7 +257,11 @@ describe('simulate on the live control plane', () => {
     })
     await rbac.createNamespacedRoleBinding({
       namespace: ns,
-      body: {metadata: {name: 'no-apps'}, roleRef: {apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'no-apps'}, subjects: [{kind: 'ServiceAccount', name: 'no-apps', namespace: ns}]},
+      body: {
+        metadata: {name: 'no-apps'},
+        roleRef: {apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'no-apps'},
+        subjects: [{kind: 'ServiceAccount', name: 'no-apps', namespace: ns}],
+      },
     })
     const token = await core.createNamespacedServiceAccountToken({name: 'no-apps', namespace: ns, body: {spec: {audiences: [], expirationSeconds: 600}}})
     const cl = c.kc.getCurrentCluster()!
@@ -240,7 +284,9 @@ describe('simulate on the live control plane', () => {
     expect(r.code).toBe(7)
     const errors = r.stderr.split('\n').filter((l) => l.startsWith('error:'))
     expect(errors).toHaveLength(1)
-    expect(errors[0]).toMatch(/^error: Error from server \(Forbidden\): deployments\.apps is forbidden: User "system:serviceaccount:[^"]+:no-apps" cannot list resource "deployments" in API group "apps" in the namespace/)
+    expect(errors[0]).toMatch(
+      /^error: Error from server \(Forbidden\): deployments\.apps is forbidden: User "system:serviceaccount:[^"]+:no-apps" cannot list resource "deployments" in API group "apps" in the namespace/,
+    )
     expect(r.stdout).toBe('')
     // The parameters from the flag need no workload: no list of deployments is sent.
     const flagOnly = cli(['simulate', 'svc/web', '--kubeconfig', kubeconfig, ...traffic, '--rollout', 'maxSurge=2,maxUnavailable=1', '-o', 'json'])

@@ -20,7 +20,8 @@ async function waitFor(what: string, cond: () => boolean, timeoutMs = 60_000): P
   const deadline = Date.now() + timeoutMs
   while (!cond()) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}\n--- stdout:\n${stdout}\n--- stderr:\n${stderr}`)
-    if (child?.exitCode !== null && child?.exitCode !== undefined) throw new Error(`watch exited (${child.exitCode}) while waiting for ${what}\n--- stdout:\n${stdout}\n--- stderr:\n${stderr}`)
+    if (child?.exitCode !== null && child?.exitCode !== undefined)
+      throw new Error(`watch exited (${child.exitCode}) while waiting for ${what}\n--- stdout:\n${stdout}\n--- stderr:\n${stderr}`)
     await new Promise((r) => setTimeout(r, 100))
   }
 }
@@ -74,7 +75,11 @@ describe('watch svc/NAME without a terminal', () => {
     // The initial state: hints set with 9 endpoints, and the cliff at 8.
     await waitFor('the initial summary', line(new RegExp(`Service ${ns}/web \\(IPv4\\): topology-mode Auto: hints set: 9 ready endpoints, 3 zones with counted nodes$`)))
     // (It may arrive in the next chunk of the pipe.)
-    await waitFor('the cliff at 8', () => stdout.includes('cliff: 8 ready endpoints (one fewer) and the controller drops the hints: Unable to allocate minimum required endpoints to each zone without exceeding overload threshold (8 endpoints, 3 zones)'))
+    await waitFor('the cliff at 8', () =>
+      stdout.includes(
+        'cliff: 8 ready endpoints (one fewer) and the controller drops the hints: Unable to allocate minimum required endpoints to each zone without exceeding overload threshold (8 endpoints, 3 zones)',
+      ),
+    )
     // No terminal: no ink, no cursor movement.
     expect(stdout).not.toMatch(/\x1b\[/)
 
@@ -89,8 +94,18 @@ describe('watch svc/NAME without a terminal', () => {
     // One endpoint fewer: the controller refuses, and says so in an Event.
     await cluster().core.deleteNamespacedPod({name: 'web-zone-c-2', namespace: ns, gracePeriodSeconds: 0})
     await waitFor('zone-c losing an endpoint', line(/\dZ  zone-c: ready endpoints 3 -> 2$/))
-    await waitFor('hints dropped', line(/\dZ  hints dropped: TopologyAwareHintsDisabled: Unable to allocate minimum required endpoints to each zone without exceeding overload threshold \(8 endpoints, 3 zones\), addressType: IPv4$/))
-    await waitFor('the controller event', line(/\dZ  event Warning TopologyAwareHintsDisabled: Unable to allocate minimum required endpoints to each zone without exceeding overload threshold \(8 endpoints, 3 zones\), addressType: IPv4/))
+    await waitFor(
+      'hints dropped',
+      line(
+        /\dZ  hints dropped: TopologyAwareHintsDisabled: Unable to allocate minimum required endpoints to each zone without exceeding overload threshold \(8 endpoints, 3 zones\), addressType: IPv4$/,
+      ),
+    )
+    await waitFor(
+      'the controller event',
+      line(
+        /\dZ  event Warning TopologyAwareHintsDisabled: Unable to allocate minimum required endpoints to each zone without exceeding overload threshold \(8 endpoints, 3 zones\), addressType: IPv4/,
+      ),
+    )
     await waitFor('the controller removing the live hints', line(/\dZ  zone-c: live hints \d -> 0$/))
 
     // An unlabeled node: disables hints for every Service.

@@ -50,7 +50,7 @@ describe('archive linux/arm64', () => {
     expect(JSON.parse(a.stdout)).toEqual(JSON.parse(npm(args).stdout))
   })
 
-  it('gives the npm build\'s exit code and one-line error for an unknown Service', () => {
+  it("gives the npm build's exit code and one-line error for an unknown Service", () => {
     const args = ['explain', 'svc/nope', '-n', 'shop', '--from-file', EXAMPLE]
     const a = arm64(args)
     expect(a.code).toBe(4)
@@ -58,7 +58,7 @@ describe('archive linux/arm64', () => {
     expect(a.stderr.trim().split('\n')).toHaveLength(1)
   })
 
-  it('starts with code caches the arm64 V8 accepts (made by the arm64 Node under the runner): the main module\'s, app.cjs\'s and k8s.cjs\'s', async () => {
+  it("starts with code caches the arm64 V8 accepts (made by the arm64 Node under the runner): the main module's, app.cjs's and k8s.cjs's", async () => {
     // A live command loads both assets; the refused connection ends it quickly. Caches made
     // by the amd64 Node would show as rejected here (and as absent if the build skipped them).
     const a = arm64(['nodes', '--kubeconfig', await refusedKubeconfig(scratch), '--request-timeout', '10s'], CODE_CACHE_DEBUG)

@@ -84,7 +84,10 @@ export async function refusedKubeconfig(dir: string): Promise<string> {
     })
   })
   const kubeconfig = join(dir, 'refused.kubeconfig')
-  writeFileSync(kubeconfig, `apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster: {server: "https://127.0.0.1:${port}"}\ncontexts:\n- name: c\n  context: {cluster: c, user: u}\ncurrent-context: c\nusers:\n- name: u\n  user: {token: t}\n`)
+  writeFileSync(
+    kubeconfig,
+    `apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster: {server: "https://127.0.0.1:${port}"}\ncontexts:\n- name: c\n  context: {cluster: c, user: u}\ncurrent-context: c\nusers:\n- name: u\n  user: {token: t}\n`,
+  )
   return kubeconfig
 }
 

@@ -99,7 +99,7 @@ describe(`archive ${HOST.os}/${HOST.arch}`, () => {
     expect(sea.stderr.trim().split('\n')).toHaveLength(1)
   })
 
-  it('starts with code caches the V8 in it accepts: the main module\'s, app.cjs\'s and k8s.cjs\'s', async () => {
+  it("starts with code caches the V8 in it accepts: the main module's, app.cjs's and k8s.cjs's", async () => {
     // A live command loads both assets; the refused connection ends it quickly.
     const kubeconfig = await refusedKubeconfig(krewRoot)
     const sea = run(kubectl, ['topology', 'nodes', '--kubeconfig', kubeconfig, '--request-timeout', '10s'], {env: {...env, ...CODE_CACHE_DEBUG}})

@@ -81,8 +81,7 @@ describe('krew-manifest.yaml', () => {
   // validate-krew-manifest (krew-index's CI) warns when a line with spaces in it is longer
   // than 80 characters (description, caveats) or 70 (shortDescription): krew prints them as is.
   it('keeps description, caveats and shortDescription lines as short as krew-index asks', () => {
-    const tooLong = (text: string | undefined, max: number) =>
-      (text ?? '').split('\n').filter((l) => l.length > max && l.trim().includes(' '))
+    const tooLong = (text: string | undefined, max: number) => (text ?? '').split('\n').filter((l) => l.length > max && l.trim().includes(' '))
     expect(tooLong(manifest.spec.description, 80)).toEqual([])
     expect(tooLong(manifest.spec.caveats, 80)).toEqual([])
     expect(tooLong(manifest.spec.shortDescription, 70)).toEqual([])

@@ -18,7 +18,10 @@ interface PackResult {
 
 function npm(args: string[], env: NodeJS.ProcessEnv = {}) {
   // npm from the pinned Node's PATH; its cache in the temp dir so nothing leaks between runs.
-  return run('npm', args, {env: {...process.env, PATH: `${NODE_DIR}:${process.env.PATH}`, npm_config_cache: join(tmp, 'cache'), npm_config_update_notifier: 'false', ...env}, timeout: 120_000})
+  return run('npm', args, {
+    env: {...process.env, PATH: `${NODE_DIR}:${process.env.PATH}`, npm_config_cache: join(tmp, 'cache'), npm_config_update_notifier: 'false', ...env},
+    timeout: 120_000,
+  })
 }
 
 beforeAll(() => {
@@ -55,7 +58,17 @@ describe('npm package', () => {
     ]
     const unexpected = paths.filter((p) => !allowed.some((re) => re.test(p)))
     expect(unexpected, 'files npm would publish that users do not need').toEqual([])
-    for (const must of ['package.json', 'LICENSE', 'bin/kubectl-topology.js', 'bin/kubectl_complete-topology.js', 'dist/main.js', 'dist/app.cjs', 'dist/k8s.cjs', 'oclif.manifest.json', 'examples/three-zones.yaml']) {
+    for (const must of [
+      'package.json',
+      'LICENSE',
+      'bin/kubectl-topology.js',
+      'bin/kubectl_complete-topology.js',
+      'dist/main.js',
+      'dist/app.cjs',
+      'dist/k8s.cjs',
+      'oclif.manifest.json',
+      'examples/three-zones.yaml',
+    ]) {
       expect(paths).toContain(must)
     }
     // No sources, tests, source maps, release archives or SEA intermediates.

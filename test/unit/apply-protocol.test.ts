@@ -20,7 +20,15 @@ import type {ApplyReport} from '../../src/apply/report.js'
 import type {Journal, ServiceRecord, SliceRecord} from '../../src/apply/undo.js'
 
 const F = (topologyMode: string | null, trafficDistribution: string | null = null) => ({topologyMode, topologyAwareHints: null, trafficDistribution})
-const svcRec = (before: string | null, after: string | null, state: ServiceRecord['state'] = 'pending'): ServiceRecord => ({kind: 'Service', name: 'web', uid: 'u1', state, before: F(before), prior: F(before), after: F(after)})
+const svcRec = (before: string | null, after: string | null, state: ServiceRecord['state'] = 'pending'): ServiceRecord => ({
+  kind: 'Service',
+  name: 'web',
+  uid: 'u1',
+  state,
+  before: F(before),
+  prior: F(before),
+  after: F(after),
+})
 const sliceRec = (name: string, before: string[], after: string[]): SliceRecord => ({
   kind: 'EndpointSlice',
   name,
@@ -119,7 +127,10 @@ describe('journal first', () => {
       [{...svcRec(null, 'Auto'), state: 'written'}, sliceRec('web-1', [], ['zone-a']), {...sliceRec('web-2', ['zone-b'], ['zone-c'])}],
       [{time: 't', action: 'apply --hints', outcome: 'started'}],
     )
-    const j = journalAfterWrites(during, pre, outcome({written: [SVC], failed: [ES1], notWritten: [ES2], error: 'write EndpointSlice web-1: boom'}), {time: 't', action: 'apply --hints'})
+    const j = journalAfterWrites(during, pre, outcome({written: [SVC], failed: [ES1], notWritten: [ES2], error: 'write EndpointSlice web-1: boom'}), {
+      time: 't',
+      action: 'apply --hints',
+    })
     expect(j.objects.map((o) => [o.name, o.state])).toEqual([
       ['web', 'written'],
       ['web-2', 'written'],

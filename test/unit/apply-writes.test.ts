@@ -10,7 +10,11 @@ import type {EndpointSlice, Node, Service} from '../../src/upstream/api/types.js
 import type {ClusterState} from '../../src/state/cluster-state.js'
 
 const TM = 'service.kubernetes.io/topology-mode'
-const F = (topologyMode: string | null, topologyAwareHints: string | null, trafficDistribution: string | null): TopologyFields => ({topologyMode, topologyAwareHints, trafficDistribution})
+const F = (topologyMode: string | null, topologyAwareHints: string | null, trafficDistribution: string | null): TopologyFields => ({
+  topologyMode,
+  topologyAwareHints,
+  trafficDistribution,
+})
 
 const svc = (annotations?: Record<string, string>, td?: string, selector: Record<string, string> | null = {app: 'web'}): Service => ({
   apiVersion: 'v1',
@@ -18,9 +22,18 @@ const svc = (annotations?: Record<string, string>, td?: string, selector: Record
   metadata: {name: 'web', namespace: 'shop', resourceVersion: '42', uid: 'u1', ...(annotations ? {annotations} : {})},
   spec: {...(selector ? {selector} : {}), ports: [{port: 80}], ...(td ? {trafficDistribution: td} : {})},
 })
-const node = (name: string, zone: string): Node => ({metadata: {name, labels: {'topology.kubernetes.io/zone': zone}}, status: {allocatable: {cpu: '4'}, conditions: [{type: 'Ready', status: 'True'}]}})
+const node = (name: string, zone: string): Node => ({
+  metadata: {name, labels: {'topology.kubernetes.io/zone': zone}},
+  status: {allocatable: {cpu: '4'}, conditions: [{type: 'Ready', status: 'True'}]},
+})
 const slice = (name: string, eps: {ip: string; zone: string}[], managedBy = 'importer', service = 'web'): EndpointSlice => ({
-  metadata: {name, namespace: 'shop', resourceVersion: '7', uid: `uid-${name}`, labels: {'kubernetes.io/service-name': service, 'endpointslice.kubernetes.io/managed-by': managedBy}},
+  metadata: {
+    name,
+    namespace: 'shop',
+    resourceVersion: '7',
+    uid: `uid-${name}`,
+    labels: {'kubernetes.io/service-name': service, 'endpointslice.kubernetes.io/managed-by': managedBy},
+  },
   addressType: 'IPv4',
   endpoints: eps.map((e) => ({addresses: [e.ip], conditions: {ready: true}, zone: e.zone, nodeName: `n-${e.zone}`})),
 })
@@ -111,7 +124,16 @@ describe('writesFor', () => {
     const plan = planHints({nodes}, s, slices, 'same-zone')
     const writes = writesFor(plan, false)
     expect(writes.map((w) => w.ref)).toEqual([{kind: 'EndpointSlice', name: 'web-1'}])
-    expect(writes[0]!.record).toMatchObject({kind: 'EndpointSlice', name: 'web-1', uid: 'uid-web-1', state: 'pending', before: [{addresses: ['10.0.0.1'], hints: null}, {addresses: ['10.0.0.2'], hints: null}]})
+    expect(writes[0]!.record).toMatchObject({
+      kind: 'EndpointSlice',
+      name: 'web-1',
+      uid: 'uid-web-1',
+      state: 'pending',
+      before: [
+        {addresses: ['10.0.0.1'], hints: null},
+        {addresses: ['10.0.0.2'], hints: null},
+      ],
+    })
     expect(writes[0]!.record!.after).toEqual([
       {addresses: ['10.0.0.1'], hints: {forZones: [{name: 'zone-a'}]}},
       {addresses: ['10.0.0.2'], hints: {forZones: [{name: 'zone-b'}]}},
@@ -201,7 +223,9 @@ describe('refusals', () => {
     })
     const forced = hintsRefusal(plan, 'shop', 'web', true)
     expect(forced.refusal).toBeNull()
-    expect(forced.warnings).toEqual(["--force: writing hints onto controller-managed EndpointSlice(s) web-1; they last only until the EndpointSlice controller's next sync of service web"])
+    expect(forced.warnings).toEqual([
+      "--force: writing hints onto controller-managed EndpointSlice(s) web-1; they last only until the EndpointSlice controller's next sync of service web",
+    ])
     expect(shortLivedHintsWarning(plan, 'shop', 'web')).toBe(
       "the hints on web-1 last only until the EndpointSlice controller's next sync of service web; to make them stick use: kubectl topology apply svc/web -n shop --mode PreferSameZone",
     )

@@ -17,7 +17,10 @@ export function nodesIn(zones: string[], perZone = 1, cpu = '4'): Node[] {
   return zones.flatMap((z) => Array.from({length: perZone}, (_, i) => node(`${z}-${i}`, z, {cpu})))
 }
 
-export function service(name: string, opts: {namespace?: string; annotations?: Record<string, string>; trafficDistribution?: string; selector?: Record<string, string> | null; internalTrafficPolicy?: string} = {}): Service {
+export function service(
+  name: string,
+  opts: {namespace?: string; annotations?: Record<string, string>; trafficDistribution?: string; selector?: Record<string, string> | null; internalTrafficPolicy?: string} = {},
+): Service {
   const spec: NonNullable<Service['spec']> = {ports: [{name: 'http', port: 80}]}
   if (opts.selector !== null) spec.selector = opts.selector ?? {app: name}
   if (opts.trafficDistribution !== undefined) spec.trafficDistribution = opts.trafficDistribution

@@ -41,13 +41,21 @@ describe('require-hints', () => {
     expect(only(st, {requireHints: true}).status).toBe('skip')
   })
   it('fails (not skipped) for an ignored value such as AUTO', () => {
-    const st = state(nodesIn(ZONES), [service('web', {annotations: {'service.kubernetes.io/topology-mode': 'AUTO'}})], [slice('web', spread({'zone-a': 3, 'zone-b': 3, 'zone-c': 3}))])
+    const st = state(
+      nodesIn(ZONES),
+      [service('web', {annotations: {'service.kubernetes.io/topology-mode': 'AUTO'}})],
+      [slice('web', spread({'zone-a': 3, 'zone-b': 3, 'zone-c': 3}))],
+    )
     const r = only(st, {requireHints: true})
     expect(r.status).toBe('fail')
     expect(r.message).toContain('"AUTO" is ignored')
   })
   it('judges live hints for a selector-less Service', () => {
-    const st = state(nodesIn(ZONES), [service('ext', {selector: null, trafficDistribution: 'PreferSameZone'})], [slice('ext', [{zone: 'zone-a', hint: ['zone-a']}, {zone: 'zone-b'}], {managed: false})])
+    const st = state(
+      nodesIn(ZONES),
+      [service('ext', {selector: null, trafficDistribution: 'PreferSameZone'})],
+      [slice('ext', [{zone: 'zone-a', hint: ['zone-a']}, {zone: 'zone-b'}], {managed: false})],
+    )
     const r = only(st, {requireHints: true})
     expect(r.status).toBe('fail')
     expect(r.message).toMatch(/^1 of 2 ready endpoints carry no zone hint/)
@@ -185,7 +193,11 @@ describe('report, exit semantics and outputs', () => {
   it('summarises services and checks', () => {
     expect(report.summary).toEqual({services: 3, passed: 2, failed: 1, checks: 18, failures: 2, skipped: 4})
     expect(report.passed).toBe(false)
-    expect(report.services.map((s) => [s.name, s.passed])).toEqual([['good', true], ['bad <"&\'>', false], ['plain', true]])
+    expect(report.services.map((s) => [s.name, s.passed])).toEqual([
+      ['good', true],
+      ['bad <"&\'>', false],
+      ['plain', true],
+    ])
   })
 
   it('JSON validates against schema/check.v1.json', () => {
@@ -222,11 +234,19 @@ describe('report, exit semantics and outputs', () => {
 describe('policy file', () => {
   it('parses every policy', () => {
     expect(
-      parsePolicyDocument({apiVersion: 'kubectl-topology.io/v1', kind: 'CheckPolicy', policies: {requireHints: true, noFallback: false, maxOverload: 0.25, minEndpointsPerZone: 2, noDrift: true, lint: true}}),
+      parsePolicyDocument({
+        apiVersion: 'kubectl-topology.io/v1',
+        kind: 'CheckPolicy',
+        policies: {requireHints: true, noFallback: false, maxOverload: 0.25, minEndpointsPerZone: 2, noDrift: true, lint: true},
+      }),
     ).toEqual({requireHints: true, noFallback: false, maxOverload: 0.25, minEndpointsPerZone: 2, noDrift: true, lint: true})
   })
   it('rejects unknown keys and wrong types with one line naming the field', () => {
-    expect(() => parsePolicyDocument({policies: {requireHint: true}})).toThrow(new PolicyFileError('unknown policy "policies.requireHint" (known: requireHints, noFallback, maxOverload, minEndpointsPerZone, noDrift, lint, dataPlaneHonoursHints, hintsOverRange, hintsThroughRollout)'))
+    expect(() => parsePolicyDocument({policies: {requireHint: true}})).toThrow(
+      new PolicyFileError(
+        'unknown policy "policies.requireHint" (known: requireHints, noFallback, maxOverload, minEndpointsPerZone, noDrift, lint, dataPlaneHonoursHints, hintsOverRange, hintsThroughRollout)',
+      ),
+    )
     expect(() => parsePolicyDocument({policies: {maxOverload: '20%'}})).toThrow(/policies.maxOverload must be a non-negative number/)
     expect(() => parsePolicyDocument({policies: {minEndpointsPerZone: 1.5}})).toThrow(/must be a non-negative integer/)
     expect(() => parsePolicyDocument({kind: 'Policy', policies: {}})).toThrow(/kind must be "CheckPolicy"/)

@@ -43,7 +43,10 @@ describe('serviceCliffs', () => {
     ]
     const st = state(nodes, [service('web', {annotations: AUTO})], [slice('web', eps)])
     const lost = cliffsOf(st).filter((c) => c.kind === 'node-lost')
-    expect(lost.map((c) => [c.nodes, c.endpoints])).toEqual([[['a-0'], 5], [['b-0'], 3]])
+    expect(lost.map((c) => [c.nodes, c.endpoints])).toEqual([
+      [['a-0'], 5],
+      [['b-0'], 3],
+    ])
     expect(lost[0]!.message).toBe(
       'losing node a-0 (zone-a) with its 1 ready endpoint(s) and the controller drops the hints: Unable to allocate minimum required endpoints to each zone without exceeding overload threshold (5 endpoints, 2 zones)',
     )
@@ -111,7 +114,7 @@ describe('watch model: diffFrames', () => {
       'hints dropped: TopologyAwareHintsDisabled: Unable to allocate minimum required endpoints to each zone without exceeding overload threshold (8 endpoints, 3 zones), addressType: IPv4',
       'zone-c: ready endpoints 3 -> 2',
       'zone-c: live hints 3 -> 2',
-      "8 endpoint(s) differ from what the controller writes at its next sync",
+      '8 endpoint(s) differ from what the controller writes at its next sync',
       'cliff: 7 ready endpoints (one fewer) and the controller sets hints again',
       'cliff: 9 ready endpoints (one more) and the controller sets hints again',
       'no longer on the edge: 8 ready endpoints (one fewer) and the controller drops the hints: Unable to allocate minimum required endpoints to each zone without exceeding overload threshold (8 endpoints, 3 zones)',

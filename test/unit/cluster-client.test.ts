@@ -86,7 +86,14 @@ describe('Client', () => {
     const c = await Client.connect(ctx, {pageSize: 2})
     const {call, queries} = scripted(ctx, [{metadata: {name: 'a'}}, {metadata: {name: 'b'}}, {metadata: {name: 'c'}}], 2)
     const page = await c.pager(SERVICE, call)(undefined)
-    expect(page).toEqual({items: [{apiVersion: 'v1', kind: 'Service', metadata: {name: 'a'}}, {apiVersion: 'v1', kind: 'Service', metadata: {name: 'b'}}], resourceVersion: '7', continue: '2'})
+    expect(page).toEqual({
+      items: [
+        {apiVersion: 'v1', kind: 'Service', metadata: {name: 'a'}},
+        {apiVersion: 'v1', kind: 'Service', metadata: {name: 'b'}},
+      ],
+      resourceVersion: '7',
+      continue: '2',
+    })
     expect(queries).toEqual([{limit: 2, _continue: undefined}])
   })
 

@@ -63,7 +63,7 @@ function statusHandler(code: number, status: object): http.RequestListener {
 }
 
 describe('network failures (127.0.0.1)', () => {
-  it('a closed port gives UNREACHABLE, quickly, in kubectl\'s words', async () => {
+  it("a closed port gives UNREACHABLE, quickly, in kubectl's words", async () => {
     const {server, url} = await listen(() => {})
     await close(server) // the port is now closed
     const ctx = await contextFor(url)
@@ -87,9 +87,7 @@ describe('network failures (127.0.0.1)', () => {
       expect(elapsed).toBeLessThan(5_000)
       expect(err.exitCode).toBe(ExitCode.UNREACHABLE)
       // Services are reported first whatever request timed out first.
-      expect(err.message).toBe(
-        `request to ${url} timed out after 300ms (--request-timeout) while trying to get services "web" in namespace "shop"`,
-      )
+      expect(err.message).toBe(`request to ${url} timed out after 300ms (--request-timeout) while trying to get services "web" in namespace "shop"`)
     } finally {
       await close(server)
     }
@@ -120,21 +118,18 @@ describe('network failures (127.0.0.1)', () => {
 })
 
 describe('Status bodies', () => {
-  it('403 gives kubectl\'s one-line Forbidden message', async () => {
+  it("403 gives kubectl's one-line Forbidden message", async () => {
     const {server, url} = await listen(
       statusHandler(403, {
         reason: 'Forbidden',
-        message:
-          'services "web" is forbidden: User "readonly" cannot get resource "services" in API group "" in the namespace "shop"',
+        message: 'services "web" is forbidden: User "readonly" cannot get resource "services" in API group "" in the namespace "shop"',
         details: {name: 'web', kind: 'services'},
       }),
     )
     try {
       const err = await failure(readClusterState(await contextFor(url, 5_000), {serviceNames: ['web']}))
       expect(err.exitCode).toBe(ExitCode.FORBIDDEN)
-      expect(err.message).toBe(
-        'Error from server (Forbidden): services "web" is forbidden: User "readonly" cannot get resource "services" in API group "" in the namespace "shop"',
-      )
+      expect(err.message).toBe('Error from server (Forbidden): services "web" is forbidden: User "readonly" cannot get resource "services" in API group "" in the namespace "shop"')
     } finally {
       await close(server)
     }
@@ -152,9 +147,7 @@ describe('Status bodies', () => {
   })
 
   it('400 (a bad label selector) is a usage error', async () => {
-    const {server, url} = await listen(
-      statusHandler(400, {reason: 'BadRequest', message: 'unable to parse requirement: found \'=\', expected: identifier'}),
-    )
+    const {server, url} = await listen(statusHandler(400, {reason: 'BadRequest', message: "unable to parse requirement: found '=', expected: identifier"}))
     try {
       const err = await failure(readClusterState(await contextFor(url, 5_000), {labelSelector: '=x'}))
       expect(err.exitCode).toBe(ExitCode.USAGE)
@@ -182,8 +175,7 @@ describe('Status bodies', () => {
 describe('toCliError (pure)', () => {
   const ctx = {server: 'https://10.0.0.1:6443', contextName: 'prod', requestTimeoutMs: 30_000}
   const fetchFailed = (cause: object) => Object.assign(new TypeError('fetch failed'), {cause})
-  const apiException = (code: number, body: unknown) =>
-    Object.assign(new Error(`HTTP-Code: ${code}`), {code, body, headers: {}})
+  const apiException = (code: number, body: unknown) => Object.assign(new Error(`HTTP-Code: ${code}`), {code, body, headers: {}})
 
   it.each([
     ['ECONNREFUSED', 'The connection to the server https://10.0.0.1:6443 was refused - did you specify the right host or port?'],
@@ -213,9 +205,7 @@ describe('toCliError (pure)', () => {
 
   it('timeouts', () => {
     const e = new DOMException('The operation was aborted due to timeout', 'TimeoutError')
-    expect(toCliError(e, 'list nodes', ctx).message).toBe(
-      'request to https://10.0.0.1:6443 timed out after 30s (--request-timeout) while trying to list nodes',
-    )
+    expect(toCliError(e, 'list nodes', ctx).message).toBe('request to https://10.0.0.1:6443 timed out after 30s (--request-timeout) while trying to list nodes')
   })
 
   it('403 without a message falls back to what was being done', () => {
@@ -235,9 +225,7 @@ describe('toCliError (pure)', () => {
     const e = Object.assign(new Error('spawn aws ENOENT'), {code: 'ENOENT', syscall: 'spawn aws', path: 'aws'})
     const err = toCliError(e, 'list nodes', {...ctx, execCommand: 'aws'})
     expect(err.exitCode).toBe(ExitCode.KUBECONFIG)
-    expect(err.message).toBe(
-      'getting credentials for context "prod": exec: aws: executable not found: install it or fix users[].user.exec in the kubeconfig',
-    )
+    expect(err.message).toBe('getting credentials for context "prod": exec: aws: executable not found: install it or fix users[].user.exec in the kubeconfig')
   })
 
   it('an exec credential plugin that fails (client-node rejects with its stderr)', () => {

@@ -123,7 +123,12 @@ describe('readDataPlaneObjects', () => {
   it('Calico operator install: reads FelixConfiguration and Installation "default"', async () => {
     fake.objects = [
       ...objects('calico-operator-bpf-v3.32.1.yaml'),
-      {apiVersion: 'crd.projectcalico.org/v1', kind: 'FelixConfiguration', metadata: {name: 'default', annotations: {'operator.tigera.io/bpfEnabled': 'true'}}, spec: {bpfEnabled: true}},
+      {
+        apiVersion: 'crd.projectcalico.org/v1',
+        kind: 'FelixConfiguration',
+        metadata: {name: 'default', annotations: {'operator.tigera.io/bpfEnabled': 'true'}},
+        spec: {bpfEnabled: true},
+      },
     ]
     const d = await detectLiveDataPlane(ctx)
     expect(d).toMatchObject({name: 'calico', version: '3.32.1', honoursZoneHints: true, settings: {bpfEnabled: 'true'}})

@@ -207,15 +207,41 @@ describe('Calico v3.30 TestShouldAppendTopologyAwareEndpoint (felix/bpf/proxy/to
 // ---- Antrea, through endpointsForNode with the plane's rule --------------------------------
 
 /** Antrea's makeTestEndpointInfo(ip, port, isLocal, ready, serving, terminating, zoneHints, nodeHints). */
-function aep(ip: string, isLocal: boolean, ready: boolean, serving: boolean, terminating: boolean, zoneHints: string[] | null, nodeHints: string[] | null, node: string): ProxyEndpoint {
-  return {ip, ready, serving, terminating, nodeName: isLocal ? node : 'elsewhere', zone: null, zoneHints: set(...(zoneHints ?? [])), nodeHints: set(...(nodeHints ?? [])), sliceName: 's'}
+function aep(
+  ip: string,
+  isLocal: boolean,
+  ready: boolean,
+  serving: boolean,
+  terminating: boolean,
+  zoneHints: string[] | null,
+  nodeHints: string[] | null,
+  node: string,
+): ProxyEndpoint {
+  return {
+    ip,
+    ready,
+    serving,
+    terminating,
+    nodeName: isLocal ? node : 'elsewhere',
+    zone: null,
+    zoneHints: set(...(zoneHints ?? [])),
+    nodeHints: set(...(nodeHints ?? [])),
+    sliceName: 's',
+  }
 }
 
 const clusterIP: Service = {metadata: {name: 'svc', namespace: 'ns'}, spec: {type: 'ClusterIP', clusterIP: '10.96.0.1', ports: [{port: 80, protocol: 'TCP'}]}}
 
 describe('Antrea TestCategorizeEndpoints (pkg/agent/proxy/topology_test.go), ClusterIP cases', () => {
   const antrea = (preferSame: boolean) => ({...dataPlaneFromFlag('antrea'), version: '2.5.3', preferSameGate: preferSame})
-  const cases: {name: string; preferSame?: boolean; nodeName?: string; zone?: string | null; eps: [string, boolean, boolean, boolean, boolean, string[] | null, string[] | null][]; want: string[]}[] = [
+  const cases: {
+    name: string
+    preferSame?: boolean
+    nodeName?: string
+    zone?: string | null
+    eps: [string, boolean, boolean, boolean, boolean, string[] | null, string[] | null][]
+    want: string[]
+  }[] = [
     {
       name: "should use topology since all endpoints have hints, node has a zone label and and there are endpoints for the node's zone",
       zone: 'zone-a',
@@ -351,8 +377,21 @@ describe('Antrea TestCategorizeEndpoints (pkg/agent/proxy/topology_test.go), Clu
 describe('Cilium (pkg/loadbalancer/tests/testdata topology-aware.txtar, prefer-same-node.txtar)', () => {
   // topology-aware.txtar: node zone foo, Service with topology-mode auto, backends
   // 10.244.1.1 (for zones foo & bar) and 10.244.2.1 (for zone quux) -> only 10.244.1.1.
-  const auto: Service = {metadata: {name: 'echo', namespace: 'test', annotations: {'service.kubernetes.io/topology-mode': 'auto'}}, spec: {type: 'ClusterIP', clusterIP: '10.96.50.104'}}
-  const be = (ip: string, zones: string[], nodeName: string | null = null): ProxyEndpoint => ({ip, ready: true, serving: true, terminating: false, nodeName, zone: null, zoneHints: set(...zones), nodeHints: null, sliceName: 's'})
+  const auto: Service = {
+    metadata: {name: 'echo', namespace: 'test', annotations: {'service.kubernetes.io/topology-mode': 'auto'}},
+    spec: {type: 'ClusterIP', clusterIP: '10.96.50.104'},
+  }
+  const be = (ip: string, zones: string[], nodeName: string | null = null): ProxyEndpoint => ({
+    ip,
+    ready: true,
+    serving: true,
+    terminating: false,
+    nodeName,
+    zone: null,
+    zoneHints: set(...zones),
+    nodeHints: null,
+    sliceName: 's',
+  })
   const node = {name: 'testnode', labels: {'topology.kubernetes.io/zone': 'foo'}}
 
   it('topology-aware.txtar: backends meant for other zones are ignored', () => {
@@ -378,7 +417,12 @@ describe('Cilium (pkg/loadbalancer/tests/testdata topology-aware.txtar, prefer-s
     expect(pick(svc({}, {trafficDistribution: 'PreferClose'}))).toEqual(['10.244.1.1'])
     expect(pick(svc({}, {trafficDistribution: 'PreferSameZone'}))).toEqual(['10.244.1.1', '10.244.2.1'])
     expect(pick(svc({}, {trafficDistribution: 'PreferSameZone'}), true)).toEqual(['10.244.1.1'])
-    const local = ciliumSelectBackends([be('10.244.1.1', ['foo'], 'other'), be('10.244.2.1', ['quux'], 'testnode')], svc({'service.kubernetes.io/topology-mode': 'Auto'}, {internalTrafficPolicy: 'Local'}), node, true)
+    const local = ciliumSelectBackends(
+      [be('10.244.1.1', ['foo'], 'other'), be('10.244.2.1', ['quux'], 'testnode')],
+      svc({'service.kubernetes.io/topology-mode': 'Auto'}, {internalTrafficPolicy: 'Local'}),
+      node,
+      true,
+    )
     expect(ips(local.endpoints)).toEqual(['10.244.2.1'])
   })
 
@@ -396,7 +440,17 @@ describe('Cilium (pkg/loadbalancer/tests/testdata topology-aware.txtar, prefer-s
 
 describe('endpointsForNode', () => {
   const node = {name: 'n1', labels: {'topology.kubernetes.io/zone': 'a'}}
-  const ep = (ip: string, zones: string[], nodes: string[] = [], nodeName = 'nx'): ProxyEndpoint => ({ip, ready: true, serving: true, terminating: false, nodeName, zone: null, zoneHints: set(...zones), nodeHints: set(...nodes), sliceName: 's'})
+  const ep = (ip: string, zones: string[], nodes: string[] = [], nodeName = 'nx'): ProxyEndpoint => ({
+    ip,
+    ready: true,
+    serving: true,
+    terminating: false,
+    nodeName,
+    zone: null,
+    zoneHints: set(...zones),
+    nodeHints: set(...nodes),
+    sliceName: 's',
+  })
   const auto: Service = {metadata: {name: 's', annotations: {'service.kubernetes.io/topology-mode': 'Auto'}}, spec: {type: 'ClusterIP'}}
 
   it('kube-proxy: zone hints narrow; all-endpoints (kube-router) does not', () => {
@@ -409,12 +463,22 @@ describe('endpointsForNode', () => {
     const eps = [ep('1', ['a'], ['n1']), ep('2', ['a'], ['n2'])]
     expect(endpointsForNode(dataPlaneFromFlag('kube-proxy'), eps, auto, node).topology).toBe('node')
     const plain: Service = {metadata: {name: 's'}, spec: {type: 'ClusterIP'}}
-    const legacy = endpointsForNode(dataPlaneFromFlag('kube-proxy'), [ep('1', ['a']), ep('2', ['b'])], plain, node, {kubeProxy: {preferSameGate: false, requireAnnotation: {annotations: undefined}}})
+    const legacy = endpointsForNode(dataPlaneFromFlag('kube-proxy'), [ep('1', ['a']), ep('2', ['b'])], plain, node, {
+      kubeProxy: {preferSameGate: false, requireAnnotation: {annotations: undefined}},
+    })
     expect(legacy.topology).toBe('none')
   })
 
   it('Calico v3.32 (calico-tar-td): unannotated Service with a partial hint set still narrows, unlike kube-proxy', () => {
-    const calico = detectDataPlane({daemonSets: [{metadata: {name: 'calico-node', namespace: 'kube-system'}, spec: {template: {spec: {containers: [{name: 'calico-node', image: 'quay.io/calico/node:v3.32.1', env: [{name: 'FELIX_BPFENABLED', value: 'true'}]}]}}}}], configMaps: []})
+    const calico = detectDataPlane({
+      daemonSets: [
+        {
+          metadata: {name: 'calico-node', namespace: 'kube-system'},
+          spec: {template: {spec: {containers: [{name: 'calico-node', image: 'quay.io/calico/node:v3.32.1', env: [{name: 'FELIX_BPFENABLED', value: 'true'}]}]}}},
+        },
+      ],
+      configMaps: [],
+    })
     const plain: Service = {metadata: {name: 's'}, spec: {type: 'ClusterIP', trafficDistribution: 'PreferClose'}}
     const eps = [ep('1', ['a']), ep('2', [])]
     expect(endpointsForNode(calico, eps, plain, node)).toEqual({endpoints: [eps[0]], topology: 'zone'})

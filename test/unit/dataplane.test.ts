@@ -104,13 +104,19 @@ describe('kube-proxy', () => {
     })
     const flags = detectDataPlane({daemonSets: [ds(['--proxy-mode=ipvs', '--feature-gates=TopologyAwareHints=true,Foo=false'])], configMaps: []})
     expect(flags).toMatchObject({honoursZoneHints: true, settings: {mode: 'ipvs', 'featureGates.TopologyAwareHints': 'true', 'featureGates.Foo': 'false'}})
-    const withConfig = detectDataPlane({daemonSets: [ds(['--config=/var/lib/kube-proxy/config.conf', '--feature-gates=TopologyAwareHints=true'])], configMaps: load('kube-proxy-kubeadm-1.23-ipvs.yaml').configMaps})
+    const withConfig = detectDataPlane({
+      daemonSets: [ds(['--config=/var/lib/kube-proxy/config.conf', '--feature-gates=TopologyAwareHints=true'])],
+      configMaps: load('kube-proxy-kubeadm-1.23-ipvs.yaml').configMaps,
+    })
     expect(withConfig).toMatchObject({honoursZoneHints: false, settings: {mode: 'ipvs'}})
   })
 
   it('versions: before 1.21 no hints; 1.33 node hints alpha off; untagged image follows the server', () => {
     const at = (image: string) =>
-      detectDataPlane({daemonSets: [{metadata: {name: 'kube-proxy', namespace: 'kube-system'}, spec: {template: {spec: {containers: [{name: 'kube-proxy', image, command: ['kube-proxy']}]}}}}], configMaps: []})
+      detectDataPlane({
+        daemonSets: [{metadata: {name: 'kube-proxy', namespace: 'kube-system'}, spec: {template: {spec: {containers: [{name: 'kube-proxy', image, command: ['kube-proxy']}]}}}}],
+        configMaps: [],
+      })
     expect(at('k8s.gcr.io/kube-proxy:v1.20.15')).toMatchObject({honoursZoneHints: false, honoursNodeHints: false})
     expect(at('k8s.gcr.io/kube-proxy:v1.20.15').message).toContain('predates topology hints')
     expect(at('registry.k8s.io/kube-proxy:v1.33.2')).toMatchObject({honoursZoneHints: true, honoursNodeHints: false})
@@ -184,7 +190,14 @@ describe('Cilium', () => {
 
   it('kube-proxy-replacement values of every release line', () => {
     expect(['true', 'strict', 'false', 'disabled', 'partial', 'probe', '', 'bogus'].map(normalizeKubeProxyReplacement)).toEqual([
-      'true', 'true', 'false', 'false', 'partial', 'probe', undefined, undefined,
+      'true',
+      'true',
+      'false',
+      'false',
+      'partial',
+      'probe',
+      undefined,
+      undefined,
     ])
   })
 })
@@ -237,7 +250,11 @@ describe('Calico', () => {
     })
     const blind = detectDataPlane(loadCore('calico-operator-bpf-v3.32.1.yaml'))
     expect(blind).toMatchObject({name: 'calico', honoursZoneHints: 'unknown', settings: {dataplane: 'unknown'}})
-    const felixOff = detectDataPlane({...loadCore('calico-operator-bpf-v3.32.1.yaml', 'kube-proxy-kubeadm-1.34.yaml'), felixConfigurations: [{metadata: {name: 'default'}, spec: {bpfEnabled: false}}], installations: []})
+    const felixOff = detectDataPlane({
+      ...loadCore('calico-operator-bpf-v3.32.1.yaml', 'kube-proxy-kubeadm-1.34.yaml'),
+      felixConfigurations: [{metadata: {name: 'default'}, spec: {bpfEnabled: false}}],
+      installations: [],
+    })
     expect(felixOff).toMatchObject({name: 'kube-proxy', alsoFound: ['calico']})
   })
 })
@@ -265,7 +282,9 @@ describe('Antrea', () => {
   it('the PreferSameTrafficDistribution gate turns node hints on; proxyAll takes host traffic', () => {
     const o = load('antrea-v2.5.3.yaml')
     const cm = o.configMaps[0]!
-    cm.data!['antrea-agent.conf'] = cm.data!['antrea-agent.conf']!.replace('#  PreferSameTrafficDistribution: false', '  PreferSameTrafficDistribution: true').replace('proxyAll: false', 'proxyAll: true')
+    cm.data!['antrea-agent.conf'] = cm
+      .data!['antrea-agent.conf']!.replace('#  PreferSameTrafficDistribution: false', '  PreferSameTrafficDistribution: true')
+      .replace('proxyAll: false', 'proxyAll: true')
     const d = detectDataPlane(o)
     expect(d).toMatchObject({honoursNodeHints: true, preferSameGate: true, paths: [{by: 'antrea'}, {traffic: 'host', by: 'antrea'}]})
     expect(d.message).toBeUndefined()
@@ -293,7 +312,14 @@ describe('Antrea', () => {
 describe('kube-router', () => {
   it('service proxy on (untagged image as published): hints ignored', () => {
     const d = detectDataPlane(load('kube-router-all-features.yaml'))
-    expect(d).toMatchObject({name: 'kube-router', honoursZoneHints: false, honoursNodeHints: false, selection: 'all-endpoints', message: KUBE_ROUTER_MESSAGE, settings: {'run-service-proxy': 'true'}})
+    expect(d).toMatchObject({
+      name: 'kube-router',
+      honoursZoneHints: false,
+      honoursNodeHints: false,
+      selection: 'all-endpoints',
+      message: KUBE_ROUTER_MESSAGE,
+      settings: {'run-service-proxy': 'true'},
+    })
     expect(d.version).toBeUndefined()
     expect(d.fix).toContain('cloudnativelabs/kube-router#1005')
   })

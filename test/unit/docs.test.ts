@@ -8,7 +8,12 @@ import {COMMANDS} from '../../src/entry/commands.js'
 
 const ROOT = resolve(import.meta.dirname, '../..')
 const DOCS = join(ROOT, 'docs')
-const pages = [join(ROOT, 'README.md'), ...readdirSync(DOCS).filter((f) => f.endsWith('.md')).map((f) => join(DOCS, f))]
+const pages = [
+  join(ROOT, 'README.md'),
+  ...readdirSync(DOCS)
+    .filter((f) => f.endsWith('.md'))
+    .map((f) => join(DOCS, f)),
+]
 
 // GitHub's anchor for a heading: lower case, punctuation but '-' and '_' dropped, spaces to '-'.
 const anchor = (heading: string) =>

@@ -22,7 +22,23 @@ const RAW_UNSAFE = /[\x00-\x09\x0b-\x1f\x7f-\x9f\u00ad\u061c\u180e\u200b-\u200f\
 /** The same, ignoring the SGR colour codes the printers add themselves. */
 const rawUnsafe = (text: string) => RAW_UNSAFE.test(text.replace(/\x1b\[[0-9;]*m/g, ''))
 
-const HOSTILE = ['\x1b[2J\x1b[H', 'a\x00b', 'x\ry', 'tab\there', 'line\nbreak', 'bell\x07', 'del\x7f', 'csi\x9b31m', 'rtl\u202eevil\u202c', 'iso\u2066x\u2069', 'zw\u200bsp', 'ls\u2028ps\u2029', 'bom\ufeff', 'tag\u{e0041}', 'lone\ud800']
+const HOSTILE = [
+  '\x1b[2J\x1b[H',
+  'a\x00b',
+  'x\ry',
+  'tab\there',
+  'line\nbreak',
+  'bell\x07',
+  'del\x7f',
+  'csi\x9b31m',
+  'rtl\u202eevil\u202c',
+  'iso\u2066x\u2069',
+  'zw\u200bsp',
+  'ls\u2028ps\u2029',
+  'bom\ufeff',
+  'tag\u{e0041}',
+  'lone\ud800',
+]
 
 describe('escapeTerminal', () => {
   it('writes ESC as ^[ and CR as \\r (kubectl EscapeTerminal), LF and TAB as \\n and \\t', () => {
@@ -90,7 +106,13 @@ const slice: EndpointSlice = {
   endpoints: [Z1, Z1, Z2, Z2].map((zone, i) => ({addresses: [`10.0.0.${i + 1}`], zone, nodeName: `n\x00${i % 2 ? 2 : 1}${zone === Z1 ? 'a' : 'b'}`, conditions: {ready: true}})),
 }
 const state: ClusterState = {
-  nodes: [node('n\x001a', Z1), node('n\x002a', Z1), node('n\x001b', Z2), node('n\x002b', Z2), {metadata: {name: 'bad\x1b]0;title\x07'}, status: {allocatable: {cpu: '2'}, conditions: [{type: 'Ready', status: 'True'}]}}],
+  nodes: [
+    node('n\x001a', Z1),
+    node('n\x002a', Z1),
+    node('n\x001b', Z2),
+    node('n\x002b', Z2),
+    {metadata: {name: 'bad\x1b]0;title\x07'}, status: {allocatable: {cpu: '2'}, conditions: [{type: 'Ready', status: 'True'}]}},
+  ],
   services: [service],
   endpointSlices: [slice],
   events: [{metadata: {name: 'e', namespace: 'shop'}, reason: 'TopologyAwareHintsDisabled', message: 'evil\x1b[2J\rmessage', type: 'Warning'}],
@@ -144,20 +166,29 @@ describe('text printers escape what comes from the cluster; JSON and YAML keep i
   it('simulate table, wide and csv', () => {
     const sim = simulateService(state, service, {})
     for (const format of ['table', 'wide', 'csv'] as const) {
-      const out = renderSimulate({apiVersion: 'kubectl-topology.io/v1', kind: 'TopologySimulation', source: 'snapshot', trafficModel: 'zone-cpu', whatIf: ['without zone \x1b[2J'], services: [sim]}, {format, style})
+      const out = renderSimulate(
+        {apiVersion: 'kubectl-topology.io/v1', kind: 'TopologySimulation', source: 'snapshot', trafficModel: 'zone-cpu', whatIf: ['without zone \x1b[2J'], services: [sim]},
+        {format, style},
+      )
       expect(rawUnsafe(out), out).toBe(false)
     }
   })
   it('watch lines and zone table', () => {
     const e = report.services[0]!
-    const frame = {namespace: 'shop', name: 'web', exists: true, kubernetesVersion: '1.36', explanations: [e], cliffs: [], cluster: report.cluster} as unknown as Parameters<typeof summaryLines>[0]
+    const frame = {namespace: 'shop', name: 'web', exists: true, kubernetesVersion: '1.36', explanations: [e], cliffs: [], cluster: report.cluster} as unknown as Parameters<
+      typeof summaryLines
+    >[0]
     const lines = [
       ...summaryLines(frame),
       changeLine('12:00:00', {kind: 'zone-fallback', tone: 'bad', message: `kube-proxy falls back in ${Z1}`} as unknown as Parameters<typeof changeLine>[1]),
       eventLine('12:00:00', state.events![0]!),
       zoneTable(e, undefined, style),
     ]
-    const hostileFrame = {...frame, cliffs: [{kind: 'node-lost', effect: 'hints-dropped', zone: Z1, nodes: [], message: `losing a node in ${Z1} drops the hints`}], cluster: {...report.cluster, disablingNodes: [{name: 'n\x00', status: 'no-zone-label', fix: `label it ${Z2}`}]}} as unknown as typeof frame
+    const hostileFrame = {
+      ...frame,
+      cliffs: [{kind: 'node-lost', effect: 'hints-dropped', zone: Z1, nodes: [], message: `losing a node in ${Z1} drops the hints`}],
+      cluster: {...report.cluster, disablingNodes: [{name: 'n\x00', status: 'no-zone-label', fix: `label it ${Z2}`}]},
+    } as unknown as typeof frame
     const first = firstFrameLines('12:00:00', hostileFrame)
     expect(first.length).toBe(summaryLines(frame).length + 2)
     expect(first.at(-2)).toBe('12:00:00  cliff: losing a node in zone-^[[2J^[[31mred drops the hints')
@@ -168,7 +199,20 @@ describe('text printers escape what comes from the cluster; JSON and YAML keep i
   })
   it('apply diff', () => {
     const out = renderChanges(
-      {namespace: 'shop', service: 'web', serviceChanges: [{path: 'metadata.annotations["x"]', old: 'a\x1b[2J', new: null, reason: 'r\u202e'}], sliceChanges: [{name: 's\x00', addressType: 'IPv4', managedBy: 'm\x1b', endpointCount: 1, endpoints: [{addresses: ['10.0.0.1'], nodeName: 'n\x00', zone: Z1, ready: true, old: null, new: {forZones: [Z1], forNodes: []}}]}]} as unknown as Parameters<typeof renderChanges>[0],
+      {
+        namespace: 'shop',
+        service: 'web',
+        serviceChanges: [{path: 'metadata.annotations["x"]', old: 'a\x1b[2J', new: null, reason: 'r\u202e'}],
+        sliceChanges: [
+          {
+            name: 's\x00',
+            addressType: 'IPv4',
+            managedBy: 'm\x1b',
+            endpointCount: 1,
+            endpoints: [{addresses: ['10.0.0.1'], nodeName: 'n\x00', zone: Z1, ready: true, old: null, new: {forZones: [Z1], forNodes: []}}],
+          },
+        ],
+      } as unknown as Parameters<typeof renderChanges>[0],
       style,
     )
     expect(rawUnsafe(out), out).toBe(false)

@@ -3,7 +3,21 @@
 // trafficDistribution, traffic policies and types, and several EndpointSlices per Service with
 // random endpoints (conditions unset or set, zones, node names, live hints), IPv4 and IPv6.
 import fc from 'fast-check'
-import {ANNOTATION_TOPOLOGY_AWARE_HINTS, ANNOTATION_TOPOLOGY_MODE, CONTROLLER_NAME, LABEL_CONTROL_PLANE, LABEL_HOSTNAME, LABEL_MANAGED_BY, LABEL_MASTER, LABEL_SERVICE_NAME, LABEL_ZONE, type Endpoint, type EndpointSlice, type Node, type Service} from '../../src/upstream/api/types.js'
+import {
+  ANNOTATION_TOPOLOGY_AWARE_HINTS,
+  ANNOTATION_TOPOLOGY_MODE,
+  CONTROLLER_NAME,
+  LABEL_CONTROL_PLANE,
+  LABEL_HOSTNAME,
+  LABEL_MANAGED_BY,
+  LABEL_MASTER,
+  LABEL_SERVICE_NAME,
+  LABEL_ZONE,
+  type Endpoint,
+  type EndpointSlice,
+  type Node,
+  type Service,
+} from '../../src/upstream/api/types.js'
 import type {ClusterState} from '../../src/state/cluster-state.js'
 
 /** Zone names, including one that is an Object.prototype key. */
@@ -40,7 +54,11 @@ function buildNode(i: number, s: NodeSpec): Node {
   if (s.role === 'master') labels[LABEL_MASTER] = 'true'
   const node: Node = {metadata: {name, labels}, status: {}}
   if (s.cpu !== undefined) node.status!.allocatable = {cpu: s.cpu}
-  if (s.ready !== undefined) node.status!.conditions = [{type: 'MemoryPressure', status: 'False'}, {type: 'Ready', status: s.ready}]
+  if (s.ready !== undefined)
+    node.status!.conditions = [
+      {type: 'MemoryPressure', status: 'False'},
+      {type: 'Ready', status: s.ready},
+    ]
   return node
 }
 
@@ -68,10 +86,7 @@ const endpointSpec = (zones: string[]): fc.Arbitrary<EndpointSpec> => {
       {arbitrary: fc.constant(undefined), weight: 4},
       {arbitrary: fc.constant(null), weight: 1},
       {
-        arbitrary: fc.record(
-          {forZones: fc.uniqueArray(zoneName, {maxLength: 2}), forNodes: fc.constantFrom<string[] | 'own'>('own', [], ['node-0'])},
-          {requiredKeys: []},
-        ),
+        arbitrary: fc.record({forZones: fc.uniqueArray(zoneName, {maxLength: 2}), forNodes: fc.constantFrom<string[] | 'own'>('own', [], ['node-0'])}, {requiredKeys: []}),
         weight: 4,
       },
     ),

@@ -74,7 +74,10 @@ describe('explain with a data plane', () => {
       const plane = detectDataPlane(fixture(file) as never)
       const r = explain(state, svc('checkout'), {kubeVersion: '1.36', dataPlane: plane, perNode: true})
       const s = r.services[0]!
-      expect(s.zones.map((z) => [z.kubeProxy.mode, z.kubeProxy.fallback, z.kubeProxy.routedEndpoints]), file).toEqual([
+      expect(
+        s.zones.map((z) => [z.kubeProxy.mode, z.kubeProxy.fallback, z.kubeProxy.routedEndpoints]),
+        file,
+      ).toEqual([
         ['PreferSameZone', false, 3],
         ['PreferSameZone', false, 3],
         ['PreferSameZone', false, 3],

@@ -37,7 +37,7 @@ describe('explain: kinds of Services and slices', () => {
     expect(s.advice.filter((a) => a.code === 'mode' || a.code === 'fallback')).toEqual([])
   })
 
-  it("selector-less with hand-made slices: TOTAL, header and rows agree; no overload of -100%", () => {
+  it('selector-less with hand-made slices: TOTAL, header and rows agree; no overload of -100%', () => {
     const svc = service('n', {annotations: AUTO, selector: null})
     const s = one(state(NODES, [svc], [slice('n', spread({a: 1, b: 1, c: 1}, true), {managed: false})]))
     expect(s.totals.readyEndpoints).toBe(3)
@@ -87,7 +87,16 @@ describe('explain: kinds of Services and slices', () => {
 
   it('a hint naming a zone without nodes: "no nodes", not "uses hints"', () => {
     const svc = service('g', {trafficDistribution: 'PreferSameZone'})
-    const st = state(NODES, [svc], [slice('g', [{zone: 'a', hint: ['a']}, {zone: 'd', node: 'd-0', hint: ['d']}])])
+    const st = state(
+      NODES,
+      [svc],
+      [
+        slice('g', [
+          {zone: 'a', hint: ['a']},
+          {zone: 'd', node: 'd-0', hint: ['d']},
+        ]),
+      ],
+    )
     const text = renderExplain(explain(st, st.services), {format: 'table'})
     const row = text.split('\n').find((l) => l.startsWith('d '))!
     expect(row).toMatch(/no nodes$/)

@@ -154,13 +154,21 @@ describe('explain --per-node: kube-proxy per IP family and per Service port', ()
   it('every slice carrying every port: each port repeats the node-level view', () => {
     const service: Service = {
       metadata: {name: 'known', namespace: 'ns'},
-      spec: {ports: [{name: 'http', port: 8080, protocol: 'TCP'}, {name: 'metrics', port: 9090, protocol: 'TCP'}]},
+      spec: {
+        ports: [
+          {name: 'http', port: 8080, protocol: 'TCP'},
+          {name: 'metrics', port: 9090, protocol: 'TCP'},
+        ],
+      },
     }
     const slices: EndpointSlice[] = [
       {
         metadata: {name: 'known-a', namespace: 'ns', labels},
         addressType: 'IPv4',
-        ports: [{name: 'metrics', port: 9090, protocol: 'TCP'}, {name: 'http', port: 8080, protocol: 'TCP'}],
+        ports: [
+          {name: 'metrics', port: 9090, protocol: 'TCP'},
+          {name: 'http', port: 8080, protocol: 'TCP'},
+        ],
         endpoints: [
           {addresses: ['10.253.0.1'], conditions: {ready: true}, nodeName: 'kp-a-1', zone: 'zone-a', hints: {forZones: [{name: 'zone-a'}]}},
           {addresses: ['10.253.0.2'], conditions: {ready: true}, nodeName: 'kp-b-1', zone: 'zone-b', hints: {forZones: [{name: 'zone-b'}]}},
@@ -170,7 +178,13 @@ describe('explain --per-node: kube-proxy per IP family and per Service port', ()
     const [s] = run(service, slices)
     for (const n of s!.nodes!) {
       expect(n.ports.map((p) => p.name)).toEqual(['http', 'metrics'])
-      for (const p of n.ports) expect({mode: p.mode, fallback: p.fallback, reason: p.reason, endpoints: p.endpoints}).toEqual({mode: n.mode, fallback: n.fallback, reason: n.reason, endpoints: n.endpoints})
+      for (const p of n.ports)
+        expect({mode: p.mode, fallback: p.fallback, reason: p.reason, endpoints: p.endpoints}).toEqual({
+          mode: n.mode,
+          fallback: n.fallback,
+          reason: n.reason,
+          endpoints: n.endpoints,
+        })
     }
     expect(row(s!, 'kp-a-1').endpoints).toEqual(['10.253.0.1'])
   })

@@ -28,15 +28,10 @@ function existingZones(state: ClusterState): Set<string> {
   return zones
 }
 
-const serviceOf = (state: ClusterState, ns: string, name: string): Service =>
-  state.services.find((s) => (s.metadata.namespace ?? 'default') === ns && s.metadata.name === name)!
+const serviceOf = (state: ClusterState, ns: string, name: string): Service => state.services.find((s) => (s.metadata.namespace ?? 'default') === ns && s.metadata.name === name)!
 
 const managedSliceNames = (state: ClusterState, ns: string) =>
-  new Set(
-    state.endpointSlices
-      .filter((s) => (s.metadata.namespace ?? 'default') === ns && s.metadata.labels?.[LABEL_MANAGED_BY] === CONTROLLER_NAME)
-      .map((s) => s.metadata.name),
-  )
+  new Set(state.endpointSlices.filter((s) => (s.metadata.namespace ?? 'default') === ns && s.metadata.labels?.[LABEL_MANAGED_BY] === CONTROLLER_NAME).map((s) => s.metadata.name))
 
 describe('explain: properties on random clusters', () => {
   it('never throws, and the JSON output validates against schema/explain.v1.json', () => {
@@ -125,9 +120,9 @@ describe('explain: properties on random clusters', () => {
   })
 
   it('the report does not depend on the order of the nodes', () => {
-    const arb = fc.tuple(clusterArb, optionsArb).chain(([c, opts]) =>
-      fc.tuple(fc.constant(c), fc.constant(opts), fc.shuffledSubarray(c.state.nodes, {minLength: c.state.nodes.length, maxLength: c.state.nodes.length})),
-    )
+    const arb = fc
+      .tuple(clusterArb, optionsArb)
+      .chain(([c, opts]) => fc.tuple(fc.constant(c), fc.constant(opts), fc.shuffledSubarray(c.state.nodes, {minLength: c.state.nodes.length, maxLength: c.state.nodes.length})))
     // The node list itself is reported in input order, and `processed` says where upstream's
     // SetNodes loop stopped: that is the one order-dependent part, by design.
     const normalise = (r: ExplainReport) => {

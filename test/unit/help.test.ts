@@ -11,7 +11,8 @@ const program = {bin: 'kubectl topology', description: 'kubectl plugin that does
 const cmd: HelpCommand = {
   id: 'explain',
   summary: 'Explain a Service.',
-  description: 'First paragraph, long enough to be wrapped at eighty columns by the renderer, which it is.\n\nTable:\n\n  --a          short\n  --bb N       text that goes on and on until it is too long for one line of eighty columns',
+  description:
+    'First paragraph, long enough to be wrapped at eighty columns by the renderer, which it is.\n\nTable:\n\n  --a          short\n  --bb N       text that goes on and on until it is too long for one line of eighty columns',
   usage: 'explain [svc/NAME ...] [flags]',
   examples: [{description: 'One Service', command: '<%= config.bin %> explain svc/web'}, '<%= config.bin %> explain -A'],
   flags: {

@@ -90,7 +90,7 @@ describe('loadKubeConfig', () => {
       }),
     )
 
-  it('KUBECONFIG with two files: the first file\'s current-context wins, duplicate names keep the first', async () => {
+  it("KUBECONFIG with two files: the first file's current-context wins, duplicate names keep the first", async () => {
     const a = first()
     const b = second()
     process.env.KUBECONFIG = [a, b].join(path.delimiter)
@@ -187,16 +187,22 @@ describe('loadKubeConfig', () => {
   })
 
   it('no current-context', async () => {
-    const p = write(cfg({contexts: [{name: 'a', cluster: 'k'}, {name: 'b', cluster: 'k'}], clusters: [{name: 'k', server: 'https://h'}]}))
+    const p = write(
+      cfg({
+        contexts: [
+          {name: 'a', cluster: 'k'},
+          {name: 'b', cluster: 'k'},
+        ],
+        clusters: [{name: 'k', server: 'https://h'}],
+      }),
+    )
     const err = await kubeconfigError(loadKubeConfig({kubeconfig: p}))
     expect(err.message).toBe(`current-context is not set in kubeconfig ${p}: pass --context (available: a, b)`)
   })
 
   it('a context whose cluster is not defined, or has no server', async () => {
     const p = write(cfg({current: 'a', contexts: [{name: 'a', cluster: 'ghost'}], clusters: []}))
-    expect((await kubeconfigError(loadKubeConfig({kubeconfig: p}))).message).toBe(
-      `cluster "ghost" of context "a" is not defined in kubeconfig ${p}`,
-    )
+    expect((await kubeconfigError(loadKubeConfig({kubeconfig: p}))).message).toBe(`cluster "ghost" of context "a" is not defined in kubeconfig ${p}`)
     const q = write({'current-context': 'a', contexts: [{name: 'a', context: {cluster: 'k'}}], clusters: [{name: 'k', cluster: {}}]})
     expect((await kubeconfigError(loadKubeConfig({kubeconfig: q}))).message).toBe(`cluster "k" in ${q} has no server`)
   })
@@ -326,9 +332,7 @@ describe('parseDuration (--request-timeout)', () => {
     } catch (e) {
       expect(e).toBeInstanceOf(CliError)
       expect((e as CliError).exitCode).toBe(ExitCode.USAGE)
-      expect((e as CliError).message).toBe(
-        `invalid --request-timeout value "${input}": use a duration such as 30s, 1m or 500ms (0 means no timeout)`,
-      )
+      expect((e as CliError).message).toBe(`invalid --request-timeout value "${input}": use a duration such as 30s, 1m or 500ms (0 means no timeout)`)
     }
   })
 

@@ -459,8 +459,7 @@ const upstreamCases: UpstreamCase[] = [
 
 // Not upstream's assertions: the mode and fallback reason we expect for each ported case.
 const expectedModeAndReason: Record<string, [ProxyTopologyMode, FallbackReason | null, localUsesTerminating?: boolean]> = {
-  "should use topology since all endpoints have hints, node has a zone label and and there are endpoints for the node's zone":
-    ['PreferSameZone', null],
+  "should use topology since all endpoints have hints, node has a zone label and and there are endpoints for the node's zone": ['PreferSameZone', null],
   'externalTrafficPolicy: Local, topology ignored for Local endpoints': ['PreferSameZone', null],
   'internalTrafficPolicy: Local, topology ignored for Local endpoints': ['PreferSameZone', null],
   'empty node labels': ['', 'node-has-no-zone'],
@@ -497,9 +496,14 @@ const expectedModeAndReason: Record<string, [ProxyTopologyMode, FallbackReason |
 function runUpstreamCase(tc: UpstreamCase): Categorized {
   const nodeName = tc.nodeName || DEFAULT_NODE
   const eps = (tc.endpoints ?? []).map((row) => toProxyEndpoint(row, nodeName))
-  return categorizeEndpoints(eps, flagsOf(tc.serviceInfo), {name: nodeName, labels: tc.nodeLabels ?? {}}, {
-    preferSameGate: tc.preferSameEnabled ?? false,
-  })
+  return categorizeEndpoints(
+    eps,
+    flagsOf(tc.serviceInfo),
+    {name: nodeName, labels: tc.nodeLabels ?? {}},
+    {
+      preferSameGate: tc.preferSameEnabled ?? false,
+    },
+  )
 }
 
 describe('TestCategorizeEndpoints (pkg/proxy/topology_test.go @ fa7ba8e2)', () => {
@@ -603,10 +607,7 @@ describe('proxyEndpointsFromSlices (endpointslicecache.go addEndpoints)', () => 
   })
 
   it('skips endpoints without addresses and uses only addresses[0]', () => {
-    const eps = proxyEndpointsFromSlices(
-      [slice('s1', [{addresses: []}, {addresses: ['10.0.0.1', '10.0.0.99'], nodeName: 'n1', zone: 'z1'}])],
-      {preferSameGate: true},
-    )
+    const eps = proxyEndpointsFromSlices([slice('s1', [{addresses: []}, {addresses: ['10.0.0.1', '10.0.0.99'], nodeName: 'n1', zone: 'z1'}])], {preferSameGate: true})
     expect(eps).toEqual([
       {
         ip: '10.0.0.1',
@@ -623,20 +624,14 @@ describe('proxyEndpointsFromSlices (endpointslicecache.go addEndpoints)', () => 
   })
 
   it('keeps slice order, then endpoint order', () => {
-    const eps = proxyEndpointsFromSlices(
-      [slice('b', [{addresses: ['10.0.0.9']}, {addresses: ['10.0.0.1']}]), slice('a', [{addresses: ['10.0.0.5']}])],
-      {preferSameGate: true},
-    )
+    const eps = proxyEndpointsFromSlices([slice('b', [{addresses: ['10.0.0.9']}, {addresses: ['10.0.0.1']}]), slice('a', [{addresses: ['10.0.0.5']}])], {preferSameGate: true})
     expect(eps.map((e) => `${e.sliceName}/${e.ip}`)).toEqual(['b/10.0.0.9', 'b/10.0.0.1', 'a/10.0.0.5'])
   })
 
   it('merges the same IP across slices: a non-terminating copy wins, at the first position', () => {
     const eps = proxyEndpointsFromSlices(
       [
-        slice('old', [
-          {addresses: ['10.0.0.1'], conditions: {ready: false, serving: true, terminating: true}, nodeName: 'n-old'},
-          {addresses: ['10.0.0.2']},
-        ]),
+        slice('old', [{addresses: ['10.0.0.1'], conditions: {ready: false, serving: true, terminating: true}, nodeName: 'n-old'}, {addresses: ['10.0.0.2']}]),
         slice('new', [{addresses: ['10.0.0.1'], conditions: {ready: true}, nodeName: 'n-new'}]),
       ],
       {preferSameGate: true},
@@ -649,10 +644,7 @@ describe('proxyEndpointsFromSlices (endpointslicecache.go addEndpoints)', () => 
 
   it('a terminating copy never replaces an earlier copy', () => {
     const eps = proxyEndpointsFromSlices(
-      [
-        slice('s1', [{addresses: ['10.0.0.1'], conditions: {ready: true}}]),
-        slice('s2', [{addresses: ['10.0.0.1'], conditions: {ready: false, serving: true, terminating: true}}]),
-      ],
+      [slice('s1', [{addresses: ['10.0.0.1'], conditions: {ready: true}}]), slice('s2', [{addresses: ['10.0.0.1'], conditions: {ready: false, serving: true, terminating: true}}])],
       {preferSameGate: true},
     )
     expect(eps).toHaveLength(1)
@@ -662,19 +654,15 @@ describe('proxyEndpointsFromSlices (endpointslicecache.go addEndpoints)', () => 
 
   it('with two terminating copies the first stays; with two non-terminating copies the last wins', () => {
     const term = {ready: false, serving: true, terminating: true}
-    const twoTerm = proxyEndpointsFromSlices(
-      [slice('s1', [{addresses: ['10.0.0.1'], conditions: term}]), slice('s2', [{addresses: ['10.0.0.1'], conditions: term}])],
-      {preferSameGate: true},
-    )
+    const twoTerm = proxyEndpointsFromSlices([slice('s1', [{addresses: ['10.0.0.1'], conditions: term}]), slice('s2', [{addresses: ['10.0.0.1'], conditions: term}])], {
+      preferSameGate: true,
+    })
     expect(twoTerm.map((e) => e.sliceName)).toEqual(['s1'])
-    const twoLive = proxyEndpointsFromSlices(
-      [slice('s1', [{addresses: ['10.0.0.1']}]), slice('s2', [{addresses: ['10.0.0.1']}])],
-      {preferSameGate: true},
-    )
+    const twoLive = proxyEndpointsFromSlices([slice('s1', [{addresses: ['10.0.0.1']}]), slice('s2', [{addresses: ['10.0.0.1']}])], {preferSameGate: true})
     expect(twoLive.map((e) => e.sliceName)).toEqual(['s2'])
   })
 
-  it('merges like upstream\'s rule applied copy by copy, however many IPs repeat', () => {
+  it("merges like upstream's rule applied copy by copy, however many IPs repeat", () => {
     // upstream: `if !exists || !terminating { overwrite }`; a merged IP keeps its first position.
     // Each copy is told apart by its nodeName.
     const reference = (slices: EndpointSlice[]) => {
@@ -698,9 +686,14 @@ describe('proxyEndpointsFromSlices (endpointslicecache.go addEndpoints)', () => 
       addresses: fc.oneof({arbitrary: fc.constant<string[]>([]), weight: 1}, {arbitrary: fc.constantFrom(...ips).map((ip) => [ip]), weight: 8}),
       conditions: fc.record({terminating: fc.boolean()}),
     })
-    const slicesArb = fc
-      .array(fc.array(endpointArb, {maxLength: 6}), {maxLength: 4})
-      .map((xs) => xs.map((eps, i) => slice(`s${i}`, eps.map((e, j) => ({...e, nodeName: `copy-${i}-${j}`})))))
+    const slicesArb = fc.array(fc.array(endpointArb, {maxLength: 6}), {maxLength: 4}).map((xs) =>
+      xs.map((eps, i) =>
+        slice(
+          `s${i}`,
+          eps.map((e, j) => ({...e, nodeName: `copy-${i}-${j}`})),
+        ),
+      ),
+    )
     fc.assert(
       fc.property(slicesArb, (slices) => {
         const got = proxyEndpointsFromSlices(slices, {preferSameGate: true})
@@ -747,10 +740,7 @@ describe('proxyEndpointsFromSlices (endpointslicecache.go addEndpoints)', () => 
   })
 
   it('does not mutate the slices', () => {
-    const slices = [
-      slice('s1', [{addresses: ['10.0.0.1'], hints: {forZones: [{name: 'a'}]}}]),
-      slice('s2', [{addresses: ['10.0.0.1'], conditions: {terminating: true}}]),
-    ]
+    const slices = [slice('s1', [{addresses: ['10.0.0.1'], hints: {forZones: [{name: 'a'}]}}]), slice('s2', [{addresses: ['10.0.0.1'], conditions: {terminating: true}}])]
     const before = structuredClone(slices)
     proxyEndpointsFromSlices(slices, {preferSameGate: true})
     expect(slices).toEqual(before)
@@ -790,21 +780,24 @@ describe('serviceTrafficFlags (serviceport.go)', () => {
   })
 
   it('LoadBalancer with an ingress IP is externally accessible even without node ports', () => {
-    const lb = svc(
-      {type: 'LoadBalancer', externalTrafficPolicy: 'Local', ports: [{port: 80}]},
-      {loadBalancer: {ingress: [{ip: '203.0.113.7'}]}},
-    )
+    const lb = svc({type: 'LoadBalancer', externalTrafficPolicy: 'Local', ports: [{port: 80}]}, {loadBalancer: {ingress: [{ip: '203.0.113.7'}]}})
     expect(serviceTrafficFlags(lb)).toMatchObject({externallyAccessible: true, usesLocalEndpoints: true, externalTrafficPolicyLocal: true})
     // hostname-only ingress, or ipMode Proxy, is not a VIP
     const host = svc({type: 'LoadBalancer', ports: [{port: 80}]}, {loadBalancer: {ingress: [{hostname: 'lb.example.com'}]}})
     expect(serviceTrafficFlags(host).externallyAccessible).toBe(false)
-    const proxyMode = svc({type: 'LoadBalancer', ports: [{port: 80}]}, {
-      loadBalancer: {ingress: [{ip: '203.0.113.7', ipMode: 'Proxy'} as {ip: string}]},
-    })
+    const proxyMode = svc(
+      {type: 'LoadBalancer', ports: [{port: 80}]},
+      {
+        loadBalancer: {ingress: [{ip: '203.0.113.7', ipMode: 'Proxy'} as {ip: string}]},
+      },
+    )
     expect(serviceTrafficFlags(proxyMode).externallyAccessible).toBe(false)
-    const vipMode = svc({type: 'LoadBalancer', ports: [{port: 80}]}, {
-      loadBalancer: {ingress: [{ip: '203.0.113.7', ipMode: 'VIP'} as {ip: string}]},
-    })
+    const vipMode = svc(
+      {type: 'LoadBalancer', ports: [{port: 80}]},
+      {
+        loadBalancer: {ingress: [{ip: '203.0.113.7', ipMode: 'VIP'} as {ip: string}]},
+      },
+    )
     expect(serviceTrafficFlags(vipMode).externallyAccessible).toBe(true)
   })
 
@@ -839,7 +832,13 @@ describe('serviceTrafficFlags (serviceport.go)', () => {
   })
 
   it('portName selects that port’s nodePort', () => {
-    const s = svc({type: 'LoadBalancer', ports: [{name: 'a', port: 80}, {name: 'b', port: 81, nodePort: 30081}]})
+    const s = svc({
+      type: 'LoadBalancer',
+      ports: [
+        {name: 'a', port: 80},
+        {name: 'b', port: 81, nodePort: 30081},
+      ],
+    })
     expect(serviceTrafficFlags(s).externallyAccessible).toBe(true)
     expect(serviceTrafficFlags(s, {portName: 'a'}).externallyAccessible).toBe(false)
     expect(serviceTrafficFlags(s, {portName: 'b'}).externallyAccessible).toBe(true)
@@ -896,21 +895,53 @@ const nodeIn = (zone?: string, name = 'n1'): {name: string; labels: Record<strin
 describe('fallbackReason', () => {
   const cases: [string, ProxyEndpoint[], ServiceTrafficFlags, ReturnType<typeof nodeIn>, Parameters<typeof categorizeEndpoints>[3], ProxyTopologyMode, FallbackReason | null][] = [
     ['topology used (zone)', [pe('1', {zones: ['a']}), pe('2', {zones: ['b']})], CLUSTER, nodeIn('a'), {preferSameGate: true}, 'PreferSameZone', null],
-    ['topology used (node)', [pe('1', {zones: ['a'], nodes: ['n1']}), pe('2', {zones: ['a'], nodes: ['n2']})], CLUSTER, nodeIn('a'), {preferSameGate: true}, 'PreferSameNode', null],
+    [
+      'topology used (node)',
+      [pe('1', {zones: ['a'], nodes: ['n1']}), pe('2', {zones: ['a'], nodes: ['n2']})],
+      CLUSTER,
+      nodeIn('a'),
+      {preferSameGate: true},
+      'PreferSameNode',
+      null,
+    ],
     ['no hints anywhere: not in use, null', [pe('1'), pe('2')], CLUSTER, nodeIn('a'), {preferSameGate: true}, '', null],
     ['no hints and no ready endpoints: still null', [pe('1', {ready: false})], CLUSTER, nodeIn('a'), {preferSameGate: true}, '', null],
     ['no-endpoints', [], CLUSTER, nodeIn('a'), {preferSameGate: true}, '', 'no-endpoints'],
     ['no-ready-endpoints', [pe('1', {zones: ['a'], ready: false, serving: true, terminating: true})], CLUSTER, nodeIn('a'), {preferSameGate: true}, '', 'no-ready-endpoints'],
     ['unhinted-ready-endpoint', [pe('1', {zones: ['a']}), pe('2')], CLUSTER, nodeIn('a'), {preferSameGate: true}, '', 'unhinted-ready-endpoint'],
-    ['unhinted-ready-endpoint (only unready endpoints hinted)', [pe('1'), pe('2', {zones: ['a'], ready: false})], CLUSTER, nodeIn('a'), {preferSameGate: true}, '', 'unhinted-ready-endpoint'],
+    [
+      'unhinted-ready-endpoint (only unready endpoints hinted)',
+      [pe('1'), pe('2', {zones: ['a'], ready: false})],
+      CLUSTER,
+      nodeIn('a'),
+      {preferSameGate: true},
+      '',
+      'unhinted-ready-endpoint',
+    ],
     ['no-hint-for-zone', [pe('1', {zones: ['a']}), pe('2', {zones: ['b']})], CLUSTER, nodeIn('c'), {preferSameGate: true}, '', 'no-hint-for-zone'],
     ['no-hint-for-node (only node hints in use)', [pe('1', {nodes: ['n2']}), pe('2', {nodes: ['n3']})], CLUSTER, nodeIn('a'), {preferSameGate: true}, '', 'no-hint-for-node'],
     ['unhinted-ready-endpoint (only node hints in use)', [pe('1', {nodes: ['n1']}), pe('2')], CLUSTER, nodeIn('a'), {preferSameGate: true}, '', 'unhinted-ready-endpoint'],
     ['node hints with the gate off are not hints', [pe('1', {nodes: ['n1']}), pe('2', {nodes: ['n2']})], CLUSTER, nodeIn('a'), {preferSameGate: false}, '', null],
     ['node-has-no-zone (label missing)', [pe('1', {zones: ['a']})], CLUSTER, nodeIn(undefined), {preferSameGate: true}, '', 'node-has-no-zone'],
     ['node-has-no-zone (label empty)', [pe('1', {zones: ['a']})], CLUSTER, nodeIn(''), {preferSameGate: true}, '', 'node-has-no-zone'],
-    ['annotation-required (1.28-1.30)', [pe('1', {zones: ['a']})], CLUSTER, nodeIn('a'), {preferSameGate: false, requireAnnotation: {annotations: undefined}}, '', 'annotation-required'],
-    ['local-traffic-policy-only', [pe('1', {zones: ['a'], nodeName: 'n1'})], flagsOf({internalPolicyLocal: true}), nodeIn('a'), {preferSameGate: true}, '', 'local-traffic-policy-only'],
+    [
+      'annotation-required (1.28-1.30)',
+      [pe('1', {zones: ['a']})],
+      CLUSTER,
+      nodeIn('a'),
+      {preferSameGate: false, requireAnnotation: {annotations: undefined}},
+      '',
+      'annotation-required',
+    ],
+    [
+      'local-traffic-policy-only',
+      [pe('1', {zones: ['a'], nodeName: 'n1'})],
+      flagsOf({internalPolicyLocal: true}),
+      nodeIn('a'),
+      {preferSameGate: true},
+      '',
+      'local-traffic-policy-only',
+    ],
     ['iTP=Local without hints: null', [pe('1', {nodeName: 'n1'})], flagsOf({internalPolicyLocal: true}), nodeIn('a'), {preferSameGate: true}, '', null],
   ]
   it.each(cases)('%s', (_n, eps, flags, node, opts, mode, reason) => {
@@ -979,9 +1010,7 @@ describe('requireAnnotation (kube-proxy 1.28-1.30)', () => {
   it('legacyHintsAnnotation picks the deprecated key when present', () => {
     expect(legacyHintsAnnotation(undefined)).toBe('')
     expect(legacyHintsAnnotation({'service.kubernetes.io/topology-mode': 'Auto'})).toBe('Auto')
-    expect(
-      legacyHintsAnnotation({'service.kubernetes.io/topology-aware-hints': '', 'service.kubernetes.io/topology-mode': 'Auto'}),
-    ).toBe('')
+    expect(legacyHintsAnnotation({'service.kubernetes.io/topology-aware-hints': '', 'service.kubernetes.io/topology-mode': 'Auto'})).toBe('')
   })
 
   it('a node without a zone label never uses topology, even with "" hints (unlike 1.31+)', () => {
@@ -1029,11 +1058,7 @@ describe('sharp edges', () => {
     }
     // Without the second slice, each node keeps to its own zone.
     const only1 = proxyEndpointsFromSlices([s1], {preferSameGate: true})
-    expect(nodes.map((n) => categorizeEndpoints(only1, CLUSTER, n, {preferSameGate: true}).clusterEndpoints.map((e) => e.ip))).toEqual([
-      ['10.0.0.1'],
-      ['10.0.0.2'],
-      ['10.0.0.3'],
-    ])
+    expect(nodes.map((n) => categorizeEndpoints(only1, CLUSTER, n, {preferSameGate: true}).clusterEndpoints.map((e) => e.ip))).toEqual([['10.0.0.1'], ['10.0.0.2'], ['10.0.0.3']])
   })
 
   it('an unhinted endpoint that is not ready does not turn topology off', () => {

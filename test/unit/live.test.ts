@@ -49,7 +49,11 @@ function matches(labels: Record<string, string> = {}, selector: string | null): 
   return parts.every((raw) => {
     const p = raw.trim()
     let m: RegExpExecArray | null
-    if ((m = /^(\S+)\s+in\s+\(([^)]*)\)$/.exec(p))) return m[2]!.split(',').map((s) => s.trim()).includes(labels[m[1]!] ?? '\u0000')
+    if ((m = /^(\S+)\s+in\s+\(([^)]*)\)$/.exec(p)))
+      return m[2]!
+        .split(',')
+        .map((s) => s.trim())
+        .includes(labels[m[1]!] ?? '\u0000')
     if ((m = /^([^=!]+)==?(.*)$/.exec(p))) return labels[m[1]!.trim()] === m[2]!.trim()
     return p in labels
   })
@@ -84,9 +88,20 @@ const handler: http.RequestListener = (req, res) => {
     if (fake.forbidNodes) return status(res, 403, 'Forbidden', 'nodes is forbidden: User "readonly" cannot list resource "nodes" in API group "" at the cluster scope')
     return list(res, fake.nodes, q, 'NodeList')
   }
-  if (p === '/api/v1/services') return list(res, fake.services.filter((s) => matches(s.metadata.labels, sel)), q, 'ServiceList')
+  if (p === '/api/v1/services')
+    return list(
+      res,
+      fake.services.filter((s) => matches(s.metadata.labels, sel)),
+      q,
+      'ServiceList',
+    )
   if ((m = /^\/api\/v1\/namespaces\/([^/]+)\/services$/.exec(p))) {
-    return list(res, fake.services.filter((s) => s.metadata.namespace === m![1] && matches(s.metadata.labels, sel)), q, 'ServiceList')
+    return list(
+      res,
+      fake.services.filter((s) => s.metadata.namespace === m![1] && matches(s.metadata.labels, sel)),
+      q,
+      'ServiceList',
+    )
   }
   if ((m = /^\/api\/v1\/namespaces\/([^/]+)\/services\/([^/]+)$/.exec(p))) {
     const s = fake.services.find((x) => x.metadata.namespace === m![1] && x.metadata.name === m![2])
@@ -100,14 +115,29 @@ const handler: http.RequestListener = (req, res) => {
     return res.end(JSON.stringify({kind: 'Namespace', apiVersion: 'v1', metadata: {name: m[1]}}))
   }
   if (p === '/apis/discovery.k8s.io/v1/endpointslices') {
-    return list(res, fake.slices.filter((s) => matches(s.metadata.labels, sel)), q, 'EndpointSliceList')
+    return list(
+      res,
+      fake.slices.filter((s) => matches(s.metadata.labels, sel)),
+      q,
+      'EndpointSliceList',
+    )
   }
   if ((m = /^\/apis\/discovery\.k8s\.io\/v1\/namespaces\/([^/]+)\/endpointslices$/.exec(p))) {
-    return list(res, fake.slices.filter((s) => s.metadata.namespace === m![1] && matches(s.metadata.labels, sel)), q, 'EndpointSliceList')
+    return list(
+      res,
+      fake.slices.filter((s) => s.metadata.namespace === m![1] && matches(s.metadata.labels, sel)),
+      q,
+      'EndpointSliceList',
+    )
   }
   if (p === '/api/v1/events') return list(res, fake.events, q, 'EventList')
   if ((m = /^\/api\/v1\/namespaces\/([^/]+)\/events$/.exec(p))) {
-    return list(res, fake.events.filter((e) => e.metadata.namespace === m![1]), q, 'EventList')
+    return list(
+      res,
+      fake.events.filter((e) => e.metadata.namespace === m![1]),
+      q,
+      'EventList',
+    )
   }
   status(res, 404, 'NotFound', 'the server could not find the requested resource')
 }

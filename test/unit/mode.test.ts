@@ -132,7 +132,11 @@ describe('serviceMode precedence (upstream reconciler.go reconcileByAddressType)
   it('annotation beats trafficDistribution', () => {
     const m = serviceMode(svc({[HINTS]: 'Auto'}, 'PreferClose'), f)
     expect(m.path).toBe('topology-mode-auto')
-    expect(m.warnings.some((w) => w.rule === 'annotation-overrides-traffic-distribution' && w.severity === 'error' && /overrides spec\.trafficDistribution="PreferClose"/.test(w.message))).toBe(true)
+    expect(
+      m.warnings.some(
+        (w) => w.rule === 'annotation-overrides-traffic-distribution' && w.severity === 'error' && /overrides spec\.trafficDistribution="PreferClose"/.test(w.message),
+      ),
+    ).toBe(true)
   })
 
   it('annotation Auto + PreferSameNode: annotation wins, no node hints', () => {
@@ -152,9 +156,7 @@ describe('serviceMode precedence (upstream reconciler.go reconcileByAddressType)
     expect(m.path).toBe('none')
     expect(m.annotationKey).toBe(HINTS)
     expect(m.annotationValue).toBe('disabled')
-    expect(m.why).toContain(
-      'the deprecated annotation service.kubernetes.io/topology-aware-hints is present and wins over service.kubernetes.io/topology-mode',
-    )
+    expect(m.why).toContain('the deprecated annotation service.kubernetes.io/topology-aware-hints is present and wins over service.kubernetes.io/topology-mode')
     expect(m.warnings.some((w) => w.rule === 'both-annotations' && w.severity === 'error' && /both .* are set; the controller uses only the deprecated/.test(w.message))).toBe(true)
   })
 
@@ -167,7 +169,9 @@ describe('serviceMode precedence (upstream reconciler.go reconcileByAddressType)
   it('deprecated key alone: deprecation finding', () => {
     const m = serviceMode(svc({[HINTS]: 'auto'}), f)
     expect(m.path).toBe('topology-mode-auto')
-    expect(m.warnings.some((w) => w.rule === 'deprecated-annotation' && w.severity === 'warning' && /is deprecated; use service\.kubernetes\.io\/topology-mode/.test(w.message))).toBe(true)
+    expect(
+      m.warnings.some((w) => w.rule === 'deprecated-annotation' && w.severity === 'warning' && /is deprecated; use service\.kubernetes\.io\/topology-mode/.test(w.message)),
+    ).toBe(true)
   })
 
   it.each([
@@ -196,7 +200,9 @@ describe('serviceMode precedence (upstream reconciler.go reconcileByAddressType)
   })
 
   it('PreferClose is flagged as the deprecated name of PreferSameZone when PreferSame is on', () => {
-    expect(serviceMode(svc(undefined, 'PreferClose'), features('1.34')).warnings).toEqual([expect.objectContaining({rule: 'deprecated-value', severity: 'warning', message: expect.stringMatching(/deprecated name/)})])
+    expect(serviceMode(svc(undefined, 'PreferClose'), features('1.34')).warnings).toEqual([
+      expect.objectContaining({rule: 'deprecated-value', severity: 'warning', message: expect.stringMatching(/deprecated name/)}),
+    ])
     expect(serviceMode(svc(undefined, 'PreferClose'), features('1.33')).warnings).toEqual([])
   })
 

@@ -170,10 +170,7 @@ describe('setNodes: verdicts and edge cases', () => {
   })
 
   it('an empty zone label counts as no zone', () => {
-    const r = zoneCapacity([
-      makeNode({zone: 'zone-a', cpu: '1', ready: T}),
-      makeNode({cpu: '1', ready: T, labels: {'topology.kubernetes.io/zone': ''}}, 1),
-    ])
+    const r = zoneCapacity([makeNode({zone: 'zone-a', cpu: '1', ready: T}), makeNode({cpu: '1', ready: T, labels: {'topology.kubernetes.io/zone': ''}}, 1)])
     // makeNode skips an empty zone, but the label given explicitly is kept
     expect(r.nodes[1]?.zone).toBe('')
     expect(r.nodes[1]?.status).toBe('no-zone-label')
@@ -181,10 +178,7 @@ describe('setNodes: verdicts and edge cases', () => {
   })
 
   it('ignores the legacy failure-domain zone label', () => {
-    const r = zoneCapacity([
-      makeNode({zone: 'zone-a', cpu: '1', ready: T}),
-      makeNode({cpu: '1', ready: T, labels: {'failure-domain.beta.kubernetes.io/zone': 'zone-b'}}, 1),
-    ])
+    const r = zoneCapacity([makeNode({zone: 'zone-a', cpu: '1', ready: T}), makeNode({cpu: '1', ready: T, labels: {'failure-domain.beta.kubernetes.io/zone': 'zone-b'}}, 1)])
     expect(r.nodes[1]?.status).toBe('no-zone-label')
     expect(r.sufficientNodeInfo).toBe(false)
   })
@@ -204,8 +198,28 @@ describe('setNodes: verdicts and edge cases', () => {
     const base = {metadata: {name: 'n'}}
     expect(isNodeReady({...base})).toBe(false)
     expect(isNodeReady({...base, status: {conditions: [{type: 'Ready', status: 'Unknown'}]}})).toBe(false)
-    expect(isNodeReady({...base, status: {conditions: [{type: 'MemoryPressure', status: 'False'}, {type: 'Ready', status: 'True'}]}})).toBe(true)
-    expect(isNodeReady({...base, status: {conditions: [{type: 'Ready', status: 'False'}, {type: 'Ready', status: 'True'}]}})).toBe(false)
+    expect(
+      isNodeReady({
+        ...base,
+        status: {
+          conditions: [
+            {type: 'MemoryPressure', status: 'False'},
+            {type: 'Ready', status: 'True'},
+          ],
+        },
+      }),
+    ).toBe(true)
+    expect(
+      isNodeReady({
+        ...base,
+        status: {
+          conditions: [
+            {type: 'Ready', status: 'False'},
+            {type: 'Ready', status: 'True'},
+          ],
+        },
+      }),
+    ).toBe(false)
     expect(isNodeReady({...base, status: {conditions: [{type: 'Ready', status: 'true'}]}})).toBe(false)
   })
 
@@ -245,11 +259,7 @@ describe('setNodes: verdicts and edge cases', () => {
   })
 
   it('ratios are float64 divisions of milli values, keys sorted', () => {
-    const r = zoneCapacity([
-      makeNode({zone: 'z-b', cpu: 4, ready: T}),
-      makeNode({zone: 'z-a', cpu: '4', ready: T}, 1),
-      makeNode({zone: 'z-c', cpu: '4000m', ready: T}, 2),
-    ])
+    const r = zoneCapacity([makeNode({zone: 'z-b', cpu: 4, ready: T}), makeNode({zone: 'z-a', cpu: '4', ready: T}, 1), makeNode({zone: 'z-c', cpu: '4000m', ready: T}, 2)])
     expect(Object.keys(r.cpuRatiosByZone ?? {})).toStrictEqual(['z-a', 'z-b', 'z-c'])
     expect(r.cpuRatiosByZone?.['z-a']).toBe(4000 / 12000)
   })

@@ -64,9 +64,18 @@ const hpa = (min: number, max: number): HorizontalPodAutoscaler => ({
   metadata: {name: 'web', namespace: 'default'},
   spec: {scaleTargetRef: {apiVersion: 'apps/v1', kind: 'Deployment', name: 'web'}, minReplicas: min, maxReplicas: max},
 })
-const pdb: PodDisruptionBudget = {apiVersion: 'policy/v1', kind: 'PodDisruptionBudget', metadata: {name: 'web', namespace: 'default'}, spec: {selector: {matchLabels: {app: 'web'}}, maxUnavailable: 1}}
+const pdb: PodDisruptionBudget = {
+  apiVersion: 'policy/v1',
+  kind: 'PodDisruptionBudget',
+  metadata: {name: 'web', namespace: 'default'},
+  spec: {selector: {matchLabels: {app: 'web'}}, maxUnavailable: 1},
+}
 
-function cluster(counts: Record<string, number>, extra: Partial<ClusterState> = {}, annotations: Record<string, string> = {'service.kubernetes.io/topology-mode': 'Auto'}): ClusterState {
+function cluster(
+  counts: Record<string, number>,
+  extra: Partial<ClusterState> = {},
+  annotations: Record<string, string> = {'service.kubernetes.io/topology-mode': 'Auto'},
+): ClusterState {
   const svc = service('web', {annotations, selector: {app: 'web'}})
   const n = Object.values(counts).reduce((a, b) => a + b, 0)
   return {...state(nodesIn(['a', 'b', 'c'], 2), [svc], [slice('web', spread(counts))]), deployments: [deployment(n)], statefulSets: [], ...extra}
@@ -100,7 +109,10 @@ describe('check: policies built on plan', () => {
     const off = checkWithPlan(cluster({a: 3, b: 2, c: 2}, {horizontalPodAutoscalers: [hpa(7, 7)]}, {}))
     // No topology asked for: both skip.
     expect(off.services[0]!.results.map((x) => x.status)).toEqual(['skip', 'skip'])
-    const psz = checkWithPlan({...cluster({a: 3, b: 2, c: 2}, {horizontalPodAutoscalers: [hpa(7, 7)]}, {}), services: [service('web', {trafficDistribution: 'PreferSameZone', selector: {app: 'web'}})]})
+    const psz = checkWithPlan({
+      ...cluster({a: 3, b: 2, c: 2}, {horizontalPodAutoscalers: [hpa(7, 7)]}, {}),
+      services: [service('web', {trafficDistribution: 'PreferSameZone', selector: {app: 'web'}})],
+    })
     expect(psz.services[0]!.results.map((x) => x.status)).toEqual(['pass', 'pass'])
   })
   it('skips hints-through-rollout without a workload, and without plans', () => {
@@ -127,6 +139,8 @@ describe('snapshot: HPAs, PDBs and the zone spread', () => {
     expect(back.horizontalPodAutoscalers?.map((h) => h.spec?.maxReplicas)).toEqual([5])
     expect(back.podDisruptionBudgets?.map((p) => p.metadata.name)).toEqual(['web'])
     const typed = {apiVersion: 'autoscaling/v2', kind: 'HorizontalPodAutoscalerList', items: [{metadata: {name: 'x', namespace: 'default'}, spec: {minReplicas: 'two'}}]}
-    expect(() => parseSnapshot(`${snapshotYaml(serializeSnapshot(st))}---\n${JSON.stringify(typed)}\n`, 'bad.yaml')).toThrowError(/^bad\.yaml:\d+:\d+: .*spec\.minReplicas must be a non-negative integer/)
+    expect(() => parseSnapshot(`${snapshotYaml(serializeSnapshot(st))}---\n${JSON.stringify(typed)}\n`, 'bad.yaml')).toThrowError(
+      /^bad\.yaml:\d+:\d+: .*spec\.minReplicas must be a non-negative integer/,
+    )
   })
 })

@@ -21,9 +21,16 @@ function deployment(replicas: number, opts: {spread?: boolean} = {}): Deployment
     },
   }
 }
-const hpa = (min: number, max: number): HorizontalPodAutoscaler => ({metadata: {name: 'web', namespace: 'default'}, spec: {scaleTargetRef: {kind: 'Deployment', name: 'web'}, minReplicas: min, maxReplicas: max}})
+const hpa = (min: number, max: number): HorizontalPodAutoscaler => ({
+  metadata: {name: 'web', namespace: 'default'},
+  spec: {scaleTargetRef: {kind: 'Deployment', name: 'web'}, minReplicas: min, maxReplicas: max},
+})
 
-function cluster(counts: Record<string, number>, extra: Partial<ClusterState> = {}, annotations: Record<string, string> = {'service.kubernetes.io/topology-mode': 'Auto'}): ClusterState {
+function cluster(
+  counts: Record<string, number>,
+  extra: Partial<ClusterState> = {},
+  annotations: Record<string, string> = {'service.kubernetes.io/topology-mode': 'Auto'},
+): ClusterState {
   const svc = service('web', {annotations})
   const n = Object.values(counts).reduce((a, b) => a + b, 0)
   return {...state(nodesIn(ZONES, 2), [svc], [slice('web', spread(counts))]), deployments: [deployment(n, {spread: true})], ...extra}
@@ -37,7 +44,8 @@ describe('plan: replica range', () => {
     expect(p.range.rows.map((r) => r.replicas)).toEqual(Array.from({length: 18}, (_, i) => i + 1))
     const seven = p.range.rows.find((r) => r.replicas === 7)!
     expect(Object.values(seven.zones).sort()).toEqual([2, 2, 3])
-    for (const r of p.range.rows) expect(Math.max(...Object.values(r.zones)) - Math.min(...Object.values(r.zones), ...(Object.keys(r.zones).length < 3 ? [0] : []))).toBeLessThanOrEqual(1)
+    for (const r of p.range.rows)
+      expect(Math.max(...Object.values(r.zones)) - Math.min(...Object.values(r.zones), ...(Object.keys(r.zones).length < 3 ? [0] : []))).toBeLessThanOrEqual(1)
   })
 
   it('Auto refuses 11 = 4/4/3 over three equal zones and accepts 12 (kubernetes#122437)', () => {
@@ -115,7 +123,10 @@ describe('plan: rollouts, zone loss, disruption', () => {
     expect(allowedDisruptions(pdb({maxUnavailable: '25%'}), 5)).toBe(2)
     expect(allowedDisruptions(pdb({minAvailable: 5}), 5)).toBe(0)
     expect(allowedDisruptions(pdb({maxUnavailable: 1}), 5)).toBe(1)
-    const st = cluster({a: 4, b: 4, c: 4}, {podDisruptionBudgets: [{metadata: {name: 'web', namespace: 'default'}, spec: {selector: {matchLabels: {app: 'web'}}, maxUnavailable: 2}}]})
+    const st = cluster(
+      {a: 4, b: 4, c: 4},
+      {podDisruptionBudgets: [{metadata: {name: 'web', namespace: 'default'}, spec: {selector: {matchLabels: {app: 'web'}}, maxUnavailable: 2}}]},
+    )
     const p = planService(st, st.services[0]!)
     expect(p.workload?.pdb).toEqual({name: 'web', allowedDisruptions: 2})
     expect(p.disruption).toMatchObject({evicted: 2, zone: 'a'})
@@ -133,7 +144,10 @@ describe('plan: recommendation and cost', () => {
     expect(p.cost.now.monthlyCost).toBe(none.monthlyCost)
     // PreferSameZone overloads zone c's 3 endpoints by 22% (> 20%); Auto refuses 11 but accepts 12
     expect(p.recommendation.mode).toBe('Auto')
-    expect(p.recommendation.settings.map((s) => [s.kind, s.value])).toEqual([['mode', 'Auto'], ['replicas', '12']])
+    expect(p.recommendation.settings.map((s) => [s.kind, s.value])).toEqual([
+      ['mode', 'Auto'],
+      ['replicas', '12'],
+    ])
     expect(p.recommendation.commands.slice(0, 2)).toEqual(['kubectl topology apply svc/web -n default --mode Auto', 'kubectl scale deployment/web -n default --replicas=12'])
   })
 
@@ -181,7 +195,10 @@ describe('plan: property over random clusters', () => {
     const {getAllocations} = await import('../../src/upstream/endpointslice/topologycache/topologycache.js')
     const {node} = await import('./builders.js')
     const arb = fc.record({
-      zones: fc.array(fc.record({nodes: fc.integer({min: 1, max: 3}), cpu: fc.constantFrom('2', '4', '8', '1500m'), pods: fc.integer({min: 0, max: 6})}), {minLength: 2, maxLength: 4}),
+      zones: fc.array(fc.record({nodes: fc.integer({min: 1, max: 3}), cpu: fc.constantFrom('2', '4', '8', '1500m'), pods: fc.integer({min: 0, max: 6})}), {
+        minLength: 2,
+        maxLength: 4,
+      }),
       hpa: fc.option(fc.record({min: fc.integer({min: 1, max: 5}), span: fc.integer({min: 0, max: 12})}), {nil: undefined}),
     })
     fc.assert(

@@ -17,7 +17,11 @@ import type {EndpointSlice, Node, Service} from '../../src/upstream/api/types.js
 
 const TM = 'service.kubernetes.io/topology-mode'
 const TAH = 'service.kubernetes.io/topology-aware-hints'
-const F = (topologyMode: string | null, topologyAwareHints: string | null, trafficDistribution: string | null): TopologyFields => ({topologyMode, topologyAwareHints, trafficDistribution})
+const F = (topologyMode: string | null, topologyAwareHints: string | null, trafficDistribution: string | null): TopologyFields => ({
+  topologyMode,
+  topologyAwareHints,
+  trafficDistribution,
+})
 
 const svc = (annotations?: Record<string, string>, td?: string): Service => ({
   apiVersion: 'v1',
@@ -176,7 +180,9 @@ describe('validateSliceHints (what the API server validates)', () => {
     expect(validateSliceHints(withHints(['zone-a', '', 'Z_1.x'], ['node-1.example']))).toEqual([])
   })
   it('at most 8 per list', () => {
-    expect(validateSliceHints(withHints(['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'i']))).toEqual([{path: 'endpoints[0].hints.forZones', message: 'Too many: 9: must have at most 8 items'}])
+    expect(validateSliceHints(withHints(['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'i']))).toEqual([
+      {path: 'endpoints[0].hints.forZones', message: 'Too many: 9: must have at most 8 items'},
+    ])
     expect(validateSliceHints(withHints([], ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'i']))[0]!.path).toBe('endpoints[0].hints.forNodes')
   })
   it('invalid and duplicate names, with field paths', () => {
@@ -194,16 +200,41 @@ describe('validateSliceHints (what the API server validates)', () => {
 })
 
 describe('compareHints (apply --wait)', () => {
-  const live = [slice('s', [{ip: '1', zone: 'a', hints: ['a']}, {ip: '2', zone: 'b', hints: ['a']}, {ip: '3', zone: 'b', hints: ['b']}])]
+  const live = [
+    slice('s', [
+      {ip: '1', zone: 'a', hints: ['a']},
+      {ip: '2', zone: 'b', hints: ['a']},
+      {ip: '3', zone: 'b', hints: ['b']},
+    ]),
+  ]
   const h = (z: string) => ({forZones: [z], forNodes: []})
   it('exact per endpoint', () => {
-    expect(compareHints([{address: '1', ready: true, hints: h('a')}, {address: '2', ready: true, hints: h('b')}], live, false)).toEqual([{subject: '2', expected: 'zones=b', actual: 'zones=a'}])
+    expect(
+      compareHints(
+        [
+          {address: '1', ready: true, hints: h('a')},
+          {address: '2', ready: true, hints: h('b')},
+        ],
+        live,
+        false,
+      ),
+    ).toEqual([{subject: '2', expected: 'zones=b', actual: 'zones=a'}])
   })
   it('per zone where upstream is random', () => {
     // Which b endpoint is donated to a is random upstream: only the counts matter.
-    const pred = [{address: '1', ready: true, hints: h('a')}, {address: '2', ready: true, hints: h('b')}, {address: '3', ready: true, hints: h('a')}]
+    const pred = [
+      {address: '1', ready: true, hints: h('a')},
+      {address: '2', ready: true, hints: h('b')},
+      {address: '3', ready: true, hints: h('a')},
+    ]
     expect(compareHints(pred, live, true)).toEqual([])
-    expect(compareHints(pred.map((p) => ({...p, hints: h('a')})), live, true)).toEqual([
+    expect(
+      compareHints(
+        pred.map((p) => ({...p, hints: h('a')})),
+        live,
+        true,
+      ),
+    ).toEqual([
       {subject: 'zone a', expected: '3 endpoints hinted', actual: '2 endpoints hinted'},
       {subject: 'zone b', expected: '0 endpoints hinted', actual: '1 endpoints hinted'},
     ])

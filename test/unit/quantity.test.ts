@@ -66,9 +66,7 @@ describe('parseMilliCPU', () => {
   })
 
   it('names the bad value in the message', () => {
-    expect(() => parseMilliCPU('abc')).toThrow(
-      'invalid quantity "abc": expected a number with an optional suffix such as 4, 1500m, 2Ki',
-    )
+    expect(() => parseMilliCPU('abc')).toThrow('invalid quantity "abc": expected a number with an optional suffix such as 4, 1500m, 2Ki')
     try {
       parseMilliCPU('2ki')
     } catch (e) {

@@ -25,10 +25,7 @@ function named(name: string, base: number, eps: EpSpec[]): EndpointSlice {
 const a = (hint?: string): EpSpec => (hint ? {zone: 'zone-a', hint: [hint]} : {zone: 'zone-a'})
 const b = (hint?: string): EpSpec => (hint ? {zone: 'zone-b', hint: [hint]} : {zone: 'zone-b'})
 function twoSlices(h1: (string | undefined)[], h2: (string | undefined)[]): ClusterState {
-  return state(NODES, [service('web', AUTO)], [
-    named('web-1', 1, [a(h1[0]), a(h1[1]), a(h1[2])]),
-    named('web-2', 2, [a(h2[0]), a(h2[1]), a(h2[2]), b(h2[3]), b(h2[4])]),
-  ])
+  return state(NODES, [service('web', AUTO)], [named('web-1', 1, [a(h1[0]), a(h1[1]), a(h1[2])]), named('web-2', 2, [a(h2[0]), a(h2[1]), a(h2[2]), b(h2[3]), b(h2[4])])])
 }
 const only = (st: ClusterState, prediction: 'fresh' | 'next-sync' = 'fresh'): ServiceExplanation => explain(st, st.services, {prediction}).services[0]!
 
@@ -42,10 +39,7 @@ describe('several slices, topology-mode Auto: the slice order is random', () => 
 
   it('says which endpoints are uncertain and what they can get; the per-zone counts are certain', () => {
     const s = only(twoSlices([], []))
-    expect(s.endpoints.map((e) => e.alternatives)).toEqual([
-      ['zone-a', 'zone-b'], ['zone-a', 'zone-b'], null,
-      ['zone-a', 'zone-b'], ['zone-a', 'zone-b'], null, null, null,
-    ])
+    expect(s.endpoints.map((e) => e.alternatives)).toEqual([['zone-a', 'zone-b'], ['zone-a', 'zone-b'], null, ['zone-a', 'zone-b'], ['zone-a', 'zone-b'], null, null, null])
     // Our pick (name order) is one of them.
     expect(s.endpoints.map((e) => e.predictedHints?.forZones[0])).toEqual(['zone-b', 'zone-b', 'zone-a', 'zone-a', 'zone-a', 'zone-a', 'zone-b', 'zone-b'])
     expect(s.controller.randomChoices).toEqual({tieBreaks: 0, receiverChoices: 0, sliceOrder: 4, unchangedOrder: false, uncertainEndpoints: 4, countsCertain: true})
@@ -63,7 +57,7 @@ describe('several slices, topology-mode Auto: the slice order is random', () => 
     expect(checkNoDrift(s).status).toBe('fail')
   })
 
-  it('one slice: the walk order is the slice\'s own, nothing is uncertain', () => {
+  it("one slice: the walk order is the slice's own, nothing is uncertain", () => {
     const st = state(NODES, [service('web', AUTO)], [named('web-1', 1, [a(), a(), a(), a(), a(), a(), b(), b()])])
     const s = only(st)
     expect(s.endpoints.every((e) => e.alternatives === null)).toBe(true)
@@ -74,9 +68,7 @@ describe('several slices, topology-mode Auto: the slice order is random', () => 
 describe('ties and receivers (randomness.ts)', () => {
   it('a tie for the largest surplus: either zone gives, both outcomes listed', () => {
     const alloc = {a: {target: 2}, b: {target: 2}, c: {target: 4}}
-    expect(givingReceivingOutcomes(alloc, {a: 3, b: 3, c: 2})).toEqual([
-      {giving: {a: 1, b: 1}, receiving: {c: 2}},
-    ])
+    expect(givingReceivingOutcomes(alloc, {a: 3, b: 3, c: 2})).toEqual([{giving: {a: 1, b: 1}, receiving: {c: 2}}])
     const alloc2 = {a: {target: 2.5}, b: {target: 2.5}, c: {target: 3}}
     // a and b each 0.5 over: one of them gives the one endpoint c lacks.
     expect(givingReceivingOutcomes(alloc2, {a: 3, b: 3, c: 2})).toEqual([
@@ -160,7 +152,12 @@ describe('the controller\'s "hints populated" mark and its events', () => {
   })
 
   it('PreferSameNode -> none before the controller synced (node hints: trafficDistribution wrote them): no event', () => {
-    const psn = [named('web-1', 1, [{zone: 'zone-a', node: 'zone-a-0', hint: ['zone-a']}, {zone: 'zone-b', node: 'zone-b-0', hint: ['zone-b']}])]
+    const psn = [
+      named('web-1', 1, [
+        {zone: 'zone-a', node: 'zone-a-0', hint: ['zone-a']},
+        {zone: 'zone-b', node: 'zone-b-0', hint: ['zone-b']},
+      ]),
+    ]
     psn[0]!.endpoints!.forEach((e) => (e.hints!.forNodes = [{name: e.nodeName!}]))
     const c = run(service('web'), psn)
     expect(c.state).toEqual({hintsPopulated: false, inferredFrom: 'live-hints'})

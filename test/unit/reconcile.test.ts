@@ -155,8 +155,7 @@ describe('TestReconcileTopology (upstream reconciler_test.go)', () => {
       event: {
         type: 'Warning',
         reason: 'TopologyAwareHintsDisabled',
-        message:
-          'Unable to allocate minimum required endpoints to each zone without exceeding overload threshold (4 endpoints, 3 zones), addressType: IPv4',
+        message: 'Unable to allocate minimum required endpoints to each zone without exceeding overload threshold (4 endpoints, 3 zones), addressType: IPv4',
       },
     },
     {
@@ -345,9 +344,7 @@ describe('TestReconcile_TrafficDistribution (upstream reconciler_test.go)', () =
       expect(got.path).toBe(tc.wantPath)
       expect(got.hintsSet).toBe(!('' in tc.wantHintsDistributionByZone))
       // The trafficDistribution path emits no events; annotation mode emits Enabled once.
-      expect(got.events.map((e) => e.reason)).toEqual(
-        tc.wantPath === 'topology-mode-auto' ? ['TopologyAwareHintsEnabled'] : [],
-      )
+      expect(got.events.map((e) => e.reason)).toEqual(tc.wantPath === 'topology-mode-auto' ? ['TopologyAwareHintsEnabled'] : [])
       // No node hints on any of these paths.
       for (const ep of got.slices[0]!.endpoints!) expect(ep.hints?.forNodes ?? []).toEqual([])
     })
@@ -557,14 +554,10 @@ describe('predictHints', () => {
 
   describe('input validation', () => {
     it('rejects duplicate names', () => {
-      expect(() =>
-        predictHints({...base, service: service(), slices: [plain[0]!, plain[0]!], features: features(), mode: 'fresh'}),
-      ).toThrow(/duplicate EndpointSlice name "s1"/)
+      expect(() => predictHints({...base, service: service(), slices: [plain[0]!, plain[0]!], features: features(), mode: 'fresh'})).toThrow(/duplicate EndpointSlice name "s1"/)
     })
     it('rejects a slice of another address type', () => {
-      expect(() =>
-        predictHints({...base, addressType: 'IPv6', service: service(), slices: plain, features: features(), mode: 'fresh'}),
-      ).toThrow(/addressType IPv4, expected IPv6/)
+      expect(() => predictHints({...base, addressType: 'IPv6', service: service(), slices: plain, features: features(), mode: 'fresh'})).toThrow(/addressType IPv4, expected IPv6/)
     })
   })
 })

@@ -5,8 +5,7 @@ import {topologyKeysReach, validateTopologyKeys} from '../../src/simulate/strate
 import {addNode, drain, rollout, scaleReplicas, withoutZone} from '../../src/simulate/whatif.js'
 import type {SimNode, SimEndpoint} from '../../src/simulate/strategies/cluster.js'
 
-const cluster = (nodes: number[], eps: number[]) =>
-  rowToClusterState({name: 't', zones: nodes.map((k, i) => ({name: `zone-${'abc'[i]}`, nodes: k, endpoints: eps[i]!}))})
+const cluster = (nodes: number[], eps: number[]) => rowToClusterState({name: 't', zones: nodes.map((k, i) => ({name: `zone-${'abc'[i]}`, nodes: k, endpoints: eps[i]!}))})
 const run = (state: ReturnType<typeof cluster>, strategies: SimulateOptions['strategies'], extra: SimulateOptions = {}) =>
   simulateService(state, state.services[0]!, {strategies, ...extra}).strategies
 const by = (rs: StrategyResult[], s: string) => rs.find((r) => r.strategy === s)!
@@ -40,7 +39,11 @@ describe('hint strategies on a cluster', () => {
 
 describe('KEP-536 topologyKeys', () => {
   const node = (name: string, zone: string, labels: Record<string, string> = {}): SimNode => ({
-    name, zone, milliCPU: 1000, counted: true, schedulable: true,
+    name,
+    zone,
+    milliCPU: 1000,
+    counted: true,
+    schedulable: true,
     labels: {'kubernetes.io/hostname': name, 'topology.kubernetes.io/zone': zone, ...labels},
   })
   const ep = (address: string, nodeName: string, zone: string): SimEndpoint => ({address, nodeName, zone, ready: true})
@@ -58,7 +61,11 @@ describe('KEP-536 topologyKeys', () => {
     const hard = topologyKeysReach(nodes, eps, ['rack'])
     expect(hard.clients.map((c) => c.matchedKey)).toEqual(['rack', null, null])
     const soft = topologyKeysReach(nodes, eps, ['rack', '*'])
-    expect(soft.clients.map((c) => [c.matchedKey, c.endpoints.length])).toEqual([['rack', 1], ['*', 2], ['*', 2]])
+    expect(soft.clients.map((c) => [c.matchedKey, c.endpoints.length])).toEqual([
+      ['rack', 1],
+      ['*', 2],
+      ['*', 2],
+    ])
   })
   it('validation: "*" only last, at most 16 keys, valid label keys', () => {
     expect(validateTopologyKeys(['*', 'kubernetes.io/hostname'])).toMatch(/last/)
@@ -85,7 +92,7 @@ describe('what-ifs are pure and combine', () => {
     expect(JSON.stringify(base)).toBe(before)
     expect(simulateService(s, svc, {strategies: ['random']}).input.endpointsByZone).toEqual({'zone-a': 4, 'zone-b': 4})
   })
-  it('drain recreates the node\'s pods in the zone with the fewest (here its own zone, on the other node)', () => {
+  it("drain recreates the node's pods in the zone with the fewest (here its own zone, on the other node)", () => {
     const s = drain(base, svc, {nodes: ['zone-a-node-1']})
     expect(simulateService(s, svc, {strategies: ['random']}).input.endpointsByZone).toEqual({'zone-a': 4, 'zone-b': 4, 'zone-c': 4})
     const onDrained = s.endpointSlices.flatMap((sl) => sl.endpoints ?? []).filter((e) => e.nodeName === 'zone-a-node-1')

@@ -40,7 +40,7 @@ const rowArb = fc
   .array(fc.record({nodes: fc.integer({min: 0, max: 6}), endpoints: fc.oneof(fc.integer({min: 0, max: 12}), fc.integer({min: 0, max: 140}))}), {minLength: 1, maxLength: 5})
   .map((zs): DatasetRow => ({name: 'r', zones: zs.map((z, i) => ({name: NAMES[i]!, ...z}))}))
 
-describe('dataset strategies from counts = simulate on the row\'s cluster', () => {
+describe("dataset strategies from counts = simulate on the row's cluster", () => {
   it('upstream-auto, same-zone, same-node, topology-keys (several key lists) on random rows', () => {
     fc.assert(
       fc.property(rowArb, fc.constantFrom(...CLUSTER_STRATEGIES), fc.constantFrom(...KEY_SETS), (row, strategy, keys) => {
@@ -52,21 +52,51 @@ describe('dataset strategies from counts = simulate on the row\'s cluster', () =
   })
   it('worked examples', () => {
     // upstream's example shape: 3 equal zones, 4/3/2 endpoints -> one endpoint of the first zone goes to the third
-    const three = {name: 'x', zones: [{name: 'a', nodes: 1, endpoints: 4}, {name: 'b', nodes: 1, endpoints: 3}, {name: 'c', nodes: 1, endpoints: 2}]}
+    const three = {
+      name: 'x',
+      zones: [
+        {name: 'a', nodes: 1, endpoints: 4},
+        {name: 'b', nodes: 1, endpoints: 3},
+        {name: 'c', nodes: 1, endpoints: 2},
+      ],
+    }
     for (const s of CLUSTER_STRATEGIES) compare(three, s, KEY_SETS[0]!)
     const ev = upstreamAutoCounts(three.zones)
-    expect(ev.groups.map((g) => g.comp)).toEqual([[3, 0, 0], [0, 3, 0], [1, 0, 2]])
+    expect(ev.groups.map((g) => g.comp)).toEqual([
+      [3, 0, 0],
+      [0, 3, 0],
+      [1, 0, 2],
+    ])
     // a zone with endpoints but no node: its endpoints have no node hint, so every node uses zone hints
-    const orphan = {name: 'y', zones: [{name: 'a', nodes: 2, endpoints: 5}, {name: 'b', nodes: 0, endpoints: 3}]}
+    const orphan = {
+      name: 'y',
+      zones: [
+        {name: 'a', nodes: 2, endpoints: 5},
+        {name: 'b', nodes: 0, endpoints: 3},
+      ],
+    }
     for (const s of CLUSTER_STRATEGIES) compare(orphan, s, KEY_SETS[0]!)
     expect(sameNodeCounts(orphan.zones).fallback).toMatch(/no node hint/)
     // more zones than endpoints: upstream refuses hints
-    const few = {name: 'z', zones: [{name: 'a', nodes: 1, endpoints: 1}, {name: 'b', nodes: 1, endpoints: 0}, {name: 'c', nodes: 1, endpoints: 0}]}
+    const few = {
+      name: 'z',
+      zones: [
+        {name: 'a', nodes: 1, endpoints: 1},
+        {name: 'b', nodes: 1, endpoints: 0},
+        {name: 'c', nodes: 1, endpoints: 0},
+      ],
+    }
     expect(upstreamAutoCounts(few.zones).fallback).toMatch(/Insufficient number of endpoints/)
     for (const s of CLUSTER_STRATEGIES) compare(few, s, KEY_SETS[1]!)
   })
   it('a row without nodes has no traffic source: invalid for the cluster strategies (the KEP-2004 ones score it as the tool does, see simulate-kep2004-tool.test.ts)', () => {
-    const row = {name: 'n', zones: [{name: 'a', nodes: 0, endpoints: 3}, {name: 'b', nodes: 0, endpoints: 2}]}
+    const row = {
+      name: 'n',
+      zones: [
+        {name: 'a', nodes: 0, endpoints: 3},
+        {name: 'b', nodes: 0, endpoints: 2},
+      ],
+    }
     const scores = scoreRow(row, [...DATASET_DEFAULT_STRATEGIES, 'topology-keys'])
     expect(scores.map((r) => r.strategy)).toEqual([...DATASET_DEFAULT_STRATEGIES, 'topology-keys'])
     for (const r of scores) if (['upstream-auto', 'same-zone', 'same-node', 'topology-keys'].includes(r.strategy)) expect(r.score, r.strategy).toBeNull()
@@ -74,8 +104,20 @@ describe('dataset strategies from counts = simulate on the row\'s cluster', () =
   })
   it('aggregates every strategy; topology-keys without "*" makes rows with endpoint-less zones invalid', () => {
     const rows: DatasetRow[] = [
-      {name: 'ok', zones: [{name: 'a', nodes: 2, endpoints: 4}, {name: 'b', nodes: 2, endpoints: 4}]},
-      {name: 'empty-zone', zones: [{name: 'a', nodes: 2, endpoints: 4}, {name: 'b', nodes: 2, endpoints: 0}]},
+      {
+        name: 'ok',
+        zones: [
+          {name: 'a', nodes: 2, endpoints: 4},
+          {name: 'b', nodes: 2, endpoints: 4},
+        ],
+      },
+      {
+        name: 'empty-zone',
+        zones: [
+          {name: 'a', nodes: 2, endpoints: 4},
+          {name: 'b', nodes: 2, endpoints: 0},
+        ],
+      },
     ]
     const strategies: StrategyName[] = [...DATASET_DEFAULT_STRATEGIES, 'topology-keys']
     const agg = new Aggregator(strategies)

@@ -114,19 +114,20 @@ describe('goFormatFixed = strconv.FormatFloat(x, f, prec, 64)', () => {
 describe('cross-check with the evaluation tool (b2a4aae) on its inputs', () => {
   for (const input of INPUTS) {
     const rows = parseDatasetCsv(read(`${input.file}.input.csv`))
-    if (input.file === 'range-every130477th' || input.regenerate !== null) it(`${input.file}: the input is what the dataset family generates`, () => {
-      if (input.regenerate !== null) {
-        expect(rows).toEqual(input.regenerate())
-      } else {
-        const want: DatasetRow[] = []
-        let i = 0
-        for (const r of generate('range')) {
-          if (i++ % 130477 === 0) want.push(r)
-          if (want.length === 5) break
+    if (input.file === 'range-every130477th' || input.regenerate !== null)
+      it(`${input.file}: the input is what the dataset family generates`, () => {
+        if (input.regenerate !== null) {
+          expect(rows).toEqual(input.regenerate())
+        } else {
+          const want: DatasetRow[] = []
+          let i = 0
+          for (const r of generate('range')) {
+            if (i++ % 130477 === 0) want.push(r)
+            if (want.length === 5) break
+          }
+          expect(rows.slice(0, 5)).toEqual(want)
         }
-        expect(rows.slice(0, 5)).toEqual(want)
-      }
-    })
+      })
     for (const [strategy, alg] of ALGS) {
       if (input.algs !== undefined && !input.algs.includes(alg)) continue
       it(`${input.file}: ${strategy} prints what the tool's ${alg} printed, row by row`, () => {

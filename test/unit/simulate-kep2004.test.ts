@@ -11,8 +11,7 @@ import {localWithPadding, subsettingOn} from '../../src/simulate/strategies/padd
 import {random} from '../../src/simulate/strategies/random.js'
 import {GoHeap, groupSize, regionFromCounts, type Region} from '../../src/simulate/strategies/region.js'
 
-const r3 = (k: number[], n: number[]): Region =>
-  regionFromCounts(k.map((nodes, i) => ({name: `zone${String.fromCharCode(97 + i)}`, nodes, endpoints: n[i]!})))
+const r3 = (k: number[], n: number[]): Region => regionFromCounts(k.map((nodes, i) => ({name: `zone${String.fromCharCode(97 + i)}`, nodes, endpoints: n[i]!})))
 const byLabel = (groups: {label: string; comp: number[]}[]) => Object.fromEntries(groups.map((g) => [g.label, g.comp]))
 const consumersOf = (r: Region) => r.zones.map((_, i) => ({zone: i, share: r.share[i]!}))
 
@@ -39,7 +38,11 @@ describe('KEP-2004 figures', () => {
     expect(local(r3([1, 1, 1], [3, 3, 2])).fallback).toBe('starting-threshold')
   })
   it('padding: threshold 9, padding 3 -> start at 12, keep until 6', () => {
-    const r = (n: number) => r3([1, 1, 1], [n, 0, 0].map((_, i) => Math.floor(n / 3) + (i < n % 3 ? 1 : 0)))
+    const r = (n: number) =>
+      r3(
+        [1, 1, 1],
+        [n, 0, 0].map((_, i) => Math.floor(n / 3) + (i < n % 3 ? 1 : 0)),
+      )
     expect(subsettingOn(r(11), {previous: 'disabled'})).toBe(false)
     expect(subsettingOn(r(12), {previous: 'disabled'})).toBe(true)
     expect(subsettingOn(r(6), {previous: 'subsetting'})).toBe(true)
@@ -65,7 +68,15 @@ describe('measures and score (process/output-parser.go)', () => {
       {comp: [1, 0], weights: [1, 0]},
       {comp: [0, 3], weights: [0, 1]},
     ]
-    const m = measure(2, 4, [{zone: 0, share: 0.5}, {zone: 1, share: 0.5}], groups)
+    const m = measure(
+      2,
+      4,
+      [
+        {zone: 0, share: 0.5},
+        {zone: 1, share: 0.5},
+      ],
+      groups,
+    )
     // ideal 1/4; a: 0.5 -> dev +1; b: 0.5/3 each -> dev -1/3
     expect(m.maxOverload).toBeCloseTo(1, 12)
     expect(m.meanOverload).toBeCloseTo((1 * 1 + (1 / 3) * 3) / 4, 12)
@@ -75,7 +86,15 @@ describe('measures and score (process/output-parser.go)', () => {
     expect(s.score).toBeCloseTo(0.45 * 100 + 0.4 * 25 + 0.15 * 50, 10)
   })
   it('a zone that reaches no endpoint makes the result invalid (no score)', () => {
-    const m = measure(2, 1, [{zone: 0, share: 0.5}, {zone: 1, share: 0.5}], [{comp: [1, 0], weights: [1, 0]}])
+    const m = measure(
+      2,
+      1,
+      [
+        {zone: 0, share: 0.5},
+        {zone: 1, share: 0.5},
+      ],
+      [{comp: [1, 0], weights: [1, 0]}],
+    )
     expect(m.valid).toBe(false)
     expect(m.unserved).toBe(0.5)
     expect(scoreOf(m)).toBeNull()
@@ -103,8 +122,14 @@ describe('cross-check against the evaluation tool', () => {
     // details.out: local : 16 max deviation cases: 594, 687, 779, 5643, 5736, 10592, 10685, 15442 of (7, 8, 10),
     // 498, 592, 685, 5547, 5641, 10496, 10590, 15346 of (8, 8, 9); results.csv: local max deviation 49.33%
     for (const [nodes, cases] of [
-      [[7, 8, 10], [594, 687, 779, 5643, 5736, 10592, 10685, 15442]],
-      [[8, 8, 9], [498, 592, 685, 5547, 5641, 10496, 10590, 15346]],
+      [
+        [7, 8, 10],
+        [594, 687, 779, 5643, 5736, 10592, 10685, 15442],
+      ],
+      [
+        [8, 8, 9],
+        [498, 592, 685, 5547, 5641, 10496, 10590, 15346],
+      ],
     ] as const) {
       const want = new Set(cases.map((i) => `${i}-(${nodes.join(', ')})`))
       const rows = [...rangeASection(nodes)].filter((r) => want.has(r.name) || Number(r.name.split('-')[0]) % 997 === 0)
@@ -135,7 +160,11 @@ describe('cross-check against the evaluation tool', () => {
     const it = rangeASection([1, 2, 3])
     const first = it.next().value as DatasetRow
     expect(first.name).toBe('0-(1, 2, 3)')
-    expect(first.zones.map((z) => [z.nodes, z.endpoints])).toEqual([[1, 0], [2, 0], [3, 1]])
+    expect(first.zones.map((z) => [z.nodes, z.endpoints])).toEqual([
+      [1, 0],
+      [2, 0],
+      [3, 1],
+    ])
     let n = 1
     for (const _ of it) n++
     expect(n).toBe(176850)
@@ -190,7 +219,13 @@ describe('properties', () => {
   })
   it('parses the tool CSV and rejects a malformed line with its number', () => {
     const rows = parseDatasetCsv('name,zone1,zone2\n"a, b",1 2,3 4\n')
-    expect(rows[0]).toEqual({name: 'a, b', zones: [{name: 'zone1', nodes: 1, endpoints: 2}, {name: 'zone2', nodes: 3, endpoints: 4}]})
+    expect(rows[0]).toEqual({
+      name: 'a, b',
+      zones: [
+        {name: 'zone1', nodes: 1, endpoints: 2},
+        {name: 'zone2', nodes: 3, endpoints: 4},
+      ],
+    })
     expect(() => parseDatasetCsv('name,zone1\nx,1\n')).toThrow(/NODES ENDPOINTS/)
   })
 })

@@ -8,9 +8,14 @@ const none: WhatIfs = {withoutZones: [], drain: [], addNodes: []}
 describe('whatIfLabels', () => {
   it('in the order simulate reports them', () => {
     expect(whatIfLabels(none)).toEqual([])
-    expect(
-      whatIfLabels({withoutZones: ['zone-a', 'zone-b'], drain: ['n1'], drainSelector: 'pool=spot', addNodes: [{zone: 'zone-c', cpu: '4', name: 'x'}], replicas: 6}),
-    ).toEqual(['without zone zone-a', 'without zone zone-b', 'drain n1', 'drain nodes pool=spot', 'add node zone=zone-c,cpu=4', 'replicas 6'])
+    expect(whatIfLabels({withoutZones: ['zone-a', 'zone-b'], drain: ['n1'], drainSelector: 'pool=spot', addNodes: [{zone: 'zone-c', cpu: '4', name: 'x'}], replicas: 6})).toEqual([
+      'without zone zone-a',
+      'without zone zone-b',
+      'drain n1',
+      'drain nodes pool=spot',
+      'add node zone=zone-c,cpu=4',
+      'replicas 6',
+    ])
   })
 })
 

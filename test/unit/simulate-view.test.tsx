@@ -48,7 +48,9 @@ describe('SimulateView (ink, rendered once)', () => {
     const out = renderToString(<SimulateView report={report()} style={PLAIN} columns={80} />, {columns: 80})
     expect(lines(out)[0]).toBe('Service default/web · 9 ready endpoints · traffic model cpu')
     expect(lines(out)[1]).toBe('zone-a 4 ep / 33% traffic  zone-b 3 ep / 33% traffic  zone-c 2 ep / 33% traffic')
-    expect(out).toContain('#  STRATEGY        SCORE  IN-ZONE  OVERLOAD MAX / MEAN  SLICES  FALLBACK-ZONES\n1  upstream-auto   95.00    88.9%          0.0% / 0.0%       1  -\n2  same-zone       85.56   100.0%        50.0% / 22.2%       1  -\n')
+    expect(out).toContain(
+      '#  STRATEGY        SCORE  IN-ZONE  OVERLOAD MAX / MEAN  SLICES  FALLBACK-ZONES\n1  upstream-auto   95.00    88.9%          0.0% / 0.0%       1  -\n2  same-zone       85.56   100.0%        50.0% / 22.2%       1  -\n',
+    )
     // same-zone: zone-c serves a third of the traffic with 2 of 9 endpoints: 1/6 each, 1.5 x an
     // equal share (1/9); zone-a's four get 1/12 each, 0.75 x.
     const sameZone = out.slice(out.indexOf('same-zone  rank 2'))
@@ -101,7 +103,9 @@ describe('SimulateView (ink, rendered once)', () => {
         '   3  delete 3 old pod(s)                6    1  2/2/3  yes     100.0%  100.0%',
       ].join('\n'),
     )
-    expect(out).toContain('  11  1 new pod(s) become ready          0    8  3/3/2  no (1)   33.3%  100.0%\n(1) refused: Unable to allocate minimum required endpoints to each zone without\nexceeding overload threshold (8 endpoints, 3 zones)')
+    expect(out).toContain(
+      '  11  1 new pod(s) become ready          0    8  3/3/2  no (1)   33.3%  100.0%\n(1) refused: Unable to allocate minimum required endpoints to each zone without\nexceeding overload threshold (8 endpoints, 3 zones)',
+    )
     expect(out).toContain('ZONE    READY  HINTS-DROP  NO-LOCAL-ENDPOINT  FALLBACK upstream-auto\nzone-a      4           0                  3                       0\n')
     // Wide enough, the columns are headed by the strategies' names.
     const wide = renderSimulateView({report: r, style: PLAIN, columns: 140, allStrategies: true})

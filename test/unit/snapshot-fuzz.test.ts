@@ -110,7 +110,11 @@ function snapshotDoc(state: ClusterState, serverVersion: string | undefined): Re
           apiVersion: 'apps/v1',
           kind: 'Deployment',
           metadata: {name: 'web', namespace: ns},
-          spec: {replicas: 3, strategy: {type: 'RollingUpdate', rollingUpdate: {maxSurge: '25%', maxUnavailable: 1}}, template: {metadata: {labels: {...(first.spec?.selector ?? {})}}}},
+          spec: {
+            replicas: 3,
+            strategy: {type: 'RollingUpdate', rollingUpdate: {maxSurge: '25%', maxUnavailable: 1}},
+            template: {metadata: {labels: {...(first.spec?.selector ?? {})}}},
+          },
         },
       ],
       statefulSets: [],
@@ -175,7 +179,9 @@ function runEngines(state: ClusterState): void {
         if (!(e instanceof RolloutSpecError || e instanceof WhatIfError)) throw e
       }
     }
-    const slices = state.endpointSlices.filter((s) => (s.metadata.namespace ?? 'default') === (svc.metadata.namespace ?? 'default') && s.metadata.labels?.[LABEL_SERVICE_NAME] === svc.metadata.name)
+    const slices = state.endpointSlices.filter(
+      (s) => (s.metadata.namespace ?? 'default') === (svc.metadata.namespace ?? 'default') && s.metadata.labels?.[LABEL_SERVICE_NAME] === svc.metadata.name,
+    )
     for (const strategy of HINT_STRATEGIES) planHints(state, svc, slices, strategy)
     planServiceMode(svc, 'Auto')
   }

@@ -29,17 +29,19 @@ const base = (): Doc => ({
 function refusal(edit: (d: Doc & {services: Doc[]; nodes: Doc[]; endpointSlices: Doc[]}) => void, formats: ('json' | 'yaml')[] = ['json', 'yaml']): string[] {
   const d = base() as Doc & {services: Doc[]; nodes: Doc[]; endpointSlices: Doc[]}
   edit(d)
-  return formats.map((f) => (f === 'json' ? JSON.stringify(d, null, 2) : toYaml(d))).map((text) => {
-    try {
-      parseSnapshot(text, 'snap.yaml')
-    } catch (e) {
-      expect(e).toBeInstanceOf(CliError)
-      expect((e as CliError).exitCode).toBe(ExitCode.INPUT)
-      expect((e as CliError).message).not.toContain('\n')
-      return (e as CliError).message
-    }
-    throw new Error('accepted')
-  })
+  return formats
+    .map((f) => (f === 'json' ? JSON.stringify(d, null, 2) : toYaml(d)))
+    .map((text) => {
+      try {
+        parseSnapshot(text, 'snap.yaml')
+      } catch (e) {
+        expect(e).toBeInstanceOf(CliError)
+        expect((e as CliError).exitCode).toBe(ExitCode.INPUT)
+        expect((e as CliError).message).not.toContain('\n')
+        return (e as CliError).message
+      }
+      throw new Error('accepted')
+    })
 }
 
 const spec = (d: {services: Doc[]}) => d.services[0]!.spec as Doc
@@ -60,12 +62,18 @@ describe('refused, naming file:line:col, the object and the field', () => {
     expect(refusal((d) => (spec(d).ports = [{port: 1.5}]))[0]).toMatch(/spec\.ports\[0\]\.port must be a port number \(an integer from 0 to 65535\), found a number \(1\.5\)$/)
     expect(refusal((d) => (spec(d).externalIPs = 'x'))[0]).toMatch(/spec\.externalIPs must be a list, found a string \("x"\)$/)
     expect(refusal((d) => (d.services[0]!.status = {loadBalancer: {ingress: {}}}))[0]).toMatch(/status\.loadBalancer\.ingress must be a list, found a mapping$/)
-    expect(refusal((d) => (endpoint(d).zone = {toString: 1}))[0]).toMatch(/^snap\.yaml:\d+:\d+: EndpointSlice "shop\/web-1": endpoints\[0\]\.zone must be a string, found a mapping$/)
+    expect(refusal((d) => (endpoint(d).zone = {toString: 1}))[0]).toMatch(
+      /^snap\.yaml:\d+:\d+: EndpointSlice "shop\/web-1": endpoints\[0\]\.zone must be a string, found a mapping$/,
+    )
     expect(refusal((d) => (endpoint(d).conditions = {ready: 'true'}))[0]).toMatch(/endpoints\[0\]\.conditions\.ready must be true or false, found a string \("true"\)$/)
     expect(refusal((d) => (endpoint(d).hints = {forZones: ['a']}))[0]).toMatch(/endpoints\[0\]\.hints\.forZones\[0\] must be a mapping, found a string \("a"\)$/)
-    expect(refusal((d) => ((d.endpointSlices[0]!.ports = [{port: -1}])))[0]).toMatch(/ports\[0\]\.port must be a port number/)
-    expect(refusal((d) => ((d.nodes[0]!.status as Doc).conditions = [{type: 'Ready', status: true}]))[0]).toMatch(/^snap\.yaml:\d+:\d+: Node "n1": status\.conditions\[0\]\.status must be a string, found true$/)
-    expect(refusal((d) => ((d.nodes[0]!.metadata as Doc).namespace = 7))[0]).toMatch(/Node "7\/n1": metadata\.namespace must be a string|Node "n1": metadata\.namespace must be a string/)
+    expect(refusal((d) => (d.endpointSlices[0]!.ports = [{port: -1}]))[0]).toMatch(/ports\[0\]\.port must be a port number/)
+    expect(refusal((d) => ((d.nodes[0]!.status as Doc).conditions = [{type: 'Ready', status: true}]))[0]).toMatch(
+      /^snap\.yaml:\d+:\d+: Node "n1": status\.conditions\[0\]\.status must be a string, found true$/,
+    )
+    expect(refusal((d) => ((d.nodes[0]!.metadata as Doc).namespace = 7))[0]).toMatch(
+      /Node "7\/n1": metadata\.namespace must be a string|Node "n1": metadata\.namespace must be a string/,
+    )
   })
   it('non-finite and out-of-range numbers (YAML can write .nan and .inf)', () => {
     const [yaml] = refusal((d) => ((d.nodes[0]!.status as Doc).allocatable = {cpu: Number.NaN}), ['yaml'])

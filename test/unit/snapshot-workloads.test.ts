@@ -31,7 +31,13 @@ describe('our Snapshot keeps what simulate reads of a workload', () => {
   it('replicas, selector, strategy and template labels; never the pod template spec, status or annotations', () => {
     const withAnnotation = {
       ...state,
-      deployments: state.deployments!.map((d) => ({...d, metadata: {...d.metadata, annotations: {'kubectl.kubernetes.io/last-applied-configuration': '{"spec":{"template":{"spec":{"containers":[{"env":[{"name":"TOKEN","value":"s3cr3t"}]}]}}}}'}}})),
+      deployments: state.deployments!.map((d) => ({
+        ...d,
+        metadata: {
+          ...d.metadata,
+          annotations: {'kubectl.kubernetes.io/last-applied-configuration': '{"spec":{"template":{"spec":{"containers":[{"env":[{"name":"TOKEN","value":"s3cr3t"}]}]}}}}'},
+        },
+      })),
     }
     for (const redact of [false, true]) {
       const snap = serializeSnapshot(withAnnotation, {redact})
@@ -40,7 +46,12 @@ describe('our Snapshot keeps what simulate reads of a workload', () => {
           apiVersion: 'apps/v1',
           kind: 'Deployment',
           metadata: {name: 'api', namespace: state.deployments![0]!.metadata.namespace},
-          spec: {replicas: 6, selector: {matchLabels: {app: 'api'}}, strategy: {rollingUpdate: {maxSurge: '25%', maxUnavailable: '25%'}, type: 'RollingUpdate'}, template: {metadata: {labels: {app: 'api'}}}},
+          spec: {
+            replicas: 6,
+            selector: {matchLabels: {app: 'api'}},
+            strategy: {rollingUpdate: {maxSurge: '25%', maxUnavailable: '25%'}, type: 'RollingUpdate'},
+            template: {metadata: {labels: {app: 'api'}}},
+          },
         },
       ])
       expect((snap.statefulSets![0] as StatefulSet).spec).toEqual({
@@ -78,6 +89,8 @@ describe('our Snapshot keeps what simulate reads of a workload', () => {
     expect(err).toBeInstanceOf(CliError)
     expect((err as CliError).exitCode).toBe(ExitCode.INPUT)
     const line = bad.split('\n').findIndex((l) => l.includes('maxSurge: [1]')) + 1
-    expect((err as CliError).message).toBe(`kubectl.yaml:${line}:19: Deployment "${(parseSnapshot(KUBECTL, 'k').deployments![0] as Deployment).metadata.namespace}/api": spec.strategy.rollingUpdate.maxSurge must be an integer or a percentage`)
+    expect((err as CliError).message).toBe(
+      `kubectl.yaml:${line}:19: Deployment "${(parseSnapshot(KUBECTL, 'k').deployments![0] as Deployment).metadata.namespace}/api": spec.strategy.rollingUpdate.maxSurge must be an integer or a percentage`,
+    )
   })
 })

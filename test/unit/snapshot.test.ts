@@ -301,18 +301,9 @@ describe('parseSnapshot: errors name the file, line and problem', () => {
   })
 
   it('wrong field types', () => {
-    expectInputError(
-      () => parseSnapshot(toYaml({...SLICES[0], endpoints: {a: 1}}), 'e.yaml'),
-      /^e\.yaml:\d+:\d+: EndpointSlice "shop\/web-abc12": endpoints must be a list$/,
-    )
-    expectInputError(
-      () => parseSnapshot(toYaml({...SERVICES[0], spec: {ports: 'http'}}), 'p.yaml'),
-      /Service "shop\/web": spec\.ports must be a list$/,
-    )
-    expectInputError(
-      () => parseSnapshot(toYaml({apiVersion: 'kubectl-topology/v1', kind: 'Snapshot', services: {}}), 'x.yaml'),
-      'x.yaml:3:11: Snapshot: "services" must be a list',
-    )
+    expectInputError(() => parseSnapshot(toYaml({...SLICES[0], endpoints: {a: 1}}), 'e.yaml'), /^e\.yaml:\d+:\d+: EndpointSlice "shop\/web-abc12": endpoints must be a list$/)
+    expectInputError(() => parseSnapshot(toYaml({...SERVICES[0], spec: {ports: 'http'}}), 'p.yaml'), /Service "shop\/web": spec\.ports must be a list$/)
+    expectInputError(() => parseSnapshot(toYaml({apiVersion: 'kubectl-topology/v1', kind: 'Snapshot', services: {}}), 'x.yaml'), 'x.yaml:3:11: Snapshot: "services" must be a list')
   })
 
   it('no Services or EndpointSlices at all', () => {
@@ -385,7 +376,10 @@ describe('readSnapshotFile', () => {
   it('parse errors carry the file name', async () => {
     const p = path.join(dir, 'bad.json')
     fs.writeFileSync(p, '{"kind": }')
-    await expect(readSnapshotFile(p)).rejects.toMatchObject({exitCode: ExitCode.INPUT, message: expect.stringMatching(new RegExp(`^${p.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}:1:10: `))})
+    await expect(readSnapshotFile(p)).rejects.toMatchObject({
+      exitCode: ExitCode.INPUT,
+      message: expect.stringMatching(new RegExp(`^${p.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}:1:10: `)),
+    })
   })
 })
 

@@ -6,13 +6,20 @@ const FILE = 'examples/three-zones.yaml'
 
 describe('validateSource', () => {
   it('-A with names is refused', () => {
-    expect(() => validateSource({'all-namespaces': true}, ['web'])).toThrow(expect.objectContaining({message: 'a Service name cannot be combined with --all-namespaces: drop -A or the names', exitCode: 2}))
+    expect(() => validateSource({'all-namespaces': true}, ['web'])).toThrow(
+      expect.objectContaining({message: 'a Service name cannot be combined with --all-namespaces: drop -A or the names', exitCode: 2}),
+    )
     expect(() => validateSource({'all-namespaces': true}, [])).not.toThrow()
   })
 
   it('--from-file with --kubeconfig or --context is refused', () => {
-    for (const flags of [{'from-file': FILE, kubeconfig: 'k'}, {'from-file': FILE, context: 'c'}]) {
-      expect(() => validateSource(flags)).toThrow(expect.objectContaining({message: '--from-file reads a snapshot; --kubeconfig and --context apply only to a live cluster', exitCode: 2}))
+    for (const flags of [
+      {'from-file': FILE, kubeconfig: 'k'},
+      {'from-file': FILE, context: 'c'},
+    ]) {
+      expect(() => validateSource(flags)).toThrow(
+        expect.objectContaining({message: '--from-file reads a snapshot; --kubeconfig and --context apply only to a live cluster', exitCode: 2}),
+      )
     }
     expect(() => validateSource({'from-file': FILE})).not.toThrow()
     expect(() => validateSource({kubeconfig: 'k', context: 'c'})).not.toThrow()

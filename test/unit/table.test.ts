@@ -30,10 +30,13 @@ describe('displayWidth', () => {
 
 describe('formatTable', () => {
   it('pads by display width, ignoring colour codes and counting wide characters twice', () => {
-    const out = formatTable(['ZONE', 'NODES'], [
-      ['\x1b[32mzone-a\x1b[39m', '3'],
-      ['東京', '2'],
-    ])
+    const out = formatTable(
+      ['ZONE', 'NODES'],
+      [
+        ['\x1b[32mzone-a\x1b[39m', '3'],
+        ['東京', '2'],
+      ],
+    )
     expect(out.split('\n')).toEqual(['ZONE     NODES', '\x1b[32mzone-a\x1b[39m   3', '東京     2'])
   })
 })

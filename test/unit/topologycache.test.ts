@@ -96,9 +96,7 @@ const addHintsCases: AddHintsCase[] = [
     expectedEndpointsByAddrType: null,
     expectedSlicesToCreate: [],
     expectedSlicesToUpdate: [],
-    expectedEvents: [
-      {type: 'Warning', reason: 'TopologyAwareHintsDisabled', messagePrefix: MESSAGES.insufficientNodeInfo, message: MESSAGES.insufficientNodeInfo + sfx},
-    ],
+    expectedEvents: [{type: 'Warning', reason: 'TopologyAwareHintsDisabled', messagePrefix: MESSAGES.insufficientNodeInfo, message: MESSAGES.insufficientNodeInfo + sfx}],
   },
   {
     name: 'slice to create, no zone ratios',
@@ -107,9 +105,7 @@ const addHintsCases: AddHintsCase[] = [
     expectedEndpointsByAddrType: null,
     expectedSlicesToCreate: [[r('10.1.2.3', 'zone-a')]],
     expectedSlicesToUpdate: [],
-    expectedEvents: [
-      {type: 'Warning', reason: 'TopologyAwareHintsDisabled', messagePrefix: MESSAGES.insufficientNodeInfo, message: MESSAGES.insufficientNodeInfo + sfx},
-    ],
+    expectedEvents: [{type: 'Warning', reason: 'TopologyAwareHintsDisabled', messagePrefix: MESSAGES.insufficientNodeInfo, message: MESSAGES.insufficientNodeInfo + sfx}],
   },
   {
     name: 'slice to create with 2 endpoints, zone ratios require 3',
@@ -139,22 +135,10 @@ const addHintsCases: AddHintsCase[] = [
   {
     name: 'slice to create with 2 ready, 1 unready, 1 unknown endpoints, zone ratios only require 2',
     cpuRatiosByZone: {'zone-a': 0.45, 'zone-b': 0.55},
-    toCreate: [
-      slice([
-        r('10.1.2.3', 'zone-a'),
-        r('10.1.2.4', 'zone-b'),
-        ep({addr: '10.1.2.5', zone: 'zone-b', ready: false}),
-        ep({addr: '10.1.2.6', zone: 'zone-b'}),
-      ]),
-    ],
+    toCreate: [slice([r('10.1.2.3', 'zone-a'), r('10.1.2.4', 'zone-b'), ep({addr: '10.1.2.5', zone: 'zone-b', ready: false}), ep({addr: '10.1.2.6', zone: 'zone-b'})])],
     expectedEndpointsByAddrType: {'zone-a': 1, 'zone-b': 1},
     expectedSlicesToCreate: [
-      [
-        r('10.1.2.3', 'zone-a', ['zone-a']),
-        r('10.1.2.4', 'zone-b', ['zone-b']),
-        ep({addr: '10.1.2.5', zone: 'zone-b', ready: false}),
-        ep({addr: '10.1.2.6', zone: 'zone-b'}),
-      ],
+      [r('10.1.2.3', 'zone-a', ['zone-a']), r('10.1.2.4', 'zone-b', ['zone-b']), ep({addr: '10.1.2.5', zone: 'zone-b', ready: false}), ep({addr: '10.1.2.6', zone: 'zone-b'})],
     ],
     expectedSlicesToUpdate: [],
     expectedEvents: [{...enabled, messagePrefix: MESSAGES.topologyAwareHintsEnabled}],
@@ -162,14 +146,8 @@ const addHintsCases: AddHintsCase[] = [
   {
     name: 'slices to create and update within 3 zone threshold',
     cpuRatiosByZone: {'zone-a': 0.35, 'zone-b': 0.35, 'zone-c': 0.3},
-    toCreate: [
-      slice([r('10.1.2.3', 'zone-a'), r('10.1.2.4', 'zone-b')]),
-      slice([r('10.1.3.3', 'zone-c'), r('10.1.3.4', 'zone-c'), r('10.1.3.4', 'zone-a')]),
-    ],
-    toUpdate: [
-      slice([r('10.2.2.3', 'zone-a'), r('10.2.2.4', 'zone-a')]),
-      slice([r('10.2.3.3', 'zone-b'), r('10.2.3.4', 'zone-c'), r('10.2.3.4', 'zone-a')]),
-    ],
+    toCreate: [slice([r('10.1.2.3', 'zone-a'), r('10.1.2.4', 'zone-b')]), slice([r('10.1.3.3', 'zone-c'), r('10.1.3.4', 'zone-c'), r('10.1.3.4', 'zone-a')])],
+    toUpdate: [slice([r('10.2.2.3', 'zone-a'), r('10.2.2.4', 'zone-a')]), slice([r('10.2.3.3', 'zone-b'), r('10.2.3.4', 'zone-c'), r('10.2.3.4', 'zone-a')])],
     expectedEndpointsByAddrType: {'zone-a': 4, 'zone-b': 3, 'zone-c': 3},
     expectedSlicesToCreate: [
       [r('10.1.2.3', 'zone-a', ['zone-b']), r('10.1.2.4', 'zone-b', ['zone-b'])],
@@ -286,10 +264,7 @@ describe('getGivingAndReceivingZones: upstream Test_getGivingAndReceivingZones',
 describe('getGivingAndReceivingZones: sharp edges', () => {
   it('tie between two givers goes to the first zone in sorted order (upstream: random)', () => {
     // zones a and b each 0.7 over target, c 1.4 under
-    const {giving, receiving} = getGivingAndReceivingZones(
-      {'zone-a': {target: 0.3}, 'zone-b': {target: 0.3}, 'zone-c': {target: 1.4}},
-      {'zone-a': 1, 'zone-b': 1, 'zone-c': 0},
-    )
+    const {giving, receiving} = getGivingAndReceivingZones({'zone-a': {target: 0.3}, 'zone-b': {target: 0.3}, 'zone-c': {target: 1.4}}, {'zone-a': 1, 'zone-b': 1, 'zone-c': 0})
     // upstream guarantees exactly one giver (either a or b) and then stops at c's 0.4 left
     expect(Object.values(giving)).toStrictEqual([1])
     expect(receiving).toStrictEqual({'zone-c': 1})
@@ -334,11 +309,7 @@ const hintsByZoneCases: {
   },
   {
     name: 'single zone hint with 1 unready endpoint and 1 unknown endpoint',
-    slice: slice([
-      ep({zone: 'zone-a', ready: true, hints: ['zone-a']}),
-      ep({zone: 'zone-a', ready: false, hints: ['zone-a']}),
-      ep({zone: 'zone-a', hints: ['zone-a']}),
-    ]),
+    slice: slice([ep({zone: 'zone-a', ready: true, hints: ['zone-a']}), ep({zone: 'zone-a', ready: false, hints: ['zone-a']}), ep({zone: 'zone-a', hints: ['zone-a']})]),
     allocations: {'zone-a': {maximum: 3}},
     allocatedHintsByZone: {'zone-a': 1},
     expectedHintsByZone: {'zone-a': 1},
@@ -422,11 +393,7 @@ const redistributeCases: {
   {
     name: 'endpoints from 1 zone redistributed to 2 other zones',
     slices: [
-      slice([
-        ep({zone: 'zone-a', ready: true, hints: ['zone-a']}),
-        ep({zone: 'zone-a', ready: true, hints: ['zone-a']}),
-        ep({zone: 'zone-a', ready: true, hints: ['zone-a']}),
-      ]),
+      slice([ep({zone: 'zone-a', ready: true, hints: ['zone-a']}), ep({zone: 'zone-a', ready: true, hints: ['zone-a']}), ep({zone: 'zone-a', ready: true, hints: ['zone-a']})]),
     ],
     givingZones: {'zone-a': 2},
     receivingZones: {'zone-b': 1, 'zone-c': 1},
@@ -571,9 +538,7 @@ describe('getAllocations', () => {
     })
     const res = addHints({a: 0.6, b: 0.4}, {addressType: 'IPv4', toCreate: [slice([r('1', 'a'), r('2', 'a'), r('3', 'b')])], toUpdate: [], unchanged: []})
     expect(res.hintsSet).toBe(false)
-    expect(res.events).toStrictEqual([
-      disabled('Unable to allocate minimum required endpoints to each zone without exceeding overload threshold (3 endpoints, 2 zones)'),
-    ])
+    expect(res.events).toStrictEqual([disabled('Unable to allocate minimum required endpoints to each zone without exceeding overload threshold (3 endpoints, 2 zones)')])
   })
 
   it('minimum, target and maximum', () => {
@@ -625,11 +590,7 @@ describe('addHints: worked examples and sharp edges', () => {
   })
 
   it('TestReconcileTopology: 3 equal zones, N=9 (a4, b3, c2) gives 3/3/3 with one cross-zone hint', () => {
-    const eps = [
-      ...['1', '2', '3', '4'].map((a) => r(a, 'zone-a')),
-      ...['5', '6', '7'].map((a) => r(a, 'zone-b')),
-      ...['8', '9'].map((a) => r(a, 'zone-c')),
-    ]
+    const eps = [...['1', '2', '3', '4'].map((a) => r(a, 'zone-a')), ...['5', '6', '7'].map((a) => r(a, 'zone-b')), ...['8', '9'].map((a) => r(a, 'zone-c'))]
     const res = addHints(threeZones(), {addressType: 'IPv4', toCreate: [slice(eps)], toUpdate: [], unchanged: []})
     expect(res.hintsSet).toBe(true)
     expect(res.allocatedHintsByZone).toStrictEqual({'zone-a': 3, 'zone-b': 3, 'zone-c': 3})
@@ -685,7 +646,10 @@ describe('addHints: worked examples and sharp edges', () => {
     expect(noHints.endpoints?.[0]?.hints).toBeUndefined()
     // N=6: targets 3/3, max 3/3; valid adds a1 b1, then upd and nohints a2 b2: no move
     expect(res.allocatedHintsByZone).toStrictEqual({a: 3, b: 3})
-    expect(res.toUpdate.map((s) => s.endpoints?.map(hintZones))).toStrictEqual([[['a'], ['b']], [['a'], ['b']]])
+    expect(res.toUpdate.map((s) => s.endpoints?.map(hintZones))).toStrictEqual([
+      [['a'], ['b']],
+      [['a'], ['b']],
+    ])
   })
 
   it('unchanged slices are never re-hinted by redistribution; the first to-create endpoints of a giver move', () => {
@@ -712,12 +676,15 @@ describe('addHints: worked examples and sharp edges', () => {
   })
 
   it('not-ready endpoints in create/update keep their existing hints (upstream clears only a copy)', () => {
-    const res = addHints({a: 0.5, b: 0.5}, {
-      addressType: 'IPv4',
-      toCreate: [slice([r('1', 'a'), r('2', 'b'), ep({addr: '3', zone: 'a', ready: false, hints: ['b']})])],
-      toUpdate: [],
-      unchanged: [],
-    })
+    const res = addHints(
+      {a: 0.5, b: 0.5},
+      {
+        addressType: 'IPv4',
+        toCreate: [slice([r('1', 'a'), r('2', 'b'), ep({addr: '3', zone: 'a', ready: false, hints: ['b']})])],
+        toUpdate: [],
+        unchanged: [],
+      },
+    )
     expect(res.toCreate[0]?.endpoints?.map(hintZones)).toStrictEqual([['a'], ['b'], ['b']])
     expect(res.allocatedHintsByZone).toStrictEqual({a: 1, b: 1})
   })
@@ -743,7 +710,7 @@ const nodeArb: fc.Arbitrary<Node> = fc
     ready: fc.oneof({weight: 8, arbitrary: fc.constant('True')}, {weight: 1, arbitrary: fc.constantFrom('False', 'Unknown', undefined)}),
     cp: fc.oneof({weight: 8, arbitrary: fc.constant(false)}, {weight: 1, arbitrary: fc.constant(true)}),
   })
-  .map(({zone, cpu, ready, cp}, ): Node => {
+  .map(({zone, cpu, ready, cp}): Node => {
     const labels: Record<string, string> = {}
     if (zone !== undefined) labels['topology.kubernetes.io/zone'] = zone
     if (cp) labels['node-role.kubernetes.io/control-plane'] = ''
@@ -765,7 +732,10 @@ const endpointArb: fc.Arbitrary<Endpoint> = fc
   })
   .map(({zone, ready, hints}) => ep({addr: '10.0.0.1', zone, ready, hints}))
 
-const slicesArb = fc.array(fc.array(endpointArb, {maxLength: 6}).map((eps) => slice(eps)), {maxLength: 3})
+const slicesArb = fc.array(
+  fc.array(endpointArb, {maxLength: 6}).map((eps) => slice(eps)),
+  {maxLength: 3},
+)
 
 const scenarioArb = fc.record({
   nodes: fc.array(nodeArb, {maxLength: 8}),
@@ -793,7 +763,7 @@ describe('addHints: properties', () => {
     )
   })
 
-  it('hints only name zones in the ratios, or a ready endpoint\'s own zone that has no allocation', () => {
+  it("hints only name zones in the ratios, or a ready endpoint's own zone that has no allocation", () => {
     fc.assert(
       fc.property(scenarioArb, (s) => {
         const {capacity, result} = run(s.nodes, s)
@@ -840,9 +810,7 @@ describe('addHints: properties', () => {
   })
 
   it('the outcome does not depend on the order of nodes given to setNodes', () => {
-    const arb = scenarioArb.chain((s) =>
-      fc.tuple(fc.constant(s), fc.shuffledSubarray(s.nodes, {minLength: s.nodes.length, maxLength: s.nodes.length})),
-    )
+    const arb = scenarioArb.chain((s) => fc.tuple(fc.constant(s), fc.shuffledSubarray(s.nodes, {minLength: s.nodes.length, maxLength: s.nodes.length})))
     fc.assert(
       fc.property(arb, ([s, shuffled]) => {
         const a = run(s.nodes, s)
@@ -860,12 +828,10 @@ describe('addHints: properties', () => {
   })
 
   it('allocations: sum of minimums <= N, minimum <= maximum, target >= desired', () => {
-    const ratiosArb = fc
-      .array(fc.integer({min: 1, max: 64000}), {minLength: 2, maxLength: 6})
-      .map((cpus) => {
-        const total = cpus.reduce((a, b) => a + b, 0)
-        return Object.fromEntries(cpus.map((c, i) => [`z${i}`, c / total]))
-      })
+    const ratiosArb = fc.array(fc.integer({min: 1, max: 64000}), {minLength: 2, maxLength: 6}).map((cpus) => {
+      const total = cpus.reduce((a, b) => a + b, 0)
+      return Object.fromEntries(cpus.map((c, i) => [`z${i}`, c / total]))
+    })
     fc.assert(
       fc.property(ratiosArb, fc.integer({min: 0, max: 500}), (ratios, n) => {
         const out = getAllocations(n, ratios)

@@ -81,14 +81,8 @@ const upstreamCases: Case[] = [
   {
     name: 'should set zone hints with PreferClose',
     trafficDistribution: 'PreferClose',
-    slicesToCreate: [
-      slice(rz('10.0.0.1', 'zone-a', 'node-1'), rz('10.0.0.2', 'zone-b', 'node-2')),
-      slice(rz('10.0.0.3', 'zone-a', 'node-3'), rz('10.0.0.4', 'zone-b', 'node-4')),
-    ],
-    slicesToUpdate: [
-      slice(rz('10.0.0.5', 'zone-a', 'node-5'), rz('10.0.0.6', 'zone-a', 'node-6')),
-      slice(rz('10.0.0.7', 'zone-b', 'node-7'), rz('10.0.0.8', 'zone-c', 'node-8')),
-    ],
+    slicesToCreate: [slice(rz('10.0.0.1', 'zone-a', 'node-1'), rz('10.0.0.2', 'zone-b', 'node-2')), slice(rz('10.0.0.3', 'zone-a', 'node-3'), rz('10.0.0.4', 'zone-b', 'node-4'))],
+    slicesToUpdate: [slice(rz('10.0.0.5', 'zone-a', 'node-5'), rz('10.0.0.6', 'zone-a', 'node-6')), slice(rz('10.0.0.7', 'zone-b', 'node-7'), rz('10.0.0.8', 'zone-c', 'node-8'))],
     wantSlicesToCreate: [
       slice(rz('10.0.0.1', 'zone-a', 'node-1', 'zone-a'), rz('10.0.0.2', 'zone-b', 'node-2', 'zone-b')),
       slice(rz('10.0.0.3', 'zone-a', 'node-3', 'zone-a'), rz('10.0.0.4', 'zone-b', 'node-4', 'zone-b')),
@@ -101,14 +95,8 @@ const upstreamCases: Case[] = [
   {
     name: 'should set zone hints with PreferSameZone',
     trafficDistribution: 'PreferSameZone',
-    slicesToCreate: [
-      slice(rz('10.0.0.1', 'zone-a', 'node-1'), rz('10.0.0.2', 'zone-b', 'node-2')),
-      slice(rz('10.0.0.3', 'zone-a', 'node-3'), rz('10.0.0.4', 'zone-b', 'node-4')),
-    ],
-    slicesToUpdate: [
-      slice(rz('10.0.0.5', 'zone-a', 'node-5'), rz('10.0.0.6', 'zone-a', 'node-6')),
-      slice(rz('10.0.0.7', 'zone-b', 'node-7'), rz('10.0.0.8', 'zone-c', 'node-8')),
-    ],
+    slicesToCreate: [slice(rz('10.0.0.1', 'zone-a', 'node-1'), rz('10.0.0.2', 'zone-b', 'node-2')), slice(rz('10.0.0.3', 'zone-a', 'node-3'), rz('10.0.0.4', 'zone-b', 'node-4'))],
+    slicesToUpdate: [slice(rz('10.0.0.5', 'zone-a', 'node-5'), rz('10.0.0.6', 'zone-a', 'node-6')), slice(rz('10.0.0.7', 'zone-b', 'node-7'), rz('10.0.0.8', 'zone-c', 'node-8'))],
     wantSlicesToCreate: [
       slice(rz('10.0.0.1', 'zone-a', 'node-1', 'zone-a'), rz('10.0.0.2', 'zone-b', 'node-2', 'zone-b')),
       slice(rz('10.0.0.3', 'zone-a', 'node-3', 'zone-a'), rz('10.0.0.4', 'zone-b', 'node-4', 'zone-b')),
@@ -121,14 +109,8 @@ const upstreamCases: Case[] = [
   {
     name: 'should set zone and node hints with PreferSameNode',
     trafficDistribution: 'PreferSameNode',
-    slicesToCreate: [
-      slice(rz('10.0.0.1', 'zone-a', 'node-1'), rz('10.0.0.2', 'zone-b', 'node-2')),
-      slice(rz('10.0.0.3', 'zone-a', 'node-3'), rz('10.0.0.4', 'zone-b', 'node-4')),
-    ],
-    slicesToUpdate: [
-      slice(rz('10.0.0.5', 'zone-a', 'node-5'), rz('10.0.0.6', 'zone-a', 'node-6')),
-      slice(rz('10.0.0.7', 'zone-b', 'node-7'), rz('10.0.0.8', 'zone-c', 'node-8')),
-    ],
+    slicesToCreate: [slice(rz('10.0.0.1', 'zone-a', 'node-1'), rz('10.0.0.2', 'zone-b', 'node-2')), slice(rz('10.0.0.3', 'zone-a', 'node-3'), rz('10.0.0.4', 'zone-b', 'node-4'))],
+    slicesToUpdate: [slice(rz('10.0.0.5', 'zone-a', 'node-5'), rz('10.0.0.6', 'zone-a', 'node-6')), slice(rz('10.0.0.7', 'zone-b', 'node-7'), rz('10.0.0.8', 'zone-c', 'node-8'))],
     wantSlicesToCreate: [
       slice(rzn('10.0.0.1', 'zone-a', 'node-1'), rzn('10.0.0.2', 'zone-b', 'node-2')),
       slice(rzn('10.0.0.3', 'zone-a', 'node-3'), rzn('10.0.0.4', 'zone-b', 'node-4')),
@@ -198,15 +180,9 @@ const upstreamCases: Case[] = [
   {
     name: 'should remove hints when trafficDistribution is unrecognized',
     trafficDistribution: 'Unknown',
-    slicesToCreate: [
-      slice(rz('10.0.0.1', 'zone-a', 'node-1', 'zone-a'), rz('10.0.0.2', 'zone-b', 'node-2', 'zone-b')),
-      slice(rz('10.0.0.3', 'zone-a', 'node-3', 'zone-a')),
-    ],
+    slicesToCreate: [slice(rz('10.0.0.1', 'zone-a', 'node-1', 'zone-a'), rz('10.0.0.2', 'zone-b', 'node-2', 'zone-b')), slice(rz('10.0.0.3', 'zone-a', 'node-3', 'zone-a'))],
     slicesToUpdate: [slice(rz('10.0.0.5', 'zone-a', 'node-5', 'zone-a'))],
-    wantSlicesToCreate: [
-      slice(rz('10.0.0.1', 'zone-a', 'node-1'), rz('10.0.0.2', 'zone-b', 'node-2')),
-      slice(rz('10.0.0.3', 'zone-a', 'node-3')),
-    ],
+    wantSlicesToCreate: [slice(rz('10.0.0.1', 'zone-a', 'node-1'), rz('10.0.0.2', 'zone-b', 'node-2')), slice(rz('10.0.0.3', 'zone-a', 'node-3'))],
     wantSlicesToUpdate: [slice(rz('10.0.0.5', 'zone-a', 'node-5'))],
   },
   {
@@ -275,27 +251,18 @@ const derivedCases: Case[] = [
       slice(ep('10.0.0.1', {zone: 'zone-a', node: 'node-1', ready: true, zoneHint: ['zone-a'], nodeHint: ['node-1']})),
       slice(ep('10.0.0.3', {zone: 'zone-c', node: 'node-3', ready: true, zoneHint: ['zone-c'], nodeHint: ['node-3']})),
     ],
-    wantSlicesUnchanged: [
-      slice(ep('10.0.0.2', {zone: 'zone-b', node: 'node-2', ready: true, zoneHint: ['zone-b'], nodeHint: ['node-2']})),
-    ],
+    wantSlicesUnchanged: [slice(ep('10.0.0.2', {zone: 'zone-b', node: 'node-2', ready: true, zoneHint: ['zone-b'], nodeHint: ['node-2']}))],
   },
   {
     name: 'PreferSameNode: endpoint without zone gets only a node hint; without node only a zone hint',
     trafficDistribution: 'PreferSameNode',
     slicesToUpdate: [slice(ep('10.0.0.1', {node: 'node-1', ready: true}), ep('10.0.0.2', {zone: 'zone-b', ready: true}))],
-    wantSlicesToUpdate: [
-      slice(
-        ep('10.0.0.1', {node: 'node-1', ready: true, nodeHint: ['node-1']}),
-        ep('10.0.0.2', {zone: 'zone-b', ready: true, zoneHint: ['zone-b']}),
-      ),
-    ],
+    wantSlicesToUpdate: [slice(ep('10.0.0.1', {node: 'node-1', ready: true, nodeHint: ['node-1']}), ep('10.0.0.2', {zone: 'zone-b', ready: true, zoneHint: ['zone-b']}))],
   },
   {
     name: 'PreferSameZone: stale node hints trigger an update and are removed',
     trafficDistribution: 'PreferSameZone',
-    slicesUnchanged: [
-      slice(ep('10.0.0.1', {zone: 'zone-a', node: 'node-1', ready: true, zoneHint: ['zone-a'], nodeHint: ['node-1']})),
-    ],
+    slicesUnchanged: [slice(ep('10.0.0.1', {zone: 'zone-a', node: 'node-1', ready: true, zoneHint: ['zone-a'], nodeHint: ['node-1']}))],
     wantSlicesToUpdate: [slice(rz('10.0.0.1', 'zone-a', 'node-1', 'zone-a'))],
   },
   {
@@ -325,10 +292,7 @@ const derivedCases: Case[] = [
   {
     name: 'default heuristic: any hint (even on a not-ready endpoint) triggers an update and all are cleared',
     trafficDistribution: undefined,
-    slicesUnchanged: [
-      slice(ep('10.0.0.1', {zone: 'zone-a', ready: false, zoneHint: ['zone-a']}), rz('10.0.0.2', 'zone-a', 'node-2')),
-      slice(rz('10.0.0.3', 'zone-a', 'node-3')),
-    ],
+    slicesUnchanged: [slice(ep('10.0.0.1', {zone: 'zone-a', ready: false, zoneHint: ['zone-a']}), rz('10.0.0.2', 'zone-a', 'node-2')), slice(rz('10.0.0.3', 'zone-a', 'node-3'))],
     wantSlicesToUpdate: [slice(ep('10.0.0.1', {zone: 'zone-a', ready: false}), rz('10.0.0.2', 'zone-a', 'node-2'))],
     wantSlicesUnchanged: [slice(rz('10.0.0.3', 'zone-a', 'node-3'))],
   },
@@ -343,9 +307,7 @@ const derivedCases: Case[] = [
     trafficDistribution: 'PreferClose',
     emptyZoneHint: true,
     slicesToCreate: [slice(ep('10.0.0.1', {node: 'node-1', ready: true}), rz('10.0.0.2', 'zone-b', 'node-2'))],
-    wantSlicesToCreate: [
-      slice(ep('10.0.0.1', {node: 'node-1', ready: true, zoneHint: ['']}), rz('10.0.0.2', 'zone-b', 'node-2', 'zone-b')),
-    ],
+    wantSlicesToCreate: [slice(ep('10.0.0.1', {node: 'node-1', ready: true, zoneHint: ['']}), rz('10.0.0.2', 'zone-b', 'node-2', 'zone-b'))],
   },
   {
     name: 'pre-1.33: an existing "" zone hint for an endpoint without zone is kept (no update)',

@@ -3,11 +3,21 @@ import type {TopologyFields} from '../../src/apply/plan.js'
 import type {EndpointSlice, Service} from '../../src/upstream/api/types.js'
 import {compactJournal, emptyJournal, markState, planReset, recordPending, type ServiceRecord, type SliceRecord} from '../../src/apply/undo.js'
 
-const F = (topologyMode: string | null, topologyAwareHints: string | null, trafficDistribution: string | null): TopologyFields => ({topologyMode, topologyAwareHints, trafficDistribution})
+const F = (topologyMode: string | null, topologyAwareHints: string | null, trafficDistribution: string | null): TopologyFields => ({
+  topologyMode,
+  topologyAwareHints,
+  trafficDistribution,
+})
 const key = {server: 'https://127.0.0.1:6443', context: 'admin', namespace: 'shop', service: 'web'}
 const svcRec = (before: TopologyFields, after: TopologyFields): ServiceRecord => ({kind: 'Service', name: 'web', uid: 'u1', state: 'pending', before, prior: before, after})
 const svc = (f: TopologyFields, uid = 'u1'): Service => ({
-  metadata: {name: 'web', namespace: 'shop', uid, resourceVersion: '9', annotations: {...(f.topologyMode ? {'service.kubernetes.io/topology-mode': f.topologyMode} : {}), other: 'x'}},
+  metadata: {
+    name: 'web',
+    namespace: 'shop',
+    uid,
+    resourceVersion: '9',
+    annotations: {...(f.topologyMode ? {'service.kubernetes.io/topology-mode': f.topologyMode} : {}), other: 'x'},
+  },
   spec: {...(f.trafficDistribution ? {trafficDistribution: f.trafficDistribution} : {})},
 })
 const sl = (hints: (string | null)[], uid = 'us'): EndpointSlice => ({
@@ -16,7 +26,15 @@ const sl = (hints: (string | null)[], uid = 'us'): EndpointSlice => ({
   endpoints: hints.map((h, i) => ({addresses: [`10.0.0.${i}`], ...(h ? {hints: {forZones: [{name: h}]}} : {})})),
 })
 const rec = (h: (string | null)[]) => h.map((z, i) => ({addresses: [`10.0.0.${i}`], hints: z ? {forZones: [{name: z}]} : null}))
-const sliceRec = (before: (string | null)[], after: (string | null)[]): SliceRecord => ({kind: 'EndpointSlice', name: 's1', uid: 'us', state: 'pending', before: rec(before), prior: rec(before), after: rec(after)})
+const sliceRec = (before: (string | null)[], after: (string | null)[]): SliceRecord => ({
+  kind: 'EndpointSlice',
+  name: 's1',
+  uid: 'us',
+  state: 'pending',
+  before: rec(before),
+  prior: rec(before),
+  after: rec(after),
+})
 
 describe('journal records', () => {
   it('a second apply keeps the original value of each field it wrote before, and takes the current value of a field someone else changed', () => {

@@ -2,15 +2,7 @@
 // Gate history: kubernetes/kubernetes pkg/features/kube_features.go (TopologyAwareHints,
 // ServiceTrafficDistribution, PreferSameTrafficDistribution); see src/upstream/features.ts.
 import {describe, expect, it} from 'vitest'
-import {
-  NEWEST_KNOWN,
-  OLDEST_SUPPORTED,
-  atLeast,
-  compareVersions,
-  features,
-  formatVersion,
-  parseVersion,
-} from '../../src/upstream/features.js'
+import {NEWEST_KNOWN, OLDEST_SUPPORTED, atLeast, compareVersions, features, formatVersion, parseVersion} from '../../src/upstream/features.js'
 
 describe('parseVersion', () => {
   it.each([

@@ -65,8 +65,22 @@ function harness(lists: ListPage<Obj>[][], steps: Step[]) {
 describe('Reflector', () => {
   it('lists every page, then watches from the list resourceVersion and applies events', async () => {
     const {reflector, log} = harness(
-      [[{items: [obj('a', '5')], resourceVersion: '10', continue: 'c1'}, {items: [obj('b', '6')], resourceVersion: '10'}]],
-      [{events: [['ADDED', obj('c', '11')], ['MODIFIED', obj('a', '12')], ['DELETED', obj('b', '13')], ['BOOKMARK', obj('', '14')]]}],
+      [
+        [
+          {items: [obj('a', '5')], resourceVersion: '10', continue: 'c1'},
+          {items: [obj('b', '6')], resourceVersion: '10'},
+        ],
+      ],
+      [
+        {
+          events: [
+            ['ADDED', obj('c', '11')],
+            ['MODIFIED', obj('a', '12')],
+            ['DELETED', obj('b', '13')],
+            ['BOOKMARK', obj('', '14')],
+          ],
+        },
+      ],
     )
     await reflector.run()
     expect([...reflector.items.keys()]).toEqual(['/a', '/c'])
@@ -109,7 +123,14 @@ describe('Reflector', () => {
     const refused = Object.assign(new Error('fetch failed'), {cause: {code: 'ECONNREFUSED'}})
     const {reflector, log, sleeps} = harness(
       [[{items: [], resourceVersion: '1'}]],
-      [{fail: refused}, {fail: refused}, {fail: Object.assign(new Error('Service Unavailable'), {statusCode: 503})}, {fail: refused}, {events: [['ADDED', obj('a', '2')]], end: refused}, {fail: refused}],
+      [
+        {fail: refused},
+        {fail: refused},
+        {fail: Object.assign(new Error('Service Unavailable'), {statusCode: 503})},
+        {fail: refused},
+        {events: [['ADDED', obj('a', '2')]], end: refused},
+        {fail: refused},
+      ],
     )
     await reflector.run()
     expect(sleeps).toEqual([100, 200, 400, 400, 100, 200])

@@ -24,10 +24,23 @@ describe('status', () => {
   })
 
   it('the status line lists only the resources in trouble', () => {
-    expect(statusText(new Map([['nodes', 'watching'], ['services', 'synced (1)']]))).toBe('watching Nodes, the Service, its EndpointSlices and Events')
-    expect(statusText(new Map([['nodes', 'watching'], ['endpointslices', 'reconnecting in 1.0s (ECONNREFUSED)'], ['events', 're-listing (410 Gone)']]))).toBe(
-      'endpointslices: reconnecting in 1.0s (ECONNREFUSED); events: re-listing (410 Gone)',
-    )
+    expect(
+      statusText(
+        new Map([
+          ['nodes', 'watching'],
+          ['services', 'synced (1)'],
+        ]),
+      ),
+    ).toBe('watching Nodes, the Service, its EndpointSlices and Events')
+    expect(
+      statusText(
+        new Map([
+          ['nodes', 'watching'],
+          ['endpointslices', 'reconnecting in 1.0s (ECONNREFUSED)'],
+          ['events', 're-listing (410 Gone)'],
+        ]),
+      ),
+    ).toBe('endpointslices: reconnecting in 1.0s (ECONNREFUSED); events: re-listing (410 Gone)')
   })
 
   it('a plain line for trouble and for the recovery from it', () => {
@@ -40,7 +53,13 @@ describe('status', () => {
 })
 
 describe('events', () => {
-  const e: EventObject = {metadata: {name: 'web.1', uid: 'e1'}, count: 2, message: 'hints dropped', lastTimestamp: '2026-11-25T12:00:00.123Z', firstTimestamp: '2026-11-25T11:00:00Z'} as EventObject
+  const e: EventObject = {
+    metadata: {name: 'web.1', uid: 'e1'},
+    count: 2,
+    message: 'hints dropped',
+    lastTimestamp: '2026-11-25T12:00:00.123Z',
+    firstTimestamp: '2026-11-25T11:00:00Z',
+  } as EventObject
   it('an Event is new when its count, message or time changes', () => {
     expect(eventSignature(e)).toBe('2|hints dropped|2026-11-25T12:00:00.123Z')
     expect(eventSignature({...e, count: 3})).not.toBe(eventSignature(e))
@@ -73,7 +92,8 @@ describe('nextView', () => {
 
   it('keeps the newest 50 changes and 20 events', () => {
     let v = nextView(null, null, frame('f'), [], [], 's', 't')
-    for (let i = 0; i < 30; i++) v = nextView(v, frame('f'), frame('f'), [change('drift'), change('cliff')], [{time: `${i}`, event: {metadata: {name: `${i}`}} as EventObject}], 's', `${i}`)
+    for (let i = 0; i < 30; i++)
+      v = nextView(v, frame('f'), frame('f'), [change('drift'), change('cliff')], [{time: `${i}`, event: {metadata: {name: `${i}`}} as EventObject}], 's', `${i}`)
     expect(v.changes).toHaveLength(50)
     expect(v.changes.at(-1)!.time).toBe('29')
     expect(v.events.map((x) => x.time)).toEqual(Array.from({length: 20}, (_, i) => `${i + 10}`))

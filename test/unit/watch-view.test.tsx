@@ -58,7 +58,9 @@ describe('WatchView (renderToString)', () => {
     const changesAt = lines.findIndex((l) => l.trim() === 'Changes')
     expect(lines[changesAt + 1]).toContain('12:00:05Z  no longer on the edge')
     expect(out).toContain('12:00:05Z  zone-c: ready endpoints 3 -> 2')
-    expect(out).toContain('event Warning TopologyAwareHintsDisabled: Unable to allocate minimum required endpoints to each zone without exceeding overload threshold (8 endpoints, 3 zones), addressType: IPv4 (x2)')
+    expect(out).toContain(
+      'event Warning TopologyAwareHintsDisabled: Unable to allocate minimum required endpoints to each zone without exceeding overload threshold (8 endpoints, 3 zones), addressType: IPv4 (x2)',
+    )
   })
   it('colours only when the style has colour', () => {
     const plain = renderToString(<WatchView state={changed} style={PLAIN} />, {columns: 200})

@@ -20,7 +20,12 @@ import {
 } from '../../src/simulate/workload.js'
 
 const deployment = (name: string, spec: Deployment['spec'], namespace = 'default'): Deployment => ({apiVersion: 'apps/v1', kind: 'Deployment', metadata: {name, namespace}, spec})
-const statefulSet = (name: string, spec: StatefulSet['spec'], namespace = 'default'): StatefulSet => ({apiVersion: 'apps/v1', kind: 'StatefulSet', metadata: {name, namespace}, spec})
+const statefulSet = (name: string, spec: StatefulSet['spec'], namespace = 'default'): StatefulSet => ({
+  apiVersion: 'apps/v1',
+  kind: 'StatefulSet',
+  metadata: {name, namespace},
+  spec,
+})
 const template = (labels: Record<string, string>) => ({metadata: {labels}})
 
 /** 3 zones x 2 nodes, `per` ready endpoints per zone, pods named <svc>-0, <svc>-1, ... (zone by zone). */
@@ -35,7 +40,7 @@ function cluster(svcName: string, per: [number, number, number]): ClusterState {
 describe('the workload behind a Service', () => {
   const st = cluster('web', [3, 3, 3])
   const svc = st.services[0]!
-  it('matches pod template labels against the selector, in the Service\'s namespace, sorted by kind then name', () => {
+  it("matches pod template labels against the selector, in the Service's namespace, sorted by kind then name", () => {
     st.deployments = [
       deployment('web-canary', {template: template({app: 'web', track: 'canary'})}),
       deployment('web', {template: template({app: 'web'})}),
@@ -83,7 +88,13 @@ describe('parameters as Kubernetes resolves them', () => {
   })
   it('defaults of the API: Deployment replicas 1, RollingUpdate 25%/25%; StatefulSet partition 0, maxUnavailable 1', () => {
     expect(rolloutSpecOf(deployment('d', {}))).toEqual({kind: 'Deployment', type: 'RollingUpdate', replicas: 1, maxSurge: '25%', maxUnavailable: '25%'})
-    expect(rolloutSpecOf(deployment('d', {replicas: 6, strategy: {type: 'RollingUpdate', rollingUpdate: {maxSurge: 2}}}))).toEqual({kind: 'Deployment', type: 'RollingUpdate', replicas: 6, maxSurge: 2, maxUnavailable: '25%'})
+    expect(rolloutSpecOf(deployment('d', {replicas: 6, strategy: {type: 'RollingUpdate', rollingUpdate: {maxSurge: 2}}}))).toEqual({
+      kind: 'Deployment',
+      type: 'RollingUpdate',
+      replicas: 6,
+      maxSurge: 2,
+      maxUnavailable: '25%',
+    })
     expect(rolloutSpecOf(deployment('d', {replicas: 6, strategy: {type: 'Recreate'}}))).toEqual({kind: 'Deployment', type: 'Recreate', replicas: 6})
     expect(rolloutSpecOf(statefulSet('s', {replicas: 5}))).toEqual({kind: 'StatefulSet', type: 'RollingUpdate', name: 's', replicas: 5, partition: 0, maxUnavailable: 1})
     expect(rolloutSpecOf(statefulSet('s', {replicas: 5, updateStrategy: {type: 'OnDelete'}}))).toEqual({kind: 'StatefulSet', type: 'OnDelete', name: 's', replicas: 5})
@@ -102,12 +113,18 @@ describe('parameters as Kubernetes resolves them', () => {
     expect(() => withOverrides(s, {type: 'Recreate'})).toThrow(/RollingUpdate or OnDelete/)
   })
   it('the plan states what the controller will use', () => {
-    const p = planOf({kind: 'Deployment', type: 'RollingUpdate', replicas: 10, maxSurge: '25%', maxUnavailable: '25%'}, 9, {workload: {kind: 'Deployment', name: 'web'}, overridden: []})
+    const p = planOf({kind: 'Deployment', type: 'RollingUpdate', replicas: 10, maxSurge: '25%', maxUnavailable: '25%'}, 9, {
+      workload: {kind: 'Deployment', name: 'web'},
+      overridden: [],
+    })
     expect(p).toMatchObject({source: 'workload', replicas: 10, resolved: {maxSurge: 3, maxUnavailable: 2}, notes: []})
     const flag = planOf({kind: 'Deployment', type: 'RollingUpdate', maxSurge: 0, maxUnavailable: '10%'}, 5, {workload: null, overridden: []})
     expect(flag).toMatchObject({source: 'flag', replicas: 5, resolved: {maxSurge: 0, maxUnavailable: 1}})
     expect(flag.notes[0]).toMatch(/round to 0/)
-    const sts = planOf({kind: 'StatefulSet', type: 'RollingUpdate', name: 's', replicas: 6, partition: 0, maxUnavailable: '50%'}, 6, {workload: {kind: 'StatefulSet', name: 's'}, overridden: []})
+    const sts = planOf({kind: 'StatefulSet', type: 'RollingUpdate', name: 's', replicas: 6, partition: 0, maxUnavailable: '50%'}, 6, {
+      workload: {kind: 'StatefulSet', name: 's'},
+      overridden: [],
+    })
     expect(sts).toMatchObject({maxSurge: null, partition: 0, resolved: {maxSurge: 0, maxUnavailable: 3}})
     expect(sts.notes[0]).toMatch(/MaxUnavailableStatefulSet feature gate/)
     expect(planOf({kind: 'StatefulSet', type: 'RollingUpdate', name: 's', replicas: 6, partition: 0, maxUnavailable: 1}, 6, {workload: null, overridden: []}).notes).toEqual([])
@@ -173,16 +190,27 @@ describe('rollout steps', () => {
     expect(steps).toHaveLength(1)
     expect(steps[0]!.action).toMatch(/OnDelete/)
   })
-  it('podsOf: with other workloads behind the Service, only the pods named as this one\'s are replaced', () => {
+  it("podsOf: with other workloads behind the Service, only the pods named as this one's are replaced", () => {
     const mixed = structuredClone(st)
     const eps = mixed.endpointSlices[0]!.endpoints!
     eps.forEach((e, i) => (e.targetRef = {kind: 'Pod', name: i < 4 ? `api-5c6d7e8f9-p${i}xyz` : `api-canary-6b7c8d9e-p${i}xyz`}))
     const steps = rollout(mixed, svc, {kind: 'Deployment', type: 'Recreate', replicas: 2, podsOf: {kind: 'Deployment', name: 'api-canary'}})
-    expect(steps.map((x) => [x.action, x.oldPods])).toEqual([['start', 2], ['delete 2 old pod(s) (Recreate)', 0], ['create 2 new pod(s) (not ready)', 0], ['2 new pod(s) become ready', 0]])
+    expect(steps.map((x) => [x.action, x.oldPods])).toEqual([
+      ['start', 2],
+      ['delete 2 old pod(s) (Recreate)', 0],
+      ['create 2 new pod(s) (not ready)', 0],
+      ['2 new pod(s) become ready', 0],
+    ])
     expect(readyByZone(steps[1]!.state)).toEqual({'zone-a': 2, 'zone-b': 2})
   })
-  it('deletions spread over the zones (the controller\'s random tie-break), not down one zone', () => {
-    const steps = rollout(cluster('web', [3, 3, 3]), cluster('web', [3, 3, 3]).services[0]!, {kind: 'Deployment', type: 'RollingUpdate', replicas: 9, maxSurge: 0, maxUnavailable: 3})
+  it("deletions spread over the zones (the controller's random tie-break), not down one zone", () => {
+    const steps = rollout(cluster('web', [3, 3, 3]), cluster('web', [3, 3, 3]).services[0]!, {
+      kind: 'Deployment',
+      type: 'RollingUpdate',
+      replicas: 9,
+      maxSurge: 0,
+      maxUnavailable: 3,
+    })
     expect(steps[1]!.action).toBe('delete 3 old pod(s)')
     expect(readyByZone(steps[1]!.state)).toEqual({'zone-a': 2, 'zone-b': 2, 'zone-c': 2})
   })

@@ -20,9 +20,17 @@ const svc = (annotations?: Record<string, string>, rv = '42'): Service => ({
   metadata: {name: 'web', namespace: 'shop', resourceVersion: rv, uid: 'u1', ...(annotations ? {annotations} : {})},
   spec: {selector: {app: 'web'}, ports: [{port: 80}]},
 })
-const node = (name: string, zone: string): Node => ({metadata: {name, labels: {'topology.kubernetes.io/zone': zone}}, status: {allocatable: {cpu: '4'}, conditions: [{type: 'Ready', status: 'True'}]}})
+const node = (name: string, zone: string): Node => ({
+  metadata: {name, labels: {'topology.kubernetes.io/zone': zone}},
+  status: {allocatable: {cpu: '4'}, conditions: [{type: 'Ready', status: 'True'}]},
+})
 const slice: EndpointSlice = {
-  metadata: {name: 'web-1', namespace: 'shop', resourceVersion: '7', labels: {'kubernetes.io/service-name': 'web', 'endpointslice.kubernetes.io/managed-by': 'endpointslice-controller.k8s.io'}},
+  metadata: {
+    name: 'web-1',
+    namespace: 'shop',
+    resourceVersion: '7',
+    labels: {'kubernetes.io/service-name': 'web', 'endpointslice.kubernetes.io/managed-by': 'endpointslice-controller.k8s.io'},
+  },
   addressType: 'IPv4',
   endpoints: [
     {addresses: ['10.0.0.1'], conditions: {ready: true}, zone: 'zone-a', nodeName: 'a'},
@@ -84,7 +92,14 @@ function fakeDeps(writer: Writer, journal: {file: Journal | null; log: string[]}
   }
 }
 
-const target = (service = svc()): Target => ({state: {nodes: [node('a', 'zone-a'), node('b', 'zone-b')], services: [service], endpointSlices: [slice], serverVersion: '1.34.1'}, service, slices: [slice], namespace: 'shop', source: 'live', warnings: []})
+const target = (service = svc()): Target => ({
+  state: {nodes: [node('a', 'zone-a'), node('b', 'zone-b')], services: [service], endpointSlices: [slice], serverVersion: '1.34.1'},
+  service,
+  slices: [slice],
+  namespace: 'shop',
+  source: 'live',
+  warnings: [],
+})
 
 const applyOptions = (o: Partial<ApplyOptions> = {}): ApplyOptions => ({
   name: 'web',
@@ -109,7 +124,11 @@ describe('executeWrites', () => {
     const {writer, calls} = fakeWriter()
     const log: string[] = []
     const writes = writesFor(planServiceMode(svc(), 'Auto'), false).map((w) => ({...w, run: async (x: WriteTarget) => (log.push('request'), w.run(x))}))
-    const io = {file: 'j', write: (_: string, j: Journal) => void log.push(`save ${j.objects.map((o) => o.state).join(',')} ${j.history.at(-1)?.outcome}`), remove: () => void log.push('remove')}
+    const io = {
+      file: 'j',
+      write: (_: string, j: Journal) => void log.push(`save ${j.objects.map((o) => o.state).join(',')} ${j.history.at(-1)?.outcome}`),
+      remove: () => void log.push('remove'),
+    }
     const out = await executeWrites(writes, writer, {journal: emptyJournal(key), io, interrupts: new Interrupts(), history: {time: 't', action: 'apply --mode Auto'}})
     expect(log).toEqual(['save pending started', 'request', 'save written started', 'save written written (service/web)'])
     expect(calls).toEqual(['apply web'])
@@ -153,12 +172,20 @@ describe('runApply with fake effects', () => {
     const {writer, calls} = fakeWriter()
     const journal = {file: null as Journal | null, log: [] as string[]}
     const {io, out, exits} = fakeIO()
-    await runApply(io, applyOptions(), fakeDeps(writer, journal, () => target()))
+    await runApply(
+      io,
+      applyOptions(),
+      fakeDeps(writer, journal, () => target()),
+    )
     expect(calls).toEqual(['access patch services', 'apply web'])
     expect(out[0]).toMatch(/^Planned changes:\n/)
     expect(out.at(-1)).toBe('Applied: service/web. Undo with: kubectl topology reset svc/web -n shop')
     expect(exits).toEqual([])
-    expect(journal.log).toEqual(['write journal/shop/web.yaml Service/web:pending', 'write journal/shop/web.yaml Service/web:written', 'write journal/shop/web.yaml Service/web:written'])
+    expect(journal.log).toEqual([
+      'write journal/shop/web.yaml Service/web:pending',
+      'write journal/shop/web.yaml Service/web:written',
+      'write journal/shop/web.yaml Service/web:written',
+    ])
     expect(journal.file!.history).toEqual([{time: '2026-11-25T12:00:00.000Z', action: 'apply --mode Auto', outcome: 'written (service/web)'}])
   })
 
@@ -166,7 +193,11 @@ describe('runApply with fake effects', () => {
     const {writer, calls} = fakeWriter()
     const journal = {file: null as Journal | null, log: [] as string[]}
     const {io, out, exits} = fakeIO()
-    await runApply(io, applyOptions({yes: false, exitCode: true}), fakeDeps(writer, journal, () => target()))
+    await runApply(
+      io,
+      applyOptions({yes: false, exitCode: true}),
+      fakeDeps(writer, journal, () => target()),
+    )
     expect(calls).toEqual([])
     expect(out.at(-1)).toBe('Preview only: nothing was written. Run again with --yes to write (or --dry-run=server to have the API server validate the change).')
     expect(exits).toEqual([1])
@@ -177,7 +208,11 @@ describe('runApply with fake effects', () => {
     const {writer, calls} = fakeWriter({conflicts: 1})
     const journal = {file: null as Journal | null, log: [] as string[]}
     const {io, out, err} = fakeIO()
-    await runApply(io, applyOptions(), fakeDeps(writer, journal, () => target()))
+    await runApply(
+      io,
+      applyOptions(),
+      fakeDeps(writer, journal, () => target()),
+    )
     expect(err).toEqual(['Conflict: service/web was modified since it was read; re-reading and re-planning (retry 1 of 3)'])
     expect(out.filter((t) => /^(Planned changes|New plan after re-reading):/.test(t))).toHaveLength(2)
     expect(calls).toEqual(['access patch services', 'apply web'])
@@ -187,15 +222,29 @@ describe('runApply with fake effects', () => {
   it('-o json: the report, once, with the result', async () => {
     const {writer} = fakeWriter()
     const {io, out} = fakeIO()
-    await runApply(io, applyOptions({json: true, dryRun: 'client', yes: false}), fakeDeps(writer, {file: null, log: []}, () => target()))
+    await runApply(
+      io,
+      applyOptions({json: true, dryRun: 'client', yes: false}),
+      fakeDeps(writer, {file: null, log: []}, () => target()),
+    )
     expect(out).toHaveLength(1)
-    expect(JSON.parse(out[0]!)).toMatchObject({kind: 'TopologyApply', service: 'web', mode: 'Auto', changed: true, result: {status: 'dry-run', message: 'Dry run (client): nothing was sent to the API server.'}})
+    expect(JSON.parse(out[0]!)).toMatchObject({
+      kind: 'TopologyApply',
+      service: 'web',
+      mode: 'Auto',
+      changed: true,
+      result: {status: 'dry-run', message: 'Dry run (client): nothing was sent to the API server.'},
+    })
   })
 
   it('no changes: says so and writes nothing', async () => {
     const {writer, calls} = fakeWriter()
     const {io, out} = fakeIO()
-    await runApply(io, applyOptions(), fakeDeps(writer, {file: null, log: []}, () => target(svc({[TM]: 'Auto'}))))
+    await runApply(
+      io,
+      applyOptions(),
+      fakeDeps(writer, {file: null, log: []}, () => target(svc({[TM]: 'Auto'}))),
+    )
     expect(out).toEqual(['No changes: service shop/web already has --mode Auto.'])
     expect(calls).toEqual([])
   })
@@ -204,15 +253,39 @@ describe('runApply with fake effects', () => {
 describe('runReset with fake effects', () => {
   const applied = (): Journal => ({
     ...emptyJournal({server: ctx.server, context: 'kind', namespace: 'shop', service: 'web'}),
-    objects: [{kind: 'Service', name: 'web', uid: 'u1', state: 'written', before: {topologyMode: null, topologyAwareHints: null, trafficDistribution: null}, prior: {topologyMode: null, topologyAwareHints: null, trafficDistribution: null}, after: {topologyMode: 'Auto', topologyAwareHints: null, trafficDistribution: null}}],
+    objects: [
+      {
+        kind: 'Service',
+        name: 'web',
+        uid: 'u1',
+        state: 'written',
+        before: {topologyMode: null, topologyAwareHints: null, trafficDistribution: null},
+        prior: {topologyMode: null, topologyAwareHints: null, trafficDistribution: null},
+        after: {topologyMode: 'Auto', topologyAwareHints: null, trafficDistribution: null},
+      },
+    ],
   })
-  const resetOptions = (o: Partial<ResetOptions> = {}): ResetOptions => ({name: 'web', dryRun: 'none', force: false, yes: true, json: false, exitCode: false, source: {namespace: 'shop'}, style: PLAIN, ...o})
+  const resetOptions = (o: Partial<ResetOptions> = {}): ResetOptions => ({
+    name: 'web',
+    dryRun: 'none',
+    force: false,
+    yes: true,
+    json: false,
+    exitCode: false,
+    source: {namespace: 'shop'},
+    style: PLAIN,
+    ...o,
+  })
 
   it('restores the value from before apply and removes the journal', async () => {
     const {writer, calls} = fakeWriter({service: svc({[TM]: 'Auto'})})
     const journal = {file: applied() as Journal | null, log: [] as string[]}
     const {io, out, exits} = fakeIO()
-    await runReset(io, resetOptions(), fakeDeps(writer, journal, () => target()))
+    await runReset(
+      io,
+      resetOptions(),
+      fakeDeps(writer, journal, () => target()),
+    )
     expect(calls[0]).toBe('access patch services')
     expect(calls.slice(1)).toEqual([`merge web ${JSON.stringify({metadata: {resourceVersion: '42', annotations: {[TM]: null}}})}`])
     expect(out[0]).toMatch(/^Reset restores:\n/)
@@ -224,7 +297,13 @@ describe('runReset with fake effects', () => {
   it('nothing journaled: not found (exit 4)', async () => {
     const {writer} = fakeWriter()
     const {io} = fakeIO()
-    await expect(runReset(io, resetOptions(), fakeDeps(writer, {file: null, log: []}, () => target()))).rejects.toMatchObject({
+    await expect(
+      runReset(
+        io,
+        resetOptions(),
+        fakeDeps(writer, {file: null, log: []}, () => target()),
+      ),
+    ).rejects.toMatchObject({
       message: 'nothing to reset: kubectl topology apply has no record of changes to service shop/web on https://k8s.example:6443 (looked in journal/shop/web.yaml)',
       exitCode: 4,
     })

@@ -198,8 +198,7 @@ function checkMeta(c: Collector, at: Located, namespaced: boolean): ObjectMeta {
   return meta
 }
 
-const label = (at: Located, meta: ObjectMeta) =>
-  `${at.kind} "${meta.namespace ? `${meta.namespace}/` : ''}${meta.name}"`
+const label = (at: Located, meta: ObjectMeta) => `${at.kind} "${meta.namespace ? `${meta.namespace}/` : ''}${meta.name}"`
 
 function toNode(c: Collector, at: Located): Node {
   const meta = checkMeta(c, at, false)
@@ -305,7 +304,8 @@ function toWorkload(c: Collector, at: Located): Deployment | StatefulSet {
   }
   if (spec !== undefined && spec !== null) {
     if (!isObj(spec)) c.fail(at.doc, [...at.path, 'spec'], `${name}: spec must be a mapping`)
-    if (spec.replicas !== undefined && spec.replicas !== null && !(Number.isInteger(spec.replicas) && (spec.replicas as number) >= 0)) fail(['replicas'], 'must be a non-negative integer')
+    if (spec.replicas !== undefined && spec.replicas !== null && !(Number.isInteger(spec.replicas) && (spec.replicas as number) >= 0))
+      fail(['replicas'], 'must be a non-negative integer')
     const tpl = spec.template
     if (tpl !== undefined && tpl !== null) {
       if (!isObj(tpl)) fail(['template'], 'must be a mapping')

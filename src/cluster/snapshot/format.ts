@@ -23,8 +23,7 @@ export type Obj = Record<string, unknown>
 export type Path = (string | number)[]
 export const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v)
 
-export const EXPECTED =
-  'expected the output of `kubectl get nodes,services,endpointslices -A -o yaml` or of `kubectl topology snapshot`'
+export const EXPECTED = 'expected the output of `kubectl get nodes,services,endpointslices -A -o yaml` or of `kubectl topology snapshot`'
 
 /** The file name as messages show it ("-" is stdin). */
 export const displayName = (source: string) => (source === '-' ? '<stdin>' : source)

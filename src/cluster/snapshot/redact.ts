@@ -3,7 +3,17 @@
 // free text (Event messages) scrubbed of them and of any IP address. Deployments and
 // StatefulSets are kept as every snapshot keeps them (write.ts).
 
-import {ANNOTATION_TOPOLOGY_AWARE_HINTS, ANNOTATION_TOPOLOGY_MODE, LABEL_HOSTNAME, type Endpoint, type EndpointSlice, type EventObject, type Node, type ObjectMeta, type Service} from '../../upstream/api/types.js'
+import {
+  ANNOTATION_TOPOLOGY_AWARE_HINTS,
+  ANNOTATION_TOPOLOGY_MODE,
+  LABEL_HOSTNAME,
+  type Endpoint,
+  type EndpointSlice,
+  type EventObject,
+  type Node,
+  type ObjectMeta,
+  type Service,
+} from '../../upstream/api/types.js'
 import type {ClusterState} from '../../state/cluster-state.js'
 import type {Obj} from './format.js'
 
@@ -234,9 +244,7 @@ export function redactState(state: ClusterState): RedactedState {
                     ? null
                     : {
                         ...(e.hints.forZones !== undefined ? {forZones: e.hints.forZones} : {}),
-                        ...(e.hints.forNodes !== undefined
-                          ? {forNodes: e.hints.forNodes === null ? null : e.hints.forNodes.map((f) => ({name: p.get('node', f.name)}))}
-                          : {}),
+                        ...(e.hints.forNodes !== undefined ? {forNodes: e.hints.forNodes === null ? null : e.hints.forNodes.map((f) => ({name: p.get('node', f.name)}))} : {}),
                       }
               }
               if (e.targetRef !== undefined) {

@@ -18,7 +18,6 @@ import {displayName, EXPECTED, inputError, type Parsed} from './format.js'
 import {parseJsonText} from './json.js'
 import {fastYamlDocs, parseYamlText} from './yaml.js'
 
-
 export {fastYamlDocs} from './yaml.js'
 export {serializeSnapshot, snapshotYaml} from './write.js'
 

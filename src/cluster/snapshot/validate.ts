@@ -31,18 +31,7 @@ export type Fail = (doc: number, path: Path, message: string) => never
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v)
 
 /** A field's type. `labels`: a mapping whose scalar values are read as strings. */
-type Type =
-  | 'string'
-  | 'boolean'
-  | 'int'
-  | 'port'
-  | 'count'
-  | 'quantity'
-  | 'int-or-string'
-  | 'int-or-percent'
-  | 'labels'
-  | {map: Record<string, Type>}
-  | {list: Type}
+type Type = 'string' | 'boolean' | 'int' | 'port' | 'count' | 'quantity' | 'int-or-string' | 'int-or-percent' | 'labels' | {map: Record<string, Type>} | {list: Type}
 
 const INT32_MAX = 2 ** 31 - 1
 

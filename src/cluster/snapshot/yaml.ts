@@ -86,7 +86,11 @@ export function fastYamlDocs(text: string): unknown[] | undefined {
     const events = parseEvents(text, {})
     let root = false
     for (const e of events) {
-      if (e.type === EVENT_ID.DOCUMENT ? e.directives.length > 0 : e.type !== EVENT_ID.POP && (e.type === EVENT_ID.ALIAS || e.tagStart !== -1 || (root && e.type === EVENT_ID.SCALAR && e.style >= SCALAR_STYLE.LITERAL_BLOCK))) {
+      if (
+        e.type === EVENT_ID.DOCUMENT
+          ? e.directives.length > 0
+          : e.type !== EVENT_ID.POP && (e.type === EVENT_ID.ALIAS || e.tagStart !== -1 || (root && e.type === EVENT_ID.SCALAR && e.style >= SCALAR_STYLE.LITERAL_BLOCK))
+      ) {
         return undefined
       }
       root = e.type === EVENT_ID.DOCUMENT

@@ -45,9 +45,7 @@ function serviceKey(svc: Service): string {
 
 export function slicesOf(state: ClusterState, svc: Service): EndpointSlice[] {
   const ns = svc.metadata.namespace ?? 'default'
-  return state.endpointSlices.filter(
-    (s) => (s.metadata.namespace ?? 'default') === ns && s.metadata.labels?.[LABEL_SERVICE_NAME] === svc.metadata.name,
-  )
+  return state.endpointSlices.filter((s) => (s.metadata.namespace ?? 'default') === ns && s.metadata.labels?.[LABEL_SERVICE_NAME] === svc.metadata.name)
 }
 
 function milliCPU(node: Node): number {

@@ -154,7 +154,11 @@ type NodeRoute = 'node' | 'zone' | 'all' | 'none'
  * node, and one per zone and route for the others (their reach is the same, so merging them gives
  * the same measures).
  */
-function nodeLevel(zones: readonly CountZone[], b: Base, route: (z: number, local: number) => NodeRoute): {groups: MeasureGroup[]; consumers: Consumer[]; none: number; zoneMode: number} {
+function nodeLevel(
+  zones: readonly CountZone[],
+  b: Base,
+  route: (z: number, local: number) => NodeRoute,
+): {groups: MeasureGroup[]; consumers: Consumer[]; none: number; zoneMode: number} {
   const groupZone: number[] = []
   const groupComp: number[][] = []
   const nodeGroup: number[][] = zones.map(() => [])

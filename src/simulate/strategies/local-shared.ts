@@ -7,18 +7,7 @@
 // stay at or above the overload threshold are pooled into one "shared-<zones>" group. Fallback to
 // random when N < |Z| or when contributors run out. Not in the KEP text (the KEP only describes "local").
 import {random} from './random.js'
-import {
-  GoHeap,
-  Groups,
-  addTo,
-  dev,
-  expected,
-  newGroup,
-  zoneLess,
-  type Allocation,
-  type EndpointDeviation,
-  type Region,
-} from './region.js'
+import {GoHeap, Groups, addTo, dev, expected, newGroup, zoneLess, type Allocation, type EndpointDeviation, type Region} from './region.js'
 
 export function localShared(region: Region, opts: {threshold?: number} = {}): Allocation {
   const threshold = opts.threshold ?? 0.5
@@ -26,8 +15,7 @@ export function localShared(region: Region, opts: {threshold?: number} = {}): Al
   if (region.total < Z) return {...random(region), fallback: 'starting-threshold'}
   const groups = new Groups(Z)
   const name = (z: number) => region.zones[z] as string
-  const above = (z: number, delta: number): boolean =>
-    expected(region, z) / (groups.count(name(z)) + delta) - 1 >= threshold
+  const above = (z: number, delta: number): boolean => expected(region, z) / (groups.count(name(z)) + delta) - 1 >= threshold
   const validContributor = (z: number): boolean => {
     if (groups.get(name(z)) === undefined || groups.count(name(z)) === 1) return false
     return !above(z, -1)

@@ -10,16 +10,7 @@
 //  * padding/hysteresis and lazy rebalancing are not in the code (see padding.ts for the KEP's padding);
 //  * phase 2 (floor fill) exists only in the code.
 import {random} from './random.js'
-import {
-  GoHeap,
-  Groups,
-  addTo,
-  expected,
-  newGroup,
-  zoneLess,
-  type Allocation,
-  type Region,
-} from './region.js'
+import {GoHeap, Groups, addTo, expected, newGroup, zoneLess, type Allocation, type Region} from './region.js'
 
 export interface LocalOptions {
   /** overload threshold θ (0.5) */
@@ -36,8 +27,7 @@ export function local(region: Region, opts: LocalOptions = {}): Allocation {
 
   const groups = new Groups(Z)
   const name = (z: number) => region.zones[z] as string
-  const above = (z: number, delta: number): boolean =>
-    expected(region, z) / (groups.count(name(z)) + delta) - 1 >= threshold
+  const above = (z: number, delta: number): boolean => expected(region, z) / (groups.count(name(z)) + delta) - 1 >= threshold
   const validContributor = (z: number): boolean => groups.count(name(z)) > 1 && !above(z, -1)
 
   const availableItems: number[] = []

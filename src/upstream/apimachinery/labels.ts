@@ -5,9 +5,7 @@
 // `internalSelector.Matches` / `Requirement.Matches`. Used to select Services from a snapshot
 // the way the API server does for a live list.
 
-export type Requirement =
-  | {key: string; op: 'in' | 'notin'; values: string[]}
-  | {key: string; op: 'exists' | 'doesnotexist'}
+export type Requirement = {key: string; op: 'in' | 'notin'; values: string[]} | {key: string; op: 'exists' | 'doesnotexist'}
 
 /** A selector that does not parse (selector.go `Parse` returns an error). */
 export class SelectorError extends Error {}
@@ -20,7 +18,10 @@ export function parseSelector(text: string): Requirement[] {
   while (rest.length > 0) {
     let m: RegExpMatchArray | null
     if ((m = rest.match(/^([^\s,!=()]+)\s+(in|notin)\s+\(([^)]*)\)\s*/))) {
-      const values = m[3]!.split(',').map((v) => v.trim()).filter((v) => v !== '')
+      const values = m[3]!
+        .split(',')
+        .map((v) => v.trim())
+        .filter((v) => v !== '')
       reqs.push({key: m[1]!, op: m[2] as 'in' | 'notin', values})
     } else if ((m = rest.match(/^([^\s,!=()]+)\s*(==|=|!=)\s*([^\s,()]*)\s*/))) {
       reqs.push({key: m[1]!, op: m[2] === '!=' ? 'notin' : 'in', values: [m[3]!]})

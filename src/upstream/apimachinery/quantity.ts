@@ -24,9 +24,7 @@
 export class QuantityError extends Error {
   readonly value: string
   constructor(value: string, detail?: string) {
-    super(
-      `invalid quantity ${JSON.stringify(value)}: ${detail ?? 'expected a number with an optional suffix such as 4, 1500m, 2Ki'}`,
-    )
+    super(`invalid quantity ${JSON.stringify(value)}: ${detail ?? 'expected a number with an optional suffix such as 4, 1500m, 2Ki'}`)
     this.name = 'QuantityError'
     this.value = value
   }

@@ -131,9 +131,7 @@ function sliceHintsEqual(a: EndpointSlice, b: EndpointSlice): boolean {
 
 /** Some endpoint carries a zone or node hint (ours: `hintsSet` on the trafficDistribution path). */
 function hasAnyHint(slices: EndpointSlice[]): boolean {
-  return slices.some((s) =>
-    (s.endpoints ?? []).some((ep) => namesOf(ep, 'forZones').length > 0 || namesOf(ep, 'forNodes').length > 0),
-  )
+  return slices.some((s) => (s.endpoints ?? []).some((ep) => namesOf(ep, 'forZones').length > 0 || namesOf(ep, 'forNodes').length > 0))
 }
 
 /**
@@ -151,17 +149,12 @@ export function predictHints(args: PredictHintsArgs): HintPrediction {
     if (typeof name !== 'string' || name === '') throw new Error('predictHints: every EndpointSlice needs metadata.name')
     if (seen.has(name)) throw new Error(`predictHints: duplicate EndpointSlice name ${JSON.stringify(name)}`)
     if (s.addressType !== addressType) {
-      throw new Error(
-        `predictHints: EndpointSlice ${JSON.stringify(name)} has addressType ${s.addressType}, expected ${addressType}`,
-      )
+      throw new Error(`predictHints: EndpointSlice ${JSON.stringify(name)} has addressType ${s.addressType}, expected ${addressType}`)
     }
     seen.add(name)
   }
 
-  let lists: SliceLists =
-    mode === 'fresh'
-      ? {toCreate: [], toUpdate: slices.map(clearHints), unchanged: []}
-      : {toCreate: [], toUpdate: [], unchanged: [...slices]}
+  let lists: SliceLists = mode === 'fresh' ? {toCreate: [], toUpdate: slices.map(clearHints), unchanged: []} : {toCreate: [], toUpdate: [], unchanged: [...slices]}
 
   const annotations = service.metadata?.annotations
   const td = service.spec?.trafficDistribution ?? undefined

@@ -19,9 +19,7 @@ export function hintsEnabled(annotations: Record<string, string> | undefined): b
  * The lookup half of utils.go `hintsEnabled`: the annotation it reads (deprecated key first),
  * or undefined if neither is set.
  */
-export function effectiveAnnotation(
-  annotations: Record<string, string> | undefined,
-): {key: string; value: string} | undefined {
+export function effectiveAnnotation(annotations: Record<string, string> | undefined): {key: string; value: string} | undefined {
   if (annotations == null) return undefined
   if (Object.hasOwn(annotations, ANNOTATION_TOPOLOGY_AWARE_HINTS)) {
     return {key: ANNOTATION_TOPOLOGY_AWARE_HINTS, value: String(annotations[ANNOTATION_TOPOLOGY_AWARE_HINTS])}

@@ -46,9 +46,7 @@ function hintSet(list: readonly {name: string}[] | null | undefined, shared?: Ma
  * EndpointSlice controller writes for an unnamed port. A nil protocol reads as TCP, the API default.)
  */
 export function sliceHasPort(slice: EndpointSlice, portName: string, protocol?: string): boolean {
-  return (slice.ports ?? []).some(
-    (p) => (p.name ?? '') === portName && p.port != null && p.port !== 0 && (protocol === undefined || (p.protocol || 'TCP') === protocol),
-  )
+  return (slice.ports ?? []).some((p) => (p.name ?? '') === portName && p.port != null && p.port !== 0 && (protocol === undefined || (p.protocol || 'TCP') === protocol))
 }
 
 /**

@@ -39,10 +39,7 @@ export function serviceTrafficFlags(service: Service, opts: ServiceTrafficFlagsO
   const familyOk = (ip: string) => opts.ipFamily === undefined || ipFamilyOf(ip) === opts.ipFamily
 
   const ports = spec.ports ?? []
-  const nodePortSet =
-    opts.portName === undefined
-      ? ports.some((p) => (p.nodePort ?? 0) !== 0)
-      : ports.some((p) => (p.name ?? '') === opts.portName && (p.nodePort ?? 0) !== 0)
+  const nodePortSet = opts.portName === undefined ? ports.some((p) => (p.nodePort ?? 0) !== 0) : ports.some((p) => (p.name ?? '') === opts.portName && (p.nodePort ?? 0) !== 0)
   const externalIPs = (spec.externalIPs ?? []).filter((ip) => ip !== '' && familyOk(ip))
   // proxyutil.IsVIPMode: ipMode unset or "VIP". (`ipMode` is read loosely: types.ts does not model it.)
   const lbVIPs = (service.status?.loadBalancer?.ingress ?? []).filter((ing) => {
@@ -52,8 +49,7 @@ export function serviceTrafficFlags(service: Service, opts: ServiceTrafficFlagsO
 
   const externallyAccessible = nodePortSet || lbVIPs.length > 0 || externalIPs.length > 0
   const internalTrafficPolicyLocal = spec.internalTrafficPolicy === 'Local'
-  const apiExternallyAccessible =
-    type === 'LoadBalancer' || type === 'NodePort' || (type === 'ClusterIP' && (spec.externalIPs ?? []).length > 0)
+  const apiExternallyAccessible = type === 'LoadBalancer' || type === 'NodePort' || (type === 'ClusterIP' && (spec.externalIPs ?? []).length > 0)
   const externalTrafficPolicyLocal = apiExternallyAccessible && spec.externalTrafficPolicy === 'Local'
   return {
     externallyAccessible,

@@ -113,12 +113,7 @@ const zoneHintsIn = (endpoints: readonly ProxyEndpoint[]) => endpoints.some((ep)
  * Only ready endpoints are examined. Node hints count only when `preferSameGate` is on.
  * A node zone of "" matches an endpoint hinted with zone "" (upstream does not special-case it).
  */
-export function topologyDecisionFromHints(
-  endpoints: readonly ProxyEndpoint[],
-  nodeName: string,
-  zone: string,
-  preferSameGate: boolean,
-): TopologyDecision {
+export function topologyDecisionFromHints(endpoints: readonly ProxyEndpoint[], nodeName: string, zone: string, preferSameGate: boolean): TopologyDecision {
   const f: ReadyHintFacts = {hasReadyEndpoints: false, hasEndpointForNode: false, allEndpointsHaveNodeHints: true, allEndpointsHaveZoneHints: true}
   let hasEndpointForZone = false
   for (const ep of endpoints) {
@@ -130,16 +125,18 @@ export function topologyDecisionFromHints(
     else if (ep.zoneHints!.has(zone)) hasEndpointForZone = true
   }
   // Reasons are only given when some endpoint (ready or not) carries a hint kube-proxy would read.
-  return decideFromHints(f, hasEndpointForZone, zone, preferSameGate, () => anyHints(endpoints, preferSameGate), () => zoneHintsIn(endpoints))
+  return decideFromHints(
+    f,
+    hasEndpointForZone,
+    zone,
+    preferSameGate,
+    () => anyHints(endpoints, preferSameGate),
+    () => zoneHintsIn(endpoints),
+  )
 }
 
 /** topology.go `topologyModeFromHints`: "PreferSameNode", "PreferSameZone" or "" (no topology). */
-export function topologyModeFromHints(
-  endpoints: readonly ProxyEndpoint[],
-  nodeName: string,
-  zone: string,
-  preferSameGate: boolean,
-): ProxyTopologyMode {
+export function topologyModeFromHints(endpoints: readonly ProxyEndpoint[], nodeName: string, zone: string, preferSameGate: boolean): ProxyTopologyMode {
   return topologyDecisionFromHints(endpoints, nodeName, zone, preferSameGate).mode
 }
 
@@ -152,11 +149,7 @@ const DISABLED_ANNOTATION_VALUES = new Set(['', 'disabled', 'Disabled'])
  * non-empty zone label (so "" hints never match); every ready endpoint has a zone hint; some
  * ready endpoint is hinted for the node's zone. Node hints did not exist then and are ignored.
  */
-function legacyDecision(
-  endpoints: readonly ProxyEndpoint[],
-  zone: string,
-  annotations: Record<string, string> | undefined,
-): TopologyDecision {
+function legacyDecision(endpoints: readonly ProxyEndpoint[], zone: string, annotations: Record<string, string> | undefined): TopologyDecision {
   let hasReady = false
   let allHaveZoneHints = true
   let hasEndpointForZone = false
@@ -314,9 +307,7 @@ export function categorizeEndpoints(
   endpoints.forEach((ep, i) => {
     if (!firstIndex.has(ep.ip)) firstIndex.set(ep.ip, i)
   })
-  result.allReachableEndpoints = [...merged.values()].sort(
-    (a, b) => (firstIndex.get(a.ip) ?? 0) - (firstIndex.get(b.ip) ?? 0),
-  )
+  result.allReachableEndpoints = [...merged.values()].sort((a, b) => (firstIndex.get(a.ip) ?? 0) - (firstIndex.get(b.ip) ?? 0))
   return result
 }
 
@@ -354,12 +345,7 @@ const NO_POSITIONS = new Int32Array(0)
  * kubeproxy.test.ts checks, on random endpoint lists, that each zone's result equals
  * categorizeEndpoints'.
  */
-export function categorizeZones(
-  endpoints: readonly ProxyEndpoint[],
-  flags: ServiceTrafficFlags,
-  zones: Iterable<string>,
-  opts: CategorizeOptions,
-): Map<string, ZoneView> {
+export function categorizeZones(endpoints: readonly ProxyEndpoint[], flags: ServiceTrafficFlags, zones: Iterable<string>, opts: CategorizeOptions): Map<string, ZoneView> {
   const out = new Map<string, ZoneView>()
   const wanted = new Set(zones)
   if (endpoints.length === 0) {

@@ -16,6 +16,5 @@ export const MESSAGES = {
   insufficientNodeInfo: 'Insufficient Node information: allocatable CPU or zone not specified on one or more nodes',
   nodesReadyInOneZoneOnly: 'Nodes only ready in one zone',
   insufficientNumberOfEndpoints: 'Insufficient number of endpoints',
-  minAllocationExceedsOverloadThreshold:
-    'Unable to allocate minimum required endpoints to each zone without exceeding overload threshold',
+  minAllocationExceedsOverloadThreshold: 'Unable to allocate minimum required endpoints to each zone without exceeding overload threshold',
 } as const

@@ -59,11 +59,9 @@ import {
 // overloadThreshold and the allocation type are declared in topologycache.go; utils.ts holds
 // them here because utils.go's functions use them too and these modules must not import each
 // other in a cycle. Re-exported, so they are found where upstream declares them.
-export { OVERLOAD_THRESHOLD, type ZoneAllocation} from './utils.js'
+export {OVERLOAD_THRESHOLD, type ZoneAllocation} from './utils.js'
 
-export type AllocationOutcome =
-  | {ok: true; allocations: Record<string, ZoneAllocation>}
-  | {ok: false; message: string}
+export type AllocationOutcome = {ok: true; allocations: Record<string, ZoneAllocation>} | {ok: false; message: string}
 
 export interface AddHintsInput extends SliceLists {
   addressType: AddressType
@@ -131,9 +129,7 @@ export function getAllocations(numEndpoints: number, cpuRatiosByZone: Record<str
     }
   }
 
-  const allocations: Record<string, ZoneAllocation> = Object.fromEntries(
-    [...partial].map(([zone, a]) => [zone, {...a, maximum: a.minimum + numEndpoints - minTotal}]),
-  )
+  const allocations: Record<string, ZoneAllocation> = Object.fromEntries([...partial].map(([zone, a]) => [zone, {...a, maximum: a.minimum + numEndpoints - minTotal}]))
   return {ok: true, allocations}
 }
 
@@ -148,13 +144,7 @@ function disabledEvent(message: string, addressType: AddressType): TopologyEvent
  * AddHints' early returns: the event, `RemoveHints` (the entry is dropped, so none is
  * returned) and `RemoveHintsFromSlices`.
  */
-function refuse(
-  message: string,
-  addressType: AddressType,
-  lists: SliceLists,
-  totalReady: number,
-  allocations: Record<string, ZoneAllocation> | null,
-): AddHintsResult {
+function refuse(message: string, addressType: AddressType, lists: SliceLists, totalReady: number, allocations: Record<string, ZoneAllocation> | null): AddHintsResult {
   const removed = removeHintsFromSlices(lists)
   return {
     ...removed,

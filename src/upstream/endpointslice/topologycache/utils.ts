@@ -41,7 +41,6 @@ export interface ZoneAllocation {
   maximum: number
 }
 
-
 /** utils.go `FormatWithAddressType`. */
 export function formatWithAddressType(message: string, addressType: AddressType): string {
   return `${message}, addressType: ${addressType}`
@@ -176,13 +175,7 @@ export function getGivingAndReceivingZones(
     // Stop if either side is missing, both have < 1 left, or either has < 0.5 left.
     // (Upstream tests for "no zone" with the empty string; a zone named "" cannot have an
     // allocation through SetNodes, since nodes without a zone label stop SetNodes.)
-    if (
-      givingZone === '' ||
-      receivingZone === '' ||
-      (numToGive < 1.0 && numToReceive < 1.0) ||
-      numToGive < 0.5 ||
-      numToReceive < 0.5
-    ) {
+    if (givingZone === '' || receivingZone === '' || (numToGive < 1.0 && numToReceive < 1.0) || numToGive < 0.5 || numToReceive < 0.5) {
       break
     }
     if (givingTied) tieBreaks++

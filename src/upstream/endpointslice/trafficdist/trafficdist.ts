@@ -82,8 +82,7 @@ const legacyCloseHeuristic: Heuristic = {
 function closeHeuristic(generateNodeHints: boolean): Heuristic {
   /** The zone hint a ready endpoint should carry, or undefined for none. */
   const wantZone = (ep: Endpoint): string | undefined => (!isNil(ep.zone) ? ep.zone : undefined)
-  const wantNode = (ep: Endpoint): string | undefined =>
-    generateNodeHints && !isNil(ep.nodeName) ? ep.nodeName : undefined
+  const wantNode = (ep: Endpoint): string | undefined => (generateNodeHints && !isNil(ep.nodeName) ? ep.nodeName : undefined)
 
   return {
     needsUpdate(slice) {
@@ -129,11 +128,7 @@ function closeHeuristic(generateNodeHints: boolean): Heuristic {
  * that need an update are deep-copied and appended to the update list (in their order); the
  * remaining unchanged slices are returned as the same objects, untouched.
  */
-export function reconcileHints(
-  trafficDistribution: string | undefined | null,
-  slices: SliceLists,
-  opts: ReconcileHintsOptions = {},
-): SliceLists {
+export function reconcileHints(trafficDistribution: string | undefined | null, slices: SliceLists, opts: ReconcileHintsOptions = {}): SliceLists {
   let h = defaultHeuristic
   if (opts.emptyZoneHint === true) {
     // Before 1.33 the only close value trafficdist knew was PreferClose.
