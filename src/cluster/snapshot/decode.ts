@@ -294,16 +294,24 @@ function toEvent(c: Collector, at: Located): EventObject {
   return {...o, apiVersion: 'v1', kind: 'Event', metadata: meta} as EventObject
 }
 
-/** A Deployment or StatefulSet: checks the shape of the fields simulate reads. */
-function toWorkload(c: Collector, at: Located): Deployment | StatefulSet {
+/** The object's metadata, the name messages use, its spec (null when absent; a spec that is not a mapping is refused), and a refusal naming a spec field. */
+function specOf(c: Collector, at: Located): {meta: ReturnType<typeof checkMeta>; name: string; spec: Obj | null; fail: (path: Path, msg: string) => never} {
   const meta = checkMeta(c, at, true)
   const name = label(at, meta)
+  const fail = (path: Path, msg: string): never => c.fail(at.doc, [...at.path, 'spec', ...path], `${name}: spec${path.map((p) => `.${p}`).join('')} ${msg}`)
   const spec = at.obj.spec
-  function fail(path: Path, msg: string): never {
-    return c.fail(at.doc, [...at.path, 'spec', ...path], `${name}: spec${path.map((p) => `.${p}`).join('')} ${msg}`)
-  }
-  if (spec !== undefined && spec !== null) {
-    if (!isObj(spec)) c.fail(at.doc, [...at.path, 'spec'], `${name}: spec must be a mapping`)
+  if (spec === undefined || spec === null) return {meta, name, spec: null, fail}
+  if (!isObj(spec)) c.fail(at.doc, [...at.path, 'spec'], `${name}: spec must be a mapping`)
+  return {meta, name, spec, fail}
+}
+
+/** A Deployment or StatefulSet: checks the shape of the fields simulate reads. */
+function toWorkload(c: Collector, at: Located): Deployment | StatefulSet {
+  const sp = specOf(c, at)
+  const {meta, spec} = sp
+  // Annotated, so that a call narrows like a `never` function's.
+  const fail: (path: Path, msg: string) => never = sp.fail
+  if (spec !== null) {
     if (spec.replicas !== undefined && spec.replicas !== null && !(Number.isInteger(spec.replicas) && (spec.replicas as number) >= 0))
       fail(['replicas'], 'must be a non-negative integer')
     const tpl = spec.template
@@ -338,14 +346,12 @@ function toWorkload(c: Collector, at: Located): Deployment | StatefulSet {
 
 /** An HPA: checks the shape of the fields plan reads (scaleTargetRef, minReplicas, maxReplicas). */
 function toHpa(c: Collector, at: Located): HorizontalPodAutoscaler {
-  const meta = checkMeta(c, at, true)
-  const name = label(at, meta)
-  const spec = at.obj.spec
-  function fail(path: Path, msg: string): never {
-    return c.fail(at.doc, [...at.path, 'spec', ...path], `${name}: spec${path.map((p) => `.${p}`).join('')} ${msg}`)
-  }
-  if (spec !== undefined && spec !== null) {
-    if (!isObj(spec)) c.fail(at.doc, [...at.path, 'spec'], `${name}: spec must be a mapping`)
+  const sp = specOf(c, at)
+  const {meta, spec} = sp
+  const name = sp.name
+  // Annotated, so that a call narrows like a `never` function's.
+  const fail: (path: Path, msg: string) => never = sp.fail
+  if (spec !== null) {
     const ref = spec.scaleTargetRef
     if (ref !== undefined && ref !== null) {
       if (!isObj(ref)) fail(['scaleTargetRef'], 'must be a mapping')
@@ -361,14 +367,11 @@ function toHpa(c: Collector, at: Located): HorizontalPodAutoscaler {
 
 /** A PDB: checks the shape of the fields plan reads (selector, minAvailable, maxUnavailable). */
 function toPdb(c: Collector, at: Located): PodDisruptionBudget {
-  const meta = checkMeta(c, at, true)
-  const name = label(at, meta)
-  const spec = at.obj.spec
-  function fail(path: Path, msg: string): never {
-    return c.fail(at.doc, [...at.path, 'spec', ...path], `${name}: spec${path.map((p) => `.${p}`).join('')} ${msg}`)
-  }
-  if (spec !== undefined && spec !== null) {
-    if (!isObj(spec)) c.fail(at.doc, [...at.path, 'spec'], `${name}: spec must be a mapping`)
+  const sp = specOf(c, at)
+  const {meta, spec} = sp
+  // Annotated, so that a call narrows like a `never` function's.
+  const fail: (path: Path, msg: string) => never = sp.fail
+  if (spec !== null) {
     if (spec.selector !== undefined && spec.selector !== null && !isObj(spec.selector)) fail(['selector'], 'must be a mapping')
     for (const f of ['minAvailable', 'maxUnavailable']) {
       const v = spec[f]
