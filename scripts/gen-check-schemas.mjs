@@ -2,22 +2,10 @@
 // (`nodes -o json`, kind TopologyNodes). Written by hand, like scripts/gen-schema.mjs, so an
 // output change is a reviewed change of this file; test/unit/check-schema.test.ts validates
 // real reports against both.
-import {nullable, num, int, str, bool, strings, obj, writeSchema, dataPlane} from './schema-kit.mjs'
+import {nullable, num, int, str, bool, strings, obj, writeSchema, dataPlane, lintRule} from './schema-kit.mjs'
 
 const policyName = {
   enum: ['require-hints', 'no-fallback', 'max-overload', 'min-endpoints-per-zone', 'no-drift', 'lint', 'data-plane-hints', 'hints-over-range', 'hints-through-rollout'],
-}
-const lintRule = {
-  enum: [
-    'both-annotations',
-    'deprecated-annotation',
-    'ignored-value',
-    'annotation-overrides-traffic-distribution',
-    'unsupported-at-version',
-    'deprecated-value',
-    'single-zone',
-    'internal-traffic-policy-local',
-  ],
 }
 
 const check = {

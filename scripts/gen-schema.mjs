@@ -2,7 +2,7 @@
 // The schema is written by hand here (not derived from the TypeScript types) so that a change
 // of the output shape is a deliberate, reviewed change of this file; test/unit/schema.test.ts
 // validates real reports against it.
-import {nullable, num, int, str, bool, strings, obj, writeSchema, dataPlane} from './schema-kit.mjs'
+import {nullable, num, int, str, bool, strings, obj, writeSchema, dataPlane, lintRule} from './schema-kit.mjs'
 
 const fallbackReason = nullable({
   enum: [
@@ -173,18 +173,7 @@ const schema = {
             lint: {
               type: 'array',
               items: obj({
-                rule: {
-                  enum: [
-                    'both-annotations',
-                    'deprecated-annotation',
-                    'ignored-value',
-                    'annotation-overrides-traffic-distribution',
-                    'unsupported-at-version',
-                    'deprecated-value',
-                    'single-zone',
-                    'internal-traffic-policy-local',
-                  ],
-                },
+                rule: lintRule,
                 severity: {enum: ['error', 'warning']},
                 message: str,
               }),

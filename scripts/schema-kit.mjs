@@ -36,3 +36,17 @@ export const dataPlane = obj({
   evidence: strings,
   warnings: strings,
 })
+
+/** The rules of a configuration finding (explain's `lint`, check's lint policy, plan's `lint`). */
+export const lintRule = {
+  enum: [
+    'both-annotations',
+    'deprecated-annotation',
+    'ignored-value',
+    'annotation-overrides-traffic-distribution',
+    'unsupported-at-version',
+    'deprecated-value',
+    'single-zone',
+    'internal-traffic-policy-local',
+  ],
+}
