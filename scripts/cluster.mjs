@@ -266,9 +266,13 @@ function ldflags() {
   return ['-s', '-w', ...x].join(' ')
 }
 
-async function ensureBinaries() {
-  // Only the missing ones (a cache from before kube-proxy was added keeps its other two).
-  const missing = BINARIES.filter((b) => !haveBinary(b))
+/**
+ * Builds those of `wanted` that are missing (a cache from before kube-proxy was added keeps its
+ * other two). `up` wants only the control plane; kube-proxy is built on the first `kube-proxy add`,
+ * so a version that only runs the EndpointSlice differential (the CI matrix) never builds it.
+ */
+async function ensureBinaries(wanted = BINARIES) {
+  const missing = wanted.filter((b) => !haveBinary(b))
   if (missing.length === 0) return
   const go = which('go', ['/usr/local/go/bin', '/usr/lib/go/bin'])
   if (!go) throw new Error(`Go toolchain not found (needed once to build ${missing.join(', ')})`)
@@ -430,7 +434,7 @@ async function upUnlocked() {
   }
 
   const tAll = Date.now()
-  await ensureBinaries()
+  await ensureBinaries(['kube-apiserver', 'kube-controller-manager'])
   const etcdBin = ensureEtcd()
   const apiserverBin = path.join(BIN_DIR, 'kube-apiserver')
   const kcmBin = path.join(BIN_DIR, 'kube-controller-manager')

@@ -310,7 +310,7 @@ async function add(node, mode, ctx) {
       delete state.kubeProxies[node]
       ctx.writeState(state)
     }
-    await ctx.ensureBinaries()
+    await ctx.ensureBinaries(['kube-proxy'])
     ensureNetTools(ctx.log)
     const t0 = Date.now()
     // kube-proxy runs iptables / ip6tables / nft by name: make sure it finds them.

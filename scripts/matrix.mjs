@@ -131,7 +131,7 @@ for (const version of versions) {
     disagree: results.filter((r) => !r.agree).map((r) => r.seed),
     snapAgree: results.filter((r) => r.snapshotAgree).length,
     snapDisagree: results.filter((r) => !r.snapshotAgree).map((r) => r.seed),
-    adapted: results.filter((r) => r.notes.some((n) => /^API server (rejected|dropped) trafficDistribution/.test(n))).length,
+    adapted: results.filter((r) => r.notes.some((n) => /^API server (rejected|dropped) (trafficDistribution|step)/.test(n))).length,
   })
 }
 
