@@ -1,7 +1,8 @@
 // What apply refuses to write, and what it writes with a warning, decided on the plan before
 // anything is sent. The caller prints the warnings, then stops at the refusal (if any).
 import {CONTROLLER_NAME, LABEL_MANAGED_BY, type Service} from '../upstream/api/types.js'
-import {MODE_FOR_STRATEGY, type HintsPlan} from './plan.js'
+import {formatVersion, type Features} from '../upstream/features.js'
+import {MODE_FOR_STRATEGY, type HintsPlan, type ModeValue} from './plan.js'
 
 export interface Refusal {
   message: string
@@ -60,4 +61,33 @@ export function noSelectorWarning(service: Service): string | null {
 export function shortLivedHintsWarning(plan: HintsPlan, namespace: string, service: string): string | null {
   if (plan.controllerManaged.length === 0) return null
   return `the hints on ${plan.controllerManaged.join(', ')} last only until the EndpointSlice controller's next sync of service ${service}; to make them stick use: kubectl topology apply svc/${service} -n ${namespace} --mode ${MODE_FOR_STRATEGY[plan.strategy]}`
+}
+
+/**
+ * Service mode: a trafficDistribution value the target version's API server does not take.
+ * 1.30 (ServiceTrafficDistribution off) drops spec.trafficDistribution silently
+ * (pkg/registry/core/service/strategy.go dropTypeDependentFields / dropDisabledFields), so
+ * the write would "succeed" and change nothing; 1.31-1.33 refuse PreferSameZone and
+ * PreferSameNode (pkg/apis/core/validation validateServiceTrafficDistribution, until
+ * PreferSameTrafficDistribution is on by default in 1.34). --force sends it anyway (a cluster
+ * whose operator turned the gate on takes it), with a warning.
+ */
+export function modeRefusal(mode: ModeValue, f: Features, force: boolean): {refusal: Refusal | null; warning: string | null} {
+  if (mode === 'Auto' || mode === 'off') return {refusal: null, warning: null}
+  const v = formatVersion(f.version)
+  let why: string | null = null
+  let instead = ''
+  if (!f.trafficDistributionField) {
+    why = `at Kubernetes ${v} the API server drops spec.trafficDistribution (ServiceTrafficDistribution gate, off by default before 1.31), so --mode ${mode} would change nothing`
+    instead = '--mode Auto'
+  } else if ((mode === 'PreferSameZone' || mode === 'PreferSameNode') && !f.preferSameTrafficDistribution) {
+    why = `at Kubernetes ${v} the API server accepts only "PreferClose" for spec.trafficDistribution (${mode} needs the PreferSameTrafficDistribution gate, on by default from 1.34)`
+    instead = mode === 'PreferSameZone' ? '--mode PreferClose (the same zone hints at this version)' : '--mode PreferClose (zone hints; node hints need 1.34)'
+  }
+  if (why === null) return {refusal: null, warning: null}
+  if (force) return {refusal: null, warning: `--force: ${why}; sending it anyway`}
+  return {
+    refusal: {kind: 'usage', message: `${why}; nothing was written: use ${instead}, or --force if this cluster turned the gate on (--kube-version X.Y predicts another version)`},
+    warning: null,
+  }
 }

@@ -9,7 +9,8 @@ import {changesOf, predictionOf, type ApplyReport, type ObjectRef} from '../appl
 import type {ExplainReport} from '../explain/report.js'
 import {hasChanges, planHints, planServiceMode, type HintStrategy, type ModeValue} from '../apply/plan.js'
 import {expectedHints, predict, type Plan} from '../apply/predict.js'
-import {hintsRefusal, noSelectorWarning, shortLivedHintsWarning} from '../apply/refusals.js'
+import {hintsRefusal, modeRefusal, noSelectorWarning, shortLivedHintsWarning} from '../apply/refusals.js'
+import {features} from '../upstream/features.js'
 import {writesFor} from '../apply/writes.js'
 import {MAX_CONFLICT_RETRIES, onConflict, refList, refText, willAttemptWrite, writeGate, type DryRun} from '../apply/protocol.js'
 import {emptyJournal, type Journal} from '../apply/undo.js'
@@ -73,6 +74,11 @@ export async function runApply(io: CommandIO, o: ApplyOptions, deps: WriteDeps):
   else {
     const w = noSelectorWarning(p.target.service)
     if (w !== null) warn(w)
+    if (hasChanges(p.plan.changes)) {
+      const m = modeRefusal(p.plan.mode, features(o.kubeVersion ?? p.target.state.serverVersion), o.force)
+      if (m.warning !== null) warn(m.warning)
+      if (m.refusal) throw new CliError(m.refusal.message, ExitCode.USAGE)
+    }
   }
   const gate = {dryRun: o.dryRun, yes: o.yes, canPrompt: deps.canPrompt(), json}
   // Permissions: before anything is shown or asked, when a write will be attempted.

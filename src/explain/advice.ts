@@ -5,6 +5,18 @@ import type {ZoneCapacity} from './node-verdicts.js'
 import {getAllocations} from '../upstream/endpointslice/topologycache/topologycache.js'
 import {LABEL_ZONE} from '../upstream/api/types.js'
 import {sortStrings} from './helpers.js'
+import {formatVersion, type Features} from '../upstream/features.js'
+
+/**
+ * The trafficDistribution value that hints every endpoint to its own zone at this version, or
+ * null where the field does not exist: PreferSameZone from 1.34 (PreferSameTrafficDistribution
+ * on by default; the API server refuses it before, validateServiceTrafficDistribution),
+ * PreferClose in 1.31-1.33 (the same zone hints: trafficdist.go), nothing in 1.30 (the API server
+ * drops the field while ServiceTrafficDistribution is off).
+ */
+export function sameZoneValue(f: Features): 'PreferSameZone' | 'PreferClose' | null {
+  return f.preferSameTrafficDistribution ? 'PreferSameZone' : f.trafficDistributionField ? 'PreferClose' : null
+}
 
 /** Nearest ready-endpoint counts the controller accepts (feasibility is not monotonic in N). */
 export function acceptedCounts(n: number, ratios: Record<string, number>, howMany = 3): {below: number[]; above: number[]} {
@@ -15,8 +27,10 @@ export function acceptedCounts(n: number, ratios: Record<string, number>, howMan
   return {below, above}
 }
 
-export function advise(s: ServiceExplanation, capacity: ZoneCapacity, ratios: Record<string, number> | null, nodesReadable: boolean): Advice[] {
+export function advise(s: ServiceExplanation, capacity: ZoneCapacity, ratios: Record<string, number> | null, nodesReadable: boolean, f: Features): Advice[] {
   const advice: Advice[] = []
+  const sameZone = sameZoneValue(f)
+  const v = formatVersion(f.version)
   const ref = `svc/${s.name} -n ${s.namespace}`
   const patch = (td: string) => `kubectl patch service ${s.name} -n ${s.namespace} --type=merge -p '{"spec":{"trafficDistribution":"${td}"}}'`
   if (!nodesReadable) {
@@ -52,11 +66,21 @@ export function advise(s: ServiceExplanation, capacity: ZoneCapacity, ratios: Re
         message: 'A ready endpoint has no zone: its node lacks the topology.kubernetes.io/zone label (or the node is unknown to the controller).',
       })
     }
-    advice.push({
-      code: 'mode',
-      message: 'PreferSameZone hints every endpoint to its own zone without the CPU arithmetic or its refusals.',
-      command: `kubectl topology apply ${ref} --mode PreferSameZone   (or: ${patch('PreferSameZone')})`,
-    })
+    if (sameZone === null) {
+      advice.push({
+        code: 'mode',
+        message: `spec.trafficDistribution (zone hints without the CPU arithmetic or its refusals) needs Kubernetes 1.31: at ${v} the API server drops it (ServiceTrafficDistribution gate, off by default).`,
+      })
+    } else {
+      advice.push({
+        code: 'mode',
+        message:
+          sameZone === 'PreferSameZone'
+            ? 'PreferSameZone hints every endpoint to its own zone without the CPU arithmetic or its refusals.'
+            : `PreferClose hints every endpoint to its own zone without the CPU arithmetic or its refusals (at Kubernetes ${v} the API server accepts only PreferClose; PreferSameZone, its newer name, from 1.34).`,
+        command: `kubectl topology apply ${ref} --mode ${sameZone}   (or: ${patch(sameZone)})`,
+      })
+    }
   }
   if (s.findings.includes('fallback')) {
     const zones = s.zones
@@ -73,8 +97,14 @@ export function advise(s: ServiceExplanation, capacity: ZoneCapacity, ratios: Re
   if (routed && s.mode.path === 'none' && s.zones.filter((z) => z.nodes.counted > 0).length >= 2) {
     advice.push({
       code: 'enable',
-      message: 'Topology-aware routing is off for this Service.',
-      command: `kubectl topology apply ${ref} --mode PreferSameZone   (or: ${patch('PreferSameZone')})`,
+      message:
+        sameZone === null
+          ? `Topology-aware routing is off for this Service (at Kubernetes ${v} only the topology-mode annotation enables it).`
+          : 'Topology-aware routing is off for this Service.',
+      command:
+        sameZone === null
+          ? `kubectl topology apply ${ref} --mode Auto   (or: kubectl annotate service ${s.name} -n ${s.namespace} service.kubernetes.io/topology-mode=Auto)`
+          : `kubectl topology apply ${ref} --mode ${sameZone}   (or: ${patch(sameZone)})`,
     })
   }
   if (s.dataPlane?.fix) advice.push({code: 'data-plane', message: `Data plane: ${s.dataPlane.fix}.`})

@@ -960,7 +960,7 @@ function explainService(input: ServiceInput): ServiceExplanation {
     result.dataPlane = dataPlaneNotice(plane, proxied && (mode.path !== 'none' || anyLiveHints || controller.hintsSet), anyLiveHints || controller.hintsSet, service)
     if (result.dataPlane?.ignoresHints) findings.push('data-plane-ignores-hints')
   }
-  result.advice = advise(result, capacity, ratios, input.nodesReadable)
+  result.advice = advise(result, capacity, ratios, input.nodesReadable, f)
   return result
 }
 
