@@ -668,7 +668,15 @@ async function run(cmd) {
   const {state, started} = await up()
   if (!started) log('reusing the running control plane; it stays up afterwards')
   const binDir = path.join(ROOT, 'node_modules', '.bin')
-  const env = {...process.env, KUBECONFIG: state.kubeconfig, PATH: [binDir, process.env.PATH].join(path.delimiter)}
+  // The command's own cluster.mjs calls (e.g. the kube-proxy differential's `kube-proxy add`)
+  // reach this instance and build/run this version's binaries.
+  const env = {
+    ...process.env,
+    KUBECONFIG: state.kubeconfig,
+    CLUSTER_VERSION: K8S_VERSION,
+    ...(INSTANCE ? {CLUSTER_INSTANCE: INSTANCE} : {}),
+    PATH: [binDir, process.env.PATH].join(path.delimiter),
+  }
   if (interrupted) {
     if (started) await down()
     return 128 + os.constants.signals[interrupted]
@@ -691,7 +699,7 @@ let runChild = null
 
 /** What scripts/kube-proxy.mjs needs from this script. */
 function kubeProxyContext() {
-  return {instance: INSTANCE, binDir: BIN_DIR, log, tail, readState, writeState, withLock, ensureBinaries, startProcess, stopPid, isOurs}
+  return {instance: INSTANCE, version: K8S_VERSION, binDir: BIN_DIR, log, tail, readState, writeState, withLock, ensureBinaries, startProcess, stopPid, isOurs}
 }
 
 function onSignal(sig) {

@@ -137,11 +137,15 @@ export function syncStatus(netns) {
 }
 
 export function parseSyncMetrics(text) {
+  // From 1.33 both gauges carry an ip_family label (one proxier per family). Up to 1.32 they
+  // have none (pkg/proxy/metrics/metrics.go: one gauge, set by whichever family's proxier
+  // synced or queued last): then there is one entry, "any", for the proxy as a whole.
   const out = {}
-  const re = /^kubeproxy_sync_proxy_rules_last_(queued_)?timestamp_seconds\{[^}]*ip_family="(IPv4|IPv6)"[^}]*\}\s+(\S+)/gm
+  const re = /^kubeproxy_sync_proxy_rules_last_(queued_)?timestamp_seconds(?:\{([^}]*)\})?\s+(\S+)/gm
   for (const m of text.matchAll(re)) {
-    const fam = (out[m[2]] ??= {lastSync: 0, lastQueued: 0})
-    fam[m[1] ? 'lastQueued' : 'lastSync'] = Number(m[3])
+    const fam = /ip_family="(IPv4|IPv6)"/.exec(m[2] ?? '')?.[1] ?? 'any'
+    const entry = (out[fam] ??= {lastSync: 0, lastQueued: 0})
+    entry[m[1] ? 'lastQueued' : 'lastSync'] = Number(m[3])
   }
   return out
 }
@@ -182,19 +186,23 @@ export function parseIptablesSave(text) {
 }
 
 /**
- * `nft list table ip kube-proxy` (or ip6) as the nftables proxier writes it
- * (pkg/proxy/nftables/proxier.go writeServiceToEndpointDNATs): chain
- * service-<hash>-NS/NAME/PROTO/PORT (Cluster policy) or local-<hash>-... (Local policy) holds
- * `dnat ip addr . port to numgen random mod N map { 0 : IP . PORT, ... }`. Returns the same
- * shape as parseIptablesSave.
+ * `nft list table ip kube-proxy` (or ip6) as the nftables proxier writes it: chain
+ * service-<hash>-NS/NAME/PROTO/PORT (Cluster policy) or local-<hash>-... (Local policy) picks an
+ * endpoint with `numgen random mod N`, in one of two forms:
+ *  - 1.36+ (pkg/proxy/nftables/proxier.go writeServiceToEndpointDNATs):
+ *    `dnat ip addr . port to numgen random mod N map { 0 : IP . PORT, ... }`;
+ *  - 1.29-1.35 (writeServiceToEndpointRules): `numgen random mod N vmap { 0 : goto
+ *    endpoint-<hash>-NS/NAME/PROTO/PORT__IP/PORT, ... }`, each endpoint chain ending in
+ *    `dnat to IP:PORT` (listed by nft as `dnat ip to ...` / `dnat ip6 to [...]:...`).
+ * Returns the same shape as parseIptablesSave.
  */
 export function parseNft(text) {
-  const out = {}
+  // Every chain's body, by name (a long map may span lines: count braces).
+  const chains = new Map()
   const lines = text.split('\n')
   for (let i = 0; i < lines.length; i++) {
-    const head = /^\s*chain (service|local)-[A-Z0-9]+-([^/\s]+)\/([^/\s]+)\/[a-z]+\/(\S*) \{\s*$/.exec(lines[i])
+    const head = /^\s*chain (\S+) \{\s*$/.exec(lines[i])
     if (!head) continue
-    // The chain's body, up to its closing brace (a long map may span lines: count braces).
     let depth = 1
     let body = ''
     for (i++; i < lines.length && depth > 0; i++) {
@@ -202,14 +210,27 @@ export function parseNft(text) {
       if (depth > 0) body += `${lines[i]}\n`
     }
     i--
+    chains.set(head[1], body)
+  }
+  const out = {}
+  for (const [chain, body] of chains) {
+    const head = /^(service|local)-[A-Z0-9]+-([^/\s]+)\/([^/\s]+)\/[a-z]+\/(\S*)$/.exec(chain)
+    if (!head) continue
     const [, kind, ns, name, port] = head
     const key = port ? `${ns}/${name}:${port}` : `${ns}/${name}`
     const svc = (out[key] ??= {cluster: [], local: []})
-    const map = /numgen random mod \d+ map \{([^}]*)\}/.exec(body)
-    if (!map) continue
     const eps = []
-    for (const m of map[1].matchAll(/(\d+)\s*:\s*([0-9a-fA-F.:]+?)\s+\.\s+(\d+)/g)) {
-      eps[Number(m[1])] = m[2].includes(':') ? `[${m[2]}]:${m[3]}` : `${m[2]}:${m[3]}`
+    const map = /numgen random mod \d+ map \{([^}]*)\}/.exec(body)
+    const vmap = /numgen random mod \d+ vmap \{([^}]*)\}/.exec(body)
+    if (map) {
+      for (const m of map[1].matchAll(/(\d+)\s*:\s*([0-9a-fA-F.:]+?)\s+\.\s+(\d+)/g)) {
+        eps[Number(m[1])] = m[2].includes(':') ? `[${m[2]}]:${m[3]}` : `${m[2]}:${m[3]}`
+      }
+    } else if (vmap) {
+      for (const m of vmap[1].matchAll(/(\d+)\s*:\s*goto\s+([^\s,]+)/g)) {
+        const dnat = /dnat (?:ip6? )?to (\S+)/.exec(chains.get(m[2]) ?? '')
+        if (dnat) eps[Number(m[1])] = dnat[1]
+      }
     }
     svc[kind === 'service' ? 'cluster' : 'local'].push(...eps.filter(Boolean))
   }
@@ -248,7 +269,7 @@ export const endpointIP = (ep) => endpointParts(ep).ip
 
 // ---- processes --------------------------------------------------------------------------------
 
-/** ctx (from cluster.mjs): {instance, binDir, log, readState, writeState, withLock, ensureBinaries, startProcess, stopPid, isOurs}. */
+/** ctx (from cluster.mjs): {instance, version, binDir, log, readState, writeState, withLock, ensureBinaries, startProcess, stopPid, isOurs}. */
 
 async function stopEntry(entry, ctx) {
   // kube-proxy first (it would log the API server going away otherwise), then the forwarders.
@@ -359,6 +380,9 @@ async function add(node, mode, ctx) {
           '--conntrack-max-per-core=0',
           `--metrics-bind-address=127.0.0.1:${METRICS_PORT}`,
           `--healthz-bind-address=127.0.0.1:${HEALTHZ_PORT}`,
+          // The nftables proxier is alpha behind NFTablesProxyMode (off) up to 1.30, beta (on)
+          // from 1.31: on an older version, nftables mode means the operator turned the gate on.
+          ...(mode === 'nftables' && minorOf(ctx.version) < 31 ? ['--feature-gates=NFTablesProxyMode=true'] : []),
         ],
         state.dir,
       )
@@ -435,6 +459,11 @@ export async function waitSynced(netnses, after, timeoutMs) {
     if (Date.now() > deadline) throw new Error(`not synced after ${after} within ${timeoutMs / 1000}s: ${[...pending].map((ns) => `${ns} ${JSON.stringify(last[ns])}`).join('; ')}`)
     await sleep(100)
   }
+}
+
+/** 30 for "v1.30.14". */
+function minorOf(version) {
+  return Number(/^v?1\.(\d+)/.exec(version ?? '')?.[1] ?? 0)
 }
 
 function flag(args, name) {

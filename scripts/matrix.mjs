@@ -1,18 +1,28 @@
 #!/usr/bin/env node
-// The differential test (test/e2e/differential.test.ts) against the control plane of every
-// pinned Kubernetes minor, one after the other: for each version, `cluster.mjs --version X run`
-// (build on first use, start, run, stop), then a summary table. Docs: docs/testing.md.
+// The version matrix: for each pinned Kubernetes minor, one control plane
+// (`cluster.mjs --version X run`: build on first use, start, run, stop) and, against it, the
+// suites that compare the product with that version's real components:
+//   differential  test/e2e/differential.test.ts: explain vs the EndpointSlice controller (and
+//                 the snapshot + --kube-version variant), seeded scenarios with several slices
+//                 and mode-switch steps;
+//   versions      test/e2e/versions.test.ts: the version's own behaviour and texts for a
+//                 PreferSameZone Service and a zone-less endpoint, live;
+//   kube-proxy    test/e2e/kube-proxy-differential.test.ts: explain --per-node vs that version's
+//                 real kube-proxy (iptables and nftables; built on first use), in network
+//                 namespaces; needs root.
+// Then a summary table. Docs: docs/testing.md.
 //
-//   npm run test:matrix                                  every pinned version, 30 scenarios each
+//   npm run test:matrix                                  every pinned version, every suite
 //   MATRIX_VERSIONS=1.30,1.33 npm run test:matrix        some versions
-//   npm run test:matrix -- --versions 1.30,1.37 --scenarios 100 --seed 1
+//   npm run test:matrix -- --versions 1.30,1.37 --scenarios 100 --seed 1 --suites differential
 //
-// Env: MATRIX_VERSIONS, DIFF_SCENARIOS, DIFF_SEED (flags win), DIFF_FOCUS=traffic (the
-// trafficDistribution variant of the scenarios, test/e2e/scenarios.ts), MATRIX_TIMEOUT_MIN (per version,
-// build included; default 45). Each version runs as its own cluster instance
-// (matrix-v1.X, or $CLUSTER_INSTANCE-v1.X) and writes test-results/matrix/v1.X.json and its
-// mismatch dumps under test-results/matrix/v1.X/. Exit 0 only when every version ran and
-// every scenario agreed (live explain and snapshot + --kube-version).
+// Env: MATRIX_VERSIONS, DIFF_SCENARIOS (default 30), DIFF_SEED, KP_SCENARIOS (default 20),
+// KP_SEED, MATRIX_SUITES (flags win), DIFF_FOCUS=traffic (the trafficDistribution variant of the
+// scenarios, test/e2e/scenarios.ts), MATRIX_TIMEOUT_MIN (per version, build included; default
+// 45). Each version runs as its own cluster instance (matrix-v1.X, or $CLUSTER_INSTANCE-v1.X)
+// and writes test-results/matrix/v1.X.json (differential), v1.X-kube-proxy.json, v1.X-vitest.json
+// (per file) and mismatch dumps under test-results/matrix/v1.X/ and v1.X-kube-proxy/. Exit 0
+// only when every version ran and every suite passed, every scenario agreeing.
 //
 // Plain Node ESM with built-ins only.
 import {spawn, spawnSync} from 'node:child_process'
@@ -27,9 +37,24 @@ const {values} = parseArgs({
     versions: {type: 'string', default: process.env.MATRIX_VERSIONS ?? ''},
     scenarios: {type: 'string', default: process.env.DIFF_SCENARIOS ?? '30'},
     seed: {type: 'string', default: process.env.DIFF_SEED ?? '1'},
+    'kp-scenarios': {type: 'string', default: process.env.KP_SCENARIOS ?? '20'},
+    'kp-seed': {type: 'string', default: process.env.KP_SEED ?? '1'},
+    suites: {type: 'string', default: process.env.MATRIX_SUITES ?? 'differential,versions,kube-proxy'},
   },
 })
-for (const k of ['scenarios', 'seed']) {
+const SUITE_FILES = {differential: 'test/e2e/differential.test.ts', versions: 'test/e2e/versions.test.ts', 'kube-proxy': 'test/e2e/kube-proxy-differential.test.ts'}
+const suites = values.suites.split(/[\s,]+/).filter(Boolean)
+for (const x of suites) {
+  if (!(x in SUITE_FILES)) {
+    console.error(`--suites: unknown suite ${JSON.stringify(x)}; known: ${Object.keys(SUITE_FILES).join(', ')}`)
+    process.exit(2)
+  }
+}
+if (suites.length === 0) {
+  console.error('--suites: at least one suite')
+  process.exit(2)
+}
+for (const k of ['scenarios', 'seed', 'kp-scenarios', 'kp-seed']) {
   if (!/^\d+$/.test(values[k])) {
     console.error(`--${k} must be a whole number, got ${JSON.stringify(values[k])}`)
     process.exit(2)
@@ -83,13 +108,21 @@ for (const version of versions) {
   const focus = process.env.DIFF_FOCUS ? `-${process.env.DIFF_FOCUS}` : ''
   const out = path.join(ROOT, 'test-results', 'matrix', `${label}${focus}`)
   const resultsFile = path.join(ROOT, 'test-results', 'matrix', `${label}${focus}.json`)
-  rmSync(out, {recursive: true, force: true})
-  rmSync(resultsFile, {force: true})
+  const kpOut = path.join(ROOT, 'test-results', 'matrix', `${label}-kube-proxy`)
+  const kpFile = path.join(ROOT, 'test-results', 'matrix', `${label}-kube-proxy.json`)
+  const vitestFile = path.join(ROOT, 'test-results', 'matrix', `${label}${focus}-vitest.json`)
+  for (const f of [out, resultsFile, kpOut, kpFile, vitestFile]) rmSync(f, {recursive: true, force: true})
   const instance = `${process.env.CLUSTER_INSTANCE ? process.env.CLUSTER_INSTANCE : 'matrix'}-${label}`
-  process.stderr.write(`\nmatrix: ${version}: ${values.scenarios} scenarios from seed ${values.seed} (instance ${instance})\n`)
+  process.stderr.write(
+    `\nmatrix: ${version}: ${suites.join(', ')}; ${values.scenarios} scenarios from seed ${values.seed}` +
+      (suites.includes('kube-proxy') ? `, kube-proxy ${values['kp-scenarios']} from seed ${values['kp-seed']}` : '') +
+      ` (instance ${instance})\n`,
+  )
   const t0 = Date.now()
   const code = await new Promise((resolve) => {
-    const child = (current = spawn(process.execPath, [cluster, '--version', version, 'run', '--', 'vitest', 'run', '-c', 'vitest.e2e.config.ts', 'test/e2e/differential.test.ts'], {
+    const files = suites.map((x) => SUITE_FILES[x])
+    const vitest = ['vitest', 'run', '-c', 'vitest.e2e.config.ts', '--reporter=default', '--reporter=json', `--outputFile.json=${vitestFile}`, ...files]
+    const child = (current = spawn(process.execPath, [cluster, '--version', version, 'run', '--', ...vitest], {
       cwd: ROOT,
       stdio: 'inherit',
       env: {
@@ -99,6 +132,10 @@ for (const version of versions) {
         DIFF_SEED: values.seed,
         DIFF_OUT: out,
         DIFF_RESULTS: resultsFile,
+        KP_SCENARIOS: values['kp-scenarios'],
+        KP_SEED: values['kp-seed'],
+        KP_OUT: kpOut,
+        KP_RESULTS: kpFile,
       },
     }))
     const timer = setTimeout(() => {
@@ -116,11 +153,18 @@ for (const version of versions) {
     })
   })
   current = null
-  let report = null
-  try {
-    report = JSON.parse(readFileSync(resultsFile, 'utf8'))
-  } catch {}
+  const readJson = (f) => {
+    try {
+      return JSON.parse(readFileSync(f, 'utf8'))
+    } catch {
+      return null
+    }
+  }
+  const report = readJson(resultsFile)
   const results = report?.results ?? []
+  const kp = readJson(kpFile)?.results ?? []
+  // Per file, from vitest's JSON reporter: passed / failed / - (not run).
+  const fileStatus = (file) => readJson(vitestFile)?.testResults?.find((t) => t.name.endsWith(file))?.status ?? '-'
   rows.push({
     version,
     server: report?.serverVersion ?? '-',
@@ -132,10 +176,15 @@ for (const version of versions) {
     snapAgree: results.filter((r) => r.snapshotAgree).length,
     snapDisagree: results.filter((r) => !r.snapshotAgree).map((r) => r.seed),
     adapted: results.filter((r) => r.notes.some((n) => /^API server (rejected|dropped) (trafficDistribution|step)/.test(n))).length,
+    several: results.filter((r) => r.slices > 1).length,
+    steps: results.reduce((a, r) => a + (r.steps?.length ?? 0), 0),
+    kp: suites.includes('kube-proxy') ? `${kp.filter((r) => r.agree).length}/${kp.length}` : '-',
+    kpOk: !suites.includes('kube-proxy') || (kp.length === Number(values['kp-scenarios']) && kp.every((r) => r.agree) && fileStatus(SUITE_FILES['kube-proxy']) === 'passed'),
+    versions: suites.includes('versions') ? fileStatus(SUITE_FILES.versions) : '-',
   })
 }
 
-const head = ['version', 'server', 'scenarios', 'agree', 'disagree (seeds)', 'snapshot agree', 'snapshot disagree (seeds)', 'td refused', 'time', 'exit']
+const head = ['version', 'server', 'scenarios', 'agree', 'disagree (seeds)', 'snapshot agree', 'snapshot disagree (seeds)', 'several slices', 'steps', 'td refused', 'kube-proxy', 'versions', 'time', 'exit']
 const table = rows.map((r) => [
   r.version,
   r.server,
@@ -144,7 +193,11 @@ const table = rows.map((r) => [
   r.disagree.length ? `${r.disagree.length} (${r.disagree.join(' ')})` : '0',
   String(r.snapAgree),
   r.snapDisagree.length ? `${r.snapDisagree.length} (${r.snapDisagree.join(' ')})` : '0',
+  String(r.several),
+  String(r.steps),
   String(r.adapted),
+  r.kp,
+  r.versions,
   `${r.secs}s`,
   String(r.exit),
 ])
@@ -159,10 +212,16 @@ process.stdout.write(
 )
 process.stdout.write(`${line(head)}\n${table.map(line).join('\n')}\n`)
 process.stdout.write(
-  '(td refused: scenarios whose trafficDistribution the API server rejected (created without it) or dropped (gate off); details: test-results/matrix/v1.X.json)\n',
+  '(td refused: scenarios whose trafficDistribution the API server rejected (created without it) or dropped (gate off), at creation or in a step; kube-proxy: scenarios agreeing with the real kube-proxy; details: test-results/matrix/v1.X*.json)\n',
 )
 const ok =
   !stopping &&
   rows.length === versions.length &&
-  rows.every((r) => r.exit === 0 && r.scenarios === Number(values.scenarios) && r.disagree.length === 0 && r.snapDisagree.length === 0)
+  rows.every(
+    (r) =>
+      r.exit === 0 &&
+      (!suites.includes('differential') || (r.scenarios === Number(values.scenarios) && r.disagree.length === 0 && r.snapDisagree.length === 0)) &&
+      r.kpOk &&
+      (!suites.includes('versions') || r.versions === 'passed'),
+  )
 process.exit(stopping ? 130 : ok ? 0 : 1)

@@ -16,10 +16,13 @@
 // Then hand-built cases the generator does not make (a slice of a family the Service has no
 // ClusterIP of, a slice carrying another port, a port only some slices carry), checked the same way.
 //
-// KP_SCENARIOS (default 20), KP_SEED (default 1), KP_MODE (iptables | nftables | mixed).
+// KP_SCENARIOS (default 20), KP_SEED (default 1), KP_MODE (iptables | nftables | mixed);
+// KP_OUT (default test-results/kube-proxy) is where mismatches are dumped, and KP_RESULTS, when
+// set, a JSON file the per-seed results are written to (scripts/matrix.mjs reads it).
 // `npm run build` first (test:e2e does): the CLI is run from dist/.
 import {spawnSync} from 'node:child_process'
 import {mkdirSync, writeFileSync} from 'node:fs'
+import path from 'node:path'
 import {fileURLToPath} from 'node:url'
 import type {V1EndpointSlice} from '@kubernetes/client-node'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
@@ -32,6 +35,7 @@ import {generateKpScenario, KP_NODES, PORT_NAME, TARGET_PORT, type KpScenario} f
 const COUNT = Number(process.env.KP_SCENARIOS ?? 20)
 const FIRST_SEED = Number(process.env.KP_SEED ?? 1)
 const MODE = process.env.KP_MODE ?? 'mixed'
+const OUT = path.resolve(ROOT, process.env.KP_OUT ?? 'test-results/kube-proxy')
 const SERVICE = 'svc'
 const CLUSTER_SCRIPT = fileURLToPath(new URL('../../scripts/cluster.mjs', import.meta.url))
 /** After the last write, how long a lasting difference is read again before it counts. */
@@ -257,6 +261,10 @@ describe.skipIf(!ROOT_USER)(`kube-proxy differential: explain --per-node vs the 
     const styles = new Map<string, number>()
     for (const r of results) styles.set(r.style, (styles.get(r.style) ?? 0) + 1)
     for (const [k, n] of [...styles.entries()].sort((a, b) => b[1] - a[1])) process.stdout.write(`  ${String(n).padStart(4)}  ${k}\n`)
+    if (process.env.KP_RESULTS) {
+      mkdirSync(path.dirname(process.env.KP_RESULTS), {recursive: true})
+      writeFileSync(process.env.KP_RESULTS, `${JSON.stringify({mode: MODE, firstSeed: FIRST_SEED, count: COUNT, results}, null, 2)}\n`)
+    }
   })
 
   const seeds = Array.from({length: COUNT}, (_, i) => FIRST_SEED + i)
@@ -316,7 +324,7 @@ describe.skipIf(!ROOT_USER)(`kube-proxy differential: explain --per-node vs the 
       process.stdout.write(`${lines.join('\n')}\n`)
     }
     if (diffs.length > 0) {
-      const dir = `${ROOT}/test-results/kube-proxy/seed-${seed}`
+      const dir = `${OUT}/seed-${seed}`
       mkdirSync(dir, {recursive: true})
       writeFileSync(`${dir}/scenario.json`, JSON.stringify(s, null, 2))
       writeFileSync(`${dir}/explain.json`, JSON.stringify(explained, null, 2))
@@ -326,7 +334,7 @@ describe.skipIf(!ROOT_USER)(`kube-proxy differential: explain --per-node vs the 
         `${diffs.join('\n')}\nreproduce: KP_SEED=${seed} KP_SCENARIOS=1 KP_MODE=${MODE} npm run test:e2e -- test/e2e/kube-proxy-differential.test.ts\n`,
       )
     }
-    expect(diffs, `seed ${seed} (${MODE}; dumped to test-results/kube-proxy/seed-${seed}); scenario:\n${JSON.stringify(s)}`).toEqual([])
+    expect(diffs, `seed ${seed} (${MODE}; dumped to ${path.relative(ROOT, OUT)}/seed-${seed}); scenario:\n${JSON.stringify(s)}`).toEqual([])
   })
 
   // Hand-built cases, outside what the seeded scenarios generate (every generated slice carries
@@ -422,14 +430,21 @@ describe.skipIf(!ROOT_USER)(`kube-proxy differential: explain --per-node vs the 
           await sleep(100)
         }
         const explained = explainNodes(ns, service)
-        const rules = new Map(proxies.map((p) => [p.node, readRules(p.netns, p.mode) as RuleRow[]]))
-        const diffs = compare(
-          ns,
-          explained,
-          rules,
-          service,
-          probe.ports.map((p) => ({name: p.name, target: p.port})),
-        )
+        // As for the seeded scenarios: a difference may be a sync still under way (kube-proxy
+        // up to 1.32 reports one sync time for both families), so read again, bounded.
+        let diffs: string[] = []
+        for (;;) {
+          const rules = new Map(proxies.map((p) => [p.node, readRules(p.netns, p.mode) as RuleRow[]]))
+          diffs = compare(
+            ns,
+            explained,
+            rules,
+            service,
+            probe.ports.map((p) => ({name: p.name, target: p.port})),
+          )
+          if (diffs.length === 0 || Date.now() > deadline) break
+          await sleep(500)
+        }
         if (process.env.KP_VERBOSE) process.stdout.write(`${probe.name} (${probe.why}): ${diffs.length === 0 ? 'agree' : diffs.join('; ')}\n`)
         expect(diffs, `${probe.name}: ${probe.why}`).toEqual([])
       } finally {

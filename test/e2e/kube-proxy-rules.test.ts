@@ -42,7 +42,45 @@ const NFT = `table ip kube-proxy {
 }
 `
 
+// 1.29-1.35: the service chain jumps to one chain per endpoint, which does the DNAT.
+const NFT_VMAP = `table ip kube-proxy {
+	chain service-QZOYCHER-t1/web/tcp/http {
+		ip daddr 10.96.87.139 tcp dport 80 ip saddr != 10.0.0.0/8 jump mark-for-masquerade
+		numgen random mod 2 vmap { 0 : goto endpoint-AAAAAAAA-t1/web/tcp/http__10.1.0.3/8080, 1 : goto endpoint-BBBBBBBB-t1/web/tcp/http__10.1.0.4/8080 }
+	}
+
+	chain endpoint-AAAAAAAA-t1/web/tcp/http__10.1.0.3/8080 {
+		ip saddr 10.1.0.3 jump mark-for-masquerade
+		meta l4proto tcp dnat ip to 10.1.0.3:8080
+	}
+
+	chain endpoint-BBBBBBBB-t1/web/tcp/http__10.1.0.4/8080 {
+		ip saddr 10.1.0.4 jump mark-for-masquerade
+		meta l4proto tcp dnat ip to 10.1.0.4:8080
+	}
+
+	chain local-QZOYCHER-t1/web/tcp/http {
+		numgen random mod 1 vmap { 0 : goto endpoint-AAAAAAAA-t1/web/tcp/http__10.1.0.3/8080 }
+	}
+
+	chain service-ZZZZZZZZ-t1/v6/tcp/ {
+		numgen random mod 1 vmap { 0 : goto endpoint-CCCCCCCC-t1/v6/tcp/__fd00.1..2/8080 }
+	}
+
+	chain endpoint-CCCCCCCC-t1/v6/tcp/__fd00.1..2/8080 {
+		meta l4proto tcp dnat ip6 to [fd00:1::2]:8080
+	}
+}
+`
+
 describe('scripts/kube-proxy.mjs readers', () => {
+  it('reads the vmap-and-endpoint-chain form of nft (kube-proxy 1.29-1.35)', () => {
+    expect(parseNft(NFT_VMAP)).toEqual({
+      't1/web:http': {cluster: ['10.1.0.3:8080', '10.1.0.4:8080'], local: ['10.1.0.3:8080']},
+      't1/v6': {cluster: ['[fd00:1::2]:8080'], local: []},
+    })
+  })
+
   it('reads the KUBE-SVC / KUBE-SVL endpoint rules of iptables-save', () => {
     expect(parseIptablesSave(IPTABLES)).toEqual({
       't1/web:http': {cluster: ['10.1.0.1:8080', '10.1.0.2:8080'], local: ['10.1.0.1:8080']},
@@ -81,5 +119,18 @@ describe('scripts/kube-proxy.mjs readers', () => {
     expect(isSynced({IPv4: {lastSync: t + 1, lastQueued: t + 0.5}, IPv6: {lastSync: t - 100, lastQueued: t - 101}}, t)).toBe(true)
     expect(isSynced({IPv4: {lastSync: t + 0.2, lastQueued: t + 0.5}, IPv6: {lastSync: t - 100, lastQueued: t - 101}}, t)).toBe(false)
     expect(isSynced({})).toBe(false)
+  })
+
+  it('reads the unlabelled gauges of kube-proxy up to 1.32 as one entry for the whole proxy', () => {
+    const m = parseSyncMetrics(
+      [
+        '# TYPE kubeproxy_sync_proxy_rules_last_timestamp_seconds gauge',
+        'kubeproxy_sync_proxy_rules_last_timestamp_seconds 1.7640e+09',
+        'kubeproxy_sync_proxy_rules_last_queued_timestamp_seconds 1.7641e+09',
+      ].join('\n'),
+    )
+    expect(m).toEqual({any: {lastSync: 1.764e9, lastQueued: 1.7641e9}})
+    expect(isSynced(m)).toBe(false)
+    expect(isSynced({any: {lastSync: 1.7642e9, lastQueued: 1.7641e9}})).toBe(true)
   })
 })
