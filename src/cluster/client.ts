@@ -96,6 +96,7 @@ function errorContext(ctx: KubeContext): ErrorContext {
     contextName: ctx.contextName,
     requestTimeoutMs: ctx.requestTimeoutMs,
     ...(ctx.execCommand ? {execCommand: ctx.execCommand} : {}),
+    ...(ctx.proxy ? {proxy: ctx.proxy} : {}),
   }
 }
 

@@ -54,6 +54,7 @@ export async function readDataPlaneObjects(ctx: KubeContext): Promise<DataPlaneR
     contextName: ctx.contextName,
     requestTimeoutMs: ctx.requestTimeoutMs,
     ...(ctx.execCommand ? {execCommand: ctx.execCommand} : {}),
+    ...(ctx.proxy ? {proxy: ctx.proxy} : {}),
   }
   const missing: string[] = []
   const other: string[] = []

@@ -4,10 +4,13 @@
 
 import {CliError, ExitCode, type ExitCodeValue} from '../errors.js'
 import {formatDuration} from './kubeconfig.js'
+import {AT_PROXY, PROXY_ERR} from './proxy.js'
 
 /** The parts of a KubeContext the messages use. */
 export interface ErrorContext {
   server?: string
+  /** The cluster's proxy-url without credentials (kubeconfig.ts), if it has one. */
+  proxy?: string
   contextName?: string
   requestTimeoutMs?: number
   execCommand?: string
@@ -116,6 +119,13 @@ export function toCliError(err: unknown, what: string, ctx: ErrorContext = {}): 
   const server = ctx.server ?? 'the API server'
   const contextName = ctx.contextName
 
+  const proxy = ctx.proxy ? `the proxy ${ctx.proxy} (proxy-url)` : undefined
+  const proxyAuth = () =>
+    fail(`Unable to connect to the server ${server}: ${proxy} answered 407 Proxy Authentication Required: check the user and password in proxy-url`, ExitCode.UNREACHABLE, err)
+
+  // A forwarded request (http:// server, http(s) proxy) that the proxy refused: no API server answers 407.
+  if (proxy && apiStatusCode(err) === 407) return proxyAuth()
+
   if (isApiException(err)) {
     const status = parseStatus(err.body)
     const msg = status?.message?.trim()
@@ -145,14 +155,30 @@ export function toCliError(err: unknown, what: string, ctx: ErrorContext = {}): 
   }
 
   const chain = causes(err)
-  if (chain.some((e) => e.name === 'TimeoutError' || e.name === 'AbortError')) {
-    const after = ctx.requestTimeoutMs ? ` after ${formatDuration(ctx.requestTimeoutMs)}` : ''
-    return fail(`request to ${server} timed out${after} (--request-timeout) while trying to ${what}`, ExitCode.UNREACHABLE, err)
-  }
-
   const codes = chain.map((e) => (typeof e.code === 'string' ? e.code : undefined)).filter((c) => c !== undefined)
   const has = (...cs: string[]) => cs.find((c) => codes.includes(c))
   let c: string | undefined
+
+  // The proxy's own answers (proxy.ts): before the timeout check, as none of them is a timeout.
+  if (proxy) {
+    const connect = chain.find((e) => e.code === PROXY_ERR.CONNECT) as (Errno & {statusCode?: number; statusText?: string}) | undefined
+    if (connect?.statusCode === 407) return proxyAuth()
+    if (connect) {
+      const answer = connect.statusCode ? `answered ${connect.statusCode}${connect.statusText ? ` ${connect.statusText}` : ''} to CONNECT` : 'did not answer CONNECT with HTTP'
+      return fail(`Unable to connect to the server ${server}: ${proxy} ${answer}`, ExitCode.UNREACHABLE, err)
+    }
+    const socks = chain.find((e) => e.code === PROXY_ERR.SOCKS)
+    if (socks) return fail(`Unable to connect to the server ${server} through ${proxy}: ${socks.message}`, ExitCode.UNREACHABLE, err)
+  }
+
+  const through = proxy ? ` through ${proxy}` : ''
+  if (chain.some((e) => e.name === 'TimeoutError' || e.name === 'AbortError')) {
+    const after = ctx.requestTimeoutMs ? ` after ${formatDuration(ctx.requestTimeoutMs)}` : ''
+    return fail(`request to ${server}${through} timed out${after} (--request-timeout) while trying to ${what}`, ExitCode.UNREACHABLE, err)
+  }
+  // Socket and TLS failures: of the connection to the proxy, or of the one through it.
+  const atProxy = proxy !== undefined && chain.some((e) => (e as unknown as Record<symbol, unknown>)[AT_PROXY] === true)
+  const unable = atProxy ? `Unable to connect to ${proxy}` : `Unable to connect to the server ${server}${through}`
 
   // Exec credential plugin that cannot be started.
   const spawn = chain.find((e) => typeof e.syscall === 'string' && e.syscall.startsWith('spawn'))
@@ -163,32 +189,33 @@ export function toCliError(err: unknown, what: string, ctx: ErrorContext = {}): 
   }
 
   if (has('ECONNREFUSED')) {
-    return fail(`The connection to the server ${server} was refused - did you specify the right host or port?`, ExitCode.UNREACHABLE, err)
+    if (atProxy) return fail(`The connection to ${proxy} was refused - is the proxy running, and is proxy-url right?`, ExitCode.UNREACHABLE, err)
+    return fail(`The connection to the server ${server}${through} was refused - did you specify the right host or port?`, ExitCode.UNREACHABLE, err)
   }
   if ((c = has('ENOTFOUND', 'EAI_AGAIN', 'EAI_FAIL', 'EAI_NONAME'))) {
-    return fail(`Unable to connect to the server ${server}: no such host "${hostOf(ctx.server)}" (${c})`, ExitCode.UNREACHABLE, err)
+    return fail(`${unable}: no such host "${hostOf(atProxy ? ctx.proxy : ctx.server)}" (${c})`, ExitCode.UNREACHABLE, err)
   }
   if ((c = has('ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET', 'ECONNABORTED', 'UND_ERR_CLOSED'))) {
-    return fail(`Unable to connect to the server ${server}: connection reset by peer (${c})`, ExitCode.UNREACHABLE, err)
+    return fail(`${unable}: connection reset by peer (${c})`, ExitCode.UNREACHABLE, err)
   }
-  if ((c = has('EHOSTUNREACH', 'ENETUNREACH', 'ETIMEDOUT', 'UND_ERR_CONNECT_TIMEOUT', 'EADDRNOTAVAIL'))) {
-    const why = c === 'ETIMEDOUT' || c === 'UND_ERR_CONNECT_TIMEOUT' ? 'connection timed out' : 'host unreachable'
-    return fail(`Unable to connect to the server ${server}: ${why} (${c})`, ExitCode.UNREACHABLE, err)
+  if ((c = has('EHOSTUNREACH', 'ENETUNREACH', 'ETIMEDOUT', 'UND_ERR_CONNECT_TIMEOUT', PROXY_ERR.TIMEOUT, 'EADDRNOTAVAIL'))) {
+    const why = c === 'EHOSTUNREACH' || c === 'ENETUNREACH' || c === 'EADDRNOTAVAIL' ? 'host unreachable' : 'connection timed out'
+    return fail(`${unable}: ${why} (${c})`, ExitCode.UNREACHABLE, err)
   }
   if ((c = codes.find((x) => CERT_CODES.has(x)))) {
     const certErr = chain.find((e) => e.code === c)
-    return fail(
-      `Unable to connect to the server ${server}: tls: certificate verification failed (${c}: ${certErr?.message ?? ''}): check certificate-authority(-data) of cluster in the kubeconfig`,
-      ExitCode.UNREACHABLE,
-      err,
-    )
+    const check = atProxy
+      ? `check the proxy's certificate (it must be signed by the system's roots or by certificate-authority(-data) of cluster in the kubeconfig)`
+      : 'check certificate-authority(-data) of cluster in the kubeconfig'
+    return fail(`${unable}: tls: certificate verification failed (${c}: ${certErr?.message ?? ''}): ${check}`, ExitCode.UNREACHABLE, err)
   }
   if ((c = codes.find((x) => x === 'EPROTO' || x.startsWith('ERR_SSL') || x.startsWith('ERR_TLS')))) {
-    return fail(`Unable to connect to the server ${server}: TLS handshake failed (${c}): is ${server} the right URL (http vs https)?`, ExitCode.UNREACHABLE, err)
+    const url = atProxy ? ctx.proxy : server
+    return fail(`${unable}: TLS handshake failed (${c}): is ${url} the right URL (http vs https)?`, ExitCode.UNREACHABLE, err)
   }
   if (chain.some((e) => e instanceof TypeError && e.message === 'fetch failed')) {
     const inner = chain[chain.length - 1]
-    return fail(`Unable to connect to the server ${server}: ${inner?.message ?? 'fetch failed'}${codes[0] ? ` (${codes[0]})` : ''}`, ExitCode.UNREACHABLE, err)
+    return fail(`${unable}: ${inner?.message ?? 'fetch failed'}${codes[0] ? ` (${codes[0]})` : ''}`, ExitCode.UNREACHABLE, err)
   }
   // An exec credential plugin that ran and failed: client-node rejects with its stderr.
   if (ctx.execCommand && err instanceof Error && err.constructor === Error) {

@@ -11,10 +11,12 @@
 //   when its signal fires (keep-alive sockets
 //   are unreferenced while idle, so they never hold the process).
 //
-// Proxied clusters (proxy-url) keep client-node's own dispatcher.
+// Clusters behind a proxy-url go through the same request() and the same rules, on a dispatcher
+// of proxy.ts (CONNECT, forwarding or SOCKS5) whose connections an abort ends as well.
 
 import {Readable} from 'node:stream'
 import type {KubeConfig} from '@kubernetes/client-node'
+import {type ProxySetting, proxyDispatcher} from './proxy.js'
 
 type K8s = typeof import('./k8s.js')
 type Dispatcher = InstanceType<K8s['UndiciAgent']>
@@ -31,6 +33,15 @@ export type WatchFn = (
 
 /** The watch inactivity timeout, as client-node's Watch (requestTimeoutMs = 30 s). */
 const WATCH_IDLE_MS = 30_000
+
+/** How to end the connections of a proxied dispatcher that destroy() does not reach (proxy.ts). */
+const cancels = new WeakMap<object, () => void>()
+
+/** Ends a request's dispatcher and every connection it has or is opening. */
+function end(dispatcher: Dispatcher): void {
+  cancels.get(dispatcher)?.()
+  dispatcher.destroy().catch(() => {})
+}
 
 /** Rejects with the signal's reason as soon as it fires, whatever the transport does. */
 function raceSignal<T>(p: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
@@ -54,17 +65,21 @@ function raceSignal<T>(p: Promise<T>, signal: AbortSignal | undefined): Promise<
 
 /**
  * Installs the transport on kc (its dispatchers) and returns the httpApi to pass with every
- * call (ctx.apiOptions) and the watch function. timeoutMs: --request-timeout (0: none).
+ * call (ctx.apiOptions) and the watch function. timeoutMs: --request-timeout (0: none); proxy:
+ * the cluster's proxy-url, checked (kubeconfig.ts).
  */
-export function installTransport(k8s: K8s, kc: KubeConfig, timeoutMs: number): {httpApi: unknown; watch: WatchFn} {
+export function installTransport(k8s: K8s, kc: KubeConfig, timeoutMs: number, proxy?: ProxySetting): {httpApi: unknown; watch: WatchFn} {
   const patched = kc as unknown as {createDispatcher(cluster: Cluster, o: AgentOptions): unknown}
-  const clientNodeDispatcher = patched.createDispatcher.bind(kc)
   const connectTimeout = timeoutMs > 0 ? {timeout: timeoutMs} : {}
   // One Agent per request, as client-node does: a shared one would connect for the queued
   // requests one after the other, each waiting out its own connect timeout.
   patched.createDispatcher = (cluster, agentOptions) => {
     const o = kc.createDispatcherOptions(cluster, agentOptions)
-    if (o.type === 'proxy' || o.type === 'socks') return clientNodeDispatcher(cluster, agentOptions)
+    if (proxy && (o.type === 'proxy' || o.type === 'socks')) {
+      const {dispatcher, cancel} = proxyDispatcher(k8s, proxy, o.requestTls, timeoutMs)
+      cancels.set(dispatcher, cancel)
+      return dispatcher
+    }
     return new k8s.UndiciAgent({connect: {...(o.type === 'agent' ? o.connect : {}), ...connectTimeout}})
   }
   const fallback = () => patched.createDispatcher(null, {}) as Dispatcher
@@ -74,7 +89,7 @@ export function installTransport(k8s: K8s, kc: KubeConfig, timeoutMs: number): {
       const signal = rc.getSignal() ?? undefined
       const body = rc.getBody()
       const dispatcher = (rc.getDispatcher() as Dispatcher | undefined) ?? fallback()
-      signal?.addEventListener('abort', () => dispatcher.destroy().catch(() => {}), {once: true})
+      signal?.addEventListener('abort', () => end(dispatcher), {once: true})
       const res = await raceSignal(
         k8s.undiciRequest(rc.getUrl(), {
           method: rc.getHttpMethod() as never,
@@ -127,7 +142,7 @@ export function installTransport(k8s: K8s, kc: KubeConfig, timeoutMs: number): {
       finished = true
       clearTimer()
       controller.abort()
-      dispatcher.destroy().catch(() => {})
+      end(dispatcher)
       done(err && timedOut ? new DOMException('The operation was aborted due to timeout', 'TimeoutError') : err)
     }
     try {

@@ -18,6 +18,7 @@ import {parse as parseYaml, YAMLParseError} from 'yaml'
 import {CliError, ExitCode} from '../errors.js'
 import {describeFileError} from './files.js'
 import {installTransport, type WatchFn} from './http.js'
+import {checkProxyUrl} from './proxy.js'
 import type {ConfigurationOptions, KubeConfig, RequestContext, ResponseContext} from './k8s.js'
 
 export interface LoadKubeConfigOptions {
@@ -43,6 +44,8 @@ export interface KubeContext {
   namespace: string
   /** API server URL without credentials, for messages. */
   server: string
+  /** The cluster's proxy-url without credentials, for messages; absent: no proxy. */
+  proxy?: string
   clusterName: string
   /** Name of the kubeconfig user (never its credentials). */
   userName?: string
@@ -357,6 +360,8 @@ export async function loadKubeConfig(opts: LoadKubeConfigOptions = {}): Promise<
     throw kubeconfigError(`user "${userName}" of context "${contextName}" is not defined in ${where}`)
   }
 
+  const rawProxy = cluster.value['proxy-url']
+  const proxyUrl = rawProxy === undefined || rawProxy === null || rawProxy === '' ? undefined : checkProxyUrl(rawProxy, clusterName, cluster.file)
   const clusterValue: Obj = {...cluster.value}
   // kubectl talks plain HTTP to http:// servers (e.g. `kubectl proxy`); client-node refuses
   // unless insecure-skip-tls-verify is set, which means nothing without TLS anyway.
@@ -378,7 +383,8 @@ export async function loadKubeConfig(opts: LoadKubeConfigOptions = {}): Promise<
     }
     throw kubeconfigError(`invalid ${where}: ${err.message}`, e)
   }
-  const transport = installTransport(k8s, kc, timeoutMs)
+  const proxy = proxyUrl && {url: proxyUrl, insecure: cluster.value['insecure-skip-tls-verify'] === true}
+  const transport = installTransport(k8s, kc, timeoutMs, proxy)
   const exec = user?.value.exec
   const execCommand = isObj(exec) && typeof exec.command === 'string' ? exec.command : undefined
   const ctxNs = typeof ctx.value.namespace === 'string' ? ctx.value.namespace : undefined
@@ -394,6 +400,7 @@ export async function loadKubeConfig(opts: LoadKubeConfigOptions = {}): Promise<
     stats,
     watch: transport.watch,
   }
+  if (proxyUrl) result.proxy = redactServer(proxyUrl.href)
   if (userName !== undefined) result.userName = userName
   if (execCommand !== undefined) result.execCommand = execCommand
   return result

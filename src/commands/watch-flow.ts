@@ -15,6 +15,7 @@ import {changeLine, eventLine, firstFrameLines, summaryLines} from '../render/wa
 import {escapeDeep} from '../render/escape.js'
 import type {Style} from '../render/style.js'
 import type {CommandIO} from './base.js'
+import {checkTrafficZones} from './flag-values.js'
 import {escapeTerminal} from '../render/escape.js'
 
 export interface WatchOptions {
@@ -101,6 +102,8 @@ export async function runWatch(io: CommandIO, ctx: KubeContext, o: WatchOptions)
   }
   try {
     await session.synced
+    // As explain and simulate: --traffic names zones of the cluster just read.
+    checkTrafficZones(o.traffic, session.state())
   } catch (e) {
     stopAll()
     throw e

@@ -1,8 +1,16 @@
 // Issue 14 class 8: a bad numeric flag value says, on one line, what is wrong and what is
-// accepted; --traffic naming a zone the cluster does not have is an error naming the zones.
-// `npm run build` first.
-import {describe, expect, it} from 'vitest'
-import {EXAMPLE, runCli} from './run-cli.js'
+// accepted; --traffic naming a zone the cluster does not have is an error naming the zones, in
+// every command that takes it (watch, which reads only a live cluster, against a fake API server
+// on 127.0.0.1 serving the example's objects). `npm run build` first.
+import {spawn} from 'node:child_process'
+import fs from 'node:fs'
+import http from 'node:http'
+import type {AddressInfo} from 'node:net'
+import os from 'node:os'
+import path from 'node:path'
+import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {parse as parseYaml, stringify as toYaml} from 'yaml'
+import {BIN, EXAMPLE, ROOT, runCli} from './run-cli.js'
 
 const sim = ['simulate', 'svc/checkout', '-n', 'shop', '-f', EXAMPLE]
 
@@ -42,4 +50,96 @@ describe('--traffic names zones of the cluster', () => {
   it('known zones are accepted', () => {
     expect(runCli(['explain', 'svc/checkout', '-n', 'shop', '-f', EXAMPLE, '--traffic', 'eu-west-1a=0.5,eu-west-1b=0.5']).code).toBe(0)
   })
+})
+
+describe('--traffic names zones of the cluster: a live cluster, watch as explain and simulate', () => {
+  type Obj = {metadata: {name: string; namespace?: string; labels?: Record<string, string>}}
+  const snap = parseYaml(fs.readFileSync(EXAMPLE, 'utf8')) as {nodes: Obj[]; services: Obj[]; endpointSlices: Obj[]}
+  const held: http.ServerResponse[] = []
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'kt-traffic-'))
+  let server: http.Server
+  let kubeconfig = ''
+
+  /** GET the example's objects, one or a list (namespace, metadata.name= and label= selectors), /version; watches stay open. */
+  const api: http.RequestListener = (req, res) => {
+    const url = new URL(req.url ?? '/', 'http://x')
+    res.setHeader('content-type', 'application/json')
+    if (url.pathname === '/version') return void res.end(JSON.stringify({major: '1', minor: '36', gitVersion: 'v1.36.3'}))
+    if (url.searchParams.get('watch') === 'true') {
+      res.writeHead(200)
+      held.push(res)
+      return
+    }
+    const m = /^\/(?:api|apis\/[^/]+)\/v1(?:\/namespaces\/([^/]+))?\/([a-z]+)(?:\/([^/]+))?$/.exec(url.pathname)
+    const all = m?.[2] === 'nodes' ? snap.nodes : m?.[2] === 'services' ? snap.services : m?.[2] === 'endpointslices' ? snap.endpointSlices : []
+    if (m?.[3] !== undefined) {
+      const one = all.find((o) => o.metadata.name === m[3] && (m[1] === undefined || o.metadata.namespace === m[1]))
+      if (one) return void res.end(JSON.stringify(one))
+      res.statusCode = 404
+      return void res.end(JSON.stringify({kind: 'Status', apiVersion: 'v1', status: 'Failure', reason: 'NotFound', code: 404, message: `${m[2]} "${m[3]}" not found`}))
+    }
+    const field = /^metadata\.name=(.+)$/.exec(url.searchParams.get('fieldSelector') ?? '')?.[1]
+    const label = /^([^=]+)=(.+)$/.exec(url.searchParams.get('labelSelector') ?? '')
+    const items = all.filter(
+      (o) =>
+        (m?.[1] === undefined || o.metadata.namespace === m[1]) &&
+        (field === undefined || o.metadata.name === field) &&
+        (label === null || o.metadata.labels?.[label[1]!] === label[2]),
+    )
+    res.end(JSON.stringify({kind: 'List', apiVersion: 'v1', metadata: {resourceVersion: '7'}, items}))
+  }
+
+  beforeAll(async () => {
+    server = http.createServer(api)
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
+    kubeconfig = path.join(tmp, 'config')
+    fs.writeFileSync(
+      kubeconfig,
+      toYaml({
+        apiVersion: 'v1',
+        kind: 'Config',
+        'current-context': 'fake',
+        clusters: [{name: 'c', cluster: {server: `http://127.0.0.1:${(server.address() as AddressInfo).port}`}}],
+        contexts: [{name: 'fake', context: {cluster: 'c', user: 'u'}}],
+        users: [{name: 'u', user: {token: 't'}}],
+      }),
+    )
+  })
+  afterAll(async () => {
+    for (const r of held) r.destroy()
+    server.closeAllConnections()
+    await new Promise((r) => server.close(r))
+    fs.rmSync(tmp, {recursive: true, force: true})
+  })
+
+  /** The CLI on the fake cluster, killed after killMs (a watch that accepted the flag runs on). */
+  const live = (args: string[], killMs = 15_000) =>
+    new Promise<{code: number | null; stdout: string; stderr: string}>((resolve) => {
+      const plane = args[0] === 'simulate' ? [] : ['--data-plane', 'kube-proxy']
+      const child = spawn(process.execPath, [BIN, ...args, '--kubeconfig', kubeconfig, ...plane], {cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe']})
+      let stdout = ''
+      let stderr = ''
+      child.stdout.on('data', (d) => (stdout += d))
+      child.stderr.on('data', (d) => (stderr += d))
+      const kill = setTimeout(() => child.kill('SIGKILL'), killMs)
+      child.on('close', (code) => {
+        clearTimeout(kill)
+        resolve({code, stdout, stderr})
+      })
+    })
+
+  const message = 'error: --traffic: unknown zone "mars" (zones in the cluster: eu-west-1a, eu-west-1b, eu-west-1c)'
+  for (const cmd of ['watch', 'explain', 'simulate']) {
+    it(`${cmd}: exit 2 naming the known zones, nothing on stdout`, async () => {
+      const r = await live([cmd, 'svc/checkout', '-n', 'shop', '--traffic', 'eu-west-1a=0.5,mars=0.5'])
+      expect(r.stderr.trimEnd()).toBe(message)
+      expect(r.stdout).toBe('')
+      expect(r.code).toBe(2)
+    }, 30_000)
+  }
+  it('watch: known zones are accepted (it shows the Service and runs until stopped)', async () => {
+    const r = await live(['watch', 'svc/checkout', '-n', 'shop', '--plain', '--traffic', 'eu-west-1a=0.5,eu-west-1b=0.5'], 4_000)
+    expect(r.stdout).toMatch(/shop\/checkout/)
+    expect(r.stderr).not.toMatch(/error/)
+  }, 30_000)
 })

@@ -31,6 +31,11 @@ describe('simulate on a snapshot', () => {
     const yaml = parseYaml(runCli(['simulate', 'svc/cart', '-n', 'shop', '-f', EXAMPLE, '-o', 'yaml']).stdout)
     expect(yaml).toEqual(json)
   })
+  it('--replicas 100000 ranks the strategies (issue 14 class 8: the hint outcomes overflowed the call stack from about 25,000)', () => {
+    const r = runCli(['simulate', 'svc/checkout', '-n', 'shop', '-f', EXAMPLE, '--replicas', '100000', '--strategies', 'upstream-auto,same-zone'])
+    expect(r.code, r.stderr).toBe(0)
+    expect(r.stdout.split('\n')[0]).toMatch(/^Service shop\/checkout \(100000 ready endpoints; eu-west-1a 44445 ep /)
+  })
   it('what-ifs combine: without a zone, plus a node, plus replicas; rollout and disruption validate', () => {
     const r = runCli([
       'simulate',

@@ -8,6 +8,7 @@ import path from 'node:path'
 import {afterAll, describe, expect, it} from 'vitest'
 import {stringify as toYaml} from 'yaml'
 import {scrub, toCliError} from '../../src/cluster/errors.js'
+import {AT_PROXY, PROXY_ERR} from '../../src/cluster/proxy.js'
 import {loadKubeConfig, type KubeContext} from '../../src/cluster/kubeconfig.js'
 import {readClusterState} from '../../src/cluster/live.js'
 import {CliError, ExitCode} from '../../src/errors.js'
@@ -238,6 +239,43 @@ describe('toCliError (pure)', () => {
     const c = new CliError('x', ExitCode.USAGE)
     expect(toCliError(c, 'y')).toBe(c)
     expect(toCliError(new RangeError('boom'), 'list nodes').exitCode).toBe(ExitCode.INTERNAL)
+  })
+
+  describe('behind a proxy-url (src/cluster/proxy.ts marks its errors)', () => {
+    const px = {...ctx, proxy: 'http://proxy.corp:3128'}
+    const atProxy = (e: Error) => Object.assign(e, {[AT_PROXY]: true})
+    it.each([
+      ['ECONNREFUSED', 'The connection to the proxy http://proxy.corp:3128 (proxy-url) was refused - is the proxy running, and is proxy-url right?'],
+      ['ENOTFOUND', 'Unable to connect to the proxy http://proxy.corp:3128 (proxy-url): no such host "proxy.corp" (ENOTFOUND)'],
+      ['EHOSTUNREACH', 'Unable to connect to the proxy http://proxy.corp:3128 (proxy-url): host unreachable (EHOSTUNREACH)'],
+    ])('%s of the connection to the proxy names the proxy', (code, message) => {
+      const err = toCliError(atProxy(Object.assign(new Error(`connect ${code}`), {code})), 'list nodes', px)
+      expect([err.exitCode, err.message]).toEqual([ExitCode.UNREACHABLE, message])
+    })
+    it('a failure behind the proxy names both', () => {
+      const e = Object.assign(new Error('self-signed certificate'), {code: 'DEPTH_ZERO_SELF_SIGNED_CERT'})
+      expect(toCliError(e, 'list nodes', px).message).toMatch(
+        /^Unable to connect to the server https:\/\/10\.0\.0\.1:6443 through the proxy http:\/\/proxy\.corp:3128 \(proxy-url\): tls: /,
+      )
+    })
+    it("the proxy's answers to CONNECT, and a 407 to a forwarded request", () => {
+      const connect = (statusCode: number, statusText: string) => Object.assign(new Error('x'), {code: PROXY_ERR.CONNECT, statusCode, statusText})
+      expect(toCliError(connect(403, 'Forbidden'), 'list nodes', px).message).toBe(
+        'Unable to connect to the server https://10.0.0.1:6443: the proxy http://proxy.corp:3128 (proxy-url) answered 403 Forbidden to CONNECT',
+      )
+      const auth =
+        'Unable to connect to the server https://10.0.0.1:6443: the proxy http://proxy.corp:3128 (proxy-url) answered 407 Proxy Authentication Required: check the user and password in proxy-url'
+      for (const e of [connect(407, 'Proxy Authentication Required'), apiException(407, '')]) {
+        const err = toCliError(e, 'list nodes', px)
+        expect([err.exitCode, err.message]).toEqual([ExitCode.UNREACHABLE, auth])
+      }
+    })
+    it('a timeout says which proxy', () => {
+      const e = new DOMException('The operation was aborted due to timeout', 'TimeoutError')
+      expect(toCliError(e, 'list nodes', px).message).toBe(
+        'request to https://10.0.0.1:6443 through the proxy http://proxy.corp:3128 (proxy-url) timed out after 30s (--request-timeout) while trying to list nodes',
+      )
+    })
   })
 
   it('scrubs credentials from any message', () => {

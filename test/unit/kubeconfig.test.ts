@@ -252,6 +252,35 @@ describe('loadKubeConfig', () => {
     expect(redactServer('https://u:p@h:1/x/')).toBe('https://h:1/x')
   })
 
+  it("proxy-url: kubectl's schemes (http, https, socks5), its credentials never shown", async () => {
+    const withProxy = (proxyUrl: unknown) => {
+      const c = cfg({current: 'a', contexts: [{name: 'a', cluster: 'k'}], clusters: [{name: 'k', server: 'https://10.0.0.1:6443'}]})
+      return write({...c, clusters: [{name: 'k', cluster: {...c.clusters[0]!.cluster, 'proxy-url': proxyUrl}}]})
+    }
+    for (const scheme of ['http', 'https', 'socks5']) {
+      const ctx = await loadKubeConfig({kubeconfig: withProxy(`${scheme}://bob:hunter2@proxy.corp:3128`)})
+      expect(ctx.proxy).toBe(`${scheme}://proxy.corp:3128`)
+    }
+    expect((await loadKubeConfig({kubeconfig: withProxy('')})).proxy).toBeUndefined()
+    for (const [value, why] of [
+      ['socks4://bob:hunter2@proxy.corp:1080', 'unsupported scheme "socks4", must be http, https, or socks5'],
+      ['proxy.corp:3128', 'unsupported scheme "proxy.corp", must be http, https, or socks5'],
+      ['http://bob:hunter2@', 'not a URL'],
+      ['http://bob:hunter2%zz@proxy.corp:3128', 'invalid %-escape in the user or password'],
+      [3128, 'not a string'],
+    ] as const) {
+      const p = withProxy(value)
+      const err = await loadKubeConfig({kubeconfig: p}).then(
+        () => undefined,
+        (e: unknown) => e as CliError,
+      )
+      expect(err).toBeInstanceOf(CliError)
+      expect(err!.exitCode).toBe(ExitCode.KUBECONFIG)
+      expect(err!.message).toMatch(new RegExp(`^invalid proxy-url ".*" for cluster "k" in ${p.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: ${why}$`))
+      expect(err!.message).not.toContain('hunter2')
+    }
+  })
+
   it('http:// servers are allowed, as in kubectl (client-node needs skipTLSVerify for that)', async () => {
     const p = write(cfg({current: 'a', contexts: [{name: 'a', cluster: 'k'}], clusters: [{name: 'k', server: 'http://127.0.0.1:8001'}]}))
     const ctx = await loadKubeConfig({kubeconfig: p, requestTimeoutMs: 1500})

@@ -77,6 +77,13 @@ describe('ties and receivers (randomness.ts)', () => {
     ])
   })
 
+  it('a long walk (thousands of endpoints to give) does not need the call stack (--replicas 100000 overflowed it)', () => {
+    // One giver, one receiver: a single path, one step per endpoint given.
+    expect(givingReceivingOutcomes({a: {target: 5_000}, b: {target: 19_000}}, {a: 19_000, b: 5_000})).toEqual([{giving: {a: 14_000}, receiving: {b: 14_000}}])
+    // Longer than the walk's budget (20,000 states): not predicted, as before, rather than a crash.
+    expect(givingReceivingOutcomes({a: {target: 5_000}, b: {target: 30_000}}, {a: 30_000, b: 5_000})).toBeNull()
+  })
+
   it('several receivers: a donated endpoint may go to any of them', () => {
     const sl = named('web-1', 1, [a(), a(), a(), a()])
     const alloc = {

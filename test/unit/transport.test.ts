@@ -1,14 +1,17 @@
 // Issue 14 class 7: the transport (src/cluster/http.ts). An API server on a port that fetch()
 // refuses (the WHATWG "bad ports": 6000, 6666, 10080, …) is reached as kubectl reaches it, for
-// list calls and for watches. Only 127.0.0.1.
+// list calls and for watches, directly and through a kubeconfig proxy-url (src/cluster/proxy.ts:
+// an HTTP proxy forwarding, a SOCKS5 proxy with a password). Only 127.0.0.1.
 import fs from 'node:fs'
 import http from 'node:http'
+import type net from 'node:net'
 import os from 'node:os'
 import path from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {stringify as toYaml} from 'yaml'
 import {loadKubeConfig, type KubeContext} from '../../src/cluster/kubeconfig.js'
 import {readNodes} from '../../src/cluster/nodes.js'
+import {httpProxy, listenOn, proxyLog, socks5Proxy} from '../cli/proxy-servers.js'
 
 // Ports fetch() blocks (fetch spec, "bad port"); the first free one is used.
 const BAD_PORTS = [6666, 6667, 6668, 6669, 6697, 10080, 6000, 5060, 5061]
@@ -23,6 +26,9 @@ const node = (name: string, zone: string) => ({
 let server: http.Server
 let port = 0
 let ctx: KubeContext
+const proxies = proxyLog()
+const proxyServers: net.Server[] = []
+const proxied: Record<string, KubeContext> = {}
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'topology-transport-'))
 
 async function listenOnBadPort(s: http.Server): Promise<number> {
@@ -66,8 +72,29 @@ beforeAll(async () => {
     }),
   )
   ctx = await loadKubeConfig({kubeconfig: kc, requestTimeoutMs: 5_000})
+  const http1 = httpProxy(http.createServer(), proxies, 'alice', 'pw')
+  const socks = socks5Proxy(proxies, 'alice', 'pw')
+  const urls = {http: `http://127.0.0.1:${await listenOn(http1)}`, socks5: `socks5://alice:pw@127.0.0.1:${await listenOn(socks)}`}
+  proxyServers.push(http1, socks)
+  for (const [name, proxyUrl] of Object.entries(urls)) {
+    const file = path.join(tmp, `config-${name}`)
+    fs.writeFileSync(
+      file,
+      toYaml({
+        apiVersion: 'v1',
+        kind: 'Config',
+        'current-context': name,
+        clusters: [{name: 'c', cluster: {server: `http://127.0.0.1:${port}`, 'proxy-url': proxyUrl}}],
+        contexts: [{name, context: {cluster: 'c', user: 'u'}}],
+        users: [{name: 'u', user: {token: 't'}}],
+      }),
+    )
+    proxied[name] = await loadKubeConfig({kubeconfig: file, requestTimeoutMs: 5_000})
+  }
 })
 afterAll(async () => {
+  for (const s of proxies.sockets) s.destroy()
+  await Promise.all(proxyServers.map((s) => new Promise((r) => s.close(r))))
   server.closeAllConnections()
   await new Promise((r) => server.close(r))
   fs.rmSync(tmp, {recursive: true, force: true})
@@ -86,4 +113,28 @@ describe('an API server on a port fetch() blocks', () => {
     expect(err).toBeNull()
     expect(events).toEqual(['ADDED n3', 'DELETED n1'])
   })
+})
+
+describe('the same server behind a proxy-url', () => {
+  for (const name of ['http', 'socks5']) {
+    it(`${name}: listed from and watched from, through the proxy`, async () => {
+      proxies.seen.length = 0
+      const c = proxied[name]!
+      expect(c.proxy).toMatch(new RegExp(`^${name}://127\\.0\\.0\\.1:\\d+$`)) // no credentials
+      const r = await readNodes(c)
+      expect(r.nodes.map((n) => n.metadata.name)).toEqual(['n1', 'n2'])
+      const events: string[] = []
+      const err = await new Promise<unknown>((resolve, reject) => {
+        c.watch!('/api/v1/nodes', {resourceVersion: '7'}, (type, obj) => events.push(`${type} ${obj.metadata.name}`), resolve).catch(reject)
+      })
+      expect(err).toBeNull()
+      expect(events).toEqual(['ADDED n3', 'DELETED n1'])
+      const target = `127.0.0.1:${port}`
+      expect(proxies.seen).toEqual(
+        name === 'http'
+          ? [`GET http://${target}/api/v1/nodes?limit=500`, `GET http://${target}/api/v1/nodes?watch=true&resourceVersion=7`]
+          : ['SOCKS5 user alice', `SOCKS5 CONNECT ${target}`, 'SOCKS5 user alice', `SOCKS5 CONNECT ${target}`],
+      )
+    })
+  }
 })

@@ -65,29 +65,33 @@ export function givingReceivingOutcomes(
   const outcomes = new Map<string, GivingReceiving>()
   const seen = new Set<string>()
   let budget = 20_000
-  const walk = (gd: Map<string, number>, rd: Map<string, number>, g: Map<string, number>, r: Map<string, number>): boolean => {
+  // A depth-first walk, on a stack of its own: a path is as long as the endpoints given (tens of
+  // thousands with --replicas 100000), too deep for the call stack. Children are visited in the
+  // order they are listed (giving zone, then receiving zone), each subtree before the next.
+  type State = [gd: Map<string, number>, rd: Map<string, number>, g: Map<string, number>, r: Map<string, number>]
+  const stack: State[] = [[givingDesired, receivingDesired, new Map(), new Map()]]
+  while (stack.length > 0) {
+    const [gd, rd, g, r] = stack.pop() as State
     const key = JSON.stringify([toRecord(g), toRecord(r)])
-    if (seen.has(key)) return true
+    if (seen.has(key)) continue
     seen.add(key)
-    if (--budget < 0) return false
+    if (--budget < 0) return null
     const give = most(gd)
     const recv = most(rd)
     if (give.zones.length === 0 || recv.zones.length === 0 || (give.num < 1.0 && recv.num < 1.0) || give.num < 0.5 || recv.num < 0.5) {
       outcomes.set(key, {giving: toRecord(g), receiving: toRecord(r)})
-      return outcomes.size <= cap
+      if (outcomes.size > cap) return null
+      continue
     }
+    const children: State[] = []
     for (const gz of give.zones) {
       for (const rz of recv.zones) {
-        const gd2 = new Map(gd).set(gz, give.num - 1)
-        const rd2 = new Map(rd).set(rz, recv.num - 1)
-        const g2 = new Map(g).set(gz, (g.get(gz) ?? 0) + 1)
-        const r2 = new Map(r).set(rz, (r.get(rz) ?? 0) + 1)
-        if (!walk(gd2, rd2, g2, r2)) return false
+        children.push([new Map(gd).set(gz, give.num - 1), new Map(rd).set(rz, recv.num - 1), new Map(g).set(gz, (g.get(gz) ?? 0) + 1), new Map(r).set(rz, (r.get(rz) ?? 0) + 1)])
       }
     }
-    return true
+    for (let i = children.length - 1; i >= 0; i--) stack.push(children[i] as State)
   }
-  return walk(givingDesired, receivingDesired, new Map(), new Map()) ? [...outcomes.values()] : null
+  return [...outcomes.values()]
 }
 
 /**
