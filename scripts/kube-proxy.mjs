@@ -193,7 +193,8 @@ export function parseIptablesSave(text) {
  *    `dnat ip addr . port to numgen random mod N map { 0 : IP . PORT, ... }`;
  *  - 1.29-1.35 (writeServiceToEndpointRules): `numgen random mod N vmap { 0 : goto
  *    endpoint-<hash>-NS/NAME/PROTO/PORT__IP/PORT, ... }`, each endpoint chain ending in
- *    `dnat to IP:PORT` (listed by nft as `dnat ip to ...` / `dnat ip6 to [...]:...`).
+ *    `dnat to IP:PORT` (listed by nft as `dnat ip to ...` / `dnat ip6 to [...]:...`);
+ *  - 1.37+ with one endpoint: that `dnat to IP:PORT` directly in the service chain.
  * Returns the same shape as parseIptablesSave.
  */
 export function parseNft(text) {
@@ -231,6 +232,10 @@ export function parseNft(text) {
         const dnat = /dnat (?:ip6? )?to (\S+)/.exec(chains.get(m[2]) ?? '')
         if (dnat) eps[Number(m[1])] = dnat[1]
       }
+    } else {
+      // 1.37+: a single endpoint is one plain `dnat to IP:PORT` in the service chain.
+      const one = /dnat (?:ip6? )?to (\S+)/.exec(body)
+      if (one) eps[0] = one[1]
     }
     svc[kind === 'service' ? 'cluster' : 'local'].push(...eps.filter(Boolean))
   }

@@ -111,7 +111,9 @@ for (const version of versions) {
   const kpOut = path.join(ROOT, 'test-results', 'matrix', `${label}-kube-proxy`)
   const kpFile = path.join(ROOT, 'test-results', 'matrix', `${label}-kube-proxy.json`)
   const vitestFile = path.join(ROOT, 'test-results', 'matrix', `${label}${focus}-vitest.json`)
-  for (const f of [out, resultsFile, kpOut, kpFile, vitestFile]) rmSync(f, {recursive: true, force: true})
+  // Only what this run rewrites: a differential-only run keeps the kube-proxy results, and so on.
+  const stale = [vitestFile, ...(suites.includes('differential') ? [out, resultsFile] : []), ...(suites.includes('kube-proxy') ? [kpOut, kpFile] : [])]
+  for (const f of stale) rmSync(f, {recursive: true, force: true})
   const instance = `${process.env.CLUSTER_INSTANCE ? process.env.CLUSTER_INSTANCE : 'matrix'}-${label}`
   process.stderr.write(
     `\nmatrix: ${version}: ${suites.join(', ')}; ${values.scenarios} scenarios from seed ${values.seed}` +

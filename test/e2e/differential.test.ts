@@ -85,7 +85,9 @@ async function build(s: Scenario, notes: string[]): Promise<string> {
     publishNotReadyAddresses: s.publishNotReadyAddresses,
   }
   try {
-    await c.createService(service)
+    const created = await c.createService(service)
+    // 1.30 (ServiceTrafficDistribution off): the API server drops the field without a word.
+    if (s.trafficDistribution !== undefined && created.spec?.trafficDistribution == null) notes.push(`API server dropped trafficDistribution ${s.trafficDistribution}: its gate is off`)
   } catch (e) {
     const body = String((e as {body?: unknown}).body ?? (e as Error).message)
     if (s.trafficDistribution === undefined || statusOf(e) !== 422 || !body.includes('trafficDistribution')) throw e
@@ -325,8 +327,6 @@ describe(`differential: explain vs the real EndpointSlice controller (${COUNT} $
     const {state, live} = r
     const diffs = allDiffs
     const rc = first.controller.randomChoices
-    if (s.trafficDistribution !== undefined && adapted.length === 0 && state.services[0]?.spec?.trafficDistribution == null)
-      adapted.push(`API server dropped trafficDistribution ${s.trafficDistribution}: its gate is off`)
     const notes = [
       `${s.zones.length} zones, ${s.nodes.length} nodes, ${s.pods.length} pods, ${first.mode.path}, ${first.controller.reason}`,
       ...adapted,

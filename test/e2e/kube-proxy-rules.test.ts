@@ -73,7 +73,27 @@ const NFT_VMAP = `table ip kube-proxy {
 }
 `
 
+// 1.37+: a Service port with one endpoint gets a plain DNAT, no numgen.
+const NFT_ONE = `table ip kube-proxy {
+	chain service-QZOYCHER-t1/web/tcp/http {
+		ip daddr 10.96.87.139 tcp dport 80 ip saddr != 10.0.0.0/8 jump mark-for-masquerade
+		meta l4proto tcp dnat ip to 10.1.0.3:8080
+	}
+
+	chain local-ZZZZZZZZ-t1/v6/tcp/ {
+		meta l4proto tcp dnat ip6 to [fd00:1::2]:8080
+	}
+}
+`
+
 describe('scripts/kube-proxy.mjs readers', () => {
+  it('reads the one-endpoint DNAT of nft (kube-proxy 1.37+)', () => {
+    expect(parseNft(NFT_ONE)).toEqual({
+      't1/web:http': {cluster: ['10.1.0.3:8080'], local: []},
+      't1/v6': {cluster: [], local: ['[fd00:1::2]:8080']},
+    })
+  })
+
   it('reads the vmap-and-endpoint-chain form of nft (kube-proxy 1.29-1.35)', () => {
     expect(parseNft(NFT_VMAP)).toEqual({
       't1/web:http': {cluster: ['10.1.0.3:8080', '10.1.0.4:8080'], local: ['10.1.0.3:8080']},
