@@ -186,7 +186,22 @@ for (const version of versions) {
   })
 }
 
-const head = ['version', 'server', 'scenarios', 'agree', 'disagree (seeds)', 'snapshot agree', 'snapshot disagree (seeds)', 'several slices', 'steps', 'td refused', 'kube-proxy', 'versions', 'time', 'exit']
+const head = [
+  'version',
+  'server',
+  'scenarios',
+  'agree',
+  'disagree (seeds)',
+  'snapshot agree',
+  'snapshot disagree (seeds)',
+  'several slices',
+  'steps',
+  'td refused',
+  'kube-proxy',
+  'versions',
+  'time',
+  'exit',
+]
 const table = rows.map((r) => [
   r.version,
   r.server,

@@ -87,7 +87,8 @@ async function build(s: Scenario, notes: string[]): Promise<string> {
   try {
     const created = await c.createService(service)
     // 1.30 (ServiceTrafficDistribution off): the API server drops the field without a word.
-    if (s.trafficDistribution !== undefined && created.spec?.trafficDistribution == null) notes.push(`API server dropped trafficDistribution ${s.trafficDistribution}: its gate is off`)
+    if (s.trafficDistribution !== undefined && created.spec?.trafficDistribution == null)
+      notes.push(`API server dropped trafficDistribution ${s.trafficDistribution}: its gate is off`)
   } catch (e) {
     const body = String((e as {body?: unknown}).body ?? (e as Error).message)
     if (s.trafficDistribution === undefined || statusOf(e) !== 422 || !body.includes('trafficDistribution')) throw e
