@@ -12,7 +12,8 @@
 // mark (until the controller restarts, which empties the set silently, or the Events expire).
 // Without such an Event, the live hints of ready endpoints tell it, as far as they can:
 //  - none: not populated (assumed);
-//  - one hinted for another zone: only AddHints donates, so populated;
+//  - one hinted for another zone: only AddHints donates, so populated (a zone-less endpoint
+//    hinted for zone "" is trafficdist's, before 1.33: its own zone);
 //  - node hints: only trafficDistribution (PreferSameNode) writes them, so not populated;
 //  - own-zone hints only (AddHints with nothing to donate, or trafficDistribution): on the Auto
 //    path populated, unless the Service also has trafficDistribution and the Events were read
@@ -77,7 +78,9 @@ export function controllerState(service: Service, path: TopologyPath, managedSli
       const zones = e.hints?.forZones ?? []
       if (zones.length === 0) continue
       zoneHints = true
-      if (zones.some((z) => z.name !== e.zone)) foreignZone = true
+      // A zone-less endpoint hinted for zone "" is trafficdist's (before 1.33), never AddHints'
+      // (which refuses when an endpoint has no zone): its own zone, not a donation.
+      if (zones.some((z) => z.name !== (e.zone ?? ''))) foreignZone = true
     }
   }
   if (!zoneHints) return {hintsPopulated: false, inferredFrom: 'assumed'}

@@ -177,6 +177,20 @@ describe('the controller\'s "hints populated" mark and its events', () => {
     expect(c.event?.reason).toBe('TopologyAwareHintsEnabled')
   })
 
+  it('PreferClose at 1.31-1.32 with a zone-less endpoint hinted for zone "" (trafficdist\'s, not a donation): not populated, no event', () => {
+    // Found by the matrix on 1.31 (traffic variant, a re-sync step): the "" hint was read as
+    // a donation, so explain predicted "Topology Aware Hints has been disabled" and the controller recorded nothing.
+    const sl = named('web-1', 1, [a('zone-a'), b('zone-b'), {zone: null, node: 'nozone-0', hint: ['']}])
+    const svc = service('web', {trafficDistribution: 'PreferClose'})
+    const nodes = [...NODES, node('nozone-0', null)]
+    for (const events of [undefined, []]) {
+      const st: ClusterState = {...state(nodes, [svc], [sl]), ...(events ? {events} : {})}
+      const c = explain(st, st.services, {kubeVersion: '1.31'}).services[0]!.controller
+      expect(c.state.hintsPopulated).toBe(false)
+      expect(c.event).toBeNull()
+    }
+  })
+
   it('a donated hint off the Auto path: AddHints wrote it, so populated', () => {
     const donated = [named('web-1', 1, [a('zone-b'), a('zone-a'), b('zone-b')])]
     const c = run(service('web', {trafficDistribution: 'PreferClose'}), donated, [])
