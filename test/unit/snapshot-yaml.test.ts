@@ -212,4 +212,32 @@ describe('fastYamlDocs on a List, in parts', () => {
       {numRuns: 1000},
     )
   })
+
+  it('reads Lists edited by hand (lines doubled, dropped, moved, characters put in) in parts as it reads them whole (property)', () => {
+    const edit = fc.record({
+      line: fc.nat(),
+      op: fc.constantFrom('dup', 'del', 'indent', 'dedent', 'insert'),
+      what: fc.constantFrom('"', "'", '[', ']', '{', '}', '- ', '-', '#', ': ', '|', '>', '\t', '---', '...', 'items:', '&a ', '*a', '!t ', '%Y'),
+    })
+    fc.assert(
+      fc.property(fc.array(value, {minLength: 1, maxLength: 5}), fc.boolean(), fc.array(edit, {maxLength: 4}), fc.integer({min: 1, max: 40}), (items, indentSeq, edits, part) => {
+        const lines = stringify({kind: 'List', items, metadata: {a: 1}}, {indentSeq}).split('\n')
+        for (const e of edits) {
+          const i = e.line % lines.length
+          const l = lines[i]!
+          if (e.op === 'dup') lines.splice(i, 0, l)
+          else if (e.op === 'del') lines.splice(i, 1)
+          else if (e.op === 'indent') lines[i] = ` ${l}`
+          else if (e.op === 'dedent') lines[i] = l.replace(/^ /, '')
+          else {
+            const at = l.length ? (e.line >> 3) % (l.length + 1) : 0
+            lines[i] = l.slice(0, at) + e.what + l.slice(at)
+          }
+        }
+        const text = lines.join('\n')
+        expect(fastYamlDocs(text, part) ?? 'left to yaml').toStrictEqual(fastYamlDocs(text, 1 << 30) ?? 'left to yaml')
+      }),
+      {numRuns: 1000},
+    )
+  })
 })
