@@ -12,7 +12,7 @@
 //   npm run build && npx node bench/size.mjs [--runs 5] [--keep]
 import {spawnSync} from 'node:child_process'
 import {existsSync, mkdtempSync, rmSync, statSync, writeFileSync} from 'node:fs'
-import {tmpdir} from 'node:os'
+import {loadavg, tmpdir} from 'node:os'
 import {join, resolve} from 'node:path'
 import {stringify} from 'yaml'
 import {generate} from './big-snapshot.mjs'
@@ -62,6 +62,7 @@ try {
     {name: 'explain table', argv: explain()},
     {name: 'explain -o json', argv: explain('-o', 'json')},
   ]
+  const loadBefore = loadavg()[0]
   const s = interleavedRounds(cases, runs, ROOT)
   const out = []
   out.push(`files: ${json} ${mb(json)} MB, ${yaml} ${mb(yaml)} MB; ${runs} interleaved rounds (wall, median)`)
@@ -78,6 +79,7 @@ try {
     const p = peak(argv)
     out.push(`  peak RSS ${name.padEnd(16)} ${p.mb.toFixed(0).padStart(5)} MB, stdout ${(p.bytes / 1e6).toFixed(1)} MB`)
   }
+  out.push(`load average (1 min): ${loadBefore.toFixed(2)} before, ${loadavg()[0].toFixed(2)} after`)
   process.stdout.write(`${out.join('\n')}\n`)
 } finally {
   if (!args.includes('--keep')) rmSync(dir, {recursive: true, force: true})
