@@ -126,15 +126,34 @@ export function* jsonChunks(doc: object, piece = PIECE): Generator<string> {
   yield '\n'
 }
 
-/** Writes chunks to a stream, waiting for 'drain' when its buffer is full (pipes). */
+/**
+ * Writes chunks to a stream: joined into writes of 64 kB or more, each encoded into one Buffer
+ * kept from write to write (the next write waits for the last one's callback, which also waits
+ * for a full pipe). A Buffer per write (what `stream.write(text)` makes for a file or /dev/null)
+ * was 35 MB of external memory for svc/big, whose pressure set off full garbage collections:
+ * ~50 ms more CPU. After a failed write (a reader gone), nothing more is written; the stream
+ * reports the error as it does for any write.
+ */
 export async function writeChunks(stream: NodeJS.WritableStream, chunks: Iterable<string>): Promise<void> {
+  let buffer: Buffer | undefined
+  let failed = false
+  const write = (text: string) =>
+    new Promise<void>((resolve) => {
+      // A UTF-16 code unit is at most 3 bytes of UTF-8 (a surrogate pair, two units, is 4).
+      if (buffer === undefined || buffer.length < 3 * text.length) buffer = Buffer.allocUnsafe(Math.max(1 << 16, 3 * text.length))
+      const n = buffer.write(text)
+      stream.write(buffer.subarray(0, n), (e) => {
+        if (e) failed = true
+        resolve()
+      })
+    })
   let pending = ''
   for (const c of chunks) {
     pending += c
     if (pending.length < 1 << 16) continue
-    const ok = stream.write(pending)
+    await write(pending)
     pending = ''
-    if (!ok) await new Promise<void>((resolve) => stream.once('drain', resolve))
+    if (failed) return
   }
-  if (pending) stream.write(pending)
+  if (pending) await write(pending)
 }

@@ -62,22 +62,38 @@ describe('jsonChunks', () => {
     expect(Math.max(...chunks.map((c) => c.length))).toBeLessThan(whole(doc).length / 2)
   })
 
-  it('writeChunks waits for drain and writes everything', async () => {
-    // A slow sink: every write completes later, so a 64 KB write fills its 1 KB buffer.
-    let got = ''
-    let drains = 0
+  it('writeChunks waits for each write and writes everything, whatever the characters', async () => {
+    // A slow sink: every write completes later (the Buffer is written again only after that).
+    const got: Buffer[] = []
+    let writes = 0
     const sink = new Writable({
       highWaterMark: 1024,
       write(chunk: Buffer, _enc, done) {
-        got += chunk.toString()
+        writes++
+        got.push(Buffer.from(chunk))
         setImmediate(done)
       },
     })
-    sink.on('drain', () => drains++)
-    const doc = {services: Array.from({length: 2000}, (_, i) => ({i, s: 'x'.repeat(50)}))}
+    const doc = {services: Array.from({length: 2000}, (_, i) => ({i, s: 'x'.repeat(50), t: 'é😀\u2028\ud800 zone-ü'}))}
     await writeChunks(sink, jsonChunks(doc, 64))
     await new Promise<void>((resolve) => sink.end(resolve))
-    expect(got).toBe(whole(doc))
-    expect(drains).toBeGreaterThan(0)
+    expect(Buffer.concat(got).toString('utf8')).toBe(whole(doc))
+    expect(writes).toBeGreaterThan(3)
+  })
+
+  it('writeChunks stops after a failed write (a reader gone)', async () => {
+    let writes = 0
+    const errors: Error[] = []
+    const sink = new Writable({
+      write(_chunk: Buffer, _enc, done) {
+        writes++
+        done(Object.assign(new Error('write EPIPE'), {code: 'EPIPE'}))
+      },
+    })
+    sink.on('error', (e) => errors.push(e))
+    const doc = {services: Array.from({length: 5000}, (_, i) => ({i, s: 'x'.repeat(50)}))}
+    await writeChunks(sink, jsonChunks(doc, 64))
+    expect(writes).toBe(1)
+    expect(errors.map((e) => (e as NodeJS.ErrnoException).code)).toEqual(['EPIPE'])
   })
 })
