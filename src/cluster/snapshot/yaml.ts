@@ -128,11 +128,11 @@ export function fastYamlDocs(text: string, part = PART): unknown[] | undefined {
  * entry (a block scalar's, a multi-line scalar's, a flow collection's) is indented that little.
  * Anything else is left to the whole text (undefined): a tab in an indentation, a second
  * `items:` at column 0, an `items:` whose value is not a block sequence, a skeleton that is not
- * one document (other documents, a "---" or "..." that ended the items) or whose `items` is not
- * the empty list put there, a part that is not one sequence. An invalid text cannot pass as
- * valid: where a cut splits something (a quoted scalar, a flow collection), the skeleton or a
- * part holds half of it and fails.
- * test/unit/snapshot-yaml.test.ts compares this with `yaml` on generated Lists cut small.
+ * one document (another document before or after the items) or whose `items` is not the empty
+ * list put there, a part that is not one sequence. An invalid text cannot pass as valid: where
+ * a cut splits something (a quoted scalar, a flow collection), the skeleton or a part holds
+ * half of it and fails. test/unit/snapshot-yaml.test.ts compares this with `yaml` on generated
+ * Lists cut small; test/unit/snapshot-yaml-parts.test.ts shows which texts are read in parts.
  */
 function inParts(text: string, part: number): unknown[] | undefined {
   let itemsLine = -1 // start of the `items:` line
