@@ -1,7 +1,8 @@
 // The synthetic cluster of bench/explain.mjs and bench/size.mjs (a `kubectl get
 // nodes,services,endpointslices -A -o json` v1 List): 5,000 Ready nodes in 6 zones, one Service
-// bench/big with 50,000 ready endpoints in 50 slices, 2,000 small Services over 20 namespaces.
-// Seeded: the same objects every run.
+// bench/big with 50,000 ready endpoints in 50 slices, 2,000 small Services over 20 namespaces
+// (of SMALL_ENDPOINTS endpoints each, or `smallEndpoints`). Seeded: the same objects every run;
+// the nodes and svc/big do not depend on `smallEndpoints` (their random draws come first).
 export const ZONES = ['zone-a', 'zone-b', 'zone-c', 'zone-d', 'zone-e', 'zone-f']
 export const NODES = 5000
 export const BIG_ENDPOINTS = 50_000
@@ -23,7 +24,8 @@ function mulberry32(seed) {
   }
 }
 
-export function generate() {
+/** The v1 List; smallEndpoints: the endpoints of each small Service (bench/size.mjs makes its YAML file bigger). */
+export function generate({smallEndpoints = SMALL_ENDPOINTS} = {}) {
   const rand = mulberry32(2)
   const pick = (xs) => xs[Math.floor(rand() * xs.length)]
   const cpus = ['2', '4', '8', '16', '3500m']
@@ -109,7 +111,7 @@ export function generate() {
         ns,
         name,
         `${name}-abcde`,
-        Array.from({length: SMALL_ENDPOINTS}, () => endpoint(name)),
+        Array.from({length: smallEndpoints}, () => endpoint(name)),
       ),
     )
   }

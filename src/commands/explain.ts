@@ -97,9 +97,9 @@ Where Go's random map order makes upstream random (which zone receives a donated
       this.note(flags['all-namespaces'] ? 'No Services found.' : `No Services found in ${read.namespace ?? 'default'} namespace.`)
     } else {
       if (format === 'json') {
-        // Streamed: at thousands of Services the whole text would double peak memory.
+        // Streamed: at thousands of Services, or one of 50,000 endpoints, the whole text would double peak memory.
         const {jsonChunks, writeChunks} = await import('../render/json-stream.js')
-        await writeChunks(process.stdout, jsonChunks(report as unknown as Record<string, unknown>, 'services'))
+        await writeChunks(process.stdout, jsonChunks(report))
       } else this.out(renderExplain(report, {format, style: this.style(flags.color), noHeaders: flags['no-headers'], perNode: flags['per-node']}))
     }
     if (flags['exit-code'] && report.services.some((s) => s.findings.length > 0)) this.exit(ExitCode.FINDING)

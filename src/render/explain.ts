@@ -20,7 +20,8 @@ export interface RenderOptions {
 export function renderExplain(raw: ExplainReport, opts: RenderOptions): string {
   if (opts.format === 'json') return `${JSON.stringify(raw, null, 2)}\n`
   if (opts.format === 'yaml') return toYaml(raw, {aliasDuplicateObjects: false, lineWidth: 0})
-  const report = escapeDeep(raw)
+  // Only -o wide prints the endpoint rows: the table need not escape (copy) 50,000 of them (issue 14).
+  const report = escapeDeep(opts.format === 'wide' ? raw : {...raw, services: raw.services.map((s) => ({...s, endpoints: []}))})
   const style = opts.style ?? PLAIN
   const parts: string[] = []
   // report.warnings: the command prints them on stderr, in every format (as kubectl prints warnings).

@@ -1,40 +1,159 @@
-// Large JSON documents (explain -A -o json on thousands of Services) written in pieces: the
-// same bytes as `JSON.stringify(doc, null, 2) + "\n"`, but the array under `key` (the
-// document's last key) is stringified one element at a time, so the whole text (and its
-// Buffer copy) never sits in memory at once. bench/scale.mjs measures the difference.
+// Large JSON documents written in pieces: the same bytes as `JSON.stringify(doc, null, 2) + "\n"`,
+// without the whole text (and its Buffer copy) in memory at once. `explain -A -o json` on
+// thousands of Services has one big array; `explain svc/big -o json` on a Service of 50,000
+// endpoints has one element that is big (issue 14, "Size": 28 MB of text from one Service).
+// So the writer goes down into whatever is big, at any depth, and hands each run of small
+// values to JSON.stringify at once. bench/size.mjs and bench/scale.mjs measure it.
+//
+// For plain data (what the engines return): objects and arrays, strings, numbers, booleans,
+// null; undefined, functions and symbols are left out of objects and are null in arrays, as
+// JSON.stringify does. A value with a toJSON method is serialised by JSON.stringify, whole.
 
-/** Yields the text of JSON.stringify(doc, null, 2) + "\n" in pieces; `key` must be doc's last key and hold an array. */
-export function* jsonChunks(doc: Record<string, unknown>, key: string): Generator<string> {
-  const keys = Object.keys(doc)
-  const items = doc[key]
-  if (keys.at(-1) !== key || !Array.isArray(items) || items.length === 0) {
-    yield `${JSON.stringify(doc, null, 2)}\n`
-    return
-  }
-  const head = JSON.stringify({...doc, [key]: []}, null, 2)
-  // head ends with `"key": []\n}`: open the array instead.
-  const marker = `${JSON.stringify(key)}: []\n}`
-  if (!head.endsWith(marker)) {
-    yield `${JSON.stringify(doc, null, 2)}\n`
-    return
-  }
-  yield `${head.slice(0, -marker.length)}${JSON.stringify(key)}: [\n`
-  for (let i = 0; i < items.length; i++) {
-    const text = JSON.stringify(items[i], null, 2).replace(/\n/g, '\n    ')
-    yield `    ${text}${i < items.length - 1 ? ',' : ''}\n`
-  }
-  yield '  ]\n}\n'
+/** About how many values (each object, array and scalar counts one) go to JSON.stringify at a time. */
+const PIECE = 4096
+
+type Container = Record<string, unknown> | unknown[]
+
+/** An array, or an object of the kind JSON.stringify walks itself (no toJSON). */
+function isContainer(v: unknown): v is Container {
+  if (typeof v !== 'object' || v === null) return false
+  if (Array.isArray(v)) return true
+  const proto = Object.getPrototypeOf(v)
+  return (proto === Object.prototype || proto === null) && typeof (v as {toJSON?: unknown}).toJSON !== 'function'
 }
 
-/** Writes chunks to a stream, waiting for 'drain' when its buffer is full (pipes). */
+/** How many values v holds (itself included), counting no further than `limit`. */
+function weight(v: unknown, limit: number): number {
+  if (typeof v !== 'object' || v === null) return 1
+  let n = 1
+  // Scalars are counted here, not by a call each (50,000 endpoint rows are a million values).
+  if (Array.isArray(v)) {
+    for (let i = 0; i < v.length && n < limit; i++) {
+      const x: unknown = v[i]
+      n += typeof x === 'object' && x !== null ? weight(x, limit - n) : 1
+    }
+  } else {
+    for (const k in v) {
+      if (n >= limit) break
+      const x = (v as Record<string, unknown>)[k]
+      n += typeof x === 'object' && x !== null ? weight(x, limit - n) : 1
+    }
+  }
+  return n
+}
+
+const pad = (depth: number) => '  '.repeat(depth)
+
+/** `value` wrapped in `times` one-element arrays: JSON.stringify then indents it for that depth. */
+function nest(value: unknown, times: number): unknown {
+  let w = value
+  for (let i = 0; i < times; i++) w = [w]
+  return w
+}
+
+/**
+ * The text of `values` as the elements of an array at `depth` print (the array's own depth; its
+ * elements are one deeper): each on its lines, indented, separated by ",\n", without the
+ * brackets. The array is nested `depth` times for JSON.stringify and its `depth + 1` opening
+ * lines ("[\n", "  [\n", …, d(d+1) characters for d = depth + 1) and closing lines cut off.
+ */
+function elementsText(values: unknown[], depth: number): string {
+  const text = JSON.stringify(nest(values, depth), null, 2)
+  const cut = (depth + 1) * (depth + 2)
+  return text.slice(cut, text.length - cut)
+}
+
+/** The text of a value at `depth` (its inner lines indented for that depth), without the indentation of its first line. */
+function valueText(v: unknown, depth: number): string {
+  if (typeof v !== 'object' || v === null || depth === 0) return JSON.stringify(v, null, 2)
+  // One element at depth `depth`: the elements of an array at depth - 1, less their indentation.
+  return elementsText([v], depth - 1).slice(2 * depth)
+}
+
+/** Yields the text of `v` at `depth` (see valueText) in pieces of about `piece` values; v is not undefined, a function or a symbol. */
+function* pieces(v: unknown, depth: number, piece: number): Generator<string> {
+  if (!isContainer(v) || weight(v, piece) < piece) {
+    yield valueText(v, depth)
+    return
+  }
+  const inner = pad(depth + 1)
+  let first = true
+  if (Array.isArray(v)) {
+    let run: unknown[] = []
+    let runWeight = 0
+    const flush = () => {
+      const text = `${first ? '[\n' : ',\n'}${elementsText(run, depth)}`
+      first = false
+      run = []
+      runWeight = 0
+      return text
+    }
+    for (const x of v) {
+      const w = weight(x, piece)
+      if (w >= piece && isContainer(x)) {
+        if (run.length > 0) yield flush()
+        yield `${first ? '[\n' : ',\n'}${inner}`
+        first = false
+        yield* pieces(x, depth + 1, piece)
+      } else {
+        run.push(x)
+        runWeight += w
+        if (runWeight >= piece) yield flush()
+      }
+    }
+    if (run.length > 0) yield flush()
+    yield first ? '[]' : `\n${pad(depth)}]`
+    return
+  }
+  for (const k of Object.keys(v)) {
+    const x = v[k]
+    // As JSON.stringify: these are not written at all.
+    if (x === undefined || typeof x === 'function' || typeof x === 'symbol') continue
+    yield `${first ? '{\n' : ',\n'}${inner}${JSON.stringify(k)}: `
+    first = false
+    yield* pieces(x, depth + 1, piece)
+  }
+  yield first ? '{}' : `\n${pad(depth)}}`
+}
+
+/**
+ * Yields the text of `JSON.stringify(doc, null, 2) + "\n"` (doc: an object or array) in pieces
+ * of about `piece` values, a few tens of kilobytes (but for long strings). The tests make
+ * `piece` small, to split small documents everywhere.
+ */
+export function* jsonChunks(doc: object, piece = PIECE): Generator<string> {
+  yield* pieces(doc, 0, piece)
+  yield '\n'
+}
+
+/**
+ * Writes chunks to a stream: joined into writes of 64 kB or more, each encoded into one Buffer
+ * kept from write to write (the next write waits for the last one's callback, which also waits
+ * for a full pipe). A Buffer per write (what `stream.write(text)` makes for a file or /dev/null)
+ * was 35 MB of external memory for svc/big, whose pressure set off full garbage collections:
+ * ~50 ms more CPU. After a failed write (a reader gone), nothing more is written; the stream
+ * reports the error as it does for any write.
+ */
 export async function writeChunks(stream: NodeJS.WritableStream, chunks: Iterable<string>): Promise<void> {
+  let buffer: Buffer | undefined
+  let failed = false
+  const write = (text: string) =>
+    new Promise<void>((resolve) => {
+      // A UTF-16 code unit is at most 3 bytes of UTF-8 (a surrogate pair, two units, is 4).
+      if (buffer === undefined || buffer.length < 3 * text.length) buffer = Buffer.allocUnsafe(Math.max(1 << 16, 3 * text.length))
+      const n = buffer.write(text)
+      stream.write(buffer.subarray(0, n), (e) => {
+        if (e) failed = true
+        resolve()
+      })
+    })
   let pending = ''
   for (const c of chunks) {
     pending += c
     if (pending.length < 1 << 16) continue
-    const ok = stream.write(pending)
+    await write(pending)
     pending = ''
-    if (!ok) await new Promise<void>((resolve) => stream.once('drain', resolve))
+    if (failed) return
   }
-  if (pending) stream.write(pending)
+  if (pending) await write(pending)
 }

@@ -146,6 +146,44 @@ describe('explain output formats', () => {
     expect(parseYaml(y.stdout)).toEqual(JSON.parse(j.stdout))
   })
 
+  it('json on a big Service (streamed in pieces): the text JSON.stringify prints, the content yaml prints', () => {
+    // 3,000 endpoints on 300 nodes: far more than one piece of the JSON writer (src/render/json-stream.ts).
+    const zones = ['z-a', 'z-b', 'z-c']
+    const nodes = Array.from({length: 300}, (_, i) => ({
+      apiVersion: 'v1',
+      kind: 'Node',
+      metadata: {name: `n${i}`, labels: {'topology.kubernetes.io/zone': zones[i % 3]}},
+      status: {allocatable: {cpu: '4'}, conditions: [{type: 'Ready', status: 'True'}]},
+    }))
+    const slices = Array.from({length: 3}, (_, s) => ({
+      apiVersion: 'discovery.k8s.io/v1',
+      kind: 'EndpointSlice',
+      metadata: {name: `big-${s}`, namespace: 'bench', labels: {'kubernetes.io/service-name': 'big', 'endpointslice.kubernetes.io/managed-by': 'endpointslice-controller.k8s.io'}},
+      addressType: 'IPv4',
+      ports: [{name: 'http', port: 8080, protocol: 'TCP'}],
+      endpoints: Array.from({length: 1000}, (_, j) => {
+        const i = s * 1000 + j
+        return {addresses: [`10.1.${i >> 8}.${i & 255}`], conditions: {ready: true}, nodeName: `n${i % 300}`, zone: zones[i % 3], hints: {forZones: [{name: zones[i % 3]}]}}
+      }),
+    }))
+    const service = {
+      apiVersion: 'v1',
+      kind: 'Service',
+      metadata: {name: 'big', namespace: 'bench', annotations: {'service.kubernetes.io/topology-mode': 'Auto'}},
+      spec: {ports: [{port: 80}]},
+    }
+    const file = write('big-service.json', JSON.stringify({apiVersion: 'v1', kind: 'List', items: [...nodes, service, ...slices]}))
+    const j = runCli(['explain', 'svc/big', '-n', 'bench', '--from-file', file, '-o', 'json'])
+    expect(j.code).toBe(0)
+    const report = JSON.parse(j.stdout) as ExplainReport
+    expect(j.stdout).toBe(`${JSON.stringify(report, null, 2)}\n`)
+    expect(report.services).toHaveLength(1)
+    expect(report.services[0]!.endpoints).toHaveLength(3000)
+    expect(report.cluster.nodes).toHaveLength(300)
+    const y = runCli(['explain', 'svc/big', '-n', 'bench', '--from-file', file, '-o', 'yaml'])
+    expect(parseYaml(y.stdout)).toEqual(report)
+  })
+
   it('--no-headers drops the header row', () => {
     const r = runCli(['explain', 'svc/checkout', '-n', 'shop', '--from-file', EXAMPLE, '--no-headers'])
     expect(r.stdout).not.toMatch(/^ZONE/m)

@@ -19,11 +19,104 @@ function reference(text: string): unknown[] | 'error' {
   }
 }
 
-function expectSame(text: string): unknown[] | undefined {
-  const fast = fastYamlDocs(text)
+function expectSame(text: string, part?: number): unknown[] | undefined {
+  const fast = fastYamlDocs(text, part)
   if (fast !== undefined) expect(fast).toStrictEqual(reference(text))
   return fast
 }
+
+// Generated documents: keys and scalars where YAML and its two readers are tricky.
+const key = fc.oneof(
+  fc.constantFrom(
+    'name',
+    'namespace',
+    'topology.kubernetes.io/zone',
+    'cpu',
+    'y',
+    'no',
+    '1',
+    '0x1F',
+    '1e3',
+    'a b',
+    'a:b',
+    'a #b',
+    '-x',
+    '"q"',
+    "'q'",
+    '[x]',
+    '{x}',
+    '&x',
+    '*x',
+    '!x',
+    '%x',
+    '?x',
+    '|',
+    '>',
+    '@',
+    '`',
+  ),
+  fc.string({maxLength: 8}),
+)
+const scalar = fc.oneof(
+  fc.constantFrom(
+    '',
+    ' ',
+    'true',
+    'False',
+    'yes',
+    'Off',
+    '~',
+    'null',
+    'NULL',
+    '0',
+    '-0',
+    '010',
+    '0o7',
+    '0x1f',
+    '1e400',
+    '.5',
+    '5.',
+    '+1',
+    '1_0',
+    '.inf',
+    '.NaN',
+    '2026-11-21T12:10:52Z',
+    '12:30',
+    '1930m',
+    '16Gi',
+    '"',
+    "'",
+    '#',
+    ' # ',
+    ': ',
+    '- ',
+    'a\nb',
+    'a\n\nb\n',
+    '\t',
+    '\u00e9',
+    '\u{1f600}',
+    '\\',
+    '\u0085',
+    '\u2028',
+  ),
+  fc.string({maxLength: 12}),
+  fc.integer(),
+  fc.double(),
+  fc.boolean(),
+  fc.constant(null),
+)
+const value = fc.letrec((tie) => ({
+  node: fc.oneof({depthSize: 'small'}, scalar, tie('list'), tie('map')),
+  list: fc.array(tie('node'), {maxLength: 4}),
+  map: fc.dictionary(key, tie('node'), {maxKeys: 5}),
+})).node
+const yamlOptions = fc.record({
+  defaultStringType: fc.constantFrom('PLAIN', 'QUOTE_DOUBLE', 'QUOTE_SINGLE', 'BLOCK_LITERAL', 'BLOCK_FOLDED') as fc.Arbitrary<'PLAIN'>,
+  collectionStyle: fc.constantFrom('any', 'block', 'flow') as fc.Arbitrary<'any'>,
+  lineWidth: fc.constantFrom(0, 20, 80),
+  indent: fc.constantFrom(2, 4),
+  indentSeq: fc.boolean(),
+})
 
 describe('fastYamlDocs', () => {
   it('reads the shipped examples like yaml does', () => {
@@ -67,98 +160,6 @@ describe('fastYamlDocs', () => {
     expect(expectSame(text)).toBeDefined()
   })
 
-  const key = fc.oneof(
-    fc.constantFrom(
-      'name',
-      'namespace',
-      'topology.kubernetes.io/zone',
-      'cpu',
-      'y',
-      'no',
-      '1',
-      '0x1F',
-      '1e3',
-      'a b',
-      'a:b',
-      'a #b',
-      '-x',
-      '"q"',
-      "'q'",
-      '[x]',
-      '{x}',
-      '&x',
-      '*x',
-      '!x',
-      '%x',
-      '?x',
-      '|',
-      '>',
-      '@',
-      '`',
-    ),
-    fc.string({maxLength: 8}),
-  )
-  const scalar = fc.oneof(
-    fc.constantFrom(
-      '',
-      ' ',
-      'true',
-      'False',
-      'yes',
-      'Off',
-      '~',
-      'null',
-      'NULL',
-      '0',
-      '-0',
-      '010',
-      '0o7',
-      '0x1f',
-      '1e400',
-      '.5',
-      '5.',
-      '+1',
-      '1_0',
-      '.inf',
-      '.NaN',
-      '2026-11-21T12:10:52Z',
-      '12:30',
-      '1930m',
-      '16Gi',
-      '"',
-      "'",
-      '#',
-      ' # ',
-      ': ',
-      '- ',
-      'a\nb',
-      'a\n\nb\n',
-      '\t',
-      '\u00e9',
-      '\u{1f600}',
-      '\\',
-      '\u0085',
-      '\u2028',
-    ),
-    fc.string({maxLength: 12}),
-    fc.integer(),
-    fc.double(),
-    fc.boolean(),
-    fc.constant(null),
-  )
-  const value = fc.letrec((tie) => ({
-    node: fc.oneof({depthSize: 'small'}, scalar, tie('list'), tie('map')),
-    list: fc.array(tie('node'), {maxLength: 4}),
-    map: fc.dictionary(key, tie('node'), {maxKeys: 5}),
-  })).node
-  const yamlOptions = fc.record({
-    defaultStringType: fc.constantFrom('PLAIN', 'QUOTE_DOUBLE', 'QUOTE_SINGLE', 'BLOCK_LITERAL', 'BLOCK_FOLDED') as fc.Arbitrary<'PLAIN'>,
-    collectionStyle: fc.constantFrom('any', 'block', 'flow') as fc.Arbitrary<'any'>,
-    lineWidth: fc.constantFrom(0, 20, 80),
-    indent: fc.constantFrom(2, 4),
-    indentSeq: fc.boolean(),
-  })
-
   it('reads what yaml writes like yaml does (property)', () => {
     fc.assert(
       fc.property(fc.array(value, {minLength: 1, maxLength: 3}), yamlOptions, (docs, opts) => {
@@ -173,6 +174,68 @@ describe('fastYamlDocs', () => {
     fc.assert(
       fc.property(value, fc.boolean(), fc.constantFrom(-1, 1, 40), (doc, flow, flowLevel) => {
         expectSame(dump(doc, {flowLevel: flow ? flowLevel : -1} as never))
+      }),
+      {numRuns: 1000},
+    )
+  })
+})
+
+// A big List is read in parts of a few items (yaml.ts inParts); the tests cut parts of a few
+// characters, so that every item is a part of its own. test/unit/snapshot-yaml-parts.test.ts
+// shows which texts are read in parts.
+describe('fastYamlDocs on a List, in parts', () => {
+  it.each([
+    ['a second items:', 'items:\n- a\nkind: List\nitems:\n- b\n'],
+    ['items of another document', 'a: 1\n---\nitems:\n- a: 1\n- b: 2\n'],
+    ['items: not a block sequence', 'kind: List\nitems: [a,\n  b]\nc: 1\n'],
+    ['items: a mapping', 'kind: List\nitems:\n  a: 1\n  b: 2\n'],
+    ['a tab in an indentation', 'items:\n- a: 1\n\t- b: 2\n'],
+    ['an entry that is not "- "', 'items:\n- a: 1\n-b: 2\n'],
+    ['a quoted scalar across an entry line', 'items:\n- a: "x\n- b"\n'],
+    ['a flow collection across an entry line', 'items:\n- a: [x,\n- y]\n'],
+    ['a quoted key holding items:', 'k: "x\nitems:\n- a"\nz: "y"\n'],
+    ['a less indented line inside the items', 'items:\n  - a: 1\n - b: 2\n  - c: 3\n'],
+    ['an alias across entries', 'items:\n- &x a\n- *x\n'],
+    ['invalid YAML in an entry', 'items:\n- a: 1\n- b: "x" y\n- c: 3\n'],
+  ])('reads %s like yaml or leaves it to yaml', (_, text) => {
+    for (const part of [1, 8]) expect(fastYamlDocs(text, part) ?? 'left').toStrictEqual(fastYamlDocs(text, 1 << 30) ?? 'left')
+    for (const part of [1, 8]) expectSame(text, part)
+  })
+
+  it('reads the Lists yaml writes like yaml does, cut anywhere (property)', () => {
+    const list = fc.record({head: fc.dictionary(key, value, {maxKeys: 3}), items: fc.array(value, {minLength: 1, maxLength: 6}), tail: fc.dictionary(key, value, {maxKeys: 3})})
+    fc.assert(
+      fc.property(list, yamlOptions, fc.integer({min: 1, max: 200}), ({head, items, tail}, opts, part) => {
+        const doc = {...head, items, ...tail}
+        expectSame(stringify(doc, opts), part)
+      }),
+      {numRuns: 1000},
+    )
+  })
+
+  it('reads Lists edited by hand (lines doubled, dropped, moved, characters put in) in parts as it reads them whole (property)', () => {
+    const edit = fc.record({
+      line: fc.nat(),
+      op: fc.constantFrom('dup', 'del', 'indent', 'dedent', 'insert'),
+      what: fc.constantFrom('"', "'", '[', ']', '{', '}', '- ', '-', '#', ': ', '|', '>', '\t', '---', '...', 'items:', '&a ', '*a', '!t ', '%Y'),
+    })
+    fc.assert(
+      fc.property(fc.array(value, {minLength: 1, maxLength: 5}), fc.boolean(), fc.array(edit, {maxLength: 4}), fc.integer({min: 1, max: 40}), (items, indentSeq, edits, part) => {
+        const lines = stringify({kind: 'List', items, metadata: {a: 1}}, {indentSeq}).split('\n')
+        for (const e of edits) {
+          const i = e.line % lines.length
+          const l = lines[i]!
+          if (e.op === 'dup') lines.splice(i, 0, l)
+          else if (e.op === 'del') lines.splice(i, 1)
+          else if (e.op === 'indent') lines[i] = ` ${l}`
+          else if (e.op === 'dedent') lines[i] = l.replace(/^ /, '')
+          else {
+            const at = l.length ? (e.line >> 3) % (l.length + 1) : 0
+            lines[i] = l.slice(0, at) + e.what + l.slice(at)
+          }
+        }
+        const text = lines.join('\n')
+        expect(fastYamlDocs(text, part) ?? 'left to yaml').toStrictEqual(fastYamlDocs(text, 1 << 30) ?? 'left to yaml')
       }),
       {numRuns: 1000},
     )

@@ -80,8 +80,8 @@ const FAST_SCHEMA = CORE_SCHEMA.withTags(
   }),
 )
 
-/** The documents, or undefined when `yaml` must read the text (see above) or finds it invalid. */
-export function fastYamlDocs(text: string): unknown[] | undefined {
+/** The documents of one text on the fast path, or undefined (see above). */
+function eventDocs(text: string): unknown[] | undefined {
   try {
     const events = parseEvents(text, {})
     let root = false
@@ -99,4 +99,95 @@ export function fastYamlDocs(text: string): unknown[] | undefined {
   } catch {
     return undefined
   }
+}
+
+/**
+ * About how many characters of a List's items the fast path reads at a time: small enough that
+ * the events of a part die young (a scavenge frees them; bigger parts get them copied to the old
+ * generation first; reading a 50 MB file peaks at 540 MB with parts of 1 MB, 310 MB with 64 KB).
+ */
+const PART = 1 << 16
+
+/**
+ * The documents, or undefined when `yaml` must read the text (see above) or finds it invalid.
+ * `part`: see inParts (the tests make it small).
+ */
+export function fastYamlDocs(text: string, part = PART): unknown[] | undefined {
+  return (text.length > part ? inParts(text, part) : undefined) ?? eventDocs(text)
+}
+
+/**
+ * A big List (`kubectl get … -o yaml`: one document, a mapping with `items:` at column 0 and a
+ * block sequence under it) read in parts of about `part` characters, whole items each: js-yaml
+ * keeps an event object for every scalar and collection of the text it reads (about 12 bytes of
+ * events per byte of YAML: 600 MB for a 50 MB file, issue 14), so it reads the items a part at
+ * a time, and the rest of the document (the skeleton) with `items: []` in their place.
+ *
+ * Where the items end comes from indentation alone: in valid YAML a non-empty line indented less
+ * than the entries' "-", or as much and not an entry, ends the sequence, and no line inside an
+ * entry (a block scalar's, a multi-line scalar's, a flow collection's) is indented that little.
+ * Anything else is left to the whole text (undefined): a tab in an indentation, a second
+ * `items:` at column 0, an `items:` whose value is not a block sequence, a skeleton that is not
+ * one document (another document before or after the items) or whose `items` is not the empty
+ * list put there, a part that is not one sequence. An invalid text cannot pass as valid: where
+ * a cut splits something (a quoted scalar, a flow collection), the skeleton or a part holds
+ * half of it and fails. test/unit/snapshot-yaml.test.ts compares this with `yaml` on generated
+ * Lists cut small; test/unit/snapshot-yaml-parts.test.ts shows which texts are read in parts.
+ */
+function inParts(text: string, part: number): unknown[] | undefined {
+  let itemsLine = -1 // start of the `items:` line
+  let entryIndent = -1 // column of the entries' "-"
+  let first = -1 // start of the first entry
+  let end = -1 // end of the sequence (start of the line after it), -1 while in it
+  const cuts: number[] = []
+  const n = text.length
+  for (let ls = 0; ls < n; ) {
+    let le = text.indexOf('\n', ls)
+    if (le < 0) le = n
+    let i = ls
+    while (i < le && text.charCodeAt(i) === 32) i++
+    const c = i < le ? text.charCodeAt(i) : 10
+    const indent = i - ls
+    const next = ls
+    ls = le + 1
+    if (c === 10 || (c === 13 && i + 1 >= le)) continue // blank
+    if (c === 9) return undefined // a tab in the indentation
+    if (indent === 0 && c === 105 /* i */ && text.startsWith('items:', next) && /^[ \t]*\r?$/.test(text.slice(next + 6, le))) {
+      if (itemsLine >= 0) return undefined
+      itemsLine = next
+      continue
+    }
+    if (itemsLine < 0 || end >= 0) continue
+    if (c === 35 /* # */) continue // a comment, or text inside an entry
+    const entry = c === 45 /* - */ && (i + 1 >= le || text.charCodeAt(i + 1) === 32 || text.charCodeAt(i + 1) === 13)
+    if (entryIndent < 0) {
+      if (!entry) return undefined // `items:` holds something else
+      entryIndent = indent
+      first = next
+      cuts.push(next)
+      continue
+    }
+    if (indent > entryIndent) continue
+    if (indent === entryIndent && entry) {
+      if (next - cuts[cuts.length - 1]! >= part) cuts.push(next)
+      continue
+    }
+    if (indent === entryIndent && c === 45) return undefined // "-" not followed by a space
+    end = next
+  }
+  if (first < 0) return undefined
+  if (end < 0) end = n
+  const skeleton = eventDocs(`${text.slice(0, itemsLine)}items: []\n${text.slice(end)}`)
+  const doc = skeleton?.length === 1 ? skeleton[0] : undefined
+  if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) return undefined
+  const items = (doc as Record<string, unknown>).items
+  if (!Array.isArray(items) || items.length !== 0 || !Object.hasOwn(doc, 'items')) return undefined
+  cuts.push(end)
+  for (let k = 0; k + 1 < cuts.length; k++) {
+    const docs = eventDocs(text.slice(cuts[k], cuts[k + 1]))
+    const list = docs?.length === 1 ? docs[0] : undefined
+    if (!Array.isArray(list)) return undefined
+    for (const item of list) items.push(item)
+  }
+  return skeleton
 }
