@@ -156,7 +156,9 @@ export function proxyDispatcher(k8s: K8s, {url: proxy, insecure}: ProxySetting, 
       if (!https) return finish(null, socket)
       socket.on('error', () => {}) // the TLS socket below reports the errors of the connection
       const servername = tls.servername || (k8s.isIP(targetHost) ? undefined : targetHost)
-      const t: TLSSocket = own(k8s.tlsConnect({...tls, socket, ALPNProtocols: ['http/1.1'], ...(servername ? {servername} : {})}))
+      // host: the name the certificate is checked against when there is no servername (an IP
+      // sends no SNI); over a given socket, Node would otherwise check it against "localhost".
+      const t: TLSSocket = own(k8s.tlsConnect({...tls, socket, host: targetHost, ALPNProtocols: ['http/1.1'], ...(servername ? {servername} : {})}))
       t.once('error', finish)
       t.once('secureConnect', () => {
         t.removeListener('error', finish)

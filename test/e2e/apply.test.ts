@@ -275,7 +275,13 @@ describe('apply --mode (Service mode)', () => {
     const ns = await createNamespace('apply-wait')
     await serviceWithPods(ns, 'web', 8)
     // Predicting as 1.30 (no trafficDistribution) while the 1.36 controller writes zone hints.
-    const r = await run(['apply', 'svc/web', '-n', ns, '--mode', 'PreferSameZone', '--yes', '--wait', '--timeout', '20s', '--kube-version', '1.30'])
+    // At 1.30 apply refuses the mode (the API server would drop it) unless --force.
+    const refused = await run(['apply', 'svc/web', '-n', ns, '--mode', 'PreferSameZone', '--yes', '--kube-version', '1.30'])
+    expect(refused.code).toBe(2)
+    expect(refused.stderr).toMatch(/^error: at Kubernetes 1\.30 the API server drops spec\.trafficDistribution/)
+    expect((await getService(ns, 'web')).spec?.trafficDistribution).toBeUndefined()
+    const r = await run(['apply', 'svc/web', '-n', ns, '--mode', 'PreferSameZone', '--yes', '--force', '--wait', '--timeout', '20s', '--kube-version', '1.30'])
+    expect(r.stderr).toContain('Warning: --force: at Kubernetes 1.30 the API server drops spec.trafficDistribution')
     expect(r.code).toBe(1)
     expect(r.stderr).toContain('The live hints differ from the prediction')
     expect(r.stderr).toMatch(/10\.108\.0\.10\s+<none>\s+zones=zone-a/)
