@@ -40,8 +40,11 @@ export interface ReadOptions {
   serviceNames?: string[]
   /** Items per list page (kubectl's chunk size is 500). */
   pageSize?: number
-  /** Also read Events on the selected Services (one list). */
-  withEvents?: boolean
+  /**
+   * Also read Events on the selected Services (one list). 'optional': a 403 becomes a warning
+   * and the state carries no Events (explain then infers the controller's mark from the hints).
+   */
+  withEvents?: boolean | 'optional'
   /**
    * Also read the Deployments and StatefulSets behind the selected Services (two lists).
    * 'required': a refusal is the command's error; 'optional': a 403 becomes a warning and
@@ -72,6 +75,9 @@ const workloadsForbiddenWarning = (resources: string[], where: string) =>
 
 const scalingForbiddenWarning = (resources: string[], where: string) =>
   `cannot list ${resources.join(' and ')} ${where} (missing permission: list ${resources.map((r) => (r === 'horizontalpodautoscalers' ? `${r}.autoscaling` : `${r}.policy`)).join(', ')}); plan assumes no ${resources.map((r) => (r === 'horizontalpodautoscalers' ? 'HPA' : 'PodDisruptionBudget')).join(' and no ')}`
+
+const eventsForbiddenWarning = (where: string) =>
+  `cannot list events ${where} (missing permission: list events); the controller's "hints populated" mark is inferred from the live hints, so the predicted Event may be off`
 
 export const NODES_FORBIDDEN_WARNING = 'cannot list nodes (missing permission: list nodes, cluster-scoped); zone CPU shares and topology-mode Auto predictions are unavailable'
 
@@ -203,9 +209,24 @@ async function readScaling(
  * The selected Services, the EndpointSlices that may belong to them and (withEvents) the
  * Service Events in scope, read concurrently where the selection allows.
  */
-async function readServices(c: Client, sel: Selection, withEvents: boolean): Promise<{services: Service[]; slices: EndpointSlice[]; events: EventObject[]}> {
+async function readServices(
+  c: Client,
+  sel: Selection,
+  withEvents: boolean | 'optional',
+  warnings: string[],
+): Promise<{services: Service[]; slices: EndpointSlice[]; events: EventObject[] | null}> {
   const {scope, names, labelSelector} = sel
-  const events = () => (withEvents ? settle(listServiceEvents(c, scope)) : none<EventObject>())
+  // null: not readable ('optional' and a 403, with a warning).
+  const listEvents = async (): Promise<EventObject[] | null> => {
+    try {
+      return await listServiceEvents(c, scope)
+    } catch (e) {
+      if (withEvents !== 'optional' || !(e instanceof CliError) || apiStatusCode(e.cause) !== 403) throw e
+      warnings.push(eventsForbiddenWarning(whereOf(scope)))
+      return null
+    }
+  }
+  const events = () => (withEvents ? settle(listEvents()) : none<EventObject>())
   if (names.length > 0) {
     // Names are known: fetch the Services and their slices (one list) at the same time.
     const [svc, sl, ev] = await Promise.all([settle(getServices(c, scope.namespace, names)), settle(listEndpointSlices(c, scope, sliceSelectorFor(names))), events()])
@@ -237,7 +258,7 @@ export async function readClusterState(ctx: KubeContext, opts: ReadOptions = {})
   const workloadsP = opts.withWorkloads ? settle(readWorkloads(c, scope, opts.withWorkloads, warnings)) : undefined
   const scalingP = opts.withScaling ? settle(readScaling(c, scope, opts.withScaling, warnings)) : undefined
 
-  const {services, slices, events} = await readServices(c, sel, opts.withEvents === true)
+  const {services, slices, events} = await readServices(c, sel, opts.withEvents ?? false, warnings)
   if (services.length === 0 && !scope.all) await assertNamespaceExists(c, scope.namespace)
 
   const {nodes, readable} = unwrap(await nodesP)
@@ -266,7 +287,7 @@ export async function readClusterState(ctx: KubeContext, opts: ReadOptions = {})
     if (scaling.hpas !== undefined) state.horizontalPodAutoscalers = inScope(scaling.hpas)
     if (scaling.pdbs !== undefined) state.podDisruptionBudgets = inScope(scaling.pdbs)
   }
-  if (opts.withEvents) state.events = eventsOn(selected, events)
+  if (opts.withEvents && events !== null) state.events = eventsOn(selected, events)
   state.requests = c.requests
   return state
 }

@@ -23,8 +23,8 @@ export interface SourceFlagValues extends ConnectionFlagValues {
 export interface SourceRequest {
   flags: SourceFlagValues
   serviceNames?: string[]
-  /** Also read Events on the selected Services (live only). */
-  withEvents?: boolean
+  /** Also read Events on the selected Services (live only; 'optional': see cluster/live.ts ReadOptions). */
+  withEvents?: boolean | 'optional'
   /** Also read the Deployments and StatefulSets behind the Services (live only; see cluster/live.ts ReadOptions). */
   withWorkloads?: 'required' | 'optional' | undefined
   /** Also read the HorizontalPodAutoscalers and PodDisruptionBudgets (live only; see cluster/live.ts ReadOptions). */

@@ -72,7 +72,7 @@ Where Go's random map order makes upstream random (which zone receives a donated
     checkKubeVersion(flags['kube-version'])
 
     // Read.
-    const read = await openSource({flags, serviceNames: names, dataPlane: flags['data-plane'] ?? 'detect'})
+    const read = await openSource({flags, serviceNames: names, withEvents: 'optional', dataPlane: flags['data-plane'] ?? 'detect'})
     for (const w of read.warnings) this.note(`Warning: ${escapeTerminal(w)}`)
     checkTrafficZones(traffic, read.state)
 

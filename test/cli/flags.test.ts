@@ -59,6 +59,7 @@ describe('--traffic names zones of the cluster: a live cluster, watch as explain
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'kt-traffic-'))
   let server: http.Server
   let kubeconfig = ''
+  let forbidEvents = false
 
   /** GET the example's objects, one or a list (namespace, metadata.name= and label= selectors), /version; watches stay open. */
   const api: http.RequestListener = (req, res) => {
@@ -71,6 +72,19 @@ describe('--traffic names zones of the cluster: a live cluster, watch as explain
       return
     }
     const m = /^\/(?:api|apis\/[^/]+)\/v1(?:\/namespaces\/([^/]+))?\/([a-z]+)(?:\/([^/]+))?$/.exec(url.pathname)
+    if (m?.[2] === 'events' && forbidEvents) {
+      res.statusCode = 403
+      return void res.end(
+        JSON.stringify({
+          kind: 'Status',
+          apiVersion: 'v1',
+          status: 'Failure',
+          reason: 'Forbidden',
+          code: 403,
+          message: 'events is forbidden: User "u" cannot list resource "events"',
+        }),
+      )
+    }
     const all = m?.[2] === 'nodes' ? snap.nodes : m?.[2] === 'services' ? snap.services : m?.[2] === 'endpointslices' ? snap.endpointSlices : []
     if (m?.[3] !== undefined) {
       const one = all.find((o) => o.metadata.name === m[3] && (m[1] === undefined || o.metadata.namespace === m[1]))
@@ -137,6 +151,21 @@ describe('--traffic names zones of the cluster: a live cluster, watch as explain
       expect(r.code).toBe(2)
     }, 30_000)
   }
+  it("explain reads the Services' Events; without permission to list them, a warning and the hints decide", async () => {
+    const ok = await live(['explain', 'svc/checkout', '-n', 'shop', '-o', 'json'])
+    expect(ok.stderr).not.toMatch(/cannot list events/)
+    forbidEvents = true
+    try {
+      const r = await live(['explain', 'svc/checkout', '-n', 'shop', '-o', 'json'])
+      expect(r.stderr).toContain('Warning: cannot list events in namespace "shop" (missing permission: list events)')
+      expect(r.code).toBe(ok.code)
+      const doc = JSON.parse(r.stdout) as {services: {controller: {state: {inferredFrom: string}}}[]}
+      expect(doc.services[0]!.controller.state.inferredFrom).not.toBe('events')
+    } finally {
+      forbidEvents = false
+    }
+  }, 30_000)
+
   it('watch: known zones are accepted (it shows the Service and runs until stopped)', async () => {
     const r = await live(['watch', 'svc/checkout', '-n', 'shop', '--plain', '--traffic', 'eu-west-1a=0.5,eu-west-1b=0.5'], 4_000)
     expect(r.stdout).toMatch(/shop\/checkout/)

@@ -423,18 +423,21 @@ export class Cluster {
  * earlier runs on a reused control plane, leave their Services and slices behind (there is no
  * garbage collector), so the number of pages is not a constant.
  */
-export async function clusterWideListCalls(): Promise<string[]> {
+export async function clusterWideListCalls(opts: {events?: boolean} = {}): Promise<string[]> {
   const c = cluster()
-  const [nodes, services, slices] = await Promise.all([
+  const [nodes, services, slices, events] = await Promise.all([
     c.core.listNode({}),
     c.core.listServiceForAllNamespaces({}),
     c.discovery.listEndpointSliceForAllNamespaces({labelSelector: LABEL_SERVICE_NAME}),
+    opts.events ? c.core.listEventForAllNamespaces({fieldSelector: 'involvedObject.kind=Service'}) : undefined,
   ])
   const pages = (n: number) => Math.max(1, Math.ceil(n / LIST_PAGE_SIZE))
   return [
     ...Array<string>(pages(nodes.items.length)).fill('/api/v1/nodes'),
     ...Array<string>(pages(services.items.length)).fill('/api/v1/services'),
     ...Array<string>(pages(slices.items.length)).fill('/apis/discovery.k8s.io/v1/endpointslices'),
+    // explain also reads the Services' Events (one list, as many pages as there are).
+    ...(events ? Array<string>(pages(events.items.length)).fill('/api/v1/events') : []),
     '/version',
   ].sort()
 }
