@@ -66,7 +66,7 @@ export function shortLivedHintsWarning(plan: HintsPlan, namespace: string, servi
 /**
  * Service mode: a trafficDistribution value the target version's API server does not take.
  * 1.30 (ServiceTrafficDistribution off) drops spec.trafficDistribution silently
- * (pkg/registry/core/service/strategy.go dropTypeDependentFields / dropDisabledFields), so
+ * (pkg/registry/core/service/strategy.go dropServiceDisabledFields), so
  * the write would "succeed" and change nothing; 1.31-1.33 refuse PreferSameZone and
  * PreferSameNode (pkg/apis/core/validation validateServiceTrafficDistribution, until
  * PreferSameTrafficDistribution is on by default in 1.34). --force sends it anyway (a cluster

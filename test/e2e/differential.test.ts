@@ -309,7 +309,7 @@ describe(`differential: explain vs the real EndpointSlice controller (${COUNT} $
         continue
       }
       // In 1.30 (ServiceTrafficDistribution off) the API server drops spec.trafficDistribution
-      // silently (dropDisabledFields): the controller sees the Service as stored, so the
+      // silently (pkg/registry/core/service/strategy.go dropServiceDisabledFields): the controller sees the Service as stored, so the
       // prediction takes the stored value, and the scenario says so.
       const want = (svc.spec as {trafficDistribution?: string} | undefined)?.trafficDistribution
       if (want != null && stored.spec?.trafficDistribution == null) {
