@@ -79,6 +79,9 @@ const scalingForbiddenWarning = (resources: string[], where: string) =>
 const eventsForbiddenWarning = (where: string) =>
   `cannot list events ${where} (missing permission: list events); the controller's "hints populated" mark is inferred from the live hints, so the predicted Event may be off`
 
+/** The API server refused the read for lack of permission (RBAC): an optional read becomes a warning. */
+const isForbidden = (e: unknown): boolean => e instanceof CliError && apiStatusCode(e.cause) === 403
+
 export const NODES_FORBIDDEN_WARNING = 'cannot list nodes (missing permission: list nodes, cluster-scoped); zone CPU shares and topology-mode Auto predictions are unavailable'
 
 // ---- which Services -------------------------------------------------------------------------
@@ -144,7 +147,7 @@ async function readNodesOrWarn(c: Client, warnings: string[]): Promise<{nodes: N
   try {
     return {nodes: await listNodes(c), readable: true}
   } catch (e) {
-    if (e instanceof CliError && apiStatusCode(e.cause) === 403) {
+    if (isForbidden(e)) {
       warnings.push(NODES_FORBIDDEN_WARNING)
       return {nodes: [], readable: false}
     }
@@ -171,7 +174,7 @@ async function readWorkloads(
 ): Promise<{deployments: Deployment[]; statefulSets: StatefulSet[]} | undefined> {
   const both = await Promise.allSettled([listDeployments(c, scope), listStatefulSets(c, scope)])
   const [d, s] = both
-  const forbidden = (r: PromiseSettledResult<unknown>) => r.status === 'rejected' && r.reason instanceof CliError && apiStatusCode(r.reason.cause) === 403
+  const forbidden = (r: PromiseSettledResult<unknown>) => r.status === 'rejected' && isForbidden(r.reason)
   if (mode === 'optional' && (forbidden(d) || forbidden(s))) {
     for (const r of both) if (r.status === 'rejected' && !forbidden(r)) throw r.reason
     warnings.push(
@@ -198,7 +201,7 @@ async function readScaling(
   warnings: string[],
 ): Promise<{hpas: HorizontalPodAutoscaler[] | undefined; pdbs: PodDisruptionBudget[] | undefined}> {
   const [h, p] = await Promise.allSettled([listHorizontalPodAutoscalers(c, scope), listPodDisruptionBudgets(c, scope)])
-  const forbidden = (r: PromiseSettledResult<unknown>) => mode === 'optional' && r.status === 'rejected' && r.reason instanceof CliError && apiStatusCode(r.reason.cause) === 403
+  const forbidden = (r: PromiseSettledResult<unknown>) => mode === 'optional' && r.status === 'rejected' && isForbidden(r.reason)
   for (const r of [h, p]) if (r.status === 'rejected' && !forbidden(r)) throw r.reason
   const refused = [forbidden(h) ? 'horizontalpodautoscalers' : '', forbidden(p) ? 'poddisruptionbudgets' : ''].filter((x) => x !== '')
   if (refused.length > 0) warnings.push(scalingForbiddenWarning(refused, whereOf(scope)))
@@ -221,7 +224,7 @@ async function readServices(
     try {
       return await listServiceEvents(c, scope)
     } catch (e) {
-      if (withEvents !== 'optional' || !(e instanceof CliError) || apiStatusCode(e.cause) !== 403) throw e
+      if (withEvents !== 'optional' || !isForbidden(e)) throw e
       warnings.push(eventsForbiddenWarning(whereOf(scope)))
       return null
     }
