@@ -1,7 +1,7 @@
 // What apply refuses to write, and what it writes with a warning, decided on the plan before
 // anything is sent. The caller prints the warnings, then stops at the refusal (if any).
 import {CONTROLLER_NAME, LABEL_MANAGED_BY, type Service} from '../upstream/api/types.js'
-import {formatVersion, type Features} from '../upstream/features.js'
+import {acceptedTrafficDistributions, formatVersion, type Features} from '../upstream/features.js'
 import {MODE_FOR_STRATEGY, type HintsPlan, type ModeValue} from './plan.js'
 
 export interface Refusal {
@@ -74,17 +74,18 @@ export function shortLivedHintsWarning(plan: HintsPlan, namespace: string, servi
  */
 export function modeRefusal(mode: ModeValue, f: Features, force: boolean): {refusal: Refusal | null; warning: string | null} {
   if (mode === 'Auto' || mode === 'off') return {refusal: null, warning: null}
+  const accepted = acceptedTrafficDistributions(f)
+  if (accepted.includes(mode)) return {refusal: null, warning: null}
   const v = formatVersion(f.version)
-  let why: string | null = null
-  let instead = ''
-  if (!f.trafficDistributionField) {
+  let why: string
+  let instead: string
+  if (accepted.length === 0) {
     why = `at Kubernetes ${v} the API server drops spec.trafficDistribution (ServiceTrafficDistribution gate, off by default before 1.31), so --mode ${mode} would change nothing`
     instead = '--mode Auto'
-  } else if ((mode === 'PreferSameZone' || mode === 'PreferSameNode') && !f.preferSameTrafficDistribution) {
+  } else {
     why = `at Kubernetes ${v} the API server accepts only "PreferClose" for spec.trafficDistribution (${mode} needs the PreferSameTrafficDistribution gate, on by default from 1.34)`
     instead = mode === 'PreferSameZone' ? '--mode PreferClose (the same zone hints at this version)' : '--mode PreferClose (zone hints; node hints need 1.34)'
   }
-  if (why === null) return {refusal: null, warning: null}
   if (force) return {refusal: null, warning: `--force: ${why}; sending it anyway`}
   return {
     refusal: {kind: 'usage', message: `${why}; nothing was written: use ${instead}, or --force if this cluster turned the gate on (--kube-version X.Y predicts another version)`},

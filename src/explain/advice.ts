@@ -5,17 +5,16 @@ import type {ZoneCapacity} from './node-verdicts.js'
 import {getAllocations} from '../upstream/endpointslice/topologycache/topologycache.js'
 import {LABEL_ZONE} from '../upstream/api/types.js'
 import {sortStrings} from './helpers.js'
-import {formatVersion, type Features} from '../upstream/features.js'
+import {acceptedTrafficDistributions, formatVersion, type Features} from '../upstream/features.js'
 
 /**
  * The trafficDistribution value that hints every endpoint to its own zone at this version, or
- * null where the field does not exist: PreferSameZone from 1.34 (PreferSameTrafficDistribution
- * on by default; the API server refuses it before, validateServiceTrafficDistribution),
- * PreferClose in 1.31-1.33 (the same zone hints: trafficdist.go), nothing in 1.30 (the API server
- * drops the field while ServiceTrafficDistribution is off).
+ * null where the field does not exist: PreferSameZone where the API server takes it (1.34+),
+ * else PreferClose (1.31-1.33, the same zone hints: trafficdist.go), else none (1.30).
  */
 export function sameZoneValue(f: Features): 'PreferSameZone' | 'PreferClose' | null {
-  return f.preferSameTrafficDistribution ? 'PreferSameZone' : f.trafficDistributionField ? 'PreferClose' : null
+  const accepted = acceptedTrafficDistributions(f)
+  return accepted.includes('PreferSameZone') ? 'PreferSameZone' : accepted.includes('PreferClose') ? 'PreferClose' : null
 }
 
 /** Nearest ready-endpoint counts the controller accepts (feasibility is not monotonic in N). */

@@ -32,7 +32,7 @@ import {
   type StatefulSet,
   type TopologySpreadConstraint,
 } from '../upstream/api/types.js'
-import {features as featuresFor, formatVersion} from '../upstream/features.js'
+import {acceptedTrafficDistributions, features as featuresFor, formatVersion} from '../upstream/features.js'
 
 export const PLAN_SCHEMA_VERSION = 'kubectl-topology.io/v1'
 
@@ -337,10 +337,9 @@ function currentModeOf(s: ServiceExplanation | undefined): PlanMode {
 
 /** The modes this Kubernetes version offers, in the order plan ranks ties. */
 export function modesFor(kubeVersion: string | undefined): PlanMode[] {
-  const f = featuresFor(kubeVersion)
-  if (!f.trafficDistributionField) return ['Auto', 'none']
-  if (!f.preferSameTrafficDistribution) return ['Auto', 'PreferClose', 'none']
-  return ['Auto', 'PreferSameZone', 'PreferSameNode', 'none']
+  const accepted = acceptedTrafficDistributions(featuresFor(kubeVersion))
+  // PreferClose only where it is the one value (from 1.34 it is PreferSameZone's old name).
+  return ['Auto', ...accepted.filter((v) => v !== 'PreferClose' || accepted.length === 1), 'none']
 }
 
 function costLine(mode: PlanMode, f: Figures | undefined, cost: PlanOptions['cost']): CostLine {

@@ -137,3 +137,18 @@ export function features(version?: string | KubeVersion): Features {
   if (warning !== undefined) f.warning = warning
   return f
 }
+
+export type TrafficDistributionValue = 'PreferSameZone' | 'PreferSameNode' | 'PreferClose'
+
+/**
+ * The spec.trafficDistribution values this version's API server keeps: none before 1.31 (it
+ * drops the field while ServiceTrafficDistribution is off: k/k
+ * pkg/registry/core/service/strategy.go dropServiceDisabledFields), only PreferClose in
+ * 1.31-1.33 (pkg/apis/core/validation validateServiceTrafficDistribution, until
+ * PreferSameTrafficDistribution is on by default), all three from 1.34 (PreferClose as the
+ * deprecated name of PreferSameZone). The newer names first.
+ */
+export function acceptedTrafficDistributions(f: Features): TrafficDistributionValue[] {
+  if (!f.trafficDistributionField) return []
+  return f.preferSameTrafficDistribution ? ['PreferSameZone', 'PreferSameNode', 'PreferClose'] : ['PreferClose']
+}
