@@ -250,12 +250,10 @@ function checkRequireHints(s: ServiceExplanation): PolicyResult {
     const why = s.mode.warnings[0]?.message ?? s.mode.why.at(-1) ?? 'no topology path applies'
     return result('require-hints', 'fail', `the controller removes hints: ${why}`)
   }
-  return result(
-    'require-hints',
-    'fail',
-    `hints dropped: ${c.reason}: ${c.message}`,
-    s.advice.filter((a) => a.code === 'scale' || a.code === 'fix-nodes').map((a) => a.message),
-  )
+  return result('require-hints', 'fail', `hints dropped: ${c.reason}: ${c.message}`, [
+    ...s.advice.filter((a) => a.code === 'fix-nodes').map((a) => a.message),
+    ...(s.recommendation?.reasons.filter((r) => r.startsWith('Auto: hints refused')) ?? []),
+  ])
 }
 
 /**

@@ -4,6 +4,7 @@ import {readFileSync} from 'node:fs'
 import {describe, expect, it} from 'vitest'
 import {check, mergePolicies, parsePolicyDocument, PolicyFileError, type CheckPolicies, type PolicyResult} from '../../src/check/check.js'
 import {explain} from '../../src/explain/report.js'
+import {explainAdvised} from '../../src/advise/report.js'
 import type {ClusterState} from '../../src/state/cluster-state.js'
 import {renderCheck} from '../../src/render/check.js'
 import {nodesIn, service, slice, spread, state} from './builders.js'
@@ -12,7 +13,7 @@ const ZONES = ['zone-a', 'zone-b', 'zone-c']
 const AUTO = {'service.kubernetes.io/topology-mode': 'Auto'}
 
 function run(st: ClusterState, policies: CheckPolicies, kubeVersion = '1.36') {
-  const report = explain(st, st.services, {kubeVersion})
+  const report = explainAdvised(st, st.services, {kubeVersion}, policies.maxOverload)
   return check(report, st.services, policies)
 }
 const only = (st: ClusterState, policies: CheckPolicies, kubeVersion?: string): PolicyResult => {
