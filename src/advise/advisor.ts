@@ -30,7 +30,7 @@ import {
 /** The order ties are broken in, after in-zone share, overload and keeping the current mode. */
 // At equal figures a trafficDistribution value before Auto: it has no CPU arithmetic that can
 // refuse hints at another count.
-const ORDER: readonly TopologyMode[] = ['PreferSameZone', 'PreferClose', 'Auto', 'PreferSameNode', 'none']
+export const TIE_ORDER: readonly TopologyMode[] = ['PreferSameZone', 'PreferClose', 'Auto', 'PreferSameNode', 'none']
 
 /** The modes this Kubernetes version offers: Auto, the trafficDistribution values its API server keeps, none. */
 export function modesFor(kubeVersion: string | undefined): TopologyMode[] {
@@ -141,7 +141,7 @@ export function adviseExplained(state: ClusterState, svc: Service, s: ServiceExp
     const o = (a.option.worstOverload ?? 0) - (b.option.worstOverload ?? 0)
     if (Math.abs(o) > BOUND_TOLERANCE) return o
     if (isKeep(a) !== isKeep(b)) return isKeep(a) ? -1 : 1
-    return ORDER.indexOf(a.option.mode) - ORDER.indexOf(b.option.mode) || Number(a.scaled) - Number(b.scaled)
+    return TIE_ORDER.indexOf(a.option.mode) - TIE_ORDER.indexOf(b.option.mode) || Number(a.scaled) - Number(b.scaled)
   })
   const best = ranked[0]
   if (best === undefined) return keep(`keep ${current}: no mode could be evaluated for this Service`)
