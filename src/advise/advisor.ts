@@ -15,6 +15,7 @@ import {currentModeOf, figuresWithMode, nowFigures, predictedFigures} from './ev
 import {modeStep, scaleStep} from './commands.js'
 import {readyCount, statesOverRange, steadyState} from './placement.js'
 import {invalidName} from './shell.js'
+import {percent, withinBound} from './format.js'
 import {
   BOUND_TOLERANCE,
   DEFAULT_MAX_OVERLOAD,
@@ -39,11 +40,7 @@ export function modesFor(kubeVersion: string | undefined): TopologyMode[] {
   return ['Auto', ...accepted.filter((v) => v !== 'PreferClose' || accepted.length === 1), 'none']
 }
 
-/** Within the bound: the worst overload is at most the bound (inclusive, with a 1e-9 tolerance). */
-export const withinBound = (overload: number | null, bound: number): boolean => (overload ?? 0) <= bound + BOUND_TOLERANCE
-
-/** 0.222 -> "22.2%", 0.2 -> "20%". */
-export const percent = (x: number): string => `${+(x * 100).toFixed(1)}%`
+export {percent, withinBound}
 const inZonePct = (x: number | null) => (x === null ? 'n/a' : `${Math.round(x * 100) || 0}%`)
 
 function figuresLine(f: Figures, bound: number): string {

@@ -10,7 +10,7 @@ import type {Service} from '../upstream/api/types.js'
 import type {DataPlaneReport} from '../dataplane/describe.js'
 import {checkHintsOverRange, checkHintsThroughRollout} from './plan-policies.js'
 import {DEFAULT_MAX_OVERLOAD, type Recommendation} from '../advise/types.js'
-import {percent, withinBound} from '../advise/advisor.js'
+import {percent, withinBound} from '../advise/format.js'
 
 export const CHECK_SCHEMA_VERSION = 'kubectl-topology.io/v1'
 

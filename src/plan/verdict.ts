@@ -2,7 +2,8 @@
 // the counts the workload runs at, its rollouts, zone losses and the PDB's disruption. Every
 // overload figure names the what-if it comes from; when the verdict differs from the advisor's
 // at today's count, it says both and why.
-import {percent, TIE_ORDER, withinBound} from '../advise/advisor.js'
+import {TIE_ORDER} from '../advise/advisor.js'
+import {percent, withinBound} from '../advise/format.js'
 import {modeStep} from '../advise/commands.js'
 import {commandFor, type NamedArg} from '../advise/shell.js'
 import type {Recommendation} from '../advise/types.js'

@@ -3,10 +3,11 @@
 // be copied whole; the plain-kubectl alternative on its own line after "or, with kubectl alone:").
 import type {Recommendation} from '../advise/types.js'
 import type {Style} from './style.js'
+import {withinBound} from '../advise/format.js'
 
 /** Whether the recommendation says more than "keep what is there, all is well". */
 export function worthSaying(r: Recommendation): boolean {
-  const above = r.predicted.worstOverload !== null && r.predicted.worstOverload > r.bound + 1e-9
+  const above = !withinBound(r.predicted.worstOverload, r.bound)
   return r.steps.length > 0 || !r.meetsBound || above || (r.current !== 'none' && !r.predicted.hints)
 }
 

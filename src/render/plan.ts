@@ -8,7 +8,7 @@ import {escapeDeep} from './escape.js'
 import {PLAIN, type Style} from './style.js'
 import {formatTable} from './table.js'
 import {recommendationBlock} from './advice.js'
-import {percent} from '../advise/advisor.js'
+import {percent} from '../advise/format.js'
 
 export type PlanFormat = 'table' | 'json' | 'yaml'
 
