@@ -29,9 +29,9 @@ describe('machine-readable outputs on the bundled examples are unchanged', () =>
     for (const cmd of COMMANDS) {
       it(`${cmd.name} ${example}`, () => {
         const r = runCli(cmd.args(path.join(ROOT, 'examples', `${example}.yaml`)))
-        const got = JSON.stringify({code: r.code, stdout: r.stdout}, null, 1)
+        const got = `${JSON.stringify({code: r.code, stdout: r.stdout}, null, 1)}\n`
         const file = path.join(ROOT, 'test/cli/golden', `${cmd.name}.${example}.json`)
-        expect(got + '\n').toBe(checkGolden(file, got + '\n').expected)
+        expect(got).toBe(checkGolden(file, got).expected)
       })
     }
   }
