@@ -7,7 +7,7 @@ import type {CheckFormat} from '../render/check.js'
 import {parseServiceArgs, TopologyCommand} from './base.js'
 import {commonFlags, dataPlaneFlag, noHeadersFlag, outputFlag, readFlags} from './flags.js'
 import {checkKubeVersion, checkTrafficZones, parseCount, parseRatio, parseTraffic} from './flag-values.js'
-import {requireSelection, selectOrFail} from './select.js'
+import {checkSelection, selectOrFail} from './select.js'
 import {escapeTerminal} from '../render/escape.js'
 
 export default class Check extends TopologyCommand {
@@ -81,7 +81,7 @@ Exit codes: 0 every check passed, 1 a check failed, 2 usage, 3 unreadable snapsh
       import('../cluster/source.js'),
     ])
     const names = parseServiceArgs(argv as string[])
-    requireSelection(names, flags)
+    checkSelection(names, flags)
     const fromFlags: CheckPolicies = {}
     if (flags['require-hints']) fromFlags.requireHints = true
     if (flags['no-fallback']) fromFlags.noFallback = true

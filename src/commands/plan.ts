@@ -2,7 +2,6 @@
 // local and no zone is overloaded through autoscaling, rollouts and a zone loss, and what the
 // cross-zone traffic costs. Options -> validation -> read -> plan (pure, src/plan/) -> render.
 import * as Flags from '@oclif/core/flags'
-import {CliError, ExitCode} from '../errors.js'
 import type {PlanFormat} from '../render/plan.js'
 import {parseServiceArgs, TopologyCommand} from './base.js'
 import {checkKubeVersion, parseRatio, parseTraffic} from './flag-values.js'
@@ -52,7 +51,7 @@ Models and their limits: docs/plan.md.`
   async run(): Promise<void> {
     const {flags, argv} = await this.parse(Plan)
     // Loaded here, not with the command class (docs/design.md "Startup").
-    const [{plan}, {selectOrFail}, {renderPlan}, {openSource}] = await Promise.all([
+    const [{plan}, {checkSelection, selectOrFail}, {renderPlan}, {openSource}] = await Promise.all([
       import('../plan/plan.js'),
       import('./select.js'),
       import('../render/plan.js'),
@@ -60,7 +59,7 @@ Models and their limits: docs/plan.md.`
     ])
     // Validation, before any I/O.
     const names = parseServiceArgs(argv as string[])
-    if (names.length > 0 && flags.selector !== undefined) throw new CliError('Service names cannot be combined with -l: use one or the other', ExitCode.USAGE)
+    checkSelection(names, flags)
     const maxOverload = parseRatio(flags['max-overload'])
     const traffic = flags.traffic === undefined ? undefined : parseTraffic(flags.traffic)
     const cost = parseCost(flags['traffic-volume'], flags['cross-zone-price'])

@@ -68,7 +68,7 @@ describe('check --from-file', () => {
     expect(r.stdout).toBe('')
   })
   it('usage errors: exit 2', () => {
-    expect(runCli(['check', '-f', EXAMPLE]).code).toBe(2)
+    expect(runCli(['check', 'svc/cart', '-l', 'a=b', '-n', 'shop', '-f', EXAMPLE]).code).toBe(2)
     expect(runCli(['check', '-A', '-f', EXAMPLE, '--min-endpoints-per-zone', '-1']).code).toBe(2)
     expect(runCli(['check', '-A', '-f', EXAMPLE, '-o', 'xml']).code).toBe(2)
   })
@@ -97,7 +97,15 @@ describe('watch: argument checks before any I/O', () => {
   it('needs exactly one Service', () => {
     const none = runCli(['watch'])
     expect(none.code).toBe(2)
-    expect(none.stderr.trim()).toBe('error: watch takes exactly one Service: kubectl topology watch svc/NAME')
-    expect(runCli(['watch', 'svc/a', 'svc/b']).code).toBe(2)
+    expect(none.stderr.trim()).toBe('error: watch: exactly one NAME is required, got 0: kubectl topology watch svc/NAME')
+    const two = runCli(['watch', 'svc/a', 'svc/b'])
+    expect(two.code).toBe(2)
+    expect(two.stderr.trim()).toBe('error: watch: exactly one NAME is required, got 2: kubectl topology watch svc/NAME')
+    // -n alone selects a namespace's Services for the other commands: watch says why it does not.
+    const ns = runCli(['watch', '-n', 'shop'])
+    expect(ns.code).toBe(2)
+    expect(ns.stderr.trim()).toBe(
+      'error: watch: exactly one NAME is required, got 0; -n shop alone selects every Service in the namespace, and watch follows one: kubectl topology watch svc/NAME -n shop',
+    )
   })
 })
