@@ -4,7 +4,7 @@
 import * as Flags from '@oclif/core/flags'
 import type {PlanFormat} from '../render/plan.js'
 import {parseServiceArgs, TopologyCommand} from './base.js'
-import {checkKubeVersion, parseRatio, parseTraffic} from './flag-values.js'
+import {checkKubeVersion, checkTrafficZones, parseMaxOverload, parseTraffic} from './flag-values.js'
 import {commonFlags, noHeadersFlag, outputFlag, readFlags} from './flags.js'
 import {parseCost, parseMaxCounts} from './plan-options.js'
 
@@ -60,7 +60,7 @@ Models and their limits: docs/plan.md.`
     // Validation, before any I/O.
     const names = parseServiceArgs(argv as string[])
     checkSelection(names, flags)
-    const maxOverload = parseRatio(flags['max-overload'])
+    const maxOverload = parseMaxOverload(flags['max-overload'])
     const traffic = flags.traffic === undefined ? undefined : parseTraffic(flags.traffic)
     const cost = parseCost(flags['traffic-volume'], flags['cross-zone-price'])
     const maxCounts = flags['max-counts'] === undefined ? undefined : parseMaxCounts(flags['max-counts'])
@@ -69,6 +69,8 @@ Models and their limits: docs/plan.md.`
     // Read: the Services with their workloads, HPAs and PDBs (without permission: a warning each).
     const read = await openSource({flags, serviceNames: names, withWorkloads: 'optional', withScaling: 'optional'})
     for (const w of read.warnings) this.note(`Warning: ${w}`)
+    // As explain, check and simulate: --traffic names the cluster's zones, every one with nodes.
+    checkTrafficZones(traffic, read.state)
     const services = await selectOrFail(read, names, flags)
 
     const kubeVersion = flags['kube-version'] ?? read.state.serverVersion

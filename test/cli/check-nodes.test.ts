@@ -67,6 +67,30 @@ describe('check --from-file', () => {
     )
     expect(r.stdout).toBe('')
   })
+  it('--max-overload 20 is refused with both spellings (it used to gate at 2000% and pass everything)', () => {
+    for (const cmd of ['check', 'plan']) {
+      const r = runCli([cmd, 'svc/catalog', '-n', 'shop', '-f', EXAMPLE, '--max-overload', '20'])
+      expect(r.code).toBe(2)
+      expect(r.stderr.trim()).toBe('error: --max-overload 20: did you mean 20% (0.2)? Give a percentage with % or a fraction from 0 to 1')
+      expect(r.stdout).toBe('')
+    }
+    // 20% and 0.2 are the same bound; catalog's eu-west-1c overload (100%) fails it, printed as a percentage.
+    const pct = runCli(['check', 'svc/catalog', '-n', 'shop', '-f', EXAMPLE, '--max-overload', '20%', '-o', 'json'])
+    const frac = runCli(['check', 'svc/catalog', '-n', 'shop', '-f', EXAMPLE, '--max-overload', '0.2', '-o', 'json'])
+    expect(pct.code).toBe(1)
+    expect(frac.stdout).toBe(pct.stdout)
+    expect(runCli(['check', 'svc/catalog', '-n', 'shop', '-f', EXAMPLE, '--max-overload', '20%']).stdout).toMatch(/FAIL\s+expected overload above 20% in eu-west-1c/)
+  })
+  it('a policy file takes maxOverload as "20%" or 0.2; 20 is exit 3 with both spellings', () => {
+    const good = path.join(tmp, 'pct.yaml')
+    writeFileSync(good, 'policies:\n  maxOverload: 20%\n')
+    expect(JSON.parse(runCli(['check', 'svc/catalog', '-n', 'shop', '-f', EXAMPLE, '--policy-file', good, '-o', 'json']).stdout).policies.maxOverload).toBe(0.2)
+    const bad = path.join(tmp, 'twenty.yaml')
+    writeFileSync(bad, 'policies:\n  maxOverload: 20\n')
+    const r = runCli(['check', 'svc/catalog', '-n', 'shop', '-f', EXAMPLE, '--policy-file', bad])
+    expect(r.code).toBe(3)
+    expect(r.stderr.trim()).toBe(`error: --policy-file ${bad}: policies.maxOverload 20: did you mean 20% (0.2)? Give a percentage with % or a fraction from 0 to 1`)
+  })
   it('usage errors: exit 2', () => {
     expect(runCli(['check', 'svc/cart', '-l', 'a=b', '-n', 'shop', '-f', EXAMPLE]).code).toBe(2)
     expect(runCli(['check', '-A', '-f', EXAMPLE, '--min-endpoints-per-zone', '-1']).code).toBe(2)
