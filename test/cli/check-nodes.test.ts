@@ -21,7 +21,7 @@ describe('check --from-file', () => {
     expect(r.stdout).toMatch(/shop\/checkout\s+data-plane-hints\s+SKIP\s+the data plane is unknown/)
     expect(r.stdout).toMatch(/shop\/checkout\s+require-hints\s+PASS\s+hints set \(topology-mode Auto, 9 ready endpoints\)/)
     expect(r.stdout).toMatch(/shop\/inventory\s+lint\s+FAIL\s+1 error\(s\): ignored-value/)
-    expect(r.stdout.trimEnd().split('\n').at(-1)).toMatch(/^FAILED: 8 Service\(s\) checked, \d+ passed, \d+ failed \(\d+ of 32 checks failed, \d+ skipped\)\.$/)
+    expect(r.stdout.trimEnd().split('\n').at(-1)).toMatch(/^FAILED: 8 Service\(s\) checked, \d+ passed, \d+ failed \(\d+ of 40 checks failed, \d+ skipped\)\.$/)
   })
   it('a Service that passes exits 0', () => {
     const r = runCli(['check', 'svc/checkout', '-n', 'shop', '-f', EXAMPLE, '--require-hints', '--no-fallback', '--no-drift'])
