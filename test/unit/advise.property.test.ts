@@ -16,7 +16,7 @@ const SEED = 19
 
 const options = fc.record({
   kubeVersion: fc.constantFrom('1.30', '1.32', '1.34', '1.36'),
-  traffic: fc.option(fc.constantFrom({'zone-a': 3, 'zone-b': 1}, {'zone-a': 1, 'zone-b': 1, 'zone-c': 1}), {nil: undefined}),
+  traffic: fc.option(fc.constantFrom<Record<string, number>>({'zone-a': 3, 'zone-b': 1}, {'zone-a': 1, 'zone-b': 1, 'zone-c': 1}), {nil: undefined}),
   maxOverload: fc.constantFrom(0, 0.2, 0.5),
 })
 
