@@ -60,7 +60,9 @@ describe('explain and apply on the bundled example at older versions (built CLI)
     expect(advice('1.32')?.alternative).toBe(`kubectl patch service inventory -n shop --type=merge -p '{"spec":{"trafficDistribution":"PreferClose"}}'`)
     // 1.30 drops spec.trafficDistribution: the annotation, replacing the ignored "AUTO".
     expect(advice('1.30')?.command).toBe('kubectl topology apply svc/inventory -n shop --mode Auto --yes')
-    expect(advice('1.30')?.alternative).toBe(`kubectl patch service inventory -n shop --type=merge -p '{"metadata":{"annotations":{"service.kubernetes.io/topology-mode":"Auto"}}}'`)
+    expect(advice('1.30')?.alternative).toBe(
+      `kubectl patch service inventory -n shop --type=merge -p '{"metadata":{"annotations":{"service.kubernetes.io/topology-mode":"Auto"}}}'`,
+    )
   })
   it('apply --mode PreferSameZone at 1.32: one line, exit 2, nothing written', () => {
     const r = runCli(['apply', 'svc/inventory', '-n', 'shop', '-f', EXAMPLE, '--kube-version', '1.32', '--mode', 'PreferSameZone'])
