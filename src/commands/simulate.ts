@@ -67,7 +67,7 @@ Strategies: ${STRATEGIES.join(', ')}. See docs/simulate.md for the exact definit
     'without-zone': Flags.string({description: 'What-if: the zone is lost (its nodes and endpoints are gone). Repeatable.', multiple: true}),
     drain: Flags.string({description: 'What-if: drain this node (its pods are recreated elsewhere). Repeatable.', multiple: true}),
     'drain-selector': Flags.string({description: 'What-if: drain the nodes matching this label selector.'}),
-    replicas: Flags.integer({description: 'What-if: scale to N ready endpoints (0 to 150000), spread across zones as today.', min: 0, max: MAX_REPLICAS}),
+    replicas: Flags.integer({description: 'What-if: scale to N ready endpoints (0 to 150000), placed as plan places N replicas (zone-balanced).', min: 0, max: MAX_REPLICAS}),
     'add-node': Flags.string({description: 'What-if: add a Ready node, zone=Z,cpu=C[,name=N]. Repeatable.', multiple: true}),
     rollout: Flags.string({
       description:

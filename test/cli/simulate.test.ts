@@ -34,7 +34,14 @@ describe('simulate on a snapshot', () => {
   it('--replicas 100000 ranks the strategies (issue 14 class 8: the hint outcomes overflowed the call stack from about 25,000)', () => {
     const r = runCli(['simulate', 'svc/checkout', '-n', 'shop', '-f', EXAMPLE, '--replicas', '100000', '--strategies', 'upstream-auto,same-zone'])
     expect(r.code, r.stderr).toBe(0)
-    expect(r.stdout.split('\n')[0]).toMatch(/^Service shop\/checkout \(100000 ready endpoints; eu-west-1a 44445 ep /)
+    expect(r.stdout.split('\n')[0]).toMatch(/^Service shop\/checkout \(100000 ready endpoints; eu-west-1a 33334 ep /)
+  })
+  it('--replicas 11 places the pods as plan does at 11 (issue 19 finding 7: simulate spread 5/4/2, plan 4/4/3)', () => {
+    const sim = JSON.parse(runCli(['simulate', 'svc/checkout', '-n', 'shop', '-f', EXAMPLE, '--replicas', '11', '-o', 'json']).stdout)
+    const plan = JSON.parse(runCli(['plan', 'svc/checkout', '-n', 'shop', '-f', EXAMPLE, '-o', 'json']).stdout)
+    const row = plan.services[0].range.rows.find((r: {replicas: number}) => r.replicas === 11)
+    expect(sim.services[0].input.endpointsByZone).toEqual({'eu-west-1a': 4, 'eu-west-1b': 4, 'eu-west-1c': 3})
+    expect(row.zones).toEqual(sim.services[0].input.endpointsByZone)
   })
   it('what-ifs combine: without a zone, plus a node, plus replicas; rollout and disruption validate', () => {
     const r = runCli([

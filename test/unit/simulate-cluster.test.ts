@@ -99,9 +99,9 @@ describe('what-ifs are pure and combine', () => {
     expect(onDrained).toHaveLength(0)
     expect(s.nodes.find((n) => n.metadata.name === 'zone-a-node-1')!.spec?.unschedulable).toBe(true)
   })
-  it('replicas keeps the proportions; add-node shifts the CPU share', () => {
+  it("replicas removes from the most crowded node, then zone, then by name (plan's model); add-node shifts the CPU share", () => {
     const s = scaleReplicas(base, svc, 7)
-    expect(simulateService(s, svc, {strategies: ['random']}).input.endpointsByZone).toEqual({'zone-a': 3, 'zone-b': 2, 'zone-c': 2})
+    expect(simulateService(s, svc, {strategies: ['random']}).input.endpointsByZone).toEqual({'zone-a': 2, 'zone-b': 2, 'zone-c': 3})
     const t = addNode(base, {zone: 'zone-a', cpu: '2'})
     expect(simulateService(t, svc, {strategies: ['random']}).input.trafficShare['zone-a']).toBeCloseTo(0.5, 12)
   })
