@@ -69,7 +69,7 @@ export function simulateServices(state: ClusterState, services: readonly Service
       }
     }
     if (extras.disruption) {
-      const primary = opts.strategies?.[0] ?? 'upstream-auto'
+      const primary = opts.strategies?.[0] ?? 'Auto'
       report.disruption = disruption(s, svc, opts, primary, (st, zone) => {
         const next = structuredClone(st)
         removeEndpoint(next, svc, (e) => e.zone === zone && e.conditions?.ready === true)

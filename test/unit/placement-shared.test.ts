@@ -19,7 +19,7 @@ const example = (file: string) => parseSnapshot(fs.readFileSync(new URL(`../../e
 /** simulate --replicas n: ready endpoints per zone (zones without any left out, as plan does). */
 function simulated(state: ClusterState, svc: Service, n: number): Record<string, number> {
   const s = applyWhatIfs(state, svc, {withoutZones: [], drain: [], addNodes: [], replicas: n})
-  const by = simulateService(s, svc, {strategies: ['random'], trafficModel: 'nodes'}).input.endpointsByZone
+  const by = simulateService(s, svc, {strategies: ['none'], trafficModel: 'nodes'}).input.endpointsByZone
   return Object.fromEntries(Object.entries(by).filter(([, k]) => k > 0))
 }
 
