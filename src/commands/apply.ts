@@ -41,7 +41,7 @@ Nothing is written without --yes or a confirmation on a terminal. Every write ca
     'kube-version': kubeVersionFlag({description: "Predict as this Kubernetes version (default: the API server's)."}),
     mode: Flags.option({
       options: MODES,
-      description: 'Service mode: Auto (topology-mode annotation), PreferSameZone, PreferSameNode, PreferClose (spec.trafficDistribution), or off.',
+      description: 'Service mode: Auto (topology-mode annotation), PreferSameZone, PreferSameNode, PreferClose (spec.trafficDistribution), or none (no topology-aware routing).',
     })(),
     hints: Flags.boolean({description: "Hints mode: write hints onto the Service's EndpointSlices.", default: false}),
     strategy: Flags.option({
@@ -64,7 +64,9 @@ Nothing is written without --yes or a confirmation on a terminal. Every write ca
   }
 
   async run(): Promise<void> {
-    const {flags, argv} = await this.parse(Apply)
+    const {argv: args, renamed} = renameModeOff(this.argv)
+    if (renamed) this.note(MODE_OFF_WARNING)
+    const {flags, argv} = await this.parse(Apply, args)
     const options = await applyOptions(flags, argv as string[], this.style(flags.color))
     // The engine, renderers, journal and cluster writes load only now (docs/design.md "Startup").
     const [{runApply}, {liveDeps}] = await Promise.all([import('./apply-flow.js'), import('./write-flow.js')])
@@ -74,6 +76,30 @@ Nothing is written without --yes or a confirmation on a terminal. Every write ca
 
 export type ApplyFlags = Interfaces.InferredFlags<typeof Apply.flags>
 
+export const MODE_OFF_WARNING = 'Warning: --mode off is now --mode none (the word plan and simulate use); off will be removed'
+
+/**
+ * `--mode off`, the name before issue 19, as a hidden alias of `--mode none`: rewritten before the
+ * flags are parsed, so that help, completion and errors list only `none`, and the plan, the journal
+ * and the JSON say `none`. Arguments after `--` are left alone.
+ */
+export function renameModeOff(argv: readonly string[]): {argv: string[]; renamed: boolean} {
+  const out = [...argv]
+  let renamed = false
+  for (let i = 0; i < out.length; i++) {
+    if (out[i] === '--') break
+    if (out[i] === '--mode=off') {
+      out[i] = '--mode=none'
+      renamed = true
+    } else if (out[i] === '--mode' && out[i + 1] === 'off') {
+      out[i + 1] = 'none'
+      renamed = true
+      i++
+    }
+  }
+  return {argv: out, renamed}
+}
+
 /** Validation, before any I/O: what to write, and which combinations of flags can do it. */
 export async function applyOptions(flags: ApplyFlags, argv: string[], style: ApplyOptions['style']): Promise<ApplyOptions> {
   const names = parseServiceArgs(argv)
@@ -82,7 +108,7 @@ export async function applyOptions(flags: ApplyFlags, argv: string[], style: App
       names.length === 0 ? 'name the Service to change: apply svc/NAME --mode MODE (or --hints)' : 'apply changes one Service at a time: name exactly one',
       ExitCode.USAGE,
     )
-  if (flags.mode === undefined && !flags.hints) throw new CliError('say what to apply: --mode Auto|PreferSameZone|PreferSameNode|PreferClose|off, or --hints', ExitCode.USAGE)
+  if (flags.mode === undefined && !flags.hints) throw new CliError('say what to apply: --mode Auto|PreferSameZone|PreferSameNode|PreferClose|none, or --hints', ExitCode.USAGE)
   if (flags.mode !== undefined && flags.hints) throw new CliError('--mode and --hints are two different ways to write: use one', ExitCode.USAGE)
   if (flags.strategy !== undefined && !flags.hints) throw new CliError('--strategy applies to --hints only', ExitCode.USAGE)
   if (flags.wait && flags.hints) throw new CliError("--wait checks the controller's work after a Service change: use it with --mode", ExitCode.USAGE)

@@ -62,9 +62,9 @@ describe('desiredFields: the fewest changes that make the controller take the mo
     [F('Auto', 'Auto', null), 'PreferClose', F(null, null, 'PreferClose')],
     // deprecated "disabled" wins, so topology-mode Auto does not override: nothing to remove
     [F('Auto', 'disabled', null), 'PreferSameZone', F('Auto', 'disabled', 'PreferSameZone')],
-    [F('Auto', null, 'PreferSameZone'), 'off', F(null, null, null)],
-    [F('Disabled', null, null), 'off', F('Disabled', null, null)],
-    [F(null, null, null), 'off', F(null, null, null)],
+    [F('Auto', null, 'PreferSameZone'), 'none', F(null, null, null)],
+    [F('Disabled', null, null), 'none', F('Disabled', null, null)],
+    [F(null, null, null), 'none', F(null, null, null)],
   ] as const)('%o + --mode %s -> %o', (cur, mode, want) => {
     expect(desiredFields(cur, mode).fields).toEqual(want)
   })
@@ -98,7 +98,7 @@ describe('serviceWrite: server-side apply configuration and removals', () => {
     // We own trafficDistribution; --mode Auto keeps it: it must stay in our configuration.
     const keep = serviceWrite(svc(undefined, 'PreferSameZone'), F(null, null, 'PreferSameZone'), F('Auto', null, 'PreferSameZone'), managed)
     expect(keep.apply).toMatchObject({metadata: {annotations: {[TM]: 'Auto'}}, spec: {trafficDistribution: 'PreferSameZone'}})
-    // --mode off: ours goes by omission, the other manager's needs a merge patch.
+    // --mode none: ours goes by omission, the other manager's needs a merge patch.
     const off = serviceWrite(svc({[TM]: 'Auto'}, 'PreferSameZone'), F('Auto', null, 'PreferSameZone'), F(null, null, null), managed)
     expect(off.apply).toEqual({apiVersion: 'v1', kind: 'Service', metadata: {name: 'web', namespace: 'shop', resourceVersion: '42'}})
     expect(off.removeByMergePatch).toEqual(['topologyMode'])
