@@ -19,7 +19,7 @@ const schema = {
       namespace: str,
       service: str,
       mode: nullable({enum: ['Auto', 'PreferSameZone', 'PreferSameNode', 'PreferClose', 'none']}),
-      strategy: nullable({enum: ['upstream-auto', 'same-zone', 'same-node']}),
+      strategy: nullable({enum: ['Auto', 'PreferSameZone', 'PreferSameNode']}),
       dryRun: {enum: ['none', 'client', 'server']},
       changed: {description: 'true when the plan changes anything (--exit-code exits 1)', ...bool},
       changes: obj({

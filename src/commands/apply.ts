@@ -27,7 +27,7 @@ Nothing is written without --yes or a confirmation on a terminal. Every write ca
       description: 'CI: let the API server validate, print the plan as JSON, exit 1 when something would change',
       command: '<%= config.bin %> apply svc/web --mode Auto --dry-run=server -o json --exit-code',
     },
-    {description: 'Hints on hand-made EndpointSlices of a Service without a selector', command: '<%= config.bin %> apply svc/db --hints --strategy same-zone --yes'},
+    {description: 'Hints on hand-made EndpointSlices of a Service without a selector', command: '<%= config.bin %> apply svc/db --hints --strategy PreferSameZone --yes'},
     {description: 'Preview against a snapshot file', command: '<%= config.bin %> apply svc/checkout -n shop --mode PreferSameZone --from-file examples/three-zones.yaml'},
     {description: 'Undo', command: '<%= config.bin %> reset svc/web -n shop --yes'},
   ]
@@ -47,7 +47,7 @@ Nothing is written without --yes or a confirmation on a terminal. Every write ca
     strategy: Flags.option({
       options: STRATEGIES,
       description:
-        "With --hints: upstream-auto (topology-mode Auto's CPU-proportional allocation), same-zone or same-node (the PreferSameZone / PreferSameNode heuristic). Default: same-zone.",
+        "With --hints: the hints this Service mode would give: Auto (topology-mode Auto's CPU-proportional allocation), PreferSameZone or PreferSameNode (the trafficDistribution heuristic). Default: PreferSameZone.",
     })(),
     force: Flags.boolean({
       description:
@@ -64,8 +64,8 @@ Nothing is written without --yes or a confirmation on a terminal. Every write ca
   }
 
   async run(): Promise<void> {
-    const {argv: args, renamed} = renameModeOff(this.argv)
-    if (renamed) this.note(MODE_OFF_WARNING)
+    const {argv: args, warnings} = renameOldValues(this.argv)
+    for (const w of warnings) this.note(w)
     const {flags, argv} = await this.parse(Apply, args)
     const options = await applyOptions(flags, argv as string[], this.style(flags.color))
     // The engine, renderers, journal and cluster writes load only now (docs/design.md "Startup").
@@ -76,28 +76,38 @@ Nothing is written without --yes or a confirmation on a terminal. Every write ca
 
 export type ApplyFlags = Interfaces.InferredFlags<typeof Apply.flags>
 
-export const MODE_OFF_WARNING = 'Warning: --mode off is now --mode none (the word plan and simulate use); off will be removed'
+/** The values --mode and --strategy had before issue 19 (one vocabulary with plan and simulate), and their names now. */
+const OLD_VALUES: Record<string, Record<string, string>> = {
+  '--mode': {off: 'none'},
+  '--strategy': {'upstream-auto': 'Auto', 'same-zone': 'PreferSameZone', 'same-node': 'PreferSameNode'},
+}
+const WHY: Record<string, string> = {'--mode': 'the word plan and simulate use', '--strategy': 'the Service mode whose hints it computes'}
 
 /**
- * `--mode off`, the name before issue 19, as a hidden alias of `--mode none`: rewritten before the
- * flags are parsed, so that help, completion and errors list only `none`, and the plan, the journal
- * and the JSON say `none`. Arguments after `--` are left alone.
+ * `--mode off` and `--strategy upstream-auto|same-zone|same-node`, the names before issue 19, as
+ * hidden aliases: rewritten before the flags are parsed, so that help, completion and errors list
+ * only the new names, and the plan and the JSON say them; one warning line each. Arguments after
+ * `--` are left alone.
  */
-export function renameModeOff(argv: readonly string[]): {argv: string[]; renamed: boolean} {
+export function renameOldValues(argv: readonly string[]): {argv: string[]; warnings: string[]} {
   const out = [...argv]
-  let renamed = false
+  const warnings: string[] = []
   for (let i = 0; i < out.length; i++) {
-    if (out[i] === '--') break
-    if (out[i] === '--mode=off') {
-      out[i] = '--mode=none'
-      renamed = true
-    } else if (out[i] === '--mode' && out[i + 1] === 'off') {
-      out[i + 1] = 'none'
-      renamed = true
-      i++
-    }
+    const arg = out[i] as string
+    if (arg === '--') break
+    const eq = arg.indexOf('=')
+    const flag = eq > 0 ? arg.slice(0, eq) : arg
+    const table = OLD_VALUES[flag]
+    if (table === undefined) continue
+    const at = eq > 0 ? i : i + 1
+    const value = eq > 0 ? arg.slice(eq + 1) : out[at]
+    const now = value === undefined ? undefined : table[value]
+    if (now === undefined) continue
+    out[at] = eq > 0 ? `${flag}=${now}` : now
+    warnings.push(`Warning: ${flag} ${value} is now ${flag} ${now} (${WHY[flag]}); ${value} will be removed`)
+    if (eq < 0) i++
   }
-  return {argv: out, renamed}
+  return {argv: out, warnings}
 }
 
 /** Validation, before any I/O: what to write, and which combinations of flags can do it. */
@@ -129,7 +139,7 @@ export async function applyOptions(flags: ApplyFlags, argv: string[], style: App
   return {
     name: names[0]!,
     mode: flags.mode,
-    strategy: flags.strategy ?? 'same-zone',
+    strategy: flags.strategy ?? 'PreferSameZone',
     dryRun,
     force: flags.force,
     yes: flags.yes,

@@ -78,8 +78,19 @@ describe('apply --from-file: preview only', () => {
     expect(help).not.toMatch(/\|off\b|, or off\b/)
   })
 
+  it("--hints --strategy takes the Service modes' names; the old ones are hidden aliases with one warning line", () => {
+    const now = runCli(['apply', 'svc/inventory', '--hints', '--strategy', 'PreferSameNode', '--force', '-o', 'json', ...snap])
+    expect(now.code, now.stderr).toBe(0)
+    expect(JSON.parse(now.stdout).strategy).toBe('PreferSameNode')
+    const old = runCli(['apply', 'svc/inventory', '--hints', '--strategy=same-node', '--force', '-o', 'json', ...snap])
+    expect(old.code, old.stderr).toBe(0)
+    expect(old.stderr).toContain('Warning: --strategy same-node is now --strategy PreferSameNode (the Service mode whose hints it computes); same-node will be removed\n')
+    expect(JSON.parse(old.stdout).strategy).toBe('PreferSameNode')
+    expect(JSON.parse(old.stdout).changes).toEqual(JSON.parse(now.stdout).changes)
+  })
+
   it('hints mode refuses controller-managed EndpointSlices and names the Service-mode command', () => {
-    const r = runCli(['apply', 'svc/inventory', '--hints', '--strategy', 'same-node', ...snap])
+    const r = runCli(['apply', 'svc/inventory', '--hints', '--strategy', 'PreferSameNode', ...snap])
     expect(r.code).toBe(2)
     expect(r.stdout).toBe('')
     expect(r.stderr.trim().split('\n')).toHaveLength(1)
@@ -117,7 +128,7 @@ describe('refusals and bad input: one line, documented exit code', () => {
     [['apply', '--mode', 'Auto'], 2, 'error: name the Service to change: apply svc/NAME --mode MODE (or --hints)'],
     [['apply', 'svc/a', 'svc/b', '--mode', 'Auto'], 2, 'error: apply changes one Service at a time: name exactly one'],
     [['apply', 'svc/web', '--mode', 'Auto', '--hints'], 2, 'error: --mode and --hints are two different ways to write: use one'],
-    [['apply', 'svc/web', '--mode', 'Auto', '--strategy', 'same-zone'], 2, 'error: --strategy applies to --hints only'],
+    [['apply', 'svc/web', '--mode', 'Auto', '--strategy', 'PreferSameZone'], 2, 'error: --strategy applies to --hints only'],
     [['apply', 'svc/web', '--hints', '--wait'], 2, "error: --wait checks the controller's work after a Service change: use it with --mode"],
     [['apply', 'svc/web', '--mode', 'Auto', '--wait', '--dry-run=server'], 2, 'error: --wait needs a real write: drop --dry-run'],
     [['apply', 'deploy/web', '--mode', 'Auto'], 2, 'error: unsupported resource type "deploy": only Services are explained (use svc/NAME)'],

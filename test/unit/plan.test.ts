@@ -123,26 +123,26 @@ describe('hints', () => {
     {ip: '10.0.0.3', zone: 'zone-c', node: 'c1', ready: false, hints: ['zone-a']},
   ]
 
-  it('same-zone / same-node: the PreferSameZone / PreferSameNode heuristic, not-ready endpoints get none', () => {
-    const z = computeHints({nodes}, [slice('s1', eps)], 'same-zone').slices[0]!
+  it('PreferSameZone / PreferSameNode: the trafficDistribution heuristic, not-ready endpoints get none', () => {
+    const z = computeHints({nodes}, [slice('s1', eps)], 'PreferSameZone').slices[0]!
     expect(z.endpoints!.map((e) => e.hints ?? null)).toEqual([{forZones: [{name: 'zone-a'}]}, {forZones: [{name: 'zone-b'}]}, null])
-    const n = computeHints({nodes}, [slice('s1', eps)], 'same-node').slices[0]!
+    const n = computeHints({nodes}, [slice('s1', eps)], 'PreferSameNode').slices[0]!
     expect(n.endpoints![0]!.hints).toEqual({forZones: [{name: 'zone-a'}], forNodes: [{name: 'a1'}]})
   })
 
-  it('upstream-auto: AddHints with the zone CPU ratios; a refusal is reported', () => {
+  it('Auto: AddHints with the zone CPU ratios; a refusal is reported', () => {
     const six = [1, 2].flatMap((i) => ['a', 'b', 'c'].map((z) => ({ip: `10.0.${i}.${z.charCodeAt(0)}`, zone: `zone-${z}`, node: `${z}1`})))
-    const r = computeHints({nodes}, [slice('s1', six)], 'upstream-auto')
+    const r = computeHints({nodes}, [slice('s1', six)], 'Auto')
     expect(r.refusals).toEqual([])
     expect(r.slices[0]!.endpoints!.map((e) => e.hints?.forZones?.[0]?.name)).toEqual(six.map((e) => e.zone))
-    const refused = computeHints({nodes}, [slice('s1', six.slice(0, 2))], 'upstream-auto')
+    const refused = computeHints({nodes}, [slice('s1', six.slice(0, 2))], 'Auto')
     expect(refused.refusals).toEqual(['Insufficient number of endpoints (2 endpoints, 3 zones), addressType: IPv4'])
   })
 
   it('planHints: per-endpoint changes, controller-managed slices, JSON patch touching only hints with the resourceVersion', () => {
     const mine = slice('s1', eps)
     const theirs = slice('s2', [{ip: '10.0.9.1', zone: 'zone-a', node: 'a1'}], 'endpointslice-controller.k8s.io')
-    const p = planHints({nodes}, svc(), [theirs, mine], 'same-zone')
+    const p = planHints({nodes}, svc(), [theirs, mine], 'PreferSameZone')
     expect(p.controllerManaged).toEqual(['s2'])
     expect(p.changes.sliceChanges.map((c) => [c.name, c.endpoints.map((e) => [e.addresses[0], e.old, e.new])])).toEqual([
       [
@@ -166,7 +166,7 @@ describe('hints', () => {
   it('no change, no patch', () => {
     const s = slice('s1', [{ip: '10.0.0.1', zone: 'zone-a', hints: ['zone-a']}])
     expect(sliceHintsPatch(s, s)).toEqual([{op: 'replace', path: '/metadata/resourceVersion', value: '7'}])
-    expect(planHints({nodes}, svc(), [s], 'same-zone').writes).toEqual([])
+    expect(planHints({nodes}, svc(), [s], 'PreferSameZone').writes).toEqual([])
   })
 })
 
