@@ -42,7 +42,7 @@ export {KEP2004_STRATEGIES, type Kep2004Strategy, type StrategyName}
  * to (plan's modes): Auto, the trafficDistribution values its API server keeps (PreferClose only
  * where it is the one value; from 1.34 it is PreferSameZone's old name), and none.
  */
-export function defaultStrategies(kubeVersion: string | undefined): StrategyName[] {
+function defaultStrategies(kubeVersion: string | undefined): StrategyName[] {
   const accepted = acceptedTrafficDistributions(featuresFor(kubeVersion))
   return ['Auto', ...accepted.filter((v) => v !== 'PreferClose' || accepted.length === 1), 'none']
 }
@@ -51,7 +51,7 @@ export function defaultStrategies(kubeVersion: string | undefined): StrategyName
  * The strategies a run scores: those named (--strategies), else the default set, with KEP-2004's
  * subsetting strategies when research is asked for (--research) and topology-keys with --keys.
  */
-export function strategiesFor(opts: Pick<SimulateOptions, 'strategies' | 'research' | 'topologyKeys' | 'kubeVersion'>): StrategyName[] {
+function strategiesFor(opts: Pick<SimulateOptions, 'strategies' | 'research' | 'topologyKeys' | 'kubeVersion'>): StrategyName[] {
   if (opts.strategies !== undefined) return [...opts.strategies]
   const out = defaultStrategies(opts.kubeVersion)
   if (opts.research === true) out.push(...RESEARCH_STRATEGIES.filter((s) => s !== 'topology-keys'))
