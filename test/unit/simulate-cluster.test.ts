@@ -11,14 +11,14 @@ const run = (state: ReturnType<typeof cluster>, strategies: SimulateOptions['str
 const by = (rs: StrategyResult[], s: string) => rs.find((r) => r.strategy === s)!
 
 describe('hint strategies on a cluster', () => {
-  it('upstream-auto: 4/3/2 endpoints, equal CPU -> hints hold with one donation, 8/9 in-zone', () => {
+  it('Auto: 4/3/2 endpoints, equal CPU -> hints hold with one donation, 8/9 in-zone', () => {
     const [auto] = run(cluster([1, 1, 1], [4, 3, 2]), ['Auto'])
     expect(auto!.fallback).toBeNull()
     expect(auto!.inZoneTraffic).toBeCloseTo(8 / 9, 12)
     expect(auto!.maxOverload).toBeCloseTo(0, 12)
     expect(auto!.zones.find((z) => z.zone === 'zone-c')!.serves).toEqual({'zone-a': 1, 'zone-c': 2})
   })
-  it('upstream-auto refuses 4/4/3 (sum of minimums 12 > 11): every zone falls back, like random', () => {
+  it('Auto refuses 4/4/3 (sum of minimums 12 > 11): every zone falls back, like none', () => {
     const rs = run(cluster([1, 1, 1], [4, 4, 3]), ['Auto', 'none'])
     expect(by(rs, 'Auto').fallback).toMatch(/Unable to allocate minimum required endpoints/)
     expect(by(rs, 'Auto').fallbackZones).toEqual(['zone-a', 'zone-b', 'zone-c'])

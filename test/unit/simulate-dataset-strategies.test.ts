@@ -1,4 +1,4 @@
-// simulate --dataset scores upstream-auto, same-zone, same-node and topology-keys from counts
+// simulate --dataset scores Auto, PreferSameZone, PreferSameNode and topology-keys from counts
 // (strategies/counts.ts). They must give what simulate gives on the cluster the row stands for
 // (rowToClusterState): the same controller, trafficDistribution and kube-proxy engines that
 // `explain` uses, on real Node and EndpointSlice objects.
@@ -41,7 +41,7 @@ const rowArb = fc
   .map((zs): DatasetRow => ({name: 'r', zones: zs.map((z, i) => ({name: NAMES[i]!, ...z}))}))
 
 describe("dataset strategies from counts = simulate on the row's cluster", () => {
-  it('upstream-auto, same-zone, same-node, topology-keys (several key lists) on random rows', () => {
+  it('Auto, PreferSameZone, PreferSameNode, topology-keys (several key lists) on random rows', () => {
     fc.assert(
       fc.property(rowArb, fc.constantFrom(...CLUSTER_STRATEGIES), fc.constantFrom(...KEY_SETS), (row, strategy, keys) => {
         fc.pre(row.zones.some((z) => z.nodes > 0)) // simulate needs a node to take traffic shares from
