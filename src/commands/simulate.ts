@@ -9,7 +9,7 @@ import type {Service} from '../upstream/api/types.js'
 import type {ClusterState} from '../state/cluster-state.js'
 import {TopologyCommand} from './base.js'
 import {features} from '../upstream/features.js'
-import {checkTrafficZones} from './flag-values.js'
+import {checkTrafficZones, parseMaxOverload} from './flag-values.js'
 import {commonFlags, noHeadersFlag, outputFlag, readFlags} from './flags.js'
 import type {SimulateRequest} from './simulate-options.js'
 import {escapeTerminal} from '../render/escape.js'
@@ -58,6 +58,10 @@ Settings: ${CLUSTER_STRATEGIES.join(', ')} (none: no topology-aware routing). Re
     strategies: Flags.string({
       description: "Strategies to compare, comma-separated (default: the settings the server's version offers: Auto, PreferSameZone, PreferSameNode or PreferClose, none).",
     }),
+    'max-overload': Flags.string({
+      description: "The advisor's bound for the recommendation line (as explain, plan and check): worst expected per-endpoint overload, e.g. 0.2 or 20%.",
+      default: '20%',
+    }),
     research: Flags.boolean({
       description: 'Also rank the KEP-2004 research strategies (local, local-shared, local-weighted, local-opt): no cluster setting produces them. --keys adds topology-keys.',
       default: false,
@@ -98,6 +102,7 @@ Settings: ${CLUSTER_STRATEGIES.join(', ')} (none: no topology-aware routing). Re
     // The simulator loads here, not with the command class (docs/design.md "Startup").
     const {simulateOptions} = await import('./simulate-options.js')
     const o = simulateOptions(flags, argv as string[])
+    const maxOverload = parseMaxOverload(flags['max-overload'])
     for (const w of o.warnings) this.note(`Warning: ${w}`)
     if (o.dataset !== undefined) {
       const {runDataset} = await import('./simulate-dataset.js')
@@ -126,7 +131,12 @@ Settings: ${CLUSTER_STRATEGIES.join(', ')} (none: no topology-aware routing). Re
           ? (s: ClusterState, svc: Service, readyEndpoints: number) =>
               ro.resolveRollout(s, svc, o.rollout!, o.workload, {readyEndpoints, manyServices: services.length > 1, source})
           : undefined
-      reports = simulateServices(state, services, o.engine, o.whatIfs, {rollout, disruption: flags.disruption, onWarning: (w) => this.note(`Warning: ${escapeTerminal(w)}`)})
+      reports = simulateServices(state, services, o.engine, o.whatIfs, {
+        rollout,
+        disruption: flags.disruption,
+        onWarning: (w) => this.note(`Warning: ${escapeTerminal(w)}`),
+        advise: {maxOverload},
+      })
     } catch (e) {
       if (e instanceof WhatIfError || e instanceof SimulateInputError) throw new CliError(e.message, ExitCode.USAGE)
       if (e instanceof SelectorError) throw new CliError(`--drain-selector: ${e.message}`, ExitCode.USAGE)

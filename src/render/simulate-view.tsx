@@ -10,7 +10,7 @@ import {Box, renderToString, Text} from 'ink'
 import type {RolloutStepResult, StrategyResult, ZoneDisruption, ZoneResult} from '../simulate/simulate.js'
 import {rank} from '../simulate/simulate.js'
 import {isResearch} from '../simulate/names.js'
-import {RESEARCH_LEGEND, rolloutText, strategyLabel, type ServiceReport, type SimulateReport} from './simulate.js'
+import {RESEARCH_LEGEND, recommendationText, rolloutText, strategyLabel, type ServiceReport, type SimulateReport} from './simulate.js'
 import {escapeDeep} from './escape.js'
 import type {Style} from './style.js'
 import {displayWidth, tableLines} from './table.js'
@@ -224,6 +224,7 @@ function ServiceView({svc, report, style, width, allStrategies}: {svc: ServiceRe
           </Text>
         ))}
         {ranked.some((r) => isResearch(r.strategy)) ? <Text wrap="wrap">{style.dim(RESEARCH_LEGEND)}</Text> : null}
+        {svc.recommendation !== undefined ? <Text wrap="wrap">{recommendationText(svc, report.whatIf.length > 0, style)}</Text> : null}
       </Box>
       <Box marginTop={1}>
         <Text wrap="wrap">

@@ -10,6 +10,7 @@ import type {RolloutPlan} from '../simulate/workload.js'
 import {formatTable} from './table.js'
 import {PLAIN, type Style} from './style.js'
 import {escapeDeep} from './escape.js'
+import {recommendationLine} from './advice.js'
 
 export type SimulateFormat = 'table' | 'wide' | 'json' | 'yaml' | 'csv'
 
@@ -68,6 +69,7 @@ export function renderSimulate(raw: SimulateReport, opts: {format: SimulateForma
     })
     out.push(formatTable(opts.noHeaders ? null : header, rows))
     if (ranked.some((r) => isResearch(r.strategy))) out.push(style.dim(RESEARCH_LEGEND))
+    if (svc.recommendation !== undefined) out.push(recommendationText(svc, report.whatIf.length > 0, style))
     if (opts.format === 'wide') {
       out.push('')
       out.push(formatTable(opts.noHeaders ? null : ['STRATEGY', 'ZONE', 'TRAFFIC', 'IN-ZONE', 'SERVES', 'LOAD', 'MAX-OVERLOAD', 'FALLBACK'], wideZoneRows(ranked)))
@@ -119,6 +121,17 @@ export function renderSimulate(raw: SimulateReport, opts: {format: SimulateForma
     out.push('')
   }
   return out.join('\n').trimEnd()
+}
+
+/**
+ * The advisor's recommendation in one line, as watch and check print it: simulate's rank is the
+ * KEP-2004 score; what to set is the advisor's (the same as explain and plan say at this count).
+ */
+export function recommendationText(svc: ServiceReport, whatIf: boolean, style: Style): string {
+  const r = svc.recommendation!
+  const label = `Recommendation${whatIf ? ' (with the what-if)' : ''}: `
+  const line = recommendationLine(r)
+  return `${style.bold(label)}${r.meetsBound ? line : style.bad(line)}`
 }
 
 const pods = (n: number) => `${n} pod${n === 1 ? '' : 's'}`

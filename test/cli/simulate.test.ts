@@ -17,7 +17,8 @@ describe('simulate on a snapshot', () => {
     expect(lines[0]).toMatch(/^Service shop\/checkout \(9 ready endpoints/)
     expect(lines[1]).toMatch(/^RANK\s+STRATEGY\s+SCORE\s+IN-ZONE\s+MAX-OVERLOAD\s+MEAN-OVERLOAD\s+SLICES\s+FALLBACK-ZONES$/)
     // issue 19 finding 6: the default was 8 rows with KEP-2004's research strategies among them
-    expect(lines.slice(2).map((l) => l.split(/\s+/)[1])).toEqual(['Auto', 'PreferSameNode', 'PreferSameZone', 'none'])
+    expect(lines.slice(2, 6).map((l) => l.split(/\s+/)[1])).toEqual(['Auto', 'PreferSameNode', 'PreferSameZone', 'none'])
+    expect(lines.slice(6)).toEqual(['Recommendation: keep Auto: 89% in-zone, worst overload 0% (within the 20% bound)'])
     expect(lines[2]).toMatch(/^1\s+Auto\s+95\.00\s+88\.9%/)
     expect(r.stdout).not.toContain('local')
   })
@@ -35,6 +36,34 @@ describe('simulate on a snapshot', () => {
     const s = JSON.parse(r.stdout).services[0].strategies
     expect(s.map((x: {strategy: string}) => x.strategy)).toEqual(['PreferSameZone', 'none'])
     expect(s[0].maxOverload).toBeCloseTo(0.5, 9)
+  })
+  it("carries the advisor's recommendation, the same object explain shows (issue 19: simulate never recommends differently)", () => {
+    const sim = runCli(['simulate', '-A', '-f', EXAMPLE, '-o', 'json'])
+    const exp = runCli(['explain', '-A', '-f', EXAMPLE, '-o', 'json'])
+    expect(sim.code, sim.stderr).toBe(0)
+    const simulated = JSON.parse(sim.stdout)
+    expect(validate(simulated), JSON.stringify(validate.errors)).toBe(true)
+    const explained = new Map(
+      JSON.parse(exp.stdout).services.map((s: {namespace: string; name: string; recommendation: unknown}) => [`${s.namespace}/${s.name}`, s.recommendation]),
+    )
+    expect(simulated.services.length).toBeGreaterThan(5)
+    for (const s of simulated.services) expect(s.recommendation, `${s.namespace}/${s.name}`).toEqual(explained.get(`${s.namespace}/${s.name}`))
+    // catalog: simulate's top score is not what to set; the advisor's line says what is
+    const table = runCli(['simulate', 'svc/catalog', '-n', 'shop', '-f', EXAMPLE]).stdout
+    expect(table).toContain('Recommendation: switch to Auto: 83% in-zone, worst overload 0% (within the 20% bound)')
+    expect(table).toContain('kubectl topology apply svc/catalog -n shop --mode Auto --yes')
+    // the bound is the advisor's: --max-overload as in plan and check
+    const strict = JSON.parse(runCli(['simulate', 'svc/cart', '-n', 'shop', '-f', EXAMPLE, '--max-overload', '25%', '-o', 'json']).stdout)
+    const planned = JSON.parse(runCli(['plan', 'svc/cart', '-n', 'shop', '-f', EXAMPLE, '--max-overload', '25%', '-o', 'json']).stdout)
+    expect(strict.services[0].recommendation.bound).toBe(0.25)
+    expect(strict.services[0].recommendation).toEqual(planned.services[0].recommendation)
+    expect(strict.services[0].recommendation.recommended).toBe('PreferSameZone') // 22.2% overload: within 25%, not 20%
+  })
+  it("schema/simulate.v1.json's recommendation is the generated one of explain, plan and check (scripts/schema-kit.mjs)", async () => {
+    const kit: string = '../../scripts/schema-kit.mjs'
+    const {recommendation} = (await import(kit)) as {recommendation: object}
+    const {description: _, ...def} = schema.$defs.recommendation
+    expect(def).toEqual(JSON.parse(JSON.stringify(recommendation)))
   })
   it('PreferClose is the strategy at 1.31 and 1.32, where it is the one trafficDistribution value', () => {
     const names = (v: string) =>
