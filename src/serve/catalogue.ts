@@ -216,6 +216,3 @@ export interface Sample {
   labels: Record<string, string>
   value: number
 }
-
-/** Samples by family name (families without samples may be missing). */
-export type Samples = Map<FamilyName, Sample[]>

@@ -134,7 +134,7 @@ const bool = (b: boolean) => (b ? 1 : 0)
 const explanations = (rows: readonly Row[]) => rows.filter(([f]) => f === 'kubectl_topology_service_info').length
 
 /** The controller's reason as a bounded code: event.go's constant name for Auto's refusals, else the report's reason. */
-export function reasonCode(s: ServiceExplanation): string {
+function reasonCode(s: ServiceExplanation): string {
   const c = s.controller
   if (c.path === 'topology-mode-auto' && !c.hintsSet) {
     for (const [key, text] of Object.entries(MESSAGES)) if (c.message.startsWith(text)) return key[0]!.toUpperCase() + key.slice(1)
@@ -143,7 +143,7 @@ export function reasonCode(s: ServiceExplanation): string {
 }
 
 /** Ready endpoints to add (+) or remove (-) to reach the nearest count Auto accepts; 0 when accepted; null when none or not Auto. */
-export function acceptedDistance(s: ServiceExplanation, ratios: Record<string, number> | null): number | null {
+function acceptedDistance(s: ServiceExplanation, ratios: Record<string, number> | null): number | null {
   if (s.controller.path !== 'topology-mode-auto' || ratios === null) return null
   const n = s.controller.totalReadyEndpoints
   if (getAllocations(n, ratios).ok) return 0

@@ -81,7 +81,13 @@ describe('serve model', () => {
     st.endpointSlices = [slice('web', spread({'zone-a': 1, 'zone-b': 3, 'zone-c': 3}, true)), slice('few', spread({'zone-a': 1, 'zone-b': 1, 'zone-c': 1})), st.endpointSlices[2]!]
     const asked: string[] = []
     const base = indexState(st)
-    const spy: StateIndex = {...base, service: (k) => (asked.push(k), base.service(k))}
+    const spy: StateIndex = {
+      ...base,
+      service: (k) => {
+        asked.push(k)
+        return base.service(k)
+      },
+    }
     expect(model.update(spy, {all: false, services: new Set(['default/few'])})).toBe(1)
     expect(asked.every((k) => k === 'default/few')).toBe(true)
     const rows = model.rows()
