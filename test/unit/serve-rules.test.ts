@@ -9,6 +9,7 @@ import path from 'node:path'
 import {afterAll, describe, expect, it} from 'vitest'
 import {parse} from 'yaml'
 import {FAMILIES} from '../../src/serve/catalogue.js'
+// @ts-expect-error: a test script in plain JavaScript, without types.
 import {ensurePrometheus} from '../../scripts/prometheus.mjs'
 
 const DIR = path.join(import.meta.dirname, '../../deploy/prometheus')
