@@ -7,7 +7,7 @@
 // Events are optional, as for explain: without permission to list them, one warning and the
 // controller's "hints populated" mark is inferred from the live hints.
 import type {EndpointSlice, EventObject, Node, Service} from '../upstream/api/types.js'
-import {eventServiceKey, serviceKey, sliceServiceKey, type Change, type StateIndex} from '../serve/model.js'
+import {eventServiceKey, nodeSignature, serviceKey, sliceServiceKey, type Change, type StateIndex} from '../serve/model.js'
 import type {ResourceHealth} from '../serve/source.js'
 import {Client, ENDPOINT_SLICE, EVENT, NODE, SERVICE} from './client.js'
 import {apiStatusCode} from './errors.js'
@@ -119,14 +119,26 @@ export async function startFeed(ctx: KubeContext, opts: FeedOptions, h: FeedHand
     if (services.length > 0) h.onChange({all: false, services: new Set(services)})
   }
 
+  const nodeSigs = new Map<string, string>()
   const nodes = new Reflector<Node>({
     ...common,
     resource: 'nodes',
     path: '/api/v1/nodes',
     query: {},
     list: c.pager(NODE, (q) => core.listNode(q, o)),
-    onChange: (_r, type) => {
-      if (type !== 'LIST') touched('nodes')
+    onChange: (_r, type, obj) => {
+      if (type === 'LIST' || !obj) {
+        nodeSigs.clear()
+        for (const n of nodes.items.values()) nodeSigs.set(n.metadata.name, nodeSignature(n))
+        return h.onChange({all: true})
+      }
+      touched('nodes')
+      // Kubelets rewrite their Node's status (heartbeats, images) without changing what the
+      // engine reads: those updates recompute nothing.
+      const sig = type === 'DELETED' ? null : nodeSignature(obj)
+      if (type === 'MODIFIED' && nodeSigs.get(obj.metadata.name) === sig) return
+      if (sig === null) nodeSigs.delete(obj.metadata.name)
+      else nodeSigs.set(obj.metadata.name, sig)
       h.onChange({all: true})
     },
   })

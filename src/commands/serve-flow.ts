@@ -57,35 +57,17 @@ export async function runServe(io: CommandIO, ctxs: KubeContext[], o: ServeOptio
     c.timer = setTimeout(() => update(c), DEBOUNCE_MS)
   }
 
-  // The server answers /healthz (and /readyz with 503) while the first lists run.
-  const server = await listen(o.listen.host, o.listen.port, {
-    notReady: () => {
-      const waiting = clusters.length < ctxs.length ? ctxs.map((c) => c.contextName) : clusters.filter((c) => !c.model).map((c) => c.name)
-      return waiting.length === 0 ? null : `not ready: first full list of ${waiting.map((n) => JSON.stringify(escapeTerminal(n))).join(', ')} under way`
-    },
-    metrics: async (accept) => {
-      const format = negotiate(accept)
-      // The source's health changes without a model update (a watch restarted, a back-off): part of the key.
-      const key = version * 1e6 + healthSignature(clusters)
-      const hit = cache.get(format)
-      if (hit && hit.version === key) return {contentType: writer.contentType(format), body: hit.body}
-      const body = await writer.write(allRows(clusters, o.clusterLabel), format)
-      cache.set(format, {version: key, body})
-      return {contentType: writer.contentType(format), body}
-    },
-  })
-  io.err(`${now()}  serving http://${server.address}/metrics (and /healthz, /readyz) for ${ctxs.map((c) => escapeTerminal(c.contextName)).join(', ')}`)
-
   const stopAll = async () => {
     for (const c of clusters) {
       if (c.timer) clearTimeout(c.timer)
       c.feed.stop()
     }
-    await server.close()
+    await server?.close()
     // Aborted watch streams can keep connections open for a while (see watch-flow.ts).
     setTimeout(() => process.exit(), 1000).unref()
   }
 
+  let server: Awaited<ReturnType<typeof listen>> | undefined
   try {
     for (const ctx of ctxs) {
       const name = ctx.contextName
@@ -115,6 +97,26 @@ export async function runServe(io: CommandIO, ctxs: KubeContext[], o: ServeOptio
       holder.c = c
       clusters.push(c)
     }
+    // Listening once every API server answered (its version), so a wrong context or an
+    // unreachable server fails before anything binds; /healthz (and /readyz with 503) answer
+    // while the first lists run.
+    server = await listen(o.listen.host, o.listen.port, {
+      notReady: () => {
+        const waiting = clusters.length < ctxs.length ? ctxs.map((c) => c.contextName) : clusters.filter((c) => !c.model).map((c) => c.name)
+        return waiting.length === 0 ? null : `not ready: first full list of ${waiting.map((n) => JSON.stringify(escapeTerminal(n))).join(', ')} under way`
+      },
+      metrics: async (accept) => {
+        const format = negotiate(accept)
+        // The source's health changes without a model update (a watch restarted, a back-off): part of the key.
+        const key = version * 1e6 + healthSignature(clusters)
+        const hit = cache.get(format)
+        if (hit && hit.version === key) return {contentType: writer.contentType(format), body: hit.body}
+        const body = await writer.write(allRows(clusters, o.clusterLabel), format)
+        cache.set(format, {version: key, body})
+        return {contentType: writer.contentType(format), body}
+      },
+    })
+    io.err(`${now()}  serving http://${server.address}/metrics (and /healthz, /readyz) for ${ctxs.map((c) => escapeTerminal(c.contextName)).join(', ')}`)
     for (const c of clusters) {
       await c.feed.synced
       c.model = new ServeModel(explainOptions(o.kubeVersion, c.feed.serverVersion, undefined, c.dataPlane))

@@ -17,11 +17,11 @@ export default class Serve extends TopologyCommand {
   /healthz  200 while the process runs
   /readyz   200 once every context was listed in full, 503 before
 
-Several --context flags serve several clusters from one process; every sample then carries a "cluster" label (the context name). Metrics: docs/metrics.md; alert rules: deploy/prometheus/rules.yaml. Runs until SIGINT or SIGTERM (exit 130).`
+Several --context flags serve several clusters from one process (kubectl topology serve --context prod-eu --context prod-us); every sample then carries a "cluster" label (the context name). Metrics: docs/metrics.md; alert rules: deploy/prometheus/rules.yaml. Runs until SIGINT or SIGTERM (exit 130).`
 
   static override examples = [
     {description: 'Serve the current context on the default address', command: '<%= config.bin %> serve'},
-    {description: 'Two clusters, on every address, port 9780', command: '<%= config.bin %> serve --context prod-eu --context prod-us --listen :9780'},
+    {description: 'Serve on another loopback port', command: '<%= config.bin %> serve --listen 127.0.0.1:9090'},
   ]
 
   static override flags = {

@@ -44,6 +44,22 @@ export function eventServiceKey(e: EventObject): string | null {
   return o?.kind === 'Service' && o.name ? serviceKey(o.namespace ?? e.metadata.namespace, o.name) : null
 }
 
+/**
+ * What the engine reads of a Node: its labels (zone, hostname, control-plane), allocatable
+ * resources, the status of its conditions (Ready) and its addresses; not heartbeat times,
+ * images or anything else a kubelet rewrites.
+ */
+export function nodeSignature(n: Node): string {
+  const st = n.status
+  return JSON.stringify([
+    n.metadata.labels ?? {},
+    st?.allocatable ?? {},
+    (st?.conditions ?? []).map((c) => [c.type, c.status]),
+    (st as {addresses?: unknown} | undefined)?.addresses ?? [],
+    n.spec ?? {},
+  ])
+}
+
 /** A StateIndex over a whole ClusterState (tests, and one-shot use). */
 export function indexState(state: ClusterState): StateIndex {
   const services = new Map<string, Service>()

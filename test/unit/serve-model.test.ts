@@ -3,7 +3,7 @@
 // disappears from the samples.
 import {describe, expect, it} from 'vitest'
 import {explain} from '../../src/explain/report.js'
-import {indexState, ServeModel, type Row, type StateIndex} from '../../src/serve/model.js'
+import {indexState, nodeSignature, ServeModel, type Row, type StateIndex} from '../../src/serve/model.js'
 import {sourceRows} from '../../src/serve/source.js'
 import {FAMILIES} from '../../src/serve/catalogue.js'
 import type {ClusterState} from '../../src/state/cluster-state.js'
@@ -134,5 +134,19 @@ describe('serve source health', () => {
     expect(value(rows, 'kubectl_topology_source_errors_total', {resource: 'services'})).toBe(3)
     expect(value(rows, 'kubectl_topology_source_last_sync_timestamp_seconds', {resource: 'services'})).toBeUndefined()
     expect(value(sourceRows([]), 'kubectl_topology_source_up', {})).toBe(0)
+  })
+})
+
+describe('nodeSignature', () => {
+  it('ignores what kubelets rewrite and sees what the engine reads', () => {
+    const n = nodesIn(['zone-a'])[0]!
+    const beat = (t: string) => ({...n, status: {...n.status, conditions: [{type: 'Ready', status: 'True', lastHeartbeatTime: t}]}})
+    expect(nodeSignature(beat('2026-11-28T05:00:00Z'))).toBe(nodeSignature(beat('2026-11-28T05:00:10Z')))
+    const notReady = {...n, status: {...n.status, conditions: [{type: 'Ready', status: 'False'}]}}
+    expect(nodeSignature(notReady)).not.toBe(nodeSignature(n))
+    const moved = {...n, metadata: {...n.metadata, labels: {...n.metadata.labels, 'topology.kubernetes.io/zone': 'zone-b'}}}
+    expect(nodeSignature(moved)).not.toBe(nodeSignature(n))
+    const cpu = {...n, status: {...n.status, allocatable: {cpu: '8'}}}
+    expect(nodeSignature(cpu)).not.toBe(nodeSignature(n))
   })
 })
