@@ -108,6 +108,24 @@ export const FAMILIES = [
     help: '0 when the data plane ignores the hints of this Service for pod traffic, 1 otherwise (including "unknown" data planes: see docs/dataplane.md).',
     labels: SVC,
   },
+  {
+    name: 'kubectl_topology_service_recommended_mode_info',
+    type: 'gauge',
+    help: "Always 1: the advisor's recommended setting for the Service (mode: Auto, PreferClose, PreferSameZone, PreferSameNode, none), the one explain prints under What to do.",
+    labels: [...SVC, 'mode'],
+  },
+  {
+    name: 'kubectl_topology_service_recommendation_meets_bound',
+    type: 'gauge',
+    help: "1 when the advisor's recommended setting keeps the worst expected overload within its bound (20%), else 0.",
+    labels: SVC,
+  },
+  {
+    name: 'kubectl_topology_service_change_recommended',
+    type: 'gauge',
+    help: '1 when the advisor recommends a change (explain lists steps), 0 when it recommends keeping what is there.',
+    labels: SVC,
+  },
   // ---- per Service and zone --------------------------------------------------------------
   {
     name: 'kubectl_topology_zone_ready_endpoints',

@@ -1,10 +1,13 @@
 // serve's model: the metric samples of a cluster, kept up to date one Service at a time.
-// Each Service's figures come from explain's engine (explain/report.ts `explain`, the same
-// call explain -A makes), run on the Service's own objects only; a change of a Service, of one
+// Each Service's figures come from explain's engine with the advisor's recommendation
+// (advise/report.ts `explainAdvised`, the same call explain -A makes), run on the Service's own
+// objects only: its "now" and "after the next sync" figures are the recommendation's; a change of a Service, of one
 // of its EndpointSlices or of an Event on it recomputes that Service, a change of the Nodes
 // (zone CPU shares, counted nodes) recomputes every Service. Pure: no clock, no I/O; the
 // source's health (timestamps, counters) is given by the caller.
-import {explain, summariseNodes, type ExplainOptions, type ServiceExplanation} from '../explain/report.js'
+import {summariseNodes, type ExplainOptions, type ServiceExplanation} from '../explain/report.js'
+import {explainAdvised} from '../advise/report.js'
+import {nowFigures, predictedFigures} from '../advise/evaluate.js'
 import {zoneCapacity} from '../explain/node-verdicts.js'
 import {acceptedCounts} from '../explain/advice.js'
 import {getAllocations} from '../upstream/endpointslice/topologycache/topologycache.js'
@@ -118,7 +121,7 @@ export class ServeModel {
     }
     if (services.length === 0) return 0
     const state: ClusterState = {nodes, services, endpointSlices: slices, events, nodesReadable: index.nodesReadable}
-    const report = explain(state, services, this.opts)
+    const report = explainAdvised(state, services, this.opts)
     const ratios = zoneCapacity(nodes).cpuRatiosByZone
     const fresh = new Map<string, Row[]>()
     for (const s of report.services) {
@@ -177,17 +180,26 @@ function serviceRows(s: ServiceExplanation, ratios: Record<string, number> | nul
     if (value !== null && Number.isFinite(value)) rows.push([f, {labels: {...svc, ...extra}, value}])
   }
   const requested = s.mode.managedByController && s.mode.path !== 'none'
+  // The advisor's figures (explain prints the same): now (live hints) and after the next sync.
+  const rec = s.recommendation
+  const now = rec?.now ?? nowFigures(s)
+  const next = rec?.predicted ?? predictedFigures(s)
   add('kubectl_topology_service_info', 1, {mode: s.controller.path})
   add('kubectl_topology_service_hints_requested', bool(requested))
-  add('kubectl_topology_service_hints_live', bool(s.totals.liveHints > 0))
-  add('kubectl_topology_service_hints_predicted', bool(s.controller.hintsSet))
+  add('kubectl_topology_service_hints_live', bool(now.hints))
+  add('kubectl_topology_service_hints_predicted', bool(next.hints))
   add('kubectl_topology_service_controller_reason_info', 1, {reason: reasonCode(s)})
   add('kubectl_topology_service_ready_endpoints', s.totals.readyEndpoints)
   add('kubectl_topology_service_accepted_endpoints_distance', acceptedDistance(s, ratios))
-  add('kubectl_topology_service_live_in_zone_traffic_ratio', s.traffic.inZoneShareLive)
-  add('kubectl_topology_service_predicted_in_zone_traffic_ratio', s.traffic.inZoneSharePredicted)
-  add('kubectl_topology_service_live_max_endpoint_overload_ratio', s.traffic.maxEndpointOverloadLive)
-  add('kubectl_topology_service_predicted_max_endpoint_overload_ratio', s.traffic.maxEndpointOverloadPredicted)
+  add('kubectl_topology_service_live_in_zone_traffic_ratio', now.inZone)
+  add('kubectl_topology_service_predicted_in_zone_traffic_ratio', next.inZone)
+  add('kubectl_topology_service_live_max_endpoint_overload_ratio', now.worstOverload)
+  add('kubectl_topology_service_predicted_max_endpoint_overload_ratio', next.worstOverload)
+  if (rec) {
+    add('kubectl_topology_service_recommended_mode_info', 1, {mode: rec.recommended})
+    add('kubectl_topology_service_recommendation_meets_bound', bool(rec.meetsBound))
+    add('kubectl_topology_service_change_recommended', bool(rec.steps.length > 0))
+  }
   add('kubectl_topology_service_drift_endpoints', s.drift.endpoints)
   add('kubectl_topology_service_drift_zone_counts', bool(s.drift.zoneCounts))
   add('kubectl_topology_service_data_plane_honours_hints', bool(s.dataPlane?.ignoresHints !== true))

@@ -2,7 +2,7 @@
 // only the Services a change touches are explained again, and what disappears from the cluster
 // disappears from the samples.
 import {describe, expect, it} from 'vitest'
-import {explain} from '../../src/explain/report.js'
+import {explainAdvised} from '../../src/advise/report.js'
 import {indexState, nodeSignature, ServeModel, type Row, type StateIndex} from '../../src/serve/model.js'
 import {sourceRows} from '../../src/serve/source.js'
 import {FAMILIES} from '../../src/serve/catalogue.js'
@@ -37,7 +37,7 @@ describe('serve model', () => {
     const web = {namespace: 'default', service: 'web', address_type: 'IPv4'}
     const few = {namespace: 'default', service: 'few', address_type: 'IPv4'}
     const plain = {namespace: 'default', service: 'plain', address_type: 'IPv4'}
-    const report = explain(st, st.services)
+    const report = explainAdvised(st, st.services)
     const ex = (name: string) => report.services.find((s) => s.name === name)!
 
     expect(value(rows, 'kubectl_topology_service_info', {...web, mode: 'topology-mode-auto'})).toBe(1)
@@ -51,6 +51,17 @@ describe('serve model', () => {
     expect(value(rows, 'kubectl_topology_service_live_max_endpoint_overload_ratio', web)).toBe(ex('web').traffic.maxEndpointOverloadLive)
     expect(value(rows, 'kubectl_topology_zone_ready_endpoints', {...web, zone: 'zone-b'})).toBe(3)
     expect(value(rows, 'kubectl_topology_zone_expected_overload_ratio', {...web, zone: 'zone-b'})).toBe(ex('web').zones[1]!.expectedOverload)
+    // The advisor's figures and recommendation, as explain prints them.
+    const rec = ex('web').recommendation!
+    expect(value(rows, 'kubectl_topology_service_live_in_zone_traffic_ratio', web)).toBe(rec.now.inZone)
+    expect(value(rows, 'kubectl_topology_service_predicted_max_endpoint_overload_ratio', web)).toBe(rec.predicted.worstOverload)
+    expect(value(rows, 'kubectl_topology_service_recommended_mode_info', {...web, mode: rec.recommended})).toBe(1)
+    expect(value(rows, 'kubectl_topology_service_recommendation_meets_bound', web)).toBe(rec.meetsBound ? 1 : 0)
+    expect(value(rows, 'kubectl_topology_service_change_recommended', web)).toBe(rec.steps.length > 0 ? 1 : 0)
+    // few is refused: the advisor recommends a change.
+    expect(value(rows, 'kubectl_topology_service_change_recommended', few)).toBe(1)
+    expect(ex('few').recommendation!.recommended).not.toBe('Auto')
+    expect(value(rows, 'kubectl_topology_service_recommended_mode_info', {...few, mode: ex('few').recommendation!.recommended})).toBe(1)
 
     // 2 ready endpoints over 3 zones of equal CPU: refused; 3 is the nearest count accepted.
     expect(value(rows, 'kubectl_topology_service_hints_predicted', few)).toBe(0)
