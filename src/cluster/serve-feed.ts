@@ -47,11 +47,17 @@ export interface Feed {
 }
 
 interface Health {
-  up: boolean
+  /** Since the last failure (back-off, re-list) no success proved the resource healthy again. */
+  failing: boolean
+  /** When the current watch request was sent (the reflector says "watching" once it is under way, before the server answered). */
+  watchingSince: number | null
   lists: number
   errors: number
   lastSync: number | null
 }
+
+/** A watch open this long without failing counts as recovered (a refused watch fails within milliseconds). */
+const RECOVERED_AFTER_MS = 1000
 
 type Obj = {metadata?: {namespace?: string; name?: string}}
 const objKey = (o: Obj) => `${o.metadata?.namespace ?? ''}/${o.metadata?.name ?? ''}`
@@ -94,25 +100,32 @@ export async function startFeed(ctx: KubeContext, opts: FeedOptions, h: FeedHand
     for (const item of items) place(by, owner, item, keyOf(item), false)
   }
 
-  const health = new Map<Resource, Health>(SERVE_RESOURCES.map((r) => [r, {up: false, lists: 0, errors: 0, lastSync: null}]))
+  const health = new Map<Resource, Health>(SERVE_RESOURCES.map((r) => [r, {failing: true, watchingSince: null, lists: 0, errors: 0, lastSync: null}]))
   const onStatus = (resource: string, s: ReflectorStatus) => {
     const x = health.get(resource as Resource)
     if (x) {
       if (s.state === 'synced') {
-        x.up = true
+        x.failing = false
         x.lists++
         x.lastSync = now()
-      } else if (s.state === 'watching') x.up = x.lists > 0
+      } else if (s.state === 'watching') x.watchingSince = now()
       else {
-        x.up = false
+        x.failing = true
+        x.watchingSince = null
         if (s.state === 'backoff') x.errors++
       }
     }
     h.onStatus(resource, s)
   }
+  /** A list or a watch event arrived: the resource works. */
   const touched = (resource: Resource) => {
     const x = health.get(resource)!
     x.lastSync = now()
+    x.failing = false
+  }
+  const isUp = (x: Health) => {
+    if (x.failing && x.lists > 0 && x.watchingSince !== null && now() - x.watchingSince >= RECOVERED_AFTER_MS) x.failing = false
+    return x.lists > 0 && !x.failing
   }
   const common = {watch, baseDelayMs: opts.baseDelayMs, maxDelayMs: opts.maxDelayMs, onStatus}
   const changed = (services: string[]) => {
@@ -220,7 +233,7 @@ export async function startFeed(ctx: KubeContext, opts: FeedOptions, h: FeedHand
     health: () =>
       [...health.entries()].map(([resource, x]) => ({
         resource,
-        up: x.up,
+        up: isUp(x),
         lastSyncSeconds: x.lastSync === null ? null : Math.floor(x.lastSync / 1000),
         watchRestarts: Math.max(0, reflectorOf(resource).watches - 1),
         relists: Math.max(0, x.lists - 1),
