@@ -17,7 +17,7 @@ export class MetricsWriter {
   private readonly registries: Record<Format, {registry: Registry<ContentType>; metrics: Map<FamilyName, Metric>}>
 
   /** extraLabels: label names every sample carries besides its family's (`cluster` when several contexts are served). */
-  constructor(readonly extraLabels: readonly string[] = []) {
+  constructor(extraLabels: readonly string[] = []) {
     const make = (contentType: ContentType) => {
       const registry = new Registry<ContentType>()
       registry.setContentType(contentType)
