@@ -40,7 +40,7 @@ export function modesFor(kubeVersion: string | undefined): TopologyMode[] {
   return ['Auto', ...accepted.filter((v) => v !== 'PreferClose' || accepted.length === 1), 'none']
 }
 
-export {percent, withinBound}
+export {withinBound}
 const inZonePct = (x: number | null) => (x === null ? 'n/a' : `${Math.round(x * 100) || 0}%`)
 
 function figuresLine(f: Figures, bound: number): string {

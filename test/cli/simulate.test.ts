@@ -233,7 +233,7 @@ describe('bad input: one line, documented exit code', () => {
     [['simulate', '--dataset', 'no-such-family-or-file'], 3, /neither a file nor a dataset family/],
     [['simulate', '--dataset', 'representative', '--kube-version', '1.30'], 2, /--kube-version applies to a cluster/],
     [['simulate', '--dataset', 'representative', '--traffic', 'zone1=1'], 2, /--traffic applies to a cluster/],
-    [['simulate'], 2, /name a Service/],
+    [['simulate', 'svc/cart', '-l', 'tier=web', '-n', 'shop', '-f', EXAMPLE], 2, /Service names cannot be combined with -l/],
   ]
   for (const [args, code, message] of cases) {
     it(args.slice(1).join(' '), () => {
