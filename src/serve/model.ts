@@ -7,7 +7,6 @@
 // source's health (timestamps, counters) is given by the caller.
 import {summariseNodes, type ExplainOptions, type ServiceExplanation} from '../explain/report.js'
 import {explainAdvised} from '../advise/report.js'
-import {nowFigures, predictedFigures} from '../advise/evaluate.js'
 import {zoneCapacity} from '../explain/node-verdicts.js'
 import {acceptedCounts} from '../explain/advice.js'
 import {getAllocations} from '../upstream/endpointslice/topologycache/topologycache.js'
@@ -182,8 +181,10 @@ function serviceRows(s: ServiceExplanation, ratios: Record<string, number> | nul
   const requested = s.mode.managedByController && s.mode.path !== 'none'
   // The advisor's figures (explain prints the same): now (live hints) and after the next sync.
   const rec = s.recommendation
-  const now = rec?.now ?? nowFigures(s)
-  const next = rec?.predicted ?? predictedFigures(s)
+  // (explainAdvised recommends for every Service it explains; explain's own figures otherwise, the same numbers.)
+  const t = s.traffic
+  const now = rec?.now ?? {hints: s.totals.liveHints > 0, inZone: t.inZoneShareLive, worstOverload: t.maxEndpointOverloadLive}
+  const next = rec?.predicted ?? {hints: s.controller.hintsSet, inZone: t.inZoneSharePredicted, worstOverload: t.maxEndpointOverloadPredicted}
   add('kubectl_topology_service_info', 1, {mode: s.controller.path})
   add('kubectl_topology_service_hints_requested', bool(requested))
   add('kubectl_topology_service_hints_live', bool(now.hints))
