@@ -9,7 +9,7 @@
 //   npm run build && npx node bench/scale.mjs [--services 2000] [--nodes 1000] [--runs 5]
 //   CLUSTER_INSTANCE=bench node scripts/cluster.mjs down
 //
-// The load: nodes scale-node-NNNN in 3 zones (Ready, 4 CPUs); Services without a selector,
+// The load (bench/scale-load.mjs, shared with bench/serve.mjs): nodes scale-node-NNNN in 3 zones (Ready, 4 CPUs); Services without a selector,
 // spread over 20 namespaces (bench-scale-NN), each with one hand-made EndpointSlice of 10
 // ready endpoints on those nodes, hinted for their own zone; a third annotated
 // topology-mode Auto, a third trafficDistribution PreferSameZone, a third plain. It is
