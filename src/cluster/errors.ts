@@ -97,7 +97,7 @@ function firstLine(text: string): string | undefined {
 }
 
 /** One text from the server or a plugin, as a message shows it: scrubbed, one line, at most MAX_SHOWN characters. */
-export const shown = (text: string): string => scrub(text, MAX_SHOWN)
+const shown = (text: string): string => scrub(text, MAX_SHOWN)
 
 function parseStatus(body: unknown): StatusBody | undefined {
   let b = body
