@@ -2,7 +2,7 @@
 // change set, the predicted outcome, and what was written. Pure data built by the commands.
 import type {ExplainReport} from '../explain/report.js'
 import type {ChangeSet, FieldChange, HintDifference, HintStrategy, ModeValue, SliceChange} from './plan.js'
-import {APPLY_SCHEMA_VERSION} from './plan.js'
+import type {APPLY_SCHEMA_VERSION} from './plan.js'
 
 export type ResultStatus = 'no-changes' | 'preview' | 'dry-run' | 'applied' | 'partial' | 'interrupted' | 'refused'
 
@@ -51,6 +51,8 @@ export interface ApplyReport {
   result: {
     status: ResultStatus
     written: ObjectRef[]
+    /** Sent, but the answer was lost: may have been written (only when not empty; exit 9). */
+    unknown?: ObjectRef[]
     failed: (ObjectRef & {error: string})[]
     notWritten: ObjectRef[]
     /** Conflicts answered by re-reading and re-planning. */
