@@ -75,6 +75,36 @@ export interface Journal {
   history: {time: string; action: string; outcome: string}[]
 }
 
+/**
+ * What is wrong with a journal read from disk (null: nothing): every field reset reads, with
+ * the type it reads it as. A file edited by hand, cut short by a full disk or written by
+ * another program fails here with the first bad field named, instead of failing inside reset.
+ */
+export function journalProblem(x: unknown): string | null {
+  const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
+  const strOrNull = (v: unknown) => v === null || typeof v === 'string'
+  if (!isObj(x)) return 'not a JSON object'
+  if (x.kind !== JOURNAL_KIND) return `kind is not ${JOURNAL_KIND}`
+  for (const k of ['server', 'namespace', 'service'] as const) if (typeof x[k] !== 'string') return `${k} is not a string`
+  if (!Array.isArray(x.objects)) return 'objects is not a list'
+  if (x.history !== undefined && !Array.isArray(x.history)) return 'history is not a list'
+  const fields = (v: unknown) => isObj(v) && TOPOLOGY_FIELDS.every((f) => strOrNull(v[f]))
+  const hints = (v: unknown) =>
+    Array.isArray(v) && v.every((e) => isObj(e) && Array.isArray(e.addresses) && e.addresses.every((a) => typeof a === 'string') && (e.hints === null || isObj(e.hints)))
+  for (const [i, o] of x.objects.entries()) {
+    const at = `objects[${i}]`
+    if (!isObj(o)) return `${at} is not an object`
+    if (o.kind !== 'Service' && o.kind !== 'EndpointSlice') return `${at}.kind is not Service or EndpointSlice`
+    if (typeof o.name !== 'string' || o.name === '') return `${at}.name is not a name`
+    if (!strOrNull(o.uid ?? null)) return `${at}.uid is not a string`
+    for (const k of ['before', 'prior', 'after'] as const) {
+      if (!(o.kind === 'Service' ? fields(o[k]) : hints(o[k])))
+        return `${at}.${k} is not ${o.kind === 'Service' ? 'the three topology fields (string or null)' : 'a list of endpoints with addresses and hints'}`
+    }
+  }
+  return null
+}
+
 export function emptyJournal(key: {server: string; context: string; namespace: string; service: string}): Journal {
   return {apiVersion: 'kubectl-topology.io/v1', kind: JOURNAL_KIND, ...key, objects: [], history: []}
 }

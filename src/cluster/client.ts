@@ -129,11 +129,17 @@ function errorContext(ctx: KubeContext): ErrorContext {
 
 /** The server's version without the "v" and build suffixes: "v1.36.3+k3s1" -> "1.36.3". */
 export function normalizeServerVersion(info: {gitVersion?: string; major?: string; minor?: string}): string | undefined {
-  const m = /^v?(\d+\.\d+\.\d+)/.exec(info.gitVersion ?? '')
-  if (m) return m[1]
-  const major = (info.major ?? '').replace(/\D/g, '')
-  const minor = (info.minor ?? '').replace(/\D/g, '')
-  return major && minor ? `${major}.${minor}` : undefined
+  // Each number at most four digits: a /version with more (1.99999999999999999999) is not a
+  // Kubernetes release, and the version is then unknown (assumed current) rather than an error.
+  const sane = (v: string) => (/^\d{1,4}(\.\d{1,4}){1,2}$/.test(v) ? v : undefined)
+  const gitVersion = typeof info.gitVersion === 'string' ? info.gitVersion.slice(0, 64) : ''
+  const m = /^v?(\d+\.\d+\.\d+)/.exec(gitVersion)
+  if (m) return sane(m[1]!)
+  // Digits with an optional "+" (GKE and EKS say minor "27+"); anything else is not a version.
+  const num = (v: unknown) => (typeof v === 'string' ? /^(\d{1,4})\+?$/.exec(v)?.[1] : undefined)
+  const major = num(info.major)
+  const minor = num(info.minor)
+  return major && minor ? sane(`${major}.${minor}`) : undefined
 }
 
 /** The API clients of one context, with the page size, error context and request count of one read. */

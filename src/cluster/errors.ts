@@ -175,6 +175,15 @@ export function toCliError(err: unknown, what: string, ctx: ErrorContext = {}): 
     const status = parseStatus(err.body)
     const msg = status?.message === undefined ? undefined : shown(String(status.message))
     const reason = status?.reason ? shown(String(status.reason)) : undefined
+    if (err.code >= 300 && err.code < 400) {
+      const headers = (err as {headers?: Record<string, unknown>}).headers ?? {}
+      const location = typeof headers.location === 'string' ? ` to ${shown(headers.location)}` : ''
+      return fail(
+        `the API server ${server} answered ${err.code} (a redirect${location}) to ${what}: redirects are not followed; set the kubeconfig's server to the API server's own address`,
+        ExitCode.UNREACHABLE,
+        err,
+      )
+    }
     switch (err.code) {
       case 401:
         return fail(
@@ -261,6 +270,16 @@ export function toCliError(err: unknown, what: string, ctx: ErrorContext = {}): 
   if (chain.some((e) => e instanceof TypeError && e.message === 'fetch failed')) {
     const inner = chain[chain.length - 1]
     return fail(`${unable}: ${shown(inner?.message ?? 'fetch failed')}${codes[0] ? ` (${codes[0]})` : ''}`, ExitCode.UNREACHABLE, err)
+  }
+  // An answer that is not the API's JSON (cut short, HTML, a gzip body no one asked for, a
+  // media type client-node does not read): the server's fault, not ours.
+  const bad = chain.find((e) => e instanceof SyntaxError || (e instanceof Error && /ObjectSerializer|mediaType|Content-Type/i.test(e.message)))
+  if (bad) {
+    return fail(
+      `the answer of ${server}${through} to ${what} is not Kubernetes API JSON (${shown(bad.message)}): check that the kubeconfig's server is the API server, not a proxy or a login page`,
+      ExitCode.UNREACHABLE,
+      err,
+    )
   }
   // An exec credential plugin that ran and failed: client-node rejects with its stderr.
   if (ctx.execCommand && err instanceof Error && err.constructor === Error) {
