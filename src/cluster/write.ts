@@ -218,10 +218,11 @@ export class Writer {
     if (code === undefined) {
       const err = this.client.fail(e, `write ${what} in namespace "${this.namespace}"`)
       // Not even sent, or an error of ours (a credential plugin, a kubeconfig): nothing stored.
-      if (notSent(e) || err.exitCode === ExitCode.KUBECONFIG) return err
+      // With dryRun=All nothing is stored whatever happened to the answer.
+      if (notSent(e) || err.exitCode === ExitCode.KUBECONFIG || this.serverDryRun) return err
       return new UnknownOutcomeError(kind, name, err.message, e)
     }
-    if (code >= 500) return new UnknownOutcomeError(kind, name, this.client.fail(e, `write ${what} in namespace "${this.namespace}"`).message, e)
+    if (code >= 500 && !this.serverDryRun) return new UnknownOutcomeError(kind, name, this.client.fail(e, `write ${what} in namespace "${this.namespace}"`).message, e)
     const st = statusOf(e)
     const causes = st.details?.causes ?? []
     if (code === 409) {

@@ -77,6 +77,14 @@ describe('a write whose answer is lost', () => {
     await resetRestores()
   }, 60_000)
 
+  it('with --dry-run=server nothing can have been stored: a lost answer is a failure (exit 8), not "may have been written"', async () => {
+    srv.faults.unshift(faults.lostAnswer(patchService, 'drop'))
+    const r = await run(['apply', 'svc/web', '--mode', 'PreferClose', '--dry-run=server'])
+    expect(r.code).toBe(8)
+    expect(r.stderr).not.toMatch(/may have been written/)
+    expect(srv.service.spec.trafficDistribution).toBeUndefined()
+  }, 60_000)
+
   it('killed with SIGKILL after the server received the write: the journal written before the request lets reset restore', async () => {
     let child: ChildProcess | undefined
     const lost = faults.lostAnswer(patchService, 'hang', () => child?.kill('SIGKILL'))
