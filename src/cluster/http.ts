@@ -141,6 +141,14 @@ export function installTransport(k8s: K8s, kc: KubeConfig, timeoutMs: number, pr
       )
       const headers: Record<string, string> = {}
       for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(', ') : v
+      // A success that is not JSON (a login page, a proxy's HTML): client-node would hand the
+      // text on as the object, and a list would read as empty. cluster/errors.ts words it.
+      const type = headers['content-type'] ?? ''
+      if (res.statusCode >= 200 && res.statusCode < 300 && type !== '' && !/\bjson\b/i.test(type)) {
+        res.body.on('error', () => {})
+        res.body.destroy()
+        throw new Error(`the answer's Content-Type is ${JSON.stringify(type.slice(0, 100))}, not application/json`)
+      }
       const stream = res.body
       return new k8s.ResponseContext(res.statusCode, headers, {
         text: () => raceSignal(stream.text(), signal),

@@ -39,6 +39,7 @@ describe('answers that are not the API', () => {
   const cases: [string, Fault][] = [
     ['malformed JSON', faults.status(nodes, 200, '{"kind":"NodeList","items":[')],
     ['an HTML page as JSON', faults.status(nodes, 200, '<html><body>Sign in</body></html>')],
+    ['an HTML login page (text/html), which read as "No nodes" before', faults.status(nodes, 200, '<html><body>Sign in</body></html>', {'content-type': 'text/html'})],
     ['a gzip body no one asked for', faults.gzip(nodes, {kind: 'NodeList', apiVersion: 'v1', metadata: {}, items: []})],
   ]
   for (const [name, fault] of cases) {
