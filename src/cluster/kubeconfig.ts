@@ -11,6 +11,7 @@
 // holds them) and client-node gets a config holding only the selected context, its
 // cluster and its user. Exec credential plugins stay client-node's job.
 
+import type {ChildProcess} from 'node:child_process'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
@@ -419,7 +420,7 @@ export async function loadKubeConfig(opts: LoadKubeConfigOptions = {}): Promise<
   if (userName !== undefined) result.userName = userName
   if (execCommand !== undefined) {
     result.execCommand = execCommand
-    guardExecCredentials(kc, execCommand, contextName)
+    guardExecCredentials(kc, execCommand, contextName, timeoutMs)
   }
   return result
 }
@@ -428,18 +429,46 @@ export async function loadKubeConfig(opts: LoadKubeConfigOptions = {}): Promise<
  * An exec credential plugin that ran but printed something that is not an ExecCredential
  * (garbage, JSON without `status`), or a token no HTTP header can carry (CR, LF, NUL): one line,
  * exit 5, instead of client-node's SyntaxError or TypeError, or undici's refusal of the header,
- * reaching the user as an internal error. A plugin that cannot start or exits non-zero is left
- * to cluster/errors.ts, which words those.
+ * reaching the user as an internal error. A plugin that does not finish within --request-timeout
+ * is killed, exit 5 as well (client-node would wait for it forever). A plugin that cannot start
+ * or exits non-zero is left to cluster/errors.ts, which words those.
  */
-function guardExecCredentials(kc: KubeConfig, command: string, contextName: string): void {
+function guardExecCredentials(kc: KubeConfig, command: string, contextName: string, timeoutMs: number): void {
   const apply = kc.applySecurityAuthentication.bind(kc)
   const fail = (why: string, cause?: unknown) =>
     new CliError(`getting credentials for context "${contextName}": exec plugin "${command}" ${why}: fix the plugin or users[].user.exec in the kubeconfig`, ExitCode.KUBECONFIG, {
       cause,
     })
+  // client-node's ExecAuth spawns through its execFn: keep the children, to end one that hangs.
+  const children = new Set<ChildProcess>()
+  const auths = (kc as unknown as {authenticators?: {execFn?: (...a: unknown[]) => ChildProcess}[]}).authenticators ?? []
+  for (const a of auths) {
+    const spawnFn = a.execFn
+    if (typeof spawnFn !== 'function') continue
+    a.execFn = (...args: unknown[]) => {
+      const child = spawnFn(...args)
+      children.add(child)
+      child.once('close', () => children.delete(child))
+      return child
+    }
+  }
+  const bounded = (p: Promise<void>): Promise<void> => {
+    if (timeoutMs <= 0) return p
+    return new Promise((resolve, reject) => {
+      const t = setTimeout(() => {
+        for (const c of children) c.kill('SIGKILL')
+        reject(fail(`did not finish within ${formatDuration(timeoutMs)} (--request-timeout); it was stopped`))
+      }, timeoutMs)
+      t.unref()
+      p.then(
+        (v) => (clearTimeout(t), resolve(v)),
+        (e) => (clearTimeout(t), reject(e)),
+      )
+    })
+  }
   kc.applySecurityAuthentication = async (rc) => {
     try {
-      await apply(rc)
+      await bounded(apply(rc))
     } catch (e) {
       // Not the parser's message: it quotes the output, which may hold a credential.
       if (e instanceof SyntaxError) throw fail('printed something that is not ExecCredential JSON on stdout', e)

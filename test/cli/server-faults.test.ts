@@ -98,6 +98,16 @@ describe('exec credential plugins that misbehave', () => {
   })
 })
 
+describe('an exec plugin that never exits', () => {
+  it('is stopped at --request-timeout: exit 5, no request sent', async () => {
+    const file = path.join(tmp, 'hang')
+    fs.writeFileSync(file, '#!/bin/sh\nexec sleep 600\n', {mode: 0o755})
+    const r = await run(['nodes', '--request-timeout', '1s'], {exec: {apiVersion: 'client.authentication.k8s.io/v1', command: file, interactiveMode: 'Never'}})
+    oneLine(r, 5, /exec plugin ".*hang" did not finish within 1s \(--request-timeout\); it was stopped: fix the plugin/)
+    expect(srv.log).toHaveLength(0)
+  })
+})
+
 describe('flags and files', () => {
   it.each(['1194h', '597h', '2147484s'])('--request-timeout %s: exit 2 at once, no Node warning', async (v) => {
     oneLine(await run(['nodes', '--request-timeout', v]), 2, /^error: invalid --request-timeout value ".*": at most 596h31m23\.647s \(2\^31-1 ms/)
