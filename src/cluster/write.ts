@@ -37,8 +37,17 @@ export class UnknownOutcomeError extends CliError {
     readonly objectName: string,
     why: string,
     cause: unknown,
+    /** The server answered with a 5xx (which does not say whether it stored the change), rather than not at all. */
+    status?: number,
   ) {
-    super(`the answer to the write of ${kind === 'Service' ? 'service' : 'endpointslice'}/${objectName} was lost (${why})`, ExitCode.WRITE_UNKNOWN, {cause})
+    const ref = `${kind === 'Service' ? 'service' : 'endpointslice'}/${objectName}`
+    super(
+      status === undefined
+        ? `the answer to the write of ${ref} was lost (${why})`
+        : `the write of ${ref} failed with HTTP ${status}, which does not say whether it was stored (${why})`,
+      ExitCode.WRITE_UNKNOWN,
+      {cause},
+    )
     this.name = 'UnknownOutcomeError'
   }
 }
@@ -222,7 +231,7 @@ export class Writer {
       if (notSent(e) || err.exitCode === ExitCode.KUBECONFIG || this.serverDryRun) return err
       return new UnknownOutcomeError(kind, name, err.message, e)
     }
-    if (code >= 500 && !this.serverDryRun) return new UnknownOutcomeError(kind, name, this.client.fail(e, `write ${what} in namespace "${this.namespace}"`).message, e)
+    if (code >= 500 && !this.serverDryRun) return new UnknownOutcomeError(kind, name, this.client.fail(e, `write ${what} in namespace "${this.namespace}"`).message, e, code)
     const st = statusOf(e)
     const causes = st.details?.causes ?? []
     if (code === 409) {

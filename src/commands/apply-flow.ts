@@ -239,7 +239,7 @@ async function afterWrites(
     const settled = await settleUnknown(r.writer, o.name, outcome)
     written.push(...settled.written)
     outcome.notWritten.unshift(...settled.notWritten)
-    const lost = outcome.error?.message ?? 'the answer to a write was lost'
+    const lost = outcome.error?.message ?? 'the outcome of a write is unknown'
     Object.assign(report.result, {written, notWritten: outcome.notWritten, ...(settled.unknown.length > 0 ? {unknown: settled.unknown} : {})})
     if (settled.unknown.length > 0) {
       interrupts.dispose()
@@ -250,11 +250,11 @@ async function afterWrites(
       if (o.json) io.out(renderApplyJson(report))
       throw new CliError(text, ExitCode.WRITE_UNKNOWN)
     }
-    r.warn(
-      `${lost}; a re-read shows ${settled.written.length > 0 ? `the server holds the change (${refList(settled.written)})` : `the change was not stored (${refList(settled.notWritten)})`}`,
-    )
-    outcome.error = outcome.notWritten.length > 0 && written.length > 0 ? new CliError(`${lost}; the writes after it were not sent`, ExitCode.WRITE_FAILED) : null
-    if (written.length === 0 && outcome.notWritten.length > 0) outcome.error = new CliError(`${lost}; a re-read shows nothing was stored`, ExitCode.WRITE_FAILED)
+    // The re-read told: stored (the run goes on as a write that was answered), or not (a failure).
+    if (settled.written.length > 0) r.warn(`${lost}; a re-read shows the server holds the change (${refList(settled.written)})`)
+    const notStored = settled.notWritten.length > 0 ? `; a re-read shows ${refList(settled.notWritten)} was not stored` : ''
+    const rest = outcome.notWritten.length > settled.notWritten.length ? '; the writes after it were not sent' : ''
+    outcome.error = outcome.notWritten.length > 0 ? new CliError(`${lost}${notStored}${rest}`, ExitCode.WRITE_FAILED) : null
   }
   if (outcome.interrupted) {
     interrupts.dispose()

@@ -77,6 +77,16 @@ describe('a write whose answer is lost', () => {
     await resetRestores()
   }, 60_000)
 
+  it('a 500 on the write, not stored: a re-read tells, exit 8 saying so', async () => {
+    const status = {kind: 'Status', apiVersion: 'v1', status: 'Failure', reason: 'InternalError', code: 500, message: 'Internal error occurred: failed calling webhook'}
+    srv.faults.unshift(faults.status(patchService, 500, status))
+    const r = await apply()
+    expect(r.code).toBe(8)
+    expect(r.stderr).toMatch(
+      /^error: the write of service\/web failed with HTTP 500, which does not say whether it was stored \(Error from server \(InternalError\): Internal error occurred: failed calling webhook\); a re-read shows service\/web was not stored; written: none; failed: none; not written: service\/web\. Each object is either as it was or fully changed\.\n$/,
+    )
+  }, 60_000)
+
   it('with --dry-run=server nothing can have been stored: a lost answer is a failure (exit 8), not "may have been written"', async () => {
     srv.faults.unshift(faults.lostAnswer(patchService, 'drop'))
     const r = await run(['apply', 'svc/web', '--mode', 'PreferClose', '--dry-run=server'])
