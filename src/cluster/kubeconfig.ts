@@ -11,6 +11,7 @@
 // holds them) and client-node gets a config holding only the selected context, its
 // cluster and its user. Exec credential plugins stay client-node's job.
 
+import type {ChildProcess} from 'node:child_process'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
@@ -76,6 +77,12 @@ const UNIT_MS: Record<string, number> = {
 }
 
 /**
+ * The longest timeout: Node.js timers hold a signed 32-bit count of milliseconds (24.8 days);
+ * longer ones fire at once after a TimeoutOverflowWarning, and AbortSignal.timeout refuses them.
+ */
+const MAX_TIMEOUT_MS = 2 ** 31 - 1
+
+/**
  * Parses a kubectl --request-timeout value into milliseconds: "0" (no timeout), a bare
  * integer (seconds, as kubectl does), or a Go duration such as "30s", "1m", "500ms",
  * "1h2m3.5s". Anything else is a USAGE error.
@@ -84,7 +91,15 @@ export function parseDuration(value: string, flag = '--request-timeout'): number
   const s = value.trim()
   const bad = () => new CliError(`invalid ${flag} value "${value}": use a duration such as 30s, 1m or 500ms (0 means no timeout)`, ExitCode.USAGE)
   if (s === '') throw bad()
-  if (/^\d+$/.test(s)) return Number(s) * 1000
+  const tooLong = () =>
+    new CliError(
+      `invalid ${flag} value "${value}": at most ${formatDuration(MAX_TIMEOUT_MS)} (2^31-1 ms, the longest timer Node.js keeps; kubectl has no such limit, use 0 for no timeout)`,
+      ExitCode.USAGE,
+    )
+  if (/^\d+$/.test(s)) {
+    if (Number(s) * 1000 > MAX_TIMEOUT_MS) throw tooLong()
+    return Number(s) * 1000
+  }
   if (s === '0') return 0
   const re = /(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|μs|ms|s|m|h)/y
   let pos = 0
@@ -97,6 +112,7 @@ export function parseDuration(value: string, flag = '--request-timeout'): number
     pos = re.lastIndex
   }
   if (!Number.isFinite(total)) throw bad()
+  if (total > MAX_TIMEOUT_MS) throw tooLong()
   // AbortSignal.timeout needs whole milliseconds; round sub-millisecond values up so a
   // non-zero duration never turns into "no timeout".
   return total > 0 ? Math.max(1, Math.round(total)) : 0
@@ -402,7 +418,10 @@ export async function loadKubeConfig(opts: LoadKubeConfigOptions = {}): Promise<
   }
   if (proxyUrl) result.proxy = redactServer(proxyUrl.href)
   if (userName !== undefined) result.userName = userName
-  if (execCommand !== undefined) result.execCommand = execCommand
+  if (execCommand !== undefined) {
+    result.execCommand = execCommand
+    guardExecCredentials(kc, execCommand, contextName, timeoutMs)
+  }
   return result
 }
 
@@ -422,6 +441,63 @@ export function currentContextNamespace(): string | undefined {
     return typeof ns === 'string' && ns.trim() !== '' ? ns.trim() : undefined
   } catch {
     return undefined
+  }
+}
+
+/**
+ * An exec credential plugin that ran but printed something that is not an ExecCredential
+ * (garbage, JSON without `status`), or a token no HTTP header can carry (CR, LF, NUL): one line,
+ * exit 5, instead of client-node's SyntaxError or TypeError, or undici's refusal of the header,
+ * reaching the user as an internal error. A plugin that does not finish within --request-timeout
+ * is killed, exit 5 as well (client-node would wait for it forever). A plugin that cannot start
+ * or exits non-zero is left to cluster/errors.ts, which words those.
+ */
+function guardExecCredentials(kc: KubeConfig, command: string, contextName: string, timeoutMs: number): void {
+  const apply = kc.applySecurityAuthentication.bind(kc)
+  const fail = (why: string, cause?: unknown) =>
+    new CliError(`getting credentials for context "${contextName}": exec plugin "${command}" ${why}: fix the plugin or users[].user.exec in the kubeconfig`, ExitCode.KUBECONFIG, {
+      cause,
+    })
+  // client-node's ExecAuth spawns through its execFn: keep the children, to end one that hangs.
+  const children = new Set<ChildProcess>()
+  const auths = (kc as unknown as {authenticators?: {execFn?: (...a: unknown[]) => ChildProcess}[]}).authenticators ?? []
+  for (const a of auths) {
+    const spawnFn = a.execFn
+    if (typeof spawnFn !== 'function') continue
+    a.execFn = (...args: unknown[]) => {
+      const child = spawnFn(...args)
+      children.add(child)
+      child.once('close', () => children.delete(child))
+      return child
+    }
+  }
+  const bounded = (p: Promise<void>): Promise<void> => {
+    if (timeoutMs <= 0) return p
+    return new Promise((resolve, reject) => {
+      const t = setTimeout(() => {
+        for (const c of children) c.kill('SIGKILL')
+        reject(fail(`did not finish within ${formatDuration(timeoutMs)} (--request-timeout); it was stopped`))
+      }, timeoutMs)
+      t.unref()
+      p.then(
+        (v) => (clearTimeout(t), resolve(v)),
+        (e) => (clearTimeout(t), reject(e)),
+      )
+    })
+  }
+  kc.applySecurityAuthentication = async (rc) => {
+    try {
+      await bounded(apply(rc))
+    } catch (e) {
+      // Not the parser's message: it quotes the output, which may hold a credential.
+      if (e instanceof SyntaxError) throw fail('printed something that is not ExecCredential JSON on stdout', e)
+      if (e instanceof TypeError) throw fail('printed JSON that is not an ExecCredential (no "status" with a token or a client certificate)', e)
+      throw e
+    }
+    const auth = rc.getHeaders().Authorization ?? rc.getHeaders().authorization
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: the characters an HTTP header cannot carry
+    if (auth !== undefined && /[\x00-\x08\x0a-\x1f\x7f]/.test(auth))
+      throw fail('returned a token holding a line break or another control character, which no HTTP header can carry')
   }
 }
 

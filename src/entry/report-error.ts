@@ -13,10 +13,21 @@ interface OclifError extends Error {
 }
 const isOclifError = (e: unknown): e is OclifError => e instanceof Error && typeof (e as Partial<OclifError>).oclif === 'object'
 
+/**
+ * At most this many characters of a message are printed: the messages cut the server's and
+ * plugins' texts already (cluster/errors.ts), this bounds whatever else reaches here.
+ */
+const MAX_LINE = 8192
+
+/** The text cut to MAX_LINE characters, before escaping (which is per character). */
+function bounded(text: string): string {
+  return text.length <= MAX_LINE ? text : `${text.slice(0, MAX_LINE)}... (${text.length - MAX_LINE} characters more)`
+}
+
 /** Prints one line for the error and returns the exit code. */
 export function reportError(error: unknown, debug: boolean): number {
   if (isCliError(error)) {
-    process.stderr.write(`error: ${escapeTerminal(error.message)}\n`)
+    process.stderr.write(`error: ${escapeTerminal(bounded(error.message))}\n`)
     if (debug && error.cause) process.stderr.write(`${formatStack(error.cause)}\n`)
     if (debug) process.stderr.write(`${escapeLines(error.stack ?? '')}\n`)
     return error.exitCode
@@ -31,13 +42,15 @@ export function reportError(error: unknown, debug: boolean): number {
         .split('\n')
         .find((l) => l.trim() !== '') ??
       'invalid usage'
-    process.stderr.write(`error: ${escapeTerminal(first.trim())} (see --help)\n`)
+    process.stderr.write(`error: ${escapeTerminal(bounded(first.trim()))} (see --help)\n`)
     if (debug) process.stderr.write(`${escapeLines(error.stack ?? '')}\n`)
     const code = error.oclif.exit
     return code === undefined || code === 1 ? ExitCode.USAGE : code
   }
   const message = error instanceof Error ? error.message : String(error)
-  process.stderr.write(`error: internal error: ${escapeTerminal(message.split('\n')[0] ?? '')} (run with --debug for details, and please report it)\n`)
+  process.stderr.write(
+    `error: internal error: ${escapeTerminal(bounded(message.slice(0, MAX_LINE + 1).split('\n')[0] ?? ''))} (run with --debug for details, and please report it)\n`,
+  )
   if (debug) process.stderr.write(`${formatStack(error)}\n`)
   return ExitCode.INTERNAL
 }

@@ -4,14 +4,23 @@
 import {constructFromEvents, CORE_SCHEMA, defineMappingTag, defineScalarTag, EVENT_ID, mapTag, NOT_RESOLVED, parseEvents, SCALAR_STYLE} from 'js-yaml'
 import {LineCounter, parseAllDocuments, type Document} from 'yaml'
 import {displayName, inputError, type Parsed} from './format.js'
+import {isStackOverflow, tooDeep} from './depth.js'
 
 /** The documents of a YAML text with their positions; a syntax error is an INPUT error at file:line:col. */
 export function parseYamlText(text: string, source: string): Parsed {
   const lineCounter = new LineCounter()
-  const documents = parseAllDocuments(text, {lineCounter, prettyErrors: true})
+  let documents: ReturnType<typeof parseAllDocuments>
+  try {
+    documents = parseAllDocuments(text, {lineCounter, prettyErrors: true})
+  } catch (e) {
+    if (isStackOverflow(e)) throw tooDeep(source)
+    throw e
+  }
   const list: Document[] = Array.isArray(documents) ? documents : []
   for (const d of list) {
     const err = d.errors[0]
+    // The composer records running out of stack as the document's error (deep flow collections).
+    if (err && /call stack/i.test(err.message)) throw tooDeep(source)
     if (err) {
       const pos = err.linePos?.[0]
       const msg = (err.message.split('\n')[0] ?? err.message).replace(/ at line \d+, column \d+:?$/, '')
@@ -22,6 +31,7 @@ export function parseYamlText(text: string, source: string): Parsed {
   try {
     docs = list.map((d) => d.toJS({maxAliasCount: 10_000}))
   } catch (e) {
+    if (isStackOverflow(e)) throw tooDeep(source)
     throw inputError(`${displayName(source)}: ${(e as Error).message}`)
   }
   return {
