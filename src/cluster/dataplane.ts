@@ -90,7 +90,8 @@ export async function readDataPlaneObjects(ctx: KubeContext): Promise<DataPlaneR
     let cont: string | undefined
     do {
       const page = await apps.listNamespacedDaemonSet({namespace, limit: LIST_PAGE_SIZE, _continue: cont}, o)
-      out.push(...page.items.map((d) => serialize<DaemonSet>(d, 'V1DaemonSet', 'apps/v1', 'DaemonSet')))
+      // One push per item: a page is as long as the server makes it (200,000 items overflow a spread call).
+      for (const d of page.items) out.push(serialize<DaemonSet>(d, 'V1DaemonSet', 'apps/v1', 'DaemonSet'))
       cont = page.metadata?._continue || undefined
     } while (cont)
     return out
