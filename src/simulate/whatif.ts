@@ -491,6 +491,21 @@ export interface RolloutStep {
  *     Ordinals come from the endpoints' pod names (<statefulset>-<ordinal>).
  *   StatefulSet OnDelete: nothing happens until pods are deleted: only the start.
  */
+/**
+ * The most replicas a rollout simulates: Kubernetes' documented limit of Pods in a cluster,
+ * 150,000 (kubernetes.io "Considerations for large clusters"; --replicas has the same bound).
+ * A snapshot's Deployment of 175,008,532 replicas spun rollout() for ever (issue 20).
+ */
+export const MAX_ROLLOUT_REPLICAS = 150_000
+/** The most steps a rollout simulates: each step is a copy of the cluster state, and is scored. */
+export const MAX_ROLLOUT_STEPS = 1_000
+
+function tooManySteps(what: string, steps: number): WhatIfError {
+  return new WhatIfError(
+    `--rollout: ${what} take about ${steps} steps, more than the ${MAX_ROLLOUT_STEPS} a simulation runs (each step is a copy of the cluster): raise maxSurge or maxUnavailable, or roll fewer replicas`,
+  )
+}
+
 export function rollout(state: ClusterState, svc: Service, params: RolloutSpec | RolloutParams): RolloutStep[] {
   const spec: RolloutSpec = 'kind' in params ? params : {kind: 'Deployment', type: 'RollingUpdate', ...params}
   const cur = clone(state)
@@ -504,6 +519,9 @@ export function rollout(state: ClusterState, svc: Service, params: RolloutSpec |
       .flatMap((s) => s.endpoints ?? [])
       .filter(own).length
   if (R === 0) throw new WhatIfError('--rollout: 0 replicas (and no ready endpoint): nothing to roll')
+  if (!(R <= MAX_ROLLOUT_REPLICAS)) {
+    throw new WhatIfError(`--rollout: ${R} replicas: more than the ${MAX_ROLLOUT_REPLICAS} Pods a cluster holds (Kubernetes' documented limit); simulate a smaller rollout`)
+  }
   // Without Nodes (RBAC), new pods are placed by zone among those the Service runs in now.
   const zonesAtStart =
     cur.nodesReadable === false
@@ -530,6 +548,9 @@ export function rollout(state: ClusterState, svc: Service, params: RolloutSpec |
   const problem = deploymentParamsProblem(spec.maxSurge, spec.maxUnavailable)
   if (problem !== null) throw new WhatIfError(`--rollout: ${problem}`)
   const {surge, unavailable} = resolveFenceposts(spec.maxSurge, spec.maxUnavailable, R)
+  // Each round replaces up to maxSurge + maxUnavailable pods in up to three steps.
+  const rounds = Math.ceil(R / Math.max(1, surge + unavailable)) + 1
+  if (3 * rounds > MAX_ROLLOUT_STEPS) throw tooManySteps(`${R} replicas, ${surge + unavailable} at a time (maxSurge ${surge}, maxUnavailable ${unavailable}),`, 3 * rounds)
   return deploymentRollout(cur, svc, R, surge, unavailable, own, zonesAtStart)
 }
 
@@ -557,6 +578,7 @@ function deploymentRollout(
   const steps: RolloutStep[] = [{step: 0, action: 'start', oldPods: old, newReady, newNotReady, state: cur}]
   const push = (action: string) => steps.push({step: steps.length, action, oldPods: old, newReady, newNotReady, state: cur})
   for (let guard = 0; guard < 4 * R + 10 && (old > 0 || newReady < R); guard++) {
+    if (steps.length > MAX_ROLLOUT_STEPS) throw tooManySteps(`${R} replicas`, steps.length)
     // scale up the new ReplicaSet
     const canCreate = Math.min(R + surge - (old + newReady + newNotReady), R - (newReady + newNotReady))
     if (canCreate > 0) {
@@ -641,6 +663,9 @@ function statefulSetRollout(
           .sort((a, b) => b.ordinal - a.ordinal)
           .map((x) => x.name)
       : Array.from({length: Math.max(0, Math.min(ready.length, R) - partition)}, () => null)
+  if (2 * Math.ceil(targets.length / maxUnavailable) > MAX_ROLLOUT_STEPS) {
+    throw tooManySteps(`${targets.length} pods, ${maxUnavailable} at a time (maxUnavailable),`, 2 * Math.ceil(targets.length / maxUnavailable))
+  }
   let old = allEndpointsAreItsPods && named.length === 0 ? ready.length : named.length
   let newReady = 0
   const fresh = new Set<string>()
