@@ -25,6 +25,7 @@ import {waitForController} from './apply-wait.js'
 import type {CommandIO} from './base.js'
 import {executeWrites, makeFinish, type Finish, type Interrupts, type Target, type WriteDeps, type WriteOutcome} from './write-flow.js'
 import {escapeTerminal} from '../render/escape.js'
+import {commandFor} from '../advise/shell.js'
 
 export interface ApplyOptions {
   name: string
@@ -231,7 +232,15 @@ async function afterWrites(
 ): Promise<void> {
   const {report, finish, outcome, written, interrupts} = r
   const {target, plan, prediction} = r.planned
-  const undo = `Undo with: kubectl topology reset svc/${o.name} -n ${target.namespace}`
+  // Quoted for a POSIX shell (advise/shell.ts); names the API server would refuse never get this far.
+  const reset = commandFor(
+    ['kubectl', 'topology', 'reset', `svc/${o.name}`, '-n', target.namespace],
+    [
+      {kind: 'Service', name: o.name},
+      {kind: 'Namespace', name: target.namespace},
+    ],
+  )
+  const undo = reset === null ? 'Undo with kubectl topology reset.' : `Undo with: ${reset}`
   if (outcome.interrupted) {
     interrupts.dispose()
     return finish(
