@@ -104,9 +104,12 @@ function errorContext(ctx: KubeContext): ErrorContext {
 export function normalizeServerVersion(info: {gitVersion?: string; major?: string; minor?: string}): string | undefined {
   const m = /^v?(\d+\.\d+\.\d+)/.exec(info.gitVersion ?? '')
   if (m) return m[1]
-  const major = (info.major ?? '').replace(/\D/g, '')
-  const minor = (info.minor ?? '').replace(/\D/g, '')
-  return major && minor ? `${major}.${minor}` : undefined
+  // Strictly digits, with the "+" some providers add ("33+" on GKE and EKS): a minor of
+  // "33\e[2J" lost its non-digits and read as 1.332 (issue 20). As apimachinery's
+  // version.ParseGeneric, anything else is no version.
+  const major = /^(\d{1,4})$/.exec(info.major ?? '')?.[1]
+  const minor = /^(\d{1,4})\+?$/.exec(info.minor ?? '')?.[1]
+  return major !== undefined && minor !== undefined ? `${Number(major)}.${Number(minor)}` : undefined
 }
 
 /** The API clients of one context, with the page size, error context and request count of one read. */
