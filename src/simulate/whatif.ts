@@ -497,12 +497,27 @@ export interface RolloutStep {
  * A snapshot's Deployment of 175,008,532 replicas spun rollout() for ever (issue 20).
  */
 export const MAX_ROLLOUT_REPLICAS = 150_000
-/** The most steps a rollout simulates: each step is a copy of the cluster state, and is scored. */
-export const MAX_ROLLOUT_STEPS = 1_000
+/**
+ * The most work a rollout simulates, in steps times the size of the cluster state each step copies
+ * and scores (nodes, endpoints, and the new pods): 1,000,000, about 20 s on the reference machine
+ * (bench/simulate-scale.mjs: some 20 µs per endpoint and step) and a few hundred MB. 400 replicas
+ * one at a time on a small cluster (1,203 steps) fit; 150,000 one at a time do not, and are
+ * refused before the first step instead of running for hours.
+ */
+export const MAX_ROLLOUT_WORK = 1_000_000
 
-function tooManySteps(what: string, steps: number): WhatIfError {
-  return new WhatIfError(
-    `--rollout: ${what} take about ${steps} steps, more than the ${MAX_ROLLOUT_STEPS} a simulation runs (each step is a copy of the cluster): raise maxSurge or maxUnavailable, or roll fewer replicas`,
+/** The nodes, endpoints and new pods one step copies. */
+function stepSize(state: ClusterState, replicas: number): number {
+  let n = state.nodes.length + replicas
+  for (const s of state.endpointSlices) n += s.endpoints?.length ?? 0
+  return n
+}
+
+/** Refuses a rollout of `steps` steps over a state of `size` when it is more work than MAX_ROLLOUT_WORK. */
+function checkWork(what: string, steps: number, size: number): void {
+  if (steps * size <= MAX_ROLLOUT_WORK) return
+  throw new WhatIfError(
+    `--rollout: ${what} take about ${steps} steps, each a copy of ${size} nodes, endpoints and pods: more than the ${MAX_ROLLOUT_WORK} (steps times copies) a simulation runs; raise maxSurge or maxUnavailable, or roll fewer replicas`,
   )
 }
 
@@ -548,9 +563,13 @@ export function rollout(state: ClusterState, svc: Service, params: RolloutSpec |
   const problem = deploymentParamsProblem(spec.maxSurge, spec.maxUnavailable)
   if (problem !== null) throw new WhatIfError(`--rollout: ${problem}`)
   const {surge, unavailable} = resolveFenceposts(spec.maxSurge, spec.maxUnavailable, R)
-  // Each round replaces up to maxSurge + maxUnavailable pods in up to three steps.
-  const rounds = Math.ceil(R / Math.max(1, surge + unavailable)) + 1
-  if (3 * rounds > MAX_ROLLOUT_STEPS) throw tooManySteps(`${R} replicas, ${surge + unavailable} at a time (maxSurge ${surge}, maxUnavailable ${unavailable}),`, 3 * rounds)
+  // Each round replaces at least maxSurge + maxUnavailable of the old pods, in up to three steps
+  // (the new ones beyond the old count are created in the first).
+  const oldPods = serviceSlices(cur, svc)
+    .flatMap((s) => s.endpoints ?? [])
+    .filter(own).length
+  const rounds = Math.ceil(Math.min(oldPods, R) / Math.max(1, surge + unavailable)) + 2
+  checkWork(`${R} replicas, ${surge + unavailable} at a time (maxSurge ${surge}, maxUnavailable ${unavailable}),`, 3 * rounds, stepSize(cur, R + surge))
   return deploymentRollout(cur, svc, R, surge, unavailable, own, zonesAtStart)
 }
 
@@ -578,7 +597,8 @@ function deploymentRollout(
   const steps: RolloutStep[] = [{step: 0, action: 'start', oldPods: old, newReady, newNotReady, state: cur}]
   const push = (action: string) => steps.push({step: steps.length, action, oldPods: old, newReady, newNotReady, state: cur})
   for (let guard = 0; guard < 4 * R + 10 && (old > 0 || newReady < R); guard++) {
-    if (steps.length > MAX_ROLLOUT_STEPS) throw tooManySteps(`${R} replicas`, steps.length)
+    // The estimate above bounds the rounds; this bounds a loop that would not end for another reason.
+    checkWork(`${R} replicas`, steps.length, stepSize(start, R + surge))
     // scale up the new ReplicaSet
     const canCreate = Math.min(R + surge - (old + newReady + newNotReady), R - (newReady + newNotReady))
     if (canCreate > 0) {
@@ -663,9 +683,7 @@ function statefulSetRollout(
           .sort((a, b) => b.ordinal - a.ordinal)
           .map((x) => x.name)
       : Array.from({length: Math.max(0, Math.min(ready.length, R) - partition)}, () => null)
-  if (2 * Math.ceil(targets.length / maxUnavailable) > MAX_ROLLOUT_STEPS) {
-    throw tooManySteps(`${targets.length} pods, ${maxUnavailable} at a time (maxUnavailable),`, 2 * Math.ceil(targets.length / maxUnavailable))
-  }
+  checkWork(`${targets.length} pods, ${maxUnavailable} at a time (maxUnavailable),`, 2 * Math.ceil(targets.length / maxUnavailable), stepSize(cur, 0))
   let old = allEndpointsAreItsPods && named.length === 0 ? ready.length : named.length
   let newReady = 0
   const fresh = new Set<string>()

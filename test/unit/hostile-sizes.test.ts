@@ -8,7 +8,7 @@ import path from 'node:path'
 import {afterAll, describe, expect, it} from 'vitest'
 import {FILE_LIMITS, FileLimitError, describeFileError, readFileBounded, readTextBounded} from '../../src/cluster/files.js'
 import {formatTable} from '../../src/render/table.js'
-import {MAX_ROLLOUT_STEPS, rollout, WhatIfError} from '../../src/simulate/whatif.js'
+import {MAX_ROLLOUT_WORK, rollout, WhatIfError} from '../../src/simulate/whatif.js'
 import {nodesIn, service, slice, spread, state} from './builders.js'
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'kt-sizes-'))
@@ -84,13 +84,15 @@ describe('rollout is bounded', () => {
     )
     expect(() => rollout(st, svc, {kind: 'Deployment', type: 'Recreate', replicas: 150_001})).toThrow(WhatIfError)
   })
-  it('a rollout of more steps than simulated is refused before it starts', () => {
-    expect(() => rollout(st, svc, {kind: 'Deployment', type: 'RollingUpdate', replicas: 400, maxSurge: 1, maxUnavailable: 0})).toThrowError(
+  it('a rollout of more work than simulated is refused before it starts', () => {
+    const many = state(nodesIn(['a', 'b']), [svc], [slice('web', spread({a: 1000, b: 1000}))])
+    expect(() => rollout(many, svc, {kind: 'Deployment', type: 'RollingUpdate', replicas: 2000, maxSurge: 1, maxUnavailable: 0})).toThrowError(
       new WhatIfError(
-        `--rollout: 400 replicas, 1 at a time (maxSurge 1, maxUnavailable 0), take about 1203 steps, more than the ${MAX_ROLLOUT_STEPS} a simulation runs (each step is a copy of the cluster): raise maxSurge or maxUnavailable, or roll fewer replicas`,
+        `--rollout: 2000 replicas, 1 at a time (maxSurge 1, maxUnavailable 0), take about 6006 steps, each a copy of 4003 nodes, endpoints and pods: more than the ${MAX_ROLLOUT_WORK} (steps times copies) a simulation runs; raise maxSurge or maxUnavailable, or roll fewer replicas`,
       ),
     )
-    // 25% at a time: a handful of steps
-    expect(rollout(st, svc, {kind: 'Deployment', type: 'RollingUpdate', replicas: 400, maxSurge: '25%', maxUnavailable: '25%'}).length).toBeLessThan(20)
+    // 25% at a time: a handful of steps; a scale-up from 4 to 400 one at a time: few rounds
+    expect(rollout(many, svc, {kind: 'Deployment', type: 'RollingUpdate', replicas: 2000, maxSurge: '25%', maxUnavailable: '25%'}).length).toBeLessThan(20)
+    expect(rollout(st, svc, {kind: 'Deployment', type: 'RollingUpdate', replicas: 400, maxSurge: 1, maxUnavailable: 0}).length).toBeLessThan(20)
   })
 })
