@@ -2,7 +2,7 @@
 // every value (for messages), and the js-yaml fast path that parseSnapshot tries first.
 
 import {constructFromEvents, CORE_SCHEMA, defineMappingTag, defineScalarTag, EVENT_ID, mapTag, NOT_RESOLVED, parseEvents, SCALAR_STYLE} from 'js-yaml'
-import {isAlias, isMap, isPair, isScalar, isSeq, LineCounter, parseAllDocuments, type Document} from 'yaml'
+import {isAlias, isMap, isPair, isScalar, isSeq, LineCounter, parseAllDocuments, visit, type Document} from 'yaml'
 import {displayName, inputError, type Parsed} from './format.js'
 
 /** The documents of a YAML text with their positions; a syntax error is an INPUT error at file:line:col. */
@@ -67,6 +67,17 @@ const MIN_ALIAS_BUDGET = 1 << 20
  * pass over its nodes, not expanded.
  */
 function aliasesExceed(doc: Document, limit: number): boolean {
+  // Each alias's target, from one walk in document order (an alias names the nearest anchor
+  // before it): `Alias.resolve` searches the document on every call, 10,000 aliases took minutes.
+  const anchors = new Map<string, unknown>()
+  const targets = new Map<unknown, unknown>()
+  visit(doc, {
+    Node(_, node) {
+      if (isAlias(node)) targets.set(node, anchors.get(node.source))
+      else if (node.anchor) anchors.set(node.anchor, node)
+    },
+  })
+  if (targets.size === 0) return false
   const memo = new Map<unknown, number>()
   let fromAliases = 0
   const size = (node: unknown): number => {
@@ -75,7 +86,7 @@ function aliasesExceed(doc: Document, limit: number): boolean {
     if (known !== undefined) return known
     let n = 1
     if (isAlias(node)) {
-      const target = node.resolve(doc)
+      const target = targets.get(node)
       n = target === undefined ? 1 : size(target)
       fromAliases += n
       if (fromAliases > limit) throw new AliasBudget()
