@@ -172,7 +172,7 @@ export class DatasetParseError extends Error {
  * zones (a zone is a label on at least one node). A row of 10^20 nodes ran for minutes and GBs
  * (issue 20); such a row is refused naming its line.
  */
-export const DATASET_LIMITS = {nodes: 5_000, endpoints: 150_000, zones: 5_000} as const
+const DATASET_LIMITS = {nodes: 5_000, endpoints: 150_000, zones: 5_000} as const
 
 /**
  * The tool's input CSV: header `name,zone1,zone2,...`, rows `name,"k n","k n",...` (nodes then endpoints).

@@ -496,7 +496,7 @@ export interface RolloutStep {
  * 150,000 (kubernetes.io "Considerations for large clusters"; --replicas has the same bound).
  * A snapshot's Deployment of 175,008,532 replicas spun rollout() for ever (issue 20).
  */
-export const MAX_ROLLOUT_REPLICAS = 150_000
+const MAX_ROLLOUT_REPLICAS = 150_000
 /**
  * The most work a rollout simulates, in steps times the size of the cluster state each step copies
  * and scores (nodes, endpoints, and the new pods): 1,000,000, about 20 s on the reference machine
