@@ -6,7 +6,7 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import {afterAll, describe, expect, it} from 'vitest'
-import {FILE_LIMITS, FileLimitError, describeFileError, readFileBounded, readTextBounded} from '../../src/cluster/files.js'
+import {FILE_LIMITS, FileLimitError, describeFileError, readFileBounded, readStreamBounded, readTextBounded} from '../../src/cluster/files.js'
 import {formatTable} from '../../src/render/table.js'
 import {MAX_ROLLOUT_WORK, rollout, WhatIfError} from '../../src/simulate/whatif.js'
 import {nodesIn, service, slice, spread, state} from './builders.js'
@@ -69,6 +69,13 @@ describe('readFileBounded: type and size first, the read capped', () => {
   it('a missing file is the fs error', () => {
     expect(() => readFileBounded(path.join(tmp, 'nope'), 'snapshot')).toThrow(expect.objectContaining({code: 'ENOENT'}))
     expect(new FileLimitError('x')).toBeInstanceOf(Error)
+  })
+  it('a stream (stdin) is read up to the cap, and refused one byte past it', async () => {
+    async function* chunks(total: number) {
+      for (let sent = 0; sent < total; sent += 65_536) yield Buffer.alloc(Math.min(65_536, total - sent), 0x61)
+    }
+    expect((await readStreamBounded(chunks(FILE_LIMITS.token), 'token')).length).toBe(FILE_LIMITS.token)
+    await expect(readStreamBounded(chunks(FILE_LIMITS.token + 1), 'token')).rejects.toThrowError(new FileLimitError('more than 1 MiB: larger than the 1 MiB a token file may hold'))
   })
   it('each kind has a cap below the longest string V8 holds', () => {
     for (const limit of Object.values(FILE_LIMITS)) expect(limit).toBeLessThan(2 ** 29 - 24)
