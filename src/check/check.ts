@@ -330,7 +330,7 @@ function checkMinEndpoints(s: ServiceExplanation, min: number): PolicyResult {
   if (zones.length === 0) return result('min-endpoints-per-zone', 'fail', 'no zone has a counted node (ready worker with a zone label and CPU)')
   const low = zones.filter((z) => z.readyEndpoints < min)
   if (low.length === 0) {
-    const least = Math.min(...zones.map((z) => z.readyEndpoints))
+    const least = zones.reduce((m, z) => Math.min(m, z.readyEndpoints), Number.POSITIVE_INFINITY)
     return result('min-endpoints-per-zone', 'pass', `every zone has at least ${least} ready endpoints (minimum ${min})`)
   }
   return result(

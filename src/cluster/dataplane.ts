@@ -94,7 +94,10 @@ export async function readDataPlaneObjects(ctx: KubeContext): Promise<DataPlaneR
     }
     await forEachPage(
       page,
-      (p) => out.push(...p.items.map((d) => serialize<DaemonSet>(d, 'V1DaemonSet', 'apps/v1', 'DaemonSet'))),
+      (p) => {
+        // One push per item: a page is as long as the server makes it (200,000 items overflow a spread call).
+        for (const d of p.items) out.push(serialize<DaemonSet>(d, 'V1DaemonSet', 'apps/v1', 'DaemonSet'))
+      },
       undefined,
       `list daemonsets in namespace "${namespace}"`,
     )

@@ -17,7 +17,7 @@ import os from 'node:os'
 import path from 'node:path'
 import {parse as parseYaml, YAMLParseError} from 'yaml'
 import {CliError, ExitCode} from '../errors.js'
-import {describeFileError} from './files.js'
+import {describeFileError, readFileBounded, readTextBounded} from './files.js'
 import {installTransport, type WatchFn} from './http.js'
 import {checkProxyUrl} from './proxy.js'
 import type {ConfigurationOptions, KubeConfig, RequestContext, ResponseContext} from './k8s.js'
@@ -174,7 +174,7 @@ function fileExists(p: string): boolean {
 function readKubeconfigFile(file: string): Obj | undefined {
   let text: string
   try {
-    text = fs.readFileSync(file, 'utf8')
+    text = readTextBounded(file, 'kubeconfig')
   } catch (e) {
     const why = describeFileError(e)
     throw kubeconfigError(`cannot read kubeconfig "${file}": ${why}`, e)
@@ -219,6 +219,7 @@ function absolutize(kind: 'clusters' | 'users' | 'contexts', value: Obj, dir: st
       'client-certificate': resolveIn(dir, value['client-certificate']),
       'client-key': resolveIn(dir, value['client-key']),
       'token-file': resolveIn(dir, value['token-file']),
+      tokenFile: resolveIn(dir, value.tokenFile),
     }
     const exec = value.exec
     // kubectl resolves an exec command relative to the kubeconfig only when it contains a
@@ -382,13 +383,15 @@ export async function loadKubeConfig(opts: LoadKubeConfigOptions = {}): Promise<
   // kubectl talks plain HTTP to http:// servers (e.g. `kubectl proxy`); client-node refuses
   // unless insecure-skip-tls-verify is set, which means nothing without TLS anyway.
   if (server.startsWith('http:')) clusterValue['insecure-skip-tls-verify'] = true
+  inlineFiles(clusterValue, [['certificate-authority', 'certificate-authority-data']], `cluster "${clusterName}" (${cluster.file})`)
+  const userValue: Obj | undefined = user && userCredentials(user)
   const single = {
     apiVersion: 'v1',
     kind: 'Config',
     'current-context': contextName,
     clusters: [{name: clusterName, cluster: clusterValue}],
     contexts: [{name: contextName, context: ctx.value}],
-    users: user ? [{name: user.name, user: user.value}] : [],
+    users: user && userValue ? [{name: user.name, user: userValue}] : [],
   }
   try {
     kc.loadFromString(JSON.stringify(single))
@@ -423,6 +426,65 @@ export async function loadKubeConfig(opts: LoadKubeConfigOptions = {}): Promise<
     guardExecCredentials(kc, execCommand, contextName, timeoutMs)
   }
   return result
+}
+
+/**
+ * Certificate files read here, bounded (files.ts: type and size checked first, at most 16 MiB),
+ * and handed to client-node as their `-data` keys: client-node would read /dev/zero whole. A
+ * file that does not exist is left to client-node, which reports it when a request needs it.
+ */
+function inlineFiles(value: Obj, keys: [file: string, data: string][], owner: string): void {
+  for (const [fileKey, dataKey] of keys) {
+    const file = value[fileKey]
+    if (typeof file !== 'string' || file === '' || (typeof value[dataKey] === 'string' && value[dataKey] !== '')) continue
+    let bytes: Buffer
+    try {
+      bytes = readFileBounded(file, 'certificate')
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT') continue
+      throw kubeconfigError(`cannot read ${fileKey} "${file}" of ${owner}: ${describeFileError(e)}`, e)
+    }
+    value[dataKey] = bytes.toString('base64')
+    delete value[fileKey]
+  }
+}
+
+/**
+ * The user's credentials as client-node takes them. kubectl's key for a bearer token file is
+ * `tokenFile` (client-go clientcmd/api/v1 AuthInfo, json:"tokenFile"), which client-node does
+ * not know (it reads `token-file`): requests went out unauthenticated (issue 20). As client-go
+ * (clientcmd client_config.go: `token` wins over `tokenFile`; transport/token_source.go
+ * NewCachedFileTokenSource: the file's content with surrounding white space trimmed, an empty
+ * one refused as "read empty token from file"), the token is read here, bounded (1 MiB), for
+ * both spellings. client-go re-reads the file once a minute; a command here reads it once at
+ * start (`watch` longer than a token's life needs a restart: docs/troubleshooting.md).
+ */
+function userCredentials(user: Named): Obj {
+  const value: Obj = {...user.value}
+  inlineFiles(
+    value,
+    [
+      ['client-certificate', 'client-certificate-data'],
+      ['client-key', 'client-key-data'],
+    ],
+    `user "${user.name}" (${user.file})`,
+  )
+  const fileKey =
+    typeof value.tokenFile === 'string' && value.tokenFile !== '' ? 'tokenFile' : typeof value['token-file'] === 'string' && value['token-file'] !== '' ? 'token-file' : null
+  if (fileKey === null) return value
+  const file = value[fileKey] as string
+  delete value.tokenFile
+  delete value['token-file']
+  if (typeof value.token === 'string' && value.token !== '') return value
+  let token: string
+  try {
+    token = readTextBounded(file, 'token').trim()
+  } catch (e) {
+    throw kubeconfigError(`cannot read ${fileKey} "${file}" of user "${user.name}" (${user.file}): ${describeFileError(e)}`, e)
+  }
+  if (token === '') throw kubeconfigError(`${fileKey} "${file}" of user "${user.name}" (${user.file}) is empty: it must hold the bearer token`)
+  value.token = token
+  return value
 }
 
 /**

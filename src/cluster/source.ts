@@ -3,6 +3,7 @@
 // turns the source flags into a ClusterState, a KubeContext, or only the Nodes. The readers
 // load on first use (docs/design.md "Startup"): this module itself imports nothing heavy.
 import {CliError, ExitCode} from '../errors.js'
+import {nameProblem} from '../state/select.js'
 import type {ClusterState} from '../state/cluster-state.js'
 import type {DataPlane, DataPlaneName} from '../dataplane/types.js'
 import type {KubeContext} from './kubeconfig.js'
@@ -56,6 +57,8 @@ export type NodesResult = Pick<ClusterState, 'nodes' | 'nodesReadable'>
 
 /** The source rules, checked before any I/O: -A with names, --from-file with a connection flag. */
 export function validateSource(flags: SourceFlagValues, serviceNames: readonly string[] = []): void {
+  const bad = nameProblem({namespace: flags.namespace, names: serviceNames})
+  if (bad !== null) throw new CliError(bad, ExitCode.USAGE)
   if (flags['all-namespaces'] && serviceNames.length > 0) {
     throw new CliError('a Service name cannot be combined with --all-namespaces: drop -A or the names', ExitCode.USAGE)
   }
@@ -69,13 +72,19 @@ export function validateSource(flags: SourceFlagValues, serviceNames: readonly s
  * (the commands that write or watch one Service); the read commands leave it to the read.
  */
 export async function connect(flags: ConnectionFlagValues & {namespace?: string | undefined}, opts: {withNamespace?: boolean} = {}): Promise<KubeContext> {
+  const flagProblem = nameProblem({namespace: flags.namespace})
+  if (flagProblem !== null) throw new CliError(flagProblem, ExitCode.USAGE)
   const {loadKubeConfig, parseDuration} = await import('./kubeconfig.js')
-  return loadKubeConfig({
+  const ctx = await loadKubeConfig({
     kubeconfig: flags.kubeconfig,
     context: flags.context,
     ...(opts.withNamespace ? {namespace: flags.namespace} : {}),
     requestTimeoutMs: parseDuration(flags['request-timeout'] ?? '30s'),
   })
+  // The context's own namespace goes into the same URLs and journal paths.
+  const ctxProblem = nameProblem({namespace: ctx.namespace, namespaceFrom: `the namespace of context "${ctx.contextName}"`})
+  if (ctxProblem !== null) throw new CliError(ctxProblem, ExitCode.KUBECONFIG)
+  return ctx
 }
 
 /** Reads what the command needs, from a snapshot file or the live cluster; read: 'nodes' reads only the Nodes. */

@@ -28,7 +28,14 @@ export function parseTraffic(text: string): Record<string, number> {
     if (!Number.isFinite(v) || v < 0) throw new CliError(`--traffic: share for "${m[1]}" must be a non-negative number`, ExitCode.USAGE)
     out[m[1]!] = v
   }
-  if (Object.values(out).reduce((a, b) => a + b, 0) <= 0) throw new CliError('--traffic: the shares add up to zero', ExitCode.USAGE)
+  const sum = Object.values(out).reduce((a, b) => a + b, 0)
+  if (sum <= 0) throw new CliError('--traffic: the shares add up to zero', ExitCode.USAGE)
+  // Shares are relative: 1e308 per zone adds up to Infinity, and every share / Infinity was 0
+  // (issue 20). Scaled by the largest when the sum overflows; the ratios are the same.
+  if (!Number.isFinite(sum)) {
+    const top = Object.values(out).reduce((a, b) => (b > a ? b : a), 0)
+    for (const k of Object.keys(out)) out[k] = out[k]! / top
+  }
   return out
 }
 

@@ -33,8 +33,10 @@ export default class Snapshot extends TopologyCommand {
     checkSelection(names, flags)
     const read = await openSource({flags, serviceNames: names, withEvents: true, withWorkloads: 'optional', withScaling: 'optional', dataPlane: 'detect'})
     for (const w of read.warnings) this.note(`Warning: ${escapeTerminal(w)}`)
-    const {serializeSnapshot, snapshotYaml} = await import('../cluster/snapshot/snapshot.js')
+    const {serializeSnapshot} = await import('../cluster/snapshot/snapshot.js')
+    const {jsonText, yamlText} = await import('../render/encode.js')
     const doc = serializeSnapshot(read.state, {redact: flags.redact})
-    this.out(flags.output === 'json' ? JSON.stringify(doc, null, 2) : snapshotYaml(doc))
+    // Control and format characters escaped (\u009b), the values exact (render/encode.ts).
+    this.out(flags.output === 'json' ? jsonText(doc) : yamlText(doc, {lineWidth: 0}))
   }
 }

@@ -417,7 +417,9 @@ export function summariseNodes(capacity: ZoneCapacity): NodeSummary {
         status: n.status,
         fix:
           n.status === 'no-zone-label'
-            ? `kubectl label node ${n.name} ${LABEL_ZONE}=<zone>`
+            ? // Prose, not a command: the zone is the node's to know (a template with "<zone>" in it
+              // is not runnable), and a pasted name is never a command (issue 20).
+              `label node ${n.name} with ${LABEL_ZONE} set to the zone it runs in`
             : `give node ${n.name} allocatable CPU (status.allocatable.cpu is ${n.cpuError ? 'invalid' : 'zero or missing'})`,
       })),
   }

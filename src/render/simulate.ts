@@ -1,6 +1,6 @@
 // Rendering of simulate reports: table / wide (ranked, one row per strategy), json / yaml (the
 // report as is, schema/simulate.v1.json), csv. Formatting only.
-import {stringify} from 'yaml'
+import {csvText, jsonText, yamlText} from './encode.js'
 import type {RowScore} from '../simulate/dataset-run.js'
 import {goFormatFixed} from '../simulate/gofmt.js'
 import type {DatasetReport, ServiceReport, SimulateReport} from '../simulate/report.js'
@@ -41,8 +41,8 @@ export function chooseSimulateView(o: {format: SimulateFormat; isTTY: boolean; n
 
 export function renderSimulate(raw: SimulateReport, opts: {format: SimulateFormat; style?: Style; noHeaders?: boolean}): string {
   const style = opts.style ?? PLAIN
-  if (opts.format === 'json') return JSON.stringify(raw, null, 2)
-  if (opts.format === 'yaml') return stringify(raw, {lineWidth: 0}).trimEnd()
+  if (opts.format === 'json') return jsonText(raw)
+  if (opts.format === 'yaml') return yamlText(raw, {lineWidth: 0}).trimEnd()
   const report = escapeDeep(raw)
   if (opts.format === 'csv') return csvOfReport(report, opts.noHeaders === true)
   const out: string[] = []
@@ -182,8 +182,7 @@ function zoneBars(top: StrategyResult[], style: Style): string[] {
 }
 
 function csvCell(v: string | number | null): string {
-  const s = v === null ? '' : String(v)
-  return /[",\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s
+  return v === null ? '' : typeof v === 'number' ? String(v) : csvText(v)
 }
 
 const CSV_HEADER = [
@@ -276,8 +275,8 @@ const AGGREGATE_CSV_HEADER = [
 ]
 
 export function renderDataset(raw: DatasetReport, opts: {format: SimulateFormat; noHeaders?: boolean}): string {
-  if (opts.format === 'json') return JSON.stringify(raw, null, 2)
-  if (opts.format === 'yaml') return stringify(raw, {lineWidth: 0}).trimEnd()
+  if (opts.format === 'json') return jsonText(raw)
+  if (opts.format === 'yaml') return yamlText(raw, {lineWidth: 0}).trimEnd()
   const report = escapeDeep(raw)
   const f2 = (v: number) => v.toFixed(2)
   if (opts.format === 'csv') {

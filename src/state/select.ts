@@ -2,6 +2,7 @@
 // way the API server applies them to a live list.
 import {matchesSelector, parseSelector} from '../upstream/apimachinery/labels.js'
 import type {Service} from '../upstream/api/types.js'
+import {validateObjectName} from '../upstream/apimachinery/validation.js'
 import type {ClusterState} from './cluster-state.js'
 
 export interface ServiceQuery {
@@ -57,3 +58,21 @@ export function selectServices(state: ClusterState, q: ServiceQuery): Selection 
 }
 
 const key = (s: Service) => `${s.metadata.namespace ?? 'default'}/${s.metadata.name}`
+
+/**
+ * Why a namespace or Service name given on the command line (or by a kubeconfig context) is not
+ * one the API server accepts (its own rules: upstream/apimachinery/validation.ts), or null. Checked
+ * before any use in a path (the apply journal: `-n ../../..` placed it outside the state folder)
+ * or a URL (issue 20, class 6). `what` names where it came from ("-n", "context \"dev\"").
+ */
+export function nameProblem(q: {namespace?: string | undefined; names?: readonly string[]; namespaceFrom?: string}): string | null {
+  if (q.namespace !== undefined) {
+    const errs = validateObjectName('Namespace', q.namespace)
+    if (errs.length > 0) return `${q.namespaceFrom ?? '-n'} ${JSON.stringify(q.namespace)} is not a valid namespace name: ${errs[0]}`
+  }
+  for (const name of q.names ?? []) {
+    const errs = validateObjectName('Service', name)
+    if (errs.length > 0) return `${JSON.stringify(name)} is not a valid Service name: ${errs[0]}`
+  }
+  return null
+}

@@ -112,7 +112,7 @@ describe('nodes --from-file', () => {
     const r = runCli(['nodes', '-f', UNLABELED])
     expect(r.stdout).toContain('topology-mode Auto: hints disabled for every Service')
     expect(r.stdout).toContain(
-      '  - ip-10-0-4-10.eu-west-1.compute.internal (no-zone-label): kubectl label node ip-10-0-4-10.eu-west-1.compute.internal topology.kubernetes.io/zone=<zone>',
+      '  - ip-10-0-4-10.eu-west-1.compute.internal (no-zone-label): label node ip-10-0-4-10.eu-west-1.compute.internal with topology.kubernetes.io/zone set to the zone it runs in',
     )
     const json = JSON.parse(runCli(['nodes', '-f', UNLABELED, '-o', 'json']).stdout)
     expect(json.auto.reason).toBe('disabling-nodes')

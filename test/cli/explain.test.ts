@@ -267,7 +267,7 @@ describe('explain on examples/unlabeled-node.yaml: one node without a zone label
       {
         name: 'ip-10-0-4-10.eu-west-1.compute.internal',
         status: 'no-zone-label',
-        fix: 'kubectl label node ip-10-0-4-10.eu-west-1.compute.internal topology.kubernetes.io/zone=<zone>',
+        fix: 'label node ip-10-0-4-10.eu-west-1.compute.internal with topology.kubernetes.io/zone set to the zone it runs in',
       },
     ])
     const table = runCli(['explain', 'svc/checkout', '-n', 'shop', '--from-file', UNLABELED])

@@ -72,7 +72,7 @@ describe('clusterCliffs and nodesReport', () => {
     expect(r.auto).toMatchObject({possible: false, reason: 'disabling-nodes'})
     expect(r.totals).toEqual({nodes: 7, counted: 3, ignored: {'control-plane': 1, 'not-ready': 1, 'no-zone-label': 1, 'no-cpu': 1}, cpuMilli: 12000})
     expect(r.disablingNodes).toEqual([
-      {name: 'bare', status: 'no-zone-label', fix: 'kubectl label node bare topology.kubernetes.io/zone=<zone>'},
+      {name: 'bare', status: 'no-zone-label', fix: 'label node bare with topology.kubernetes.io/zone set to the zone it runs in'},
       {name: 'nocpu', status: 'no-cpu', fix: 'give node nocpu allocatable CPU (status.allocatable.cpu is zero or missing)'},
     ])
     const schema = JSON.parse(readFileSync(new URL('../../schema/nodes.v1.json', import.meta.url), 'utf8'))

@@ -77,6 +77,6 @@ describe('reportError', () => {
     }
     expect(lines).toHaveLength(2)
     for (const l of lines) expect(l.length).toBeLessThan(8300)
-    expect(lines[0]).toMatch(/^error: m+\.\.\. \(9991808 characters more\)\n$/)
+    expect(lines[0]).toMatch(/^error: m+… \(9991808 more characters; --debug prints them\)\n$/)
   })
 })

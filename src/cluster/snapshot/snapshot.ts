@@ -9,9 +9,8 @@
 // fast path), decode.ts documents into a ClusterState, write.ts a ClusterState into a
 // Snapshot (redact.ts for --redact); format.ts holds what they share.
 
-import fs from 'node:fs'
 import {CliError, ExitCode} from '../../errors.js'
-import {describeFileError} from '../files.js'
+import {describeFileError, readStreamBounded, readTextBounded} from '../files.js'
 import type {ClusterState} from '../../state/cluster-state.js'
 import {decode, type SnapshotNeed} from './decode.js'
 import {isStackOverflow, nestedDeeperThan, tooDeep} from './depth.js'
@@ -65,16 +64,11 @@ function parseAndDecode(text: string, source: string, need: SnapshotNeed): Clust
 export async function readSnapshotFile(path: string, need: SnapshotNeed = 'services'): Promise<ClusterState> {
   let text: string
   try {
-    if (path === '-') {
-      const chunks: Buffer[] = []
-      for await (const chunk of process.stdin) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer))
-      text = Buffer.concat(chunks).toString('utf8')
-    } else {
-      // Read at once and decoded in one go (fs.readFileSync's own UTF-8 path): the promise API
-      // decodes a big file chunk by chunk into a string of many pieces, 20 MB more at the peak
-      // for 14 MB of JSON (issue 14). Nothing else runs while a command reads its snapshot.
-      text = fs.readFileSync(path, 'utf8')
-    }
+    // Type and size checked first, the read bounded (files.ts: 256 MiB). A file is read at once
+    // and decoded in one go: the promise API decodes a big file chunk by chunk into a string of
+    // many pieces, 20 MB more at the peak for 14 MB of JSON (issue 14). Nothing else runs while
+    // a command reads its snapshot.
+    text = path === '-' ? await readStreamBounded(process.stdin, 'snapshot') : readTextBounded(path, 'snapshot')
   } catch (e) {
     const why = describeFileError(e)
     throw new CliError(`cannot read snapshot file "${path}": ${why}`, ExitCode.INPUT, {cause: e})
