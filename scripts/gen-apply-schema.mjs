@@ -18,8 +18,8 @@ const schema = {
       kind: {enum: ['TopologyApply', 'TopologyReset']},
       namespace: str,
       service: str,
-      mode: nullable({enum: ['Auto', 'PreferSameZone', 'PreferSameNode', 'PreferClose', 'off']}),
-      strategy: nullable({enum: ['upstream-auto', 'same-zone', 'same-node']}),
+      mode: nullable({enum: ['Auto', 'PreferSameZone', 'PreferSameNode', 'PreferClose', 'none']}),
+      strategy: nullable({enum: ['Auto', 'PreferSameZone', 'PreferSameNode']}),
       dryRun: {enum: ['none', 'client', 'server']},
       changed: {description: 'true when the plan changes anything (--exit-code exits 1)', ...bool},
       changes: obj({

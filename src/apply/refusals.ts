@@ -10,13 +10,13 @@ export interface Refusal {
   kind: 'usage' | 'invalid'
 }
 
-/** Hints mode: upstream-auto refused, controller-managed slices without --force, invalid values. */
+/** Hints mode: Auto refused, controller-managed slices without --force, invalid values. */
 export function hintsRefusal(plan: HintsPlan, namespace: string, service: string, force: boolean): {refusal: Refusal | null; warnings: string[]} {
   if (plan.refusals.length > 0) {
     return {
       refusal: {
         kind: 'usage',
-        message: `--strategy upstream-auto: the topology cache refuses to allocate hints for service ${service}: ${plan.refusals.join('; ')}; nothing was written (try --strategy same-zone)`,
+        message: `--strategy Auto: the topology cache refuses to allocate hints for service ${service}: ${plan.refusals.join('; ')}; nothing was written (try --strategy PreferSameZone)`,
       },
       warnings: [],
     }
@@ -73,7 +73,7 @@ export function shortLivedHintsWarning(plan: HintsPlan, namespace: string, servi
  * whose operator turned the gate on takes it), with a warning.
  */
 export function modeRefusal(mode: ModeValue, f: Features, force: boolean): {refusal: Refusal | null; warning: string | null} {
-  if (mode === 'Auto' || mode === 'off' || mode === 'none') return {refusal: null, warning: null}
+  if (mode === 'Auto' || mode === 'none') return {refusal: null, warning: null}
   const accepted = acceptedTrafficDistributions(f)
   if (accepted.includes(mode)) return {refusal: null, warning: null}
   const v = formatVersion(f.version)

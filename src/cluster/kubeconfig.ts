@@ -406,6 +406,25 @@ export async function loadKubeConfig(opts: LoadKubeConfigOptions = {}): Promise<
   return result
 }
 
+/**
+ * The namespace of the current context of the kubeconfig kubectl would use ($KUBECONFIG or
+ * ~/.kube/config), without connecting: the default namespace of --from-file reads, as of live
+ * ones. undefined when there is no kubeconfig, it cannot be read, or the context sets none (the
+ * caller then uses "default"): a snapshot read needs no kubeconfig and must not fail on one.
+ */
+export function currentContextNamespace(): string | undefined {
+  try {
+    const found = findFiles({})
+    if (found === 'in-cluster') return undefined
+    const merged = merge(found)
+    const ctx = merged.currentContext === undefined ? undefined : merged.contexts.get(merged.currentContext)
+    const ns = ctx?.value.namespace
+    return typeof ns === 'string' && ns.trim() !== '' ? ns.trim() : undefined
+  } catch {
+    return undefined
+  }
+}
+
 /** The context names of the kubeconfig kubectl would use (shell completion of --context). */
 export function listContextNames(opts: Pick<LoadKubeConfigOptions, 'kubeconfig'> = {}): string[] {
   const found = findFiles(opts)

@@ -89,7 +89,7 @@ export async function openSource(req: SourceRequest & {read?: 'state' | 'nodes'}
     const {readSnapshotFile} = await import('./snapshot/snapshot.js')
     const state = await readSnapshotFile(flags['from-file'], req.read === 'nodes' ? 'nodes' : 'services')
     if (req.read === 'nodes') return state
-    const result: SourceResult = {state, namespace: flags['all-namespaces'] ? undefined : (flags.namespace ?? 'default'), source: 'snapshot', warnings: []}
+    const result: SourceResult = {state, namespace: flags['all-namespaces'] ? undefined : await snapshotNamespace(flags.namespace), source: 'snapshot', warnings: []}
     if (req.dataPlane !== undefined) result.dataPlane = await resolveDataPlane(req.dataPlane, state.dataPlane)
     return result
   }
@@ -118,6 +118,13 @@ export async function openSource(req: SourceRequest & {read?: 'state' | 'nodes'}
     result.dataPlane = plane
   } else if (req.dataPlane !== undefined) out.dataPlane = await resolveDataPlane(req.dataPlane, undefined)
   return out
+}
+
+/** -n, else the kubeconfig context's namespace (as for a live read, and as --help says), else "default". */
+async function snapshotNamespace(flag: string | undefined): Promise<string> {
+  if (flag !== undefined && flag !== '') return flag
+  const {currentContextNamespace} = await import('./kubeconfig.js')
+  return currentContextNamespace() ?? 'default'
 }
 
 /** A named data plane (--data-plane), or the one a snapshot recorded (source 'snapshot'), else "unknown". */

@@ -1,7 +1,6 @@
 // kubectl topology snapshot: save what explain needs (Nodes, Services, EndpointSlices, the
 // server version, and the Deployments/StatefulSets behind the Services) to a file, so explain/check/simulate can run later without the cluster.
 import * as Flags from '@oclif/core/flags'
-import {CliError, ExitCode} from '../errors.js'
 import {parseServiceArgs, TopologyCommand} from './base.js'
 import {allNamespacesFlag, commonFlags, connectionFlags, namespaceFlag, outputFlag, selectorFlag} from './flags.js'
 import {escapeTerminal} from '../render/escape.js'
@@ -30,8 +29,8 @@ export default class Snapshot extends TopologyCommand {
   async run(): Promise<void> {
     const {flags, argv} = await this.parse(Snapshot)
     const names = parseServiceArgs(argv as string[])
-    if (names.length > 0 && flags.selector !== undefined) throw new CliError('Service names cannot be combined with -l', ExitCode.USAGE)
-    const {openSource} = await import('../cluster/source.js')
+    const [{checkSelection}, {openSource}] = await Promise.all([import('./select.js'), import('../cluster/source.js')])
+    checkSelection(names, flags)
     const read = await openSource({flags, serviceNames: names, withEvents: true, withWorkloads: 'optional', withScaling: 'optional', dataPlane: 'detect'})
     for (const w of read.warnings) this.note(`Warning: ${escapeTerminal(w)}`)
     const {serializeSnapshot, snapshotYaml} = await import('../cluster/snapshot/snapshot.js')

@@ -52,7 +52,7 @@ function modeLine(svc: ServiceExplanation): string {
     case 'traffic-distribution':
       return `trafficDistribution ${m.trafficDistribution}`
     default:
-      return 'no topology (hints removed)'
+      return 'none (no topology-aware routing; hints removed)'
   }
 }
 

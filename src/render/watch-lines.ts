@@ -39,7 +39,7 @@ export function modeText(raw: ServiceExplanation): string {
     case 'traffic-distribution':
       return `trafficDistribution ${e.mode.trafficDistribution}`
     default:
-      return 'no topology'
+      return 'none (no topology-aware routing)'
   }
 }
 

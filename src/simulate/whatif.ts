@@ -391,46 +391,27 @@ export function drain(state: ClusterState, svc: Service, target: {nodes?: string
   return next
 }
 
-/** --replicas N: scale to N ready endpoints, keeping today's proportions per zone (largest remainder). */
+/**
+ * --replicas N: scale to N ready endpoints with the one placement model simulate and plan share
+ * (plan's statesOverRange walks the same steps one pod at a time): from today's ready endpoints,
+ * each new pod goes where addEndpoint puts it (the zone with the fewest of the Service's endpoints,
+ * ties by zone name, then that zone's node with the fewest), each removed pod is the one
+ * removeEndpoint takes (from the most crowded node, then the most crowded zone). Not-ready
+ * endpoints are dropped first: the simulation is about the steady state.
+ */
 export function scaleReplicas(state: ClusterState, svc: Service, replicas: number): ClusterState {
   if (!Number.isInteger(replicas) || replicas < 0) throw new WhatIfError(`--replicas must be a non-negative integer, got ${replicas}`)
   const next = clone(state)
-  const view = serviceView(next, svc)
-  const counts = new Map<string, number>()
-  for (const e of view.ready) counts.set(e.zone ?? '', (counts.get(e.zone ?? '') ?? 0) + 1)
-  const now = view.ready.length
-  // drop not-ready endpoints: the simulation is about the steady state
-  for (const s of serviceSlices(next, svc)) s.endpoints = (s.endpoints ?? []).filter((e) => e.conditions?.ready === true)
-  if (now === 0) {
+  let now = 0
+  for (const s of serviceSlices(next, svc)) {
+    s.endpoints = (s.endpoints ?? []).filter((e) => e.conditions?.ready === true)
+    now += s.endpoints.length
+  }
+  if (replicas < now) new Remover(next, svc, () => true).remove(now - replicas)
+  else if (replicas > now) {
     const placer = new Placer(next, svc)
-    for (let i = 0; i < replicas; i++) if (!placer.add({ready: true})) throw new WhatIfError('--replicas: no schedulable Ready node with a zone label to place pods on')
-    return next
+    for (let i = now; i < replicas; i++) if (!placer.add({ready: true})) throw new WhatIfError('--replicas: no schedulable Ready node with a zone label to place pods on')
   }
-  const zones = [...counts.keys()].sort()
-  const exact = zones.map((z) => ((counts.get(z) as number) * replicas) / now)
-  const target = exact.map(Math.floor)
-  let left = replicas - target.reduce((a, b) => a + b, 0)
-  const order = zones.map((_, i) => i).sort((a, b) => exact[b]! - target[b]! - (exact[a]! - target[a]!) || a - b)
-  for (const i of order) {
-    if (left <= 0) break
-    target[i]!++
-    left--
-  }
-  let placer: Placer | undefined
-  zones.forEach((z, i) => {
-    let have = counts.get(z) as number
-    const before = have
-    if (have > target[i]!) {
-      new Remover(next, svc, (e) => (e.zone ?? '') === z).remove(have - target[i]!)
-      have = target[i]!
-    }
-    // A Placer keeps its counts only while it alone changes the endpoints: a fresh one after removals.
-    if (placer === undefined || have !== before) placer = new Placer(next, svc)
-    while (have < target[i]!) {
-      if (!placer.add({ready: true, zone: z === '' ? undefined : z})) throw new WhatIfError(`--replicas: no schedulable node in zone "${z}"`)
-      have++
-    }
-  })
   return next
 }
 

@@ -19,6 +19,8 @@ export interface Selection {
   candidates: string[]
   /** True when the namespace holds nothing at all (no Service, no EndpointSlice). */
   namespaceEmpty: boolean
+  /** For each missing name: the other namespaces of the state that hold a Service of that name, sorted. */
+  elsewhere: Record<string, string[]>
 }
 
 export function selectServices(state: ClusterState, q: ServiceQuery): Selection {
@@ -46,7 +48,12 @@ export function selectServices(state: ClusterState, q: ServiceQuery): Selection 
     return ka < kb ? -1 : ka > kb ? 1 : 0
   })
   const namespaceEmpty = !q.allNamespaces && inScope.length === 0 && !state.endpointSlices.some((s) => (s.metadata.namespace ?? 'default') === ns)
-  return {services, missing, candidates: inScope.map((s) => s.metadata.name), namespaceEmpty}
+  const elsewhere: Record<string, string[]> = {}
+  for (const n of missing) {
+    const where = state.services.filter((s) => s.metadata.name === n).map((s) => s.metadata.namespace ?? 'default')
+    if (where.length > 0) elsewhere[n] = [...new Set(where)].sort()
+  }
+  return {services, missing, candidates: inScope.map((s) => s.metadata.name), namespaceEmpty, elsewhere}
 }
 
 const key = (s: Service) => `${s.metadata.namespace ?? 'default'}/${s.metadata.name}`

@@ -64,6 +64,11 @@ describe('explain on examples/three-zones.yaml', () => {
     expect(c.endpoints.every((e) => e.liveHints?.forZones[0] === e.zone && e.liveHints.forNodes.length === 0)).toBe(true)
   })
 
+  it('names no topology-aware routing `none`, as apply --mode, plan and simulate do (issue 19: was "no topology")', () => {
+    const r = runCli(['explain', 'svc/inventory', '-n', 'shop', '--from-file', EXAMPLE])
+    expect(r.stdout).toContain('Mode:        none (no topology-aware routing; hints removed)\n')
+    expect(svc(all, 'inventory').mode.path).toBe('none')
+  })
   it('ignores topology-mode: AUTO like upstream and says so (inventory)', () => {
     const s = svc(all, 'inventory')
     expect(s.mode.path).toBe('none')

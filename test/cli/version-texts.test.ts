@@ -22,7 +22,7 @@ describe('modeRefusal: the API server of each version', () => {
   })
   it.each([
     ['1.30', 'Auto'],
-    ['1.30', 'off'],
+    ['1.30', 'none'],
     ['1.31', 'PreferClose'],
     ['1.34', 'PreferSameZone'],
     ['1.34', 'PreferSameNode'],
