@@ -98,7 +98,19 @@ export function adviseExplained(state: ClusterState, svc: Service, s: ServiceExp
   if (!modes.includes(current)) modes.splice(modes.length - 1, 0, current)
   // The Service's own view (every Node, the Service, its slices): each option costs one explain
   // of this Service, not of the cluster's every slice.
-  const own: ClusterState = {...state, services: [svc], endpointSlices: slicesOf(state, svc)}
+  const ns = svc.metadata.namespace ?? 'default'
+  const own: ClusterState = {
+    ...state,
+    services: [svc],
+    endpointSlices: slicesOf(state, svc),
+    ...(state.events
+      ? {
+          events: state.events.filter(
+            (e) => e.involvedObject?.kind === 'Service' && e.involvedObject.name === svc.metadata.name && (e.involvedObject.namespace ?? 'default') === ns,
+          ),
+        }
+      : {}),
+  }
   const options: ModeOption[] = []
   for (const m of modes) {
     const f = figuresWithMode(own, svc, m, opts)
@@ -116,7 +128,6 @@ export function adviseExplained(state: ClusterState, svc: Service, s: ServiceExp
     const {below, above} = acceptedCounts(n, ratios)
     accepted = [...below.slice(0, 1), ...above].sort((a, b) => a - b)
     const w = workloadsBehind(state, svc)[0]
-    const ns = svc.metadata.namespace ?? 'default'
     if (w !== undefined && !hasHpa(state, ns, kindOf(w), w.metadata.name) && (w.spec?.replicas ?? 1) === readyCount(state, svc)) {
       workload = {kind: kindOf(w), name: w.metadata.name}
       const nearest = accepted.slice().sort((a, b) => Math.abs(a - n) - Math.abs(b - n) || b - a)[0]
