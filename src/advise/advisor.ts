@@ -11,6 +11,7 @@ import type {ClusterState} from '../state/cluster-state.js'
 import type {Service} from '../upstream/api/types.js'
 import {acceptedTrafficDistributions, features as featuresFor} from '../upstream/features.js'
 import {kindOf, workloadsBehind, type WorkloadKind} from '../simulate/workload.js'
+import {slicesOf} from '../simulate/strategies/cluster.js'
 import {currentModeOf, figuresWithMode, nowFigures, predictedFigures} from './evaluate.js'
 import {modeStep, scaleStep} from './commands.js'
 import {readyCount, statesOverRange, steadyState} from './placement.js'
@@ -95,9 +96,12 @@ export function adviseExplained(state: ClusterState, svc: Service, s: ServiceExp
 
   const modes = modesFor(opts.kubeVersion)
   if (!modes.includes(current)) modes.splice(modes.length - 1, 0, current)
+  // The Service's own view (every Node, the Service, its slices): each option costs one explain
+  // of this Service, not of the cluster's every slice.
+  const own: ClusterState = {...state, services: [svc], endpointSlices: slicesOf(state, svc)}
   const options: ModeOption[] = []
   for (const m of modes) {
-    const f = figuresWithMode(state, svc, m, opts)
+    const f = figuresWithMode(own, svc, m, opts)
     if (f !== null) options.push({mode: m, ...f, withinBound: withinBound(f.worstOverload, bound)})
   }
   const auto = options.find((o) => o.mode === 'Auto')

@@ -79,7 +79,9 @@ describe('check --from-file', () => {
     const frac = runCli(['check', 'svc/catalog', '-n', 'shop', '-f', EXAMPLE, '--max-overload', '0.2', '-o', 'json'])
     expect(pct.code).toBe(1)
     expect(frac.stdout).toBe(pct.stdout)
-    expect(runCli(['check', 'svc/catalog', '-n', 'shop', '-f', EXAMPLE, '--max-overload', '20%']).stdout).toMatch(/FAIL\s+worst overload after the next sync 100% in eu-west-1c, above the 20% bound/)
+    expect(runCli(['check', 'svc/catalog', '-n', 'shop', '-f', EXAMPLE, '--max-overload', '20%']).stdout).toMatch(
+      /FAIL\s+worst overload after the next sync 100% in eu-west-1c, above the 20% bound/,
+    )
   })
   it('a policy file takes maxOverload as "20%" or 0.2; 20 is exit 3 with both spellings', () => {
     const good = path.join(tmp, 'pct.yaml')
