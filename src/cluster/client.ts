@@ -139,7 +139,7 @@ export function normalizeServerVersion(info: {gitVersion?: string; major?: strin
   const num = (v: unknown) => (typeof v === 'string' ? /^(\d{1,4})\+?$/.exec(v)?.[1] : undefined)
   const major = num(info.major)
   const minor = num(info.minor)
-  return major && minor ? sane(`${major}.${minor}`) : undefined
+  return major && minor ? sane(`${Number(major)}.${Number(minor)}`) : undefined
 }
 
 /** The API clients of one context, with the page size, error context and request count of one read. */

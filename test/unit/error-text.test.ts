@@ -76,7 +76,7 @@ describe('reportError', () => {
       process.stderr.write = write
     }
     expect(lines).toHaveLength(2)
-    for (const l of lines) expect(l.length).toBeLessThan(8300)
+    for (const l of lines) expect(l.length).toBeLessThan(8400)
     expect(lines[0]).toMatch(/^error: m+… \(9991808 more characters; --debug prints them\)\n$/)
   })
 })
