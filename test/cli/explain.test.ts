@@ -125,7 +125,7 @@ describe('explain output formats', () => {
     expect(r.code).toBe(0)
     const lines = r.stdout.split('\n')
     // A snapshot without data-plane information: kube-proxy's rules, and the header says so.
-    expect(lines[0]).toBe("Data plane: unknown (not detected: not recorded in the snapshot; kube-proxy's rules assumed), from the snapshot")
+    expect(lines[0]).toBe("Data plane: not recorded in the snapshot; kube-proxy's rules assumed")
     expect(lines[2]).toBe('Service shop/cart (IPv4)')
     expect(r.stdout).toContain('Controller:  hints dropped: TopologyAwareHintsDisabled: Unable to allocate minimum required endpoints')
     const header = lines.find((l) => l.startsWith('ZONE'))!
