@@ -373,6 +373,21 @@ describe('bad input: one line, a documented exit code, no stack trace', () => {
     expect(r.stderr).toContain('no kubeconfig found')
   })
 
+  it('no kubeconfig: --from-file is offered only by the commands that have it (issue 19 finding 11)', () => {
+    const home = mkdtempSync(path.join(os.tmpdir(), 'kt-home-'))
+    const env = {KUBECONFIG: undefined, HOME: home, KUBERNETES_SERVICE_HOST: undefined}
+    const offline = runCli(['explain', 'svc/web'], {env})
+    expect(offline.stderr).toBe('error: no kubeconfig found: set KUBECONFIG, pass --kubeconfig, or use --from-file to read a snapshot\n')
+    for (const args of [
+      ['snapshot', '-A'],
+      ['watch', 'svc/web'],
+    ]) {
+      const r = runCli(args, {env})
+      expect(r.code, args[0]).toBe(5)
+      expect(r.stderr, args[0]).toBe('error: no kubeconfig found: set KUBECONFIG or pass --kubeconfig\n')
+    }
+  })
+
   it('unreachable server: exit 6, quickly', () => {
     const kc = write(
       'kubeconfig',
