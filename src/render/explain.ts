@@ -92,7 +92,8 @@ function renderService(svc: ServiceExplanation, report: ExplainReport, opts: Ren
   lines.push(`             ${counted}; Kubernetes ${report.kubernetesVersion} (${report.versionSource})`)
   if (svc.applicability.statement !== null) lines.push(`Applies:     ${svc.applicability.statement}`)
   const t = svc.traffic
-  if (t.model !== 'none') {
+  // Without a figure (no ready endpoint) there is no share to state: no "- of requests" line.
+  if (t.model !== 'none' && (t.inZoneShareLive !== null || t.inZoneSharePredicted !== null)) {
     const basis = t.model === 'custom' ? 'traffic per --traffic' : 'traffic proportional to zone CPU'
     const now = pct(t.inZoneShareLive, 0)
     const next = pct(t.inZoneSharePredicted, 0)
