@@ -17,7 +17,7 @@ import {beforeAll, describe, expect, it} from 'vitest'
 import {Copy} from './advice-build.js'
 import {countOfCommand, type Expect, jsonCommands, type Mode, type PlanServiceJson, type Run, runsOf, type ServiceJson, tableCommands, tableSections} from './advice-commands.js'
 import {onTerminal, piped, topology} from './advice-run.js'
-import {type AdviceScenario, scenariosFor, targetsOf} from './advice-scenarios.js'
+import {type AdviceScenario, scenariosFor, targetsOf, workers} from './advice-scenarios.js'
 import {cluster} from './fixtures.js'
 
 const VERSION = process.env.CLUSTER_VERSION ?? ''
@@ -220,6 +220,30 @@ describe(`follow the advice (Kubernetes ${VERSION})`, () => {
   it('has at least 30 (scenario, Service) pairs for this minor', () => {
     expect(Number.isFinite(MINOR)).toBe(true)
     expect(scenariosFor(MINOR).flatMap((s) => targetsOf(s)).length).toBeGreaterThanOrEqual(30)
+  })
+
+  it('a fix `nodes` prints for a ready Node without a zone label, run verbatim, labels the Node with a zone', async () => {
+    const c = cluster()
+    await c.deleteAllNodes()
+    for (const n of [...workers(['zone-a', 'zone-b'], 1), {name: 'no-zone-w0', cpu: '4'}]) await c.createNode(n)
+    const out = await topology('nodes')
+    const fixes = out
+      .split('\n')
+      .map((l) => /:\s(kubectl .*)$/.exec(l.trim())?.[1])
+      .filter((x): x is string => x !== undefined)
+    // Every line that offers a command must run as printed (a template such as `=<zone>` is
+    // not a command: sh reads `<zone` as a redirection).
+    for (const fix of fixes) {
+      const r = await onTerminal(fix)
+      if (LOG)
+        appendFileSync(
+          LOG,
+          `${JSON.stringify({minor: MINOR, scenario: 'nodes: a Node without a zone label', service: null, source: 'nodes', variant: 'command', command: fix, code: r.code})}\n`,
+        )
+      expect(r.code, `\`${fix}\`: ${r.output}`).toBe(0)
+      const node = await c.core.readNode({name: 'no-zone-w0'})
+      expect(node.metadata?.labels?.['topology.kubernetes.io/zone'], `\`${fix}\``).toMatch(/^zone-[ab]$/)
+    }
   })
 
   for (const s of scenariosFor(Number.isFinite(MINOR) ? MINOR : 36)) {
