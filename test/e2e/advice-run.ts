@@ -84,8 +84,8 @@ export async function onTerminal(line: string, env: Record<string, string> = {})
 }
 
 /** LINE through /bin/sh -c with stdout and stderr on pipes (for the reports the test reads). */
-export async function piped(line: string, env: Record<string, string> = {}): Promise<ShellResult> {
-  const r = await spawnCollect('/bin/sh', ['-c', line], shellEnv(env), 180_000)
+export async function piped(line: string, env: Record<string, string> = {}, timeoutMs = 180_000): Promise<ShellResult> {
+  const r = await spawnCollect('/bin/sh', ['-c', line], shellEnv(env), timeoutMs)
   return {code: r.code, output: r.stdout, stderr: r.stderr, answered: 0}
 }
 
