@@ -2,7 +2,7 @@
 // (`nodes -o json`, kind TopologyNodes). Written by hand, like scripts/gen-schema.mjs, so an
 // output change is a reviewed change of this file; test/unit/check-schema.test.ts validates
 // real reports against both.
-import {nullable, num, int, str, bool, strings, obj, writeSchema, dataPlane, lintRule} from './schema-kit.mjs'
+import {nullable, num, int, str, bool, strings, obj, writeSchema, dataPlane, lintRule, recommendation} from './schema-kit.mjs'
 
 const policyName = {
   enum: ['require-hints', 'no-fallback', 'max-overload', 'min-endpoints-per-zone', 'no-drift', 'lint', 'data-plane-hints', 'hints-over-range', 'hints-through-rollout'],
@@ -56,6 +56,7 @@ const check = {
               ['policy', 'status', 'message', 'details'],
             ),
           },
+          recommendation: nullable(recommendation),
         }),
       },
     },

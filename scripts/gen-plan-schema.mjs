@@ -1,7 +1,7 @@
 // Writes schema/plan.v1.json (`plan -o json`, kind TopologyPlan). Written by hand, like the
 // other generators, so an output change is a reviewed change of this file;
 // test/unit/plan.engine.test.ts validates real reports against it.
-import {nullable, num, int, str, bool, strings, obj, writeSchema, lintRule} from './schema-kit.mjs'
+import {nullable, num, int, str, bool, strings, obj, writeSchema, lintRule, recommendation} from './schema-kit.mjs'
 
 const mode = {enum: ['Auto', 'PreferClose', 'PreferSameZone', 'PreferSameNode', 'none']}
 const figures = obj({hints: bool, reason: str, inZone: nullable(num), maxOverload: nullable(num), fallbackZones: strings})
@@ -60,12 +60,14 @@ const plan = {
         },
         zoneLosses: {type: 'array', items: obj({replicas: int, at, zone: str, immediate: modeFigures, rescheduled: nullable(modeFigures)})},
         disruption: nullable(obj({evicted: int, zone: str, modes: modeFigures})),
-        recommendation: obj({
+        recommendation,
+        extended: obj({
           mode,
           meetsBound: bool,
           settings: {type: 'array', items: obj({kind: {enum: ['mode', 'min-replicas', 'replicas', 'zone-spread']}, value: str, why: str})},
           commands: strings,
           why: strings,
+          differsFromToday: nullable(str),
         }),
         cost: obj({volumeBytes: nullable(num), pricePerGiB: nullable(num), now: costLine, recommended: costLine, byMode: {type: 'array', items: costLine}}),
         notes: strings,

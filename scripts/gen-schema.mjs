@@ -2,7 +2,7 @@
 // The schema is written by hand here (not derived from the TypeScript types) so that a change
 // of the output shape is a deliberate, reviewed change of this file; test/unit/schema.test.ts
 // validates real reports against it.
-import {nullable, num, int, str, bool, strings, obj, writeSchema, dataPlane, lintRule} from './schema-kit.mjs'
+import {nullable, num, int, str, bool, strings, obj, writeSchema, dataPlane, lintRule, recommendation} from './schema-kit.mjs'
 
 const fallbackReason = nullable({
   enum: [
@@ -166,6 +166,8 @@ const schema = {
               inZoneSharePredicted: nullable(num),
               maxEndpointOverloadPredicted: nullable(num),
               maxEndpointOverloadLive: nullable(num),
+              worstZoneLive: nullable(str),
+              worstZonePredicted: nullable(str),
             }),
             drift: obj({endpoints: int, zoneCounts: bool}),
             findings: {type: 'array', items: {enum: ['hints-refused', 'fallback', 'drift', 'no-endpoints-zone', 'data-plane-ignores-hints']}},
@@ -186,6 +188,7 @@ const schema = {
             }),
             withoutZone: nullable(obj({endpoints: int, readyEndpoints: int, nodes: int})),
             dataPlane: nullable(obj({ignoresHints: bool, message: str, fix: nullable(str)})),
+            recommendation,
           },
           ['namespace', 'name', 'addressType', 'mode', 'controller', 'zones', 'totals', 'endpoints', 'traffic', 'drift', 'findings', 'advice'],
         ),

@@ -50,3 +50,31 @@ export const lintRule = {
     'internal-traffic-policy-local',
   ],
 }
+
+/** The advisor's recommendation (src/advise/types.ts): the same object in explain, plan and check. */
+const topologyMode = {enum: ['Auto', 'PreferClose', 'PreferSameZone', 'PreferSameNode', 'none']}
+const figureProps = {
+  hints: bool,
+  reason: str,
+  inZone: nullable(num),
+  worstOverload: nullable(num),
+  worstZone: nullable(str),
+  fallbackZones: strings,
+}
+const figures = obj(figureProps)
+const option = obj({...figureProps, mode: topologyMode, withinBound: bool})
+export const recommendation = obj({
+  bound: num,
+  current: topologyMode,
+  now: figures,
+  predicted: figures,
+  options: {type: 'array', items: option},
+  scaledAuto: nullable(obj({...figureProps, mode: topologyMode, withinBound: bool, replicas: int})),
+  recommended: topologyMode,
+  meetsBound: bool,
+  reasons: strings,
+  steps: {
+    type: 'array',
+    items: obj({command: str, alternative: nullable(str), expect: obj({mode: topologyMode, hints: bool, inZone: nullable(num)})}),
+  },
+})

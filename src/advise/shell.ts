@@ -29,7 +29,7 @@ export interface NamedArg {
 }
 
 /** Why a command cannot be printed: the first name the API server would refuse (null: all valid). */
-function invalidName(names: readonly NamedArg[]): string | null {
+export function invalidName(names: readonly NamedArg[]): string | null {
   for (const n of names) {
     const errs = validateObjectName(n.kind, n.name)
     if (errs.length > 0) return `${n.kind} name is not valid (${errs[0]})`

@@ -30,7 +30,8 @@ export const FIELD_MANAGER = 'kubectl-topology'
 /** Upper bound of entries in hints.forZones and hints.forNodes (API documentation; validated by the API server). */
 const MAX_HINTS = 8
 
-export const MODES = ['Auto', 'PreferSameZone', 'PreferSameNode', 'PreferClose', 'off'] as const
+/** `none` (no topology, the word every command uses) and `off` are the same mode. */
+export const MODES = ['Auto', 'PreferSameZone', 'PreferSameNode', 'PreferClose', 'none', 'off'] as const
 export type ModeValue = (typeof MODES)[number]
 export const STRATEGIES = ['upstream-auto', 'same-zone', 'same-node'] as const
 export type HintStrategy = (typeof STRATEGIES)[number]
@@ -89,7 +90,7 @@ const annotationsOf = (f: TopologyFields): Record<string, string> => {
  *   whatever its value. spec.trafficDistribution is left alone: the annotation wins over it.
  * - PreferSameZone / PreferSameNode / PreferClose set spec.trafficDistribution and remove each
  *   annotation that would override it (an annotation the controller reads as Auto).
- * - off removes spec.trafficDistribution and each annotation that enables hints; an explicit
+ * - none (or off) removes spec.trafficDistribution and each annotation that enables hints; an explicit
  *   "Disabled" annotation is kept.
  */
 export function desiredFields(current: TopologyFields, mode: ModeValue): {fields: TopologyFields; reasons: Partial<Record<TopologyField, string>>} {
@@ -106,10 +107,11 @@ export function desiredFields(current: TopologyFields, mode: ModeValue): {fields
     }
     return {fields: next, reasons}
   }
-  if (mode === 'off') {
+  const off = mode === 'off' || mode === 'none'
+  if (off) {
     if (next.trafficDistribution !== null) {
       next.trafficDistribution = null
-      reasons.trafficDistribution = '--mode off'
+      reasons.trafficDistribution = `--mode ${mode}`
     }
   } else if (next.trafficDistribution !== mode) {
     next.trafficDistribution = mode
@@ -120,13 +122,12 @@ export function desiredFields(current: TopologyFields, mode: ModeValue): {fields
   for (let i = 0; i < 2 && hintsEnabled(annotationsOf(next)); i++) {
     if (next.topologyAwareHints !== null) {
       next.topologyAwareHints = null
-      reasons.topologyAwareHints =
-        mode === 'off'
-          ? `it enables topology-mode Auto (--mode off)`
-          : `the deprecated annotation would override spec.trafficDistribution (the controller prefers an Auto annotation)`
+      reasons.topologyAwareHints = off
+        ? `it enables topology-mode Auto (--mode ${mode})`
+        : `the deprecated annotation would override spec.trafficDistribution (the controller prefers an Auto annotation)`
     } else {
       next.topologyMode = null
-      reasons.topologyMode = mode === 'off' ? `it enables topology-mode Auto (--mode off)` : `topology-mode Auto would override spec.trafficDistribution`
+      reasons.topologyMode = off ? `it enables topology-mode Auto (--mode ${mode})` : `topology-mode Auto would override spec.trafficDistribution`
     }
   }
   return {fields: next, reasons}

@@ -73,7 +73,7 @@ export function shortLivedHintsWarning(plan: HintsPlan, namespace: string, servi
  * whose operator turned the gate on takes it), with a warning.
  */
 export function modeRefusal(mode: ModeValue, f: Features, force: boolean): {refusal: Refusal | null; warning: string | null} {
-  if (mode === 'Auto' || mode === 'off') return {refusal: null, warning: null}
+  if (mode === 'Auto' || mode === 'off' || mode === 'none') return {refusal: null, warning: null}
   const accepted = acceptedTrafficDistributions(f)
   if (accepted.includes(mode)) return {refusal: null, warning: null}
   const v = formatVersion(f.version)

@@ -2,7 +2,7 @@
 // change set, the predicted outcome, and what was written. Pure data built by the commands.
 import type {ExplainReport} from '../explain/report.js'
 import type {ChangeSet, FieldChange, HintDifference, HintStrategy, ModeValue, SliceChange} from './plan.js'
-import {APPLY_SCHEMA_VERSION} from './plan.js'
+import type {APPLY_SCHEMA_VERSION} from './plan.js'
 
 export type ResultStatus = 'no-changes' | 'preview' | 'dry-run' | 'applied' | 'partial' | 'interrupted' | 'refused'
 

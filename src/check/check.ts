@@ -9,6 +9,8 @@ import type {ServicePlan} from '../plan/plan.js'
 import type {Service} from '../upstream/api/types.js'
 import type {DataPlaneReport} from '../dataplane/describe.js'
 import {checkHintsOverRange, checkHintsThroughRollout} from './plan-policies.js'
+import {DEFAULT_MAX_OVERLOAD, type Recommendation} from '../advise/types.js'
+import {percent, withinBound} from '../advise/format.js'
 
 export const CHECK_SCHEMA_VERSION = 'kubectl-topology.io/v1'
 
@@ -81,6 +83,8 @@ export interface ServiceCheck {
   hintsSet: boolean
   passed: boolean
   results: PolicyResult[]
+  /** The advisor's recommendation at the check's bound (the same object explain shows); null when none was attached. */
+  recommendation: Recommendation | null
 }
 
 export interface CheckReport {
@@ -110,8 +114,8 @@ export interface EffectivePolicies {
   hintsThroughRollout: boolean
 }
 
-/** What `check` evaluates when no policy is given: hints for Services that ask, no fallback, lint. */
-export const DEFAULT_POLICIES: CheckPolicies = {requireHints: true, noFallback: true, lint: true, dataPlaneHonoursHints: true}
+/** What `check` evaluates when no policy is given: hints for Services that ask, no fallback, the advisor's overload bound, lint. */
+export const DEFAULT_POLICIES: CheckPolicies = {requireHints: true, noFallback: true, maxOverload: DEFAULT_MAX_OVERLOAD, lint: true, dataPlaneHonoursHints: true}
 
 function effectivePolicies(p: CheckPolicies): EffectivePolicies {
   return {
@@ -189,6 +193,7 @@ export function check(report: ExplainReport, _services: readonly Service[], poli
       hintsSet: s.controller.hintsSet,
       passed: results.every((r) => r.status !== 'fail'),
       results,
+      recommendation: s.recommendation ?? null,
     })
   }
   const all = out.flatMap((s) => s.results)
@@ -250,12 +255,10 @@ function checkRequireHints(s: ServiceExplanation): PolicyResult {
     const why = s.mode.warnings[0]?.message ?? s.mode.why.at(-1) ?? 'no topology path applies'
     return result('require-hints', 'fail', `the controller removes hints: ${why}`)
   }
-  return result(
-    'require-hints',
-    'fail',
-    `hints dropped: ${c.reason}: ${c.message}`,
-    s.advice.filter((a) => a.code === 'scale' || a.code === 'fix-nodes').map((a) => a.message),
-  )
+  return result('require-hints', 'fail', `hints dropped: ${c.reason}: ${c.message}`, [
+    ...s.advice.filter((a) => a.code === 'fix-nodes').map((a) => a.message),
+    ...(s.recommendation?.reasons.filter((r) => r.startsWith('Auto: hints refused')) ?? []),
+  ])
 }
 
 /**
@@ -300,23 +303,22 @@ function checkNoFallback(s: ServiceExplanation): PolicyResult {
   return result('no-fallback', 'fail', `kube-proxy ignores the hints in ${names.join(', ')}: traffic from there goes to every endpoint`, details)
 }
 
+/**
+ * max-overload: the worst per-endpoint overload after the next sync (explain's figure, the
+ * advisor's `predicted`) is within the bound (inclusive). Skipped without a traffic model.
+ */
 function checkMaxOverload(s: ServiceExplanation, max: number): PolicyResult {
-  const zones = s.zones.filter((z) => z.expectedOverload !== null)
-  if (zones.length === 0) {
-    return result('max-overload', 'skip', 'no hints predicted: traffic is spread over every endpoint')
-  }
-  const worst = zones.reduce((a, z) => (z.expectedOverload! > a.expectedOverload! ? z : a))
-  const over = zones.filter((z) => z.expectedOverload! > max + 1e-9)
+  const worst = s.traffic.maxEndpointOverloadPredicted
+  if (worst === null) return result('max-overload', 'skip', 'no traffic model (no zone CPU shares and no --traffic): the overload is unknown')
   const basis = s.traffic.model === 'custom' ? 'traffic per --traffic' : 'traffic proportional to zone CPU'
-  if (over.length === 0) {
-    return result('max-overload', 'pass', `largest expected overload ${pct(worst.expectedOverload!)} in ${worst.name} (limit ${pct(max)}; ${basis})`)
-  }
-  return result(
-    'max-overload',
-    'fail',
-    `expected overload above ${pct(max)} in ${over.map((z) => z.name).join(', ')} (${basis})`,
-    over.map((z) => `${z.name}: ${pct(z.expectedOverload!)} (desired ${z.desired === null ? '-' : z.desired.toFixed(2)} endpoints of traffic, ${z.assigned} assigned)`),
+  const where = s.traffic.worstZonePredicted !== null ? ` in ${s.traffic.worstZonePredicted}` : ''
+  const figure = `worst overload after the next sync ${percent(Math.max(0, worst))}${where}`
+  const zones = s.zones.filter((z) => z.expectedOverload !== null && !withinBound(z.expectedOverload, max))
+  const details = zones.map(
+    (z) => `${z.name}: ${pct(z.expectedOverload!)} (desired ${z.desired === null ? '-' : z.desired.toFixed(2)} endpoints of traffic, ${z.assigned} assigned)`,
   )
+  if (withinBound(worst, max)) return result('max-overload', 'pass', `${figure} (bound ${percent(max)}; ${basis})`)
+  return result('max-overload', 'fail', `${figure}, above the ${percent(max)} bound (${basis})`, details)
 }
 
 function checkMinEndpoints(s: ServiceExplanation, min: number): PolicyResult {

@@ -41,7 +41,7 @@ Nothing is written without --yes or a confirmation on a terminal. Every write ca
     'kube-version': kubeVersionFlag({description: "Predict as this Kubernetes version (default: the API server's)."}),
     mode: Flags.option({
       options: MODES,
-      description: 'Service mode: Auto (topology-mode annotation), PreferSameZone, PreferSameNode, PreferClose (spec.trafficDistribution), or off.',
+      description: 'Service mode: Auto (topology-mode annotation), PreferSameZone, PreferSameNode, PreferClose (spec.trafficDistribution), or none (no topology; off is the same).',
     })(),
     hints: Flags.boolean({description: "Hints mode: write hints onto the Service's EndpointSlices.", default: false}),
     strategy: Flags.option({

@@ -74,9 +74,9 @@ Exit codes: 0 every check passed, 1 a check failed, 2 usage, 3 unreadable snapsh
   async run(): Promise<void> {
     const {flags, argv} = await this.parse(Check)
     // Loaded here, not with the command class (docs/design.md "Startup").
-    const [{check, DEFAULT_POLICIES, hasAnyPolicy, mergePolicies, needsPlan}, {explain}, {renderCheck}, {openSource}] = await Promise.all([
+    const [{check, DEFAULT_POLICIES, hasAnyPolicy, mergePolicies, needsPlan}, {explainAdvised}, {renderCheck}, {openSource}] = await Promise.all([
       import('../check/check.js'),
-      import('../explain/report.js'),
+      import('../advise/report.js'),
       import('../render/check.js'),
       import('../cluster/source.js'),
     ])
@@ -110,13 +110,18 @@ Exit codes: 0 every check passed, 1 a check failed, 2 usage, 3 unreadable snapsh
     const services = await selectOrFail(read, names, flags)
 
     const kubeVersion = flags['kube-version'] ?? read.state.serverVersion
-    const report = explain(read.state, services, {
-      kubeVersion,
-      versionSource: flags['kube-version'] ? 'flag' : read.state.serverVersion ? 'server' : 'default',
-      traffic,
-      prediction: flags.prediction,
-      ...(read.dataPlane ? {dataPlane: read.dataPlane} : {}),
-    })
+    const report = explainAdvised(
+      read.state,
+      services,
+      {
+        kubeVersion,
+        versionSource: flags['kube-version'] ? 'flag' : read.state.serverVersion ? 'server' : 'default',
+        traffic,
+        prediction: flags.prediction,
+        ...(read.dataPlane ? {dataPlane: read.dataPlane} : {}),
+      },
+      policies.maxOverload,
+    )
     const plans = planned ? (await import('../plan/plan.js')).plan(read.state, services, {kubeVersion, ...(traffic ? {traffic} : {})}).services : []
     const result = check(report, services, policies, plans)
 

@@ -48,7 +48,8 @@ Where Go's random map order makes upstream random (which zone receives a donated
       description: 'next-sync: what the controller does at its next sync (reusing valid live hints); fresh: as if every EndpointSlice were rewritten.',
     })(),
     'exit-code': Flags.boolean({
-      description: 'Exit 1 when a Service has a finding: hints refused, a zone falling back, or drift between live and predicted hints.',
+      description:
+        'Exit 1 when a Service has a finding (hints refused, a zone falling back, drift between live and predicted hints), when its worst overload after the next sync is above 20%, or when the advice is to change its setting.',
       default: false,
     }),
   }
@@ -57,8 +58,9 @@ Where Go's random map order makes upstream random (which zone receives a donated
     const {flags, argv} = await this.parse(Explain)
     // The engine and renderer load here, not with the command class: every command's class
     // is loaded to run any one of them (docs/design.md "Startup").
-    const [{explain}, {selectOrFail}, {renderExplain}, {openSource}] = await Promise.all([
-      import('../explain/report.js'),
+    const [{explainAdvised}, {keepsWhatIsThere}, {selectOrFail}, {renderExplain}, {openSource}] = await Promise.all([
+      import('../advise/report.js'),
+      import('../advise/advisor.js'),
       import('./select.js'),
       import('../render/explain.js'),
       import('../cluster/source.js'),
@@ -80,7 +82,7 @@ Where Go's random map order makes upstream random (which zone receives a donated
 
     // Engine.
     const kubeVersion = flags['kube-version'] ?? read.state.serverVersion
-    const report: ExplainReport = explain(read.state, services, {
+    const report: ExplainReport = explainAdvised(read.state, services, {
       kubeVersion,
       versionSource: flags['kube-version'] ? 'flag' : read.state.serverVersion ? 'server' : 'default',
       traffic,
@@ -102,6 +104,8 @@ Where Go's random map order makes upstream random (which zone receives a donated
         await writeChunks(process.stdout, jsonChunks(report))
       } else this.out(renderExplain(report, {format, style: this.style(flags.color), noHeaders: flags['no-headers'], perNode: flags['per-node']}))
     }
-    if (flags['exit-code'] && report.services.some((s) => s.findings.length > 0)) this.exit(ExitCode.FINDING)
+    // A finding, or advice to change something (or a worst overload above the bound after the next sync).
+    const acts = (s: ExplainReport['services'][number]) => s.findings.length > 0 || (s.recommendation !== undefined && !keepsWhatIsThere(s.recommendation))
+    if (flags['exit-code'] && report.services.some(acts)) this.exit(ExitCode.FINDING)
   }
 }

@@ -1,11 +1,11 @@
-// What to do: the advice explain prints under each Service, from the explanation itself, and
-// the nearest ready-endpoint counts the controller accepts.
+// explain's diagnostic notes under each Service, and the nearest ready-endpoint counts the
+// controller accepts (the advisor's, src/advise/advisor.ts, for Auto refused at today's count).
 import type {Advice, ServiceExplanation} from './report.js'
 import type {ZoneCapacity} from './node-verdicts.js'
 import {getAllocations} from '../upstream/endpointslice/topologycache/topologycache.js'
 import {LABEL_ZONE} from '../upstream/api/types.js'
 import {sortStrings} from './helpers.js'
-import {acceptedTrafficDistributions, formatVersion, type Features} from '../upstream/features.js'
+import {acceptedTrafficDistributions, type Features} from '../upstream/features.js'
 
 /**
  * The trafficDistribution value that hints every endpoint to its own zone at this version, or
@@ -26,12 +26,13 @@ export function acceptedCounts(n: number, ratios: Record<string, number>, howMan
   return {below, above}
 }
 
-export function advise(s: ServiceExplanation, capacity: ZoneCapacity, ratios: Record<string, number> | null, nodesReadable: boolean, f: Features): Advice[] {
+/**
+ * explain's diagnostic notes under each Service: nodes that disable hints, endpoints without a
+ * zone, fallback, drift, the data plane, lint. The mode and scale advice is the advisor's
+ * (src/advise/advisor.ts), attached by src/advise/report.ts.
+ */
+export function advise(s: ServiceExplanation, capacity: ZoneCapacity, nodesReadable: boolean): Advice[] {
   const advice: Advice[] = []
-  const sameZone = sameZoneValue(f)
-  const v = formatVersion(f.version)
-  const ref = `svc/${s.name} -n ${s.namespace}`
-  const patch = (td: string) => `kubectl patch service ${s.name} -n ${s.namespace} --type=merge -p '{"spec":{"trafficDistribution":"${td}"}}'`
   if (!nodesReadable) {
     advice.push({
       code: 'nodes-unreadable',
@@ -50,34 +51,10 @@ export function advise(s: ServiceExplanation, capacity: ZoneCapacity, ratios: Re
             ? `Every ready worker node needs a ${LABEL_ZONE} label and allocatable CPU; these nodes disable hints for every Service: ${bad.join(', ')}.`
             : 'Hints need ready worker nodes in at least 2 zones.',
       })
-    } else if (msg.startsWith('Insufficient number of endpoints') || msg.startsWith('Unable to allocate minimum')) {
-      if (ratios) {
-        const {below, above} = acceptedCounts(s.controller.totalReadyEndpoints, ratios)
-        const options = [...below.slice(0, 1), ...above].sort((a, b) => a - b)
-        advice.push({
-          code: 'scale',
-          message: `With these zone CPU shares the controller accepts ${options.join(', ')} ready endpoints (now ${s.controller.totalReadyEndpoints}); feasibility is not monotonic, so check the count you scale to.`,
-        })
-      }
     } else if (msg.startsWith('One or more endpoints do not have a zone')) {
       advice.push({
         code: 'endpoint-zone',
         message: 'A ready endpoint has no zone: its node lacks the topology.kubernetes.io/zone label (or the node is unknown to the controller).',
-      })
-    }
-    if (sameZone === null) {
-      advice.push({
-        code: 'mode',
-        message: `spec.trafficDistribution (zone hints without the CPU arithmetic or its refusals) needs Kubernetes 1.31: at ${v} the API server drops it (ServiceTrafficDistribution gate, off by default).`,
-      })
-    } else {
-      advice.push({
-        code: 'mode',
-        message:
-          sameZone === 'PreferSameZone'
-            ? 'PreferSameZone hints every endpoint to its own zone without the CPU arithmetic or its refusals.'
-            : `PreferClose hints every endpoint to its own zone without the CPU arithmetic or its refusals (at Kubernetes ${v} the API server accepts only PreferClose; PreferSameZone, its newer name, from 1.34).`,
-        command: `kubectl topology apply ${ref} --mode ${sameZone}   (or: ${patch(sameZone)})`,
       })
     }
   }
@@ -91,19 +68,6 @@ export function advise(s: ServiceExplanation, capacity: ZoneCapacity, ratios: Re
     advice.push({
       code: 'drift',
       message: `The live hints of ${s.drift.endpoints} endpoint(s) differ from what the controller writes at its next sync (${s.controller.slicesToUpdate.join(', ') || 'no slice rewrite pending'}); the controller rewrites them when it next syncs the Service.`,
-    })
-  }
-  if (routed && s.mode.path === 'none' && s.zones.filter((z) => z.nodes.counted > 0).length >= 2) {
-    advice.push({
-      code: 'enable',
-      message:
-        sameZone === null
-          ? `Topology-aware routing is off for this Service (at Kubernetes ${v} only the topology-mode annotation enables it).`
-          : 'Topology-aware routing is off for this Service.',
-      command:
-        sameZone === null
-          ? `kubectl topology apply ${ref} --mode Auto   (or: kubectl annotate service ${s.name} -n ${s.namespace} service.kubernetes.io/topology-mode=Auto)`
-          : `kubectl topology apply ${ref} --mode ${sameZone}   (or: ${patch(sameZone)})`,
     })
   }
   if (s.dataPlane?.fix) advice.push({code: 'data-plane', message: `Data plane: ${s.dataPlane.fix}.`})

@@ -34,6 +34,7 @@ import {advise} from './advice.js'
 import {applicability, carriesPort, familyHasClusterIP} from './applicability.js'
 import {countReady, isManaged, sortStrings} from './helpers.js'
 import {lintIssues} from './lint.js'
+import type {Recommendation} from '../advise/types.js'
 import {estimateTraffic, trafficModel} from './traffic.js'
 
 export const SCHEMA_VERSION = 'kubectl-topology.io/v1'
@@ -221,6 +222,10 @@ export interface TrafficEstimate {
   /** Largest expected per-endpoint overload (load x ready endpoints - 1), predicted hints. */
   maxEndpointOverloadPredicted: number | null
   maxEndpointOverloadLive: number | null
+  /** The zone of the most loaded endpoint with the live hints, when it is above an even share (null otherwise). */
+  worstZoneLive: string | null
+  /** Same, once the predicted hints are written. */
+  worstZonePredicted: string | null
 }
 
 export type Finding = 'hints-refused' | 'fallback' | 'drift' | 'no-endpoints-zone' | 'data-plane-ignores-hints'
@@ -287,6 +292,11 @@ export interface ServiceExplanation {
   applicability: Applicability
   /** Endpoints without a zone (their node has no zone label, or they name no node); null when none. */
   withoutZone: {endpoints: number; readyEndpoints: number; nodes: number} | null
+  /**
+   * The advisor's recommendation (src/advise/): attached by src/advise/report.ts for explain,
+   * check and watch; absent from explain() alone.
+   */
+  recommendation?: Recommendation
   /** With a data plane (explain's dataPlane option) only: null when it does what kube-proxy does with this Service's hints, or the Service has and asks for none. */
   dataPlane?: DataPlaneNotice | null
 }
@@ -960,7 +970,7 @@ function explainService(input: ServiceInput): ServiceExplanation {
     result.dataPlane = dataPlaneNotice(plane, proxied && (mode.path !== 'none' || anyLiveHints || controller.hintsSet), anyLiveHints || controller.hintsSet, service)
     if (result.dataPlane?.ignoresHints) findings.push('data-plane-ignores-hints')
   }
-  result.advice = advise(result, capacity, ratios, input.nodesReadable, f)
+  result.advice = advise(result, capacity, input.nodesReadable)
   return result
 }
 

@@ -47,8 +47,18 @@ export function estimateTraffic(
   predicted: readonly ProxyEndpoint[],
   predictedViews: Map<string, ZoneView>,
 ): TrafficEstimate {
-  if (shares === null) return {model: 'none', inZoneShareLive: null, inZoneSharePredicted: null, maxEndpointOverloadLive: null, maxEndpointOverloadPredicted: null}
+  if (shares === null)
+    return {
+      model: 'none',
+      inZoneShareLive: null,
+      inZoneSharePredicted: null,
+      maxEndpointOverloadLive: null,
+      maxEndpointOverloadPredicted: null,
+      worstZoneLive: null,
+      worstZonePredicted: null,
+    }
   const {rows, stats} = facts
+  const zoneById = new Map([...stats.entries()].map(([name, z]) => [z.id, name]))
   /**
    * By position in eps: the id of the endpoint's zone (the zone of the last row with its
    * address; -1 when none), and whether it is ready.
@@ -83,14 +93,31 @@ export function estimateTraffic(
     }
     let ready = 0
     for (let i = 0; i < eps.length; i++) ready += at.ready[i]!
-    if (covered === 0 || ready === 0) return {inZone: null, maxOverload: null}
+    if (covered === 0 || ready === 0) return {inZone: null, maxOverload: null, worstZone: null}
     let max = -1
     for (let i = 0; i < eps.length; i++) if (at.ready[i] === 1) max = Math.max(max, (load[i]! / covered) * ready - 1)
-    return {inZone: inZone / covered, maxOverload: max}
+    // The zone of the most loaded endpoint (ties: the first zone name), when one is above an even share.
+    let worstZone: string | null = null
+    if (max > 1e-9) {
+      for (let i = 0; i < eps.length; i++) {
+        if (at.ready[i] !== 1 || (load[i]! / covered) * ready - 1 < max - 1e-9) continue
+        const z = zoneById.get(at.zone[i]!)
+        if (z !== undefined && (worstZone === null || z < worstZone)) worstZone = z
+      }
+    }
+    return {inZone: inZone / covered, maxOverload: max, worstZone}
   }
   const l = estimate(live, liveViews)
   const p = predicted === live ? l : estimate(predicted, predictedViews)
-  return {model, inZoneShareLive: l.inZone, inZoneSharePredicted: p.inZone, maxEndpointOverloadLive: l.maxOverload, maxEndpointOverloadPredicted: p.maxOverload}
+  return {
+    model,
+    inZoneShareLive: l.inZone,
+    inZoneSharePredicted: p.inZone,
+    maxEndpointOverloadLive: l.maxOverload,
+    maxEndpointOverloadPredicted: p.maxOverload,
+    worstZoneLive: l.worstZone,
+    worstZonePredicted: p.worstZone,
+  }
 }
 
 /** Adds `each` to the load of every target; returns how many targets are in zone `id`. */

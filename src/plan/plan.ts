@@ -18,11 +18,8 @@
 import {explain, type LintIssue, type ServiceExplanation} from '../explain/report.js'
 import {addEndpoint, removeEndpoint, rollout, withoutZone} from '../simulate/whatif.js'
 import {kindOf, rolloutSpecOf, scaledValue, workloadsBehind, type WorkloadKind} from '../simulate/workload.js'
-import {slicesOf} from '../simulate/strategies/cluster.js'
 import type {ClusterState} from '../state/cluster-state.js'
 import {
-  ANNOTATION_TOPOLOGY_AWARE_HINTS,
-  ANNOTATION_TOPOLOGY_MODE,
   LABEL_ZONE,
   type Deployment,
   type HorizontalPodAutoscaler,
@@ -32,11 +29,19 @@ import {
   type StatefulSet,
   type TopologySpreadConstraint,
 } from '../upstream/api/types.js'
-import {acceptedTrafficDistributions, features as featuresFor, formatVersion} from '../upstream/features.js'
+import {features as featuresFor, formatVersion} from '../upstream/features.js'
+import {adviseExplained, modesFor} from '../advise/advisor.js'
+import {currentModeOf, serviceWithMode} from '../advise/evaluate.js'
+import {readyCount, statesOverRange, steadyState, zoneCounts} from '../advise/placement.js'
+import {DEFAULT_MAX_OVERLOAD, type Recommendation, type TopologyMode} from '../advise/types.js'
+import {recommend, type PlanVerdict} from './verdict.js'
+
+export {DEFAULT_MAX_OVERLOAD, modesFor, statesOverRange}
 
 export const PLAN_SCHEMA_VERSION = 'kubectl-topology.io/v1'
 
-export type PlanMode = 'Auto' | 'PreferClose' | 'PreferSameZone' | 'PreferSameNode' | 'none'
+/** The advisor's modes (src/advise/types.ts). */
+export type PlanMode = TopologyMode
 
 export interface PlanOptions {
   kubeVersion?: string
@@ -109,15 +114,6 @@ export interface WorkloadInfo {
   pdb: {name: string; allowedDisruptions: number} | null
 }
 
-export interface Recommendation {
-  mode: PlanMode
-  /** The worst overload of the mode over the range, rollouts and zone losses stays within --max-overload. */
-  meetsBound: boolean
-  settings: {kind: 'mode' | 'min-replicas' | 'replicas' | 'zone-spread'; value: string; why: string}[]
-  commands: string[]
-  why: string[]
-}
-
 export interface CostLine {
   mode: PlanMode
   crossZoneShare: number | null
@@ -137,7 +133,11 @@ export interface ServicePlan {
   zoneLosses: ZoneLoss[]
   /** Evicting as many pods as the PodDisruptionBudget allows, all from the most crowded zone (a drain). */
   disruption: {evicted: number; zone: string; modes: ModeFigures} | null
+  /** The advisor's recommendation at today's count: the same object explain, check and watch show. */
   recommendation: Recommendation
+  /** plan's verdict over the range, rollouts, zone losses and the PDB (the advisor's bound and ranking, more scenarios). */
+  extended: PlanVerdict
+  /** now: the current mode with the hints live now; recommended: the extended verdict's mode at today's count. */
   cost: {volumeBytes: number | null; pricePerGiB: number | null; now: CostLine; recommended: CostLine; byMode: CostLine[]}
   notes: string[]
   /** The Service's configuration findings today: explain's list (the one check --lint and watch show). */
@@ -155,22 +155,12 @@ export interface PlanReport {
   services: ServicePlan[]
 }
 
-export const DEFAULT_MAX_OVERLOAD = 0.2
 const DEFAULT_MAX_COUNTS = 1000
 
 // ---- evaluating one state ---------------------------------------------------------------
 
-/** The Service with only `mode` set (the annotation or spec.trafficDistribution). */
-export function withMode(svc: Service, mode: PlanMode): Service {
-  const annotations = {...(svc.metadata.annotations ?? {})}
-  delete annotations[ANNOTATION_TOPOLOGY_MODE]
-  delete annotations[ANNOTATION_TOPOLOGY_AWARE_HINTS]
-  if (mode === 'Auto') annotations[ANNOTATION_TOPOLOGY_MODE] = 'Auto'
-  const spec = {...(svc.spec ?? {})}
-  delete spec.trafficDistribution
-  if (mode !== 'Auto' && mode !== 'none') spec.trafficDistribution = mode
-  return {...svc, metadata: {...svc.metadata, annotations}, spec}
-}
+/** The Service with `mode` set as `kubectl topology apply --mode` sets it (the advisor's). */
+export const withMode = serviceWithMode
 
 function figuresOf(s: ServiceExplanation): Figures {
   return {
@@ -267,43 +257,6 @@ function workloadInfo(state: ClusterState, svc: Service, readyNow: number): {inf
 
 // ---- states at each count -----------------------------------------------------------------
 
-/** The Service's view of the cluster: the Nodes, the Service, its ready endpoints only (the steady state). */
-function steadyState(state: ClusterState, svc: Service): ClusterState {
-  const slices = slicesOf(state, svc).map((s) => ({...s, endpoints: (s.endpoints ?? []).filter((e) => e.conditions?.ready === true).map((e) => ({...e}))}))
-  return {nodes: state.nodes, services: [svc], endpointSlices: slices, nodesReadable: state.nodesReadable, ...(state.serverVersion ? {serverVersion: state.serverVersion} : {})}
-}
-
-const readyCount = (state: ClusterState, svc: Service) => slicesOf(state, svc).reduce((n, s) => n + (s.endpoints ?? []).filter((e) => e.conditions?.ready === true).length, 0)
-
-function zoneCounts(state: ClusterState, svc: Service): Record<string, number> {
-  const m: Record<string, number> = {}
-  for (const s of slicesOf(state, svc)) for (const e of s.endpoints ?? []) if (e.conditions?.ready === true) m[e.zone ?? ''] = (m[e.zone ?? ''] ?? 0) + 1
-  return Object.fromEntries(Object.entries(m).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
-}
-
-/**
- * States at every count from..to, reached from today's placement by adding (least crowded
- * zone) or removing (most crowded node) one pod at a time. A count no node can take ends the list.
- */
-export function statesOverRange(base: ClusterState, svc: Service, from: number, to: number): Map<number, ClusterState> {
-  const out = new Map<number, ClusterState>()
-  const now = readyCount(base, svc)
-  if (now >= from && now <= to) out.set(now, base)
-  let cur = base
-  for (let n = now - 1; n >= from; n--) {
-    cur = structuredClone(cur)
-    if (!removeEndpoint(cur, svc)) break
-    if (n <= to) out.set(n, cur)
-  }
-  cur = base
-  for (let n = now + 1; n <= to; n++) {
-    cur = structuredClone(cur)
-    if (!addEndpoint(cur, svc, {ready: true})) break
-    if (n >= from) out.set(n, cur)
-  }
-  return new Map([...out.entries()].sort((a, b) => a[0] - b[0]))
-}
-
 function worstOf(steps: readonly ModeFigures[], modes: readonly PlanMode[]): ModeFigures {
   const out: ModeFigures = {}
   for (const m of modes) {
@@ -325,30 +278,17 @@ function worstOf(steps: readonly ModeFigures[], modes: readonly PlanMode[]): Mod
 
 // ---- the plan ------------------------------------------------------------------------------
 
-function currentModeOf(s: ServiceExplanation | undefined): PlanMode {
-  if (s === undefined) return 'none'
-  if (s.mode.path === 'topology-mode-auto') return 'Auto'
-  if (s.mode.path === 'traffic-distribution') {
-    const v = s.mode.trafficDistribution
-    if (v === 'PreferSameZone' || v === 'PreferSameNode' || v === 'PreferClose') return v
-  }
-  return 'none'
-}
-
-/** The modes this Kubernetes version offers, in the order plan ranks ties. */
-export function modesFor(kubeVersion: string | undefined): PlanMode[] {
-  const accepted = acceptedTrafficDistributions(featuresFor(kubeVersion))
-  // PreferClose only where it is the one value (from 1.34 it is PreferSameZone's old name).
-  return ['Auto', ...accepted.filter((v) => v !== 'PreferClose' || accepted.length === 1), 'none']
-}
-
 function costLine(mode: PlanMode, f: Figures | undefined, cost: PlanOptions['cost']): CostLine {
   const share = f?.inZone === null || f?.inZone === undefined ? null : Math.max(0, 1 - f.inZone)
   const monthlyCost = share === null || cost === undefined ? null : ((cost.volumeBytes * share) / 2 ** 30) * cost.pricePerGiB
   return {mode, crossZoneShare: share, monthlyCost}
 }
 
-const pct = (x: number) => `${Math.round(x * 100) || 0}%`
+/** A Service explain gives no explanation of (none in the state): nothing to advise. */
+function emptyAdvice(current: PlanMode, bound: number): Recommendation {
+  const none = {hints: false, reason: 'NotExplained', inZone: null, worstOverload: null, worstZone: null, fallbackZones: []}
+  return {bound, current, now: none, predicted: none, options: [], scaledAuto: null, recommended: current, meetsBound: true, reasons: [`keep ${current}`], steps: []}
+}
 
 export function planService(state: ClusterState, svc: Service, opts: PlanOptions = {}): ServicePlan {
   const bound = opts.maxOverload ?? DEFAULT_MAX_OVERLOAD
@@ -356,7 +296,7 @@ export function planService(state: ClusterState, svc: Service, opts: PlanOptions
   const modes = modesFor(opts.kubeVersion)
   const notes: string[] = []
   const current = explain(state, [svc], {kubeVersion: opts.kubeVersion, traffic: opts.traffic}).services[0]
-  const currentMode = currentModeOf(current)
+  const currentMode: PlanMode = current === undefined ? 'none' : currentModeOf(current)
   const base = steadyState(state, svc)
   const now = readyCount(base, svc)
   const wl = workloadInfo(state, svc, now)
@@ -430,7 +370,8 @@ export function planService(state: ClusterState, svc: Service, opts: PlanOptions
     disruption = {evicted, zone, modes: evaluate(st, svc, lossModes, opts)}
   }
 
-  const recommendation = recommend({
+  const advice = current === undefined ? null : adviseExplained(state, svc, current, {kubeVersion: opts.kubeVersion, traffic: opts.traffic, maxOverload: bound})
+  const extended = recommend({
     svc,
     ns,
     modes,
@@ -443,10 +384,14 @@ export function planService(state: ClusterState, svc: Service, opts: PlanOptions
     bound,
     currentMode,
     workloadLabels: wl?.workload.spec?.template?.metadata?.labels ?? null,
+    today: advice,
   })
   const today = rows.find((r) => r.replicas === now)?.modes ?? evaluate(base, svc, modes, opts)
   const byMode = modes.map((m) => costLine(m, today[m], opts.cost))
-  const nowFigures = modes.includes(currentMode) ? today[currentMode] : evaluate(base, svc, [currentMode], opts)[currentMode]
+  // Now: the hints live now (the advisor's `now`, explain's figure), not the mode after a sync.
+  const nowFigures: Figures | undefined = advice
+    ? {hints: advice.now.hints, reason: advice.now.reason, inZone: advice.now.inZone, maxOverload: advice.now.worstOverload, fallbackZones: advice.now.fallbackZones}
+    : undefined
   return {
     namespace: ns,
     name: svc.metadata.name,
@@ -458,134 +403,18 @@ export function planService(state: ClusterState, svc: Service, opts: PlanOptions
     rollouts,
     zoneLosses,
     disruption,
-    recommendation,
+    recommendation: advice ?? emptyAdvice(currentMode, bound),
+    extended,
     cost: {
       volumeBytes: opts.cost?.volumeBytes ?? null,
       pricePerGiB: opts.cost?.pricePerGiB ?? null,
       now: costLine(currentMode, nowFigures, opts.cost),
-      recommended: costLine(recommendation.mode, today[recommendation.mode], opts.cost),
+      recommended: costLine(extended.mode, today[extended.mode], opts.cost),
       byMode,
     },
     notes,
     lint: current?.lint ?? [],
   }
-}
-
-interface RecommendInput {
-  svc: Service
-  ns: string
-  modes: PlanMode[]
-  rows: RangeRow[]
-  rollouts: RolloutAtCount[]
-  zoneLosses: ZoneLoss[]
-  disruption: ServicePlan['disruption']
-  wl: WorkloadInfo | null
-  now: number
-  bound: number
-  currentMode: PlanMode
-  workloadLabels: Record<string, string> | null
-}
-
-/** Worst overload of a mode wherever it keeps hints (a fallback spreads evenly), over every scenario. */
-function worstOverload(mode: PlanMode, figures: readonly (Figures | undefined)[]): number {
-  let worst = 0
-  for (const f of figures) if (f && f.maxOverload !== null) worst = Math.max(worst, f.maxOverload)
-  return worst
-}
-
-function scenarioFigures(mode: PlanMode, r: RecommendInput, rows: readonly RangeRow[]): (Figures | undefined)[] {
-  return [
-    ...rows.map((x) => x.modes[mode]),
-    ...r.rollouts.flatMap((x) => x.steps.map((s) => s.modes[mode])),
-    ...r.zoneLosses.flatMap((z) => [z.immediate[mode], z.rescheduled?.[mode]]),
-    r.disruption?.modes[mode],
-  ]
-}
-
-export function recommend(r: RecommendInput): Recommendation {
-  const name = r.svc.metadata.name
-  const today = r.rows.find((x) => x.replicas === r.now)
-  const inZoneToday = (m: PlanMode) => today?.modes[m]?.inZone ?? -1
-  const why: string[] = []
-  const settings: Recommendation['settings'] = []
-  const commands: string[] = []
-  let rows = r.rows
-  // Auto with the HPA: the smallest minReplicas from which every count up to max keeps hints.
-  let autoMin: number | null = null
-  if (r.wl?.hpa && rows.some((x) => x.modes.Auto && !x.modes.Auto.hints)) {
-    for (let i = rows.length - 1; i >= 0; i--) {
-      if (!rows[i]!.modes.Auto?.hints) break
-      autoMin = rows[i]!.replicas
-    }
-  }
-  // Auto without an HPA, refused at today's count: the nearest count it accepts (a scale of the workload).
-  let autoAt = r.now
-  if (!r.wl?.hpa && r.wl && today?.modes.Auto && !today.modes.Auto.hints) {
-    const accepted = rows.filter((x) => x.modes.Auto?.hints).map((x) => x.replicas)
-    const nearest = accepted.sort((a, b) => Math.abs(a - r.now) - Math.abs(b - r.now) || b - a)[0]
-    if (nearest !== undefined) autoAt = nearest
-  }
-  // The counts the workload runs at: with an HPA its whole range (for Auto from autoMin), without
-  // one today's count (Auto: the count it would be scaled to). The rest of the range is shown, not judged.
-  const candidates = r.modes.map((m) => {
-    const considered = r.wl?.hpa
-      ? m === 'Auto' && autoMin !== null
-        ? rows.filter((x) => x.replicas >= autoMin!)
-        : rows
-      : rows.filter((x) => x.replicas === (m === 'Auto' ? autoAt : r.now))
-    const refused = m === 'Auto' ? considered.filter((x) => !x.modes.Auto?.hints).map((x) => x.replicas) : []
-    const overload = worstOverload(m, scenarioFigures(m, r, considered))
-    const inZone = m === 'Auto' ? (rows.find((x) => x.replicas === autoAt)?.modes.Auto?.inZone ?? -1) : inZoneToday(m)
-    return {mode: m, overload, refused, inZone}
-  })
-  const ok = candidates.filter((c) => c.overload <= r.bound + 1e-9 && !(c.mode === 'Auto' && c.refused.includes(autoAt)))
-  // Highest in-zone share, then lowest overload, then no change, then the order of r.modes.
-  const ranked = (ok.length > 0 ? ok : candidates)
-    .slice()
-    .sort(
-      (a, b) =>
-        b.inZone - a.inZone || a.overload - b.overload || Number(b.mode === r.currentMode) - Number(a.mode === r.currentMode) || r.modes.indexOf(a.mode) - r.modes.indexOf(b.mode),
-    )
-  const best = ranked[0]!
-  const meetsBound = ok.length > 0
-  if (!meetsBound) why.push(`no mode keeps the worst overload within ${pct(r.bound)} over the range, rollouts and zone losses; ${best.mode} has the highest in-zone share`)
-  for (const c of candidates) {
-    const state = c.overload <= r.bound + 1e-9 ? 'within' : 'above'
-    const extra =
-      c.mode === 'Auto' && c.refused.length > 0 ? `, hints refused at ${c.refused.length} count(s) (${c.refused.slice(0, 6).join(', ')}${c.refused.length > 6 ? ', ...' : ''})` : ''
-    const at = c.mode === 'Auto' && autoAt !== r.now ? ` at ${autoAt} replicas` : ' today'
-    why.push(`${c.mode}: ${c.inZone >= 0 ? pct(c.inZone) : 'n/a'} in-zone${at}, worst overload ${pct(c.overload)} (${state} ${pct(r.bound)})${extra}`)
-  }
-  const ref = `svc/${name} -n ${r.ns}`
-  if (best.mode !== r.currentMode) {
-    settings.push({
-      kind: 'mode',
-      value: best.mode,
-      why: meetsBound ? `the highest in-zone share of the modes whose worst overload stays within ${pct(r.bound)}` : 'the highest in-zone share',
-    })
-    commands.push(best.mode === 'none' ? `kubectl topology reset ${ref}` : `kubectl topology apply ${ref} --mode ${best.mode}`)
-  }
-  if (best.mode === 'Auto' && r.wl?.hpa && autoMin !== null && autoMin > r.wl.hpa.minReplicas) {
-    settings.push({kind: 'min-replicas', value: String(autoMin), why: `Auto keeps hints at every count from ${autoMin} to ${r.wl.hpa.maxReplicas}`})
-    commands.push(`kubectl patch hpa ${r.wl.hpa.name} -n ${r.ns} --type=merge -p '{"spec":{"minReplicas":${autoMin}}}'`)
-  }
-  if (best.mode === 'Auto' && autoAt !== r.now && r.wl) {
-    settings.push({kind: 'replicas', value: String(autoAt), why: `Auto refuses ${r.now} ready endpoints and accepts ${autoAt}`})
-    commands.push(`kubectl scale ${r.wl.kind.toLowerCase()}/${r.wl.name} -n ${r.ns} --replicas=${autoAt}`)
-  }
-  if (r.wl && (r.wl.zoneSpread === null || r.wl.zoneSpread.whenUnsatisfiable !== 'DoNotSchedule') && best.mode !== 'none') {
-    const labels = r.workloadLabels ?? {}
-    const c = {maxSkew: 1, topologyKey: LABEL_ZONE, whenUnsatisfiable: 'DoNotSchedule', labelSelector: {matchLabels: labels}}
-    settings.push({
-      kind: 'zone-spread',
-      value: 'maxSkew 1, DoNotSchedule',
-      why: 'these figures assume pods spread evenly over the zones; without a DoNotSchedule zone constraint the scheduler only prefers it',
-    })
-    commands.push(
-      `kubectl patch ${r.wl.kind.toLowerCase()} ${r.wl.name} -n ${r.ns} --type=strategic -p '${JSON.stringify({spec: {template: {spec: {topologySpreadConstraints: [c]}}}})}'`,
-    )
-  }
-  return {mode: best.mode, meetsBound, settings, commands, why}
 }
 
 export function plan(state: ClusterState, services: readonly Service[], opts: PlanOptions = {}): PlanReport {

@@ -6,6 +6,7 @@ import type {CheckReport, PolicyResult, ServiceCheck} from '../check/check.js'
 import {escapeDeep} from './escape.js'
 import {dataPlaneLine} from '../dataplane/describe.js'
 import {PLAIN, type Style} from './style.js'
+import {recommendationLine, worthSaying} from './advice.js'
 import {formatTable} from './table.js'
 
 export type CheckFormat = 'table' | 'json' | 'yaml' | 'junit'
@@ -54,6 +55,8 @@ function renderTable(report: CheckReport, opts: CheckRenderOptions): string {
         for (const d of r.details) rows.push(['', '', '', style.dim(`  ${d}`)])
       }
     }
+    // The advisor's recommendation (explain's "What to do"), when it says more than "keep it".
+    if (s.recommendation !== null && worthSaying(s.recommendation)) rows.push([name, 'advice', '', recommendationLine(s.recommendation)])
   }
   lines.push(formatTable(opts.noHeaders ? null : ['SERVICE', 'POLICY', 'RESULT', 'MESSAGE'], rows))
   const sm = report.summary

@@ -6,6 +6,7 @@ import type {EndpointRow, ExplainReport, HintNames, KubeProxyVerdict, ServiceExp
 import {escapeDeep} from './escape.js'
 import {dataPlaneLine} from '../dataplane/describe.js'
 import {PLAIN, type Style} from './style.js'
+import {recommendationBlock, worthSaying} from './advice.js'
 import {formatTable} from './table.js'
 
 export type ExplainFormat = 'table' | 'wide' | 'json' | 'yaml'
@@ -94,7 +95,7 @@ function renderService(svc: ServiceExplanation, report: ExplainReport, opts: Ren
     const basis = t.model === 'custom' ? 'traffic per --traffic' : 'traffic proportional to zone CPU'
     const now = pct(t.inZoneShareLive, 0)
     const next = pct(t.inZoneSharePredicted, 0)
-    lines.push(`In-zone:     ${now} of requests stay in their zone now${now === next ? '' : `, ${next} after the controller's next sync`} (${basis})`)
+    lines.push(`In-zone:     ${now} of requests stay in their zone now${now === next ? '' : `, ${next} after the next sync`} (${basis})`)
   }
   lines.push('')
   if (opts.format === 'wide') lines.push(endpointTable(svc.endpoints, opts, style))
@@ -118,9 +119,11 @@ function renderService(svc: ServiceExplanation, report: ExplainReport, opts: Ren
     ])
     lines.push(formatTable(opts.noHeaders ? null : ['NODE', 'ZONE', 'MODE', proxyColumn(report), 'ENDPOINTS'], rows))
   }
-  if (svc.advice.length > 0) {
+  const rec = svc.recommendation !== undefined && worthSaying(svc.recommendation) ? svc.recommendation : null
+  if (svc.advice.length > 0 || rec !== null) {
     lines.push('')
     lines.push('What to do:')
+    if (rec !== null) lines.push(...recommendationBlock(rec, style))
     for (const a of svc.advice) {
       lines.push(`  - ${a.message}`)
       if (a.command) lines.push(`      ${a.command}`)

@@ -7,6 +7,8 @@ import type {Figures, ModeFigures, PlanMode, PlanReport, ServicePlan} from '../p
 import {escapeDeep} from './escape.js'
 import {PLAIN, type Style} from './style.js'
 import {formatTable} from './table.js'
+import {recommendationBlock} from './advice.js'
+import {percent} from '../advise/format.js'
 
 export type PlanFormat = 'table' | 'json' | 'yaml'
 
@@ -66,7 +68,7 @@ function servicePlan(p: ServicePlan, bound: number, style: Style, noHeaders: boo
     for (const m of p.modes) lines.push(`${m.padEnd(modeWidth)}  ${chunk.map((r) => mark(r.modes[m], bound)).join('')}`)
     lines.push('')
   }
-  lines.push(style.dim(`+ hints, worst overload within ${pct(bound)}   ! hints, overload above ${pct(bound)}   . no hints (every endpoint)`))
+  lines.push(style.dim(`+ hints, worst overload within ${percent(bound)}   ! hints, overload above ${percent(bound)}   . no hints (every endpoint)`))
   lines.push('')
   const today = rows.find((r) => r.replicas === p.readyEndpoints)
   if (today) {
@@ -75,7 +77,7 @@ function servicePlan(p: ServicePlan, bound: number, style: Style, noHeaders: boo
       const cost = p.cost.byMode.find((c) => c.mode === m)
       return [m, f?.hints ? 'yes' : 'no', pct(f?.inZone), pct(f?.maxOverload), pct(cost?.crossZoneShare), money(cost?.monthlyCost ?? null)]
     })
-    lines.push(`At today's ${p.readyEndpoints} replicas:`)
+    lines.push(`At today's ${p.readyEndpoints} replicas (each mode as after a fresh sync):`)
     lines.push(formatTable(noHeaders ? null : ['MODE', 'HINTS', 'IN-ZONE', 'WORST OVERLOAD', 'CROSS-ZONE', 'COST/MONTH'], table))
     lines.push('')
   }
@@ -101,8 +103,16 @@ function servicePlan(p: ServicePlan, bound: number, style: Style, noHeaders: boo
     lines.push(`Disruption: evicting ${p.disruption.evicted} pod(s) from ${p.disruption.zone} (the PDB's budget): ${modesLine(p.disruption.modes, p.modes)}`)
     lines.push('')
   }
-  const rec = p.recommendation
-  lines.push(`${style.bold('Recommendation:')} ${rec.mode}${rec.meetsBound ? '' : style.bad(` (nothing keeps the worst overload within ${pct(bound)})`)}`)
+  // Today's count: the advisor's recommendation, the same as explain's.
+  const adv = p.recommendation
+  lines.push(`${style.bold(`Recommendation at today's ${p.readyEndpoints} replicas`)} (as explain shows it):`)
+  lines.push(...recommendationBlock(adv, style))
+  // The extended verdict: the same bound and ranking over the range, rollouts and zone losses.
+  const rec = p.extended
+  lines.push(
+    `${style.bold('Over the range, rollouts and zone losses:')} ${rec.mode}${rec.meetsBound ? '' : style.bad(` (nothing keeps the worst overload within ${percent(bound)})`)}`,
+  )
+  if (rec.differsFromToday !== null) lines.push(`  ${style.warn(rec.differsFromToday)}`)
   for (const s of rec.settings) lines.push(`  - ${s.kind} ${s.value}: ${s.why}`)
   for (const y of rec.why) lines.push(`  ${style.dim(y)}`)
   if (rec.commands.length) {
@@ -112,11 +122,11 @@ function servicePlan(p: ServicePlan, bound: number, style: Style, noHeaders: boo
   const c = p.cost
   if (c.volumeBytes !== null) {
     lines.push(
-      `Cross-zone cost per month: now ${money(c.now.monthlyCost)} (${pct(c.now.crossZoneShare)} of the traffic), with ${c.recommended.mode} ${money(c.recommended.monthlyCost)} (${pct(c.recommended.crossZoneShare)})`,
+      `Cross-zone cost per month: now ${money(c.now.monthlyCost)} (${pct(c.now.crossZoneShare)} of the traffic, with the hints live now), with ${c.recommended.mode} ${money(c.recommended.monthlyCost)} (${pct(c.recommended.crossZoneShare)})`,
     )
   } else {
     lines.push(
-      `Cross-zone share: now ${pct(c.now.crossZoneShare)}, with ${c.recommended.mode} ${pct(c.recommended.crossZoneShare)} (--traffic-volume and --cross-zone-price give the cost)`,
+      `Cross-zone share: now ${pct(c.now.crossZoneShare)} (the hints live now), with ${c.recommended.mode} ${pct(c.recommended.crossZoneShare)} (--traffic-volume and --cross-zone-price give the cost)`,
     )
   }
   for (const n of p.notes) lines.push(style.dim(`note: ${n}`))

@@ -9,6 +9,8 @@ import type {Change, WatchFrame} from '../watch/model.js'
 import {escapeDeep, escapeTerminal} from './escape.js'
 import {PLAIN, type Style} from './style.js'
 import {formatTable} from './table.js'
+import {recommendationLine} from './advice.js'
+import {percent} from '../advise/format.js'
 
 /** Everything the live view shows; the command updates it, the view renders it. */
 export interface WatchViewState {
@@ -49,18 +51,38 @@ export function verdictText(e: ServiceExplanation, style: Style = PLAIN): string
   return style.bad('hints dropped')
 }
 
-/** One line per address type: "Service default/web (IPv4): topology-mode Auto: hints set: 9 ready endpoints in 3 zones". */
+/**
+ * The advisor's figures in one line, in the words of docs/advice.md: "in-zone 33% now, 100% after
+ * the next sync; worst overload after the next sync 0%; advice: keep Auto: ...".
+ */
+export function adviceLine(e: ServiceExplanation): string | null {
+  const r = e.recommendation
+  if (r === undefined) return null
+  const inZone = (x: number | null) => (x === null ? '-' : `${Math.round(x * 100) || 0}%`)
+  const o = r.predicted.worstOverload
+  const worst = o === null ? '-' : `${percent(Math.max(0, o))}${r.predicted.worstZone !== null ? ` in ${r.predicted.worstZone}` : ''}`
+  return `in-zone ${inZone(r.now.inZone)} now, ${inZone(r.predicted.inZone)} after the next sync; worst overload after the next sync ${worst}; advice: ${recommendationLine(r)}`
+}
+
+/** Per address type: "Service default/web (IPv4): topology-mode Auto: hints set: 9 ready endpoints in 3 zones", then its advice line. */
 export function summaryLines(raw: WatchFrame): string[] {
   const frame = escapeDeep(raw)
   const ref = `Service ${frame.namespace}/${frame.name}`
   if (!frame.exists) return [`${ref}: not found (waiting for it to be created)`]
-  return frame.explanations.map((e) => {
+  return frame.explanations.flatMap((e) => {
+    const advice = adviceLine(e)
+    return [summaryLine(ref, e), ...(advice === null ? [] : [`${ref} (${e.addressType}): ${advice}`])]
+  })
+}
+
+function summaryLine(ref: string, e: ServiceExplanation): string {
+  {
     const zones = e.zones.filter((z) => z.nodes.counted > 0).length
     const why = e.controller.hintsSet || e.controller.path === 'none' || e.controller.path === 'not-managed' ? '' : ` (${e.controller.message})`
     const fallback = e.zones.filter((z) => z.kubeProxy.fallback).map((z) => z.name)
     const lint = e.lint.filter((l) => l.severity === 'error').map((l) => l.rule)
     return `${ref} (${e.addressType}): ${modeText(e)}: ${verdictText(e)}${why}: ${e.totals.readyEndpoints} ready endpoints, ${zones} zones with counted nodes${fallback.length ? `; kube-proxy falls back in ${fallback.join(', ')}` : ''}${lint.length ? `; lint: ${lint.join(', ')}` : ''}`
-  })
+  }
 }
 
 /**

@@ -23,7 +23,7 @@ export interface DatasetRow {
   zones: DatasetZone[]
 }
 
-export {type Family}
+export type {Family}
 
 const REPRESENTATIVE: [string, number, number, number, number, number, number][] = [
   ['2 zones with no endpoints', 30, 100, 30, 0, 30, 0],

@@ -4,7 +4,8 @@
 // "zone-c falls back", "CPU share of zone-a 33.3% -> 50.0%"). Pure: the watch command feeds
 // it the state its API watches maintain.
 import {serviceCliffs, type Cliff} from '../explain/cliffs.js'
-import {explain, type ExplainOptions, type ExplainReport, type NodeSummary, type ServiceExplanation, type ZoneRow} from '../explain/report.js'
+import type {ExplainOptions, ExplainReport, NodeSummary, ServiceExplanation, ZoneRow} from '../explain/report.js'
+import {explainAdvised} from '../advise/report.js'
 import type {NodeVerdict} from '../explain/node-verdicts.js'
 import type {ClusterState} from '../state/cluster-state.js'
 
@@ -14,7 +15,7 @@ export interface WatchFrame {
   /** False while the Service does not exist (not created yet, or deleted). */
   exists: boolean
   kubernetesVersion: string
-  /** One per address type (usually one). */
+  /** One per address type (usually one), each with the advisor's recommendation (explain's). */
   explanations: ServiceExplanation[]
   cluster: NodeSummary
   cliffs: Cliff[]
@@ -42,6 +43,7 @@ export type ChangeKind =
   | 'node-status'
   | 'cliff'
   | 'cliff-cleared'
+  | 'advice'
 
 export interface Change {
   kind: ChangeKind
@@ -53,7 +55,7 @@ export interface Change {
 
 export function watchFrame(state: ClusterState, namespace: string, name: string, opts: ExplainOptions = {}): WatchFrame {
   const svc = state.services.find((s) => (s.metadata.namespace ?? 'default') === namespace && s.metadata.name === name)
-  const report = explain(state, svc ? [svc] : [], opts)
+  const report = explainAdvised(state, svc ? [svc] : [], opts)
   const explanations = report.services
   return {
     namespace,
@@ -112,6 +114,11 @@ export function diffFrames(prev: WatchFrame | null, next: WatchFrame): Change[] 
     if (!p) continue
     if (p.mode.path !== e.mode.path || p.mode.annotationValue !== e.mode.annotationValue || p.mode.trafficDistribution !== e.mode.trafficDistribution) {
       add('mode', 'info', `mode${tag}: ${modeText(p)} -> ${modeText(e)}`)
+    }
+    const pr = p.recommendation
+    const er = e.recommendation
+    if (er !== undefined && (pr === undefined || pr.recommended !== er.recommended || pr.steps.length !== er.steps.length)) {
+      add('advice', 'info', `advice${tag}: ${er.reasons[0] ?? `keep ${er.current}`}`)
     }
     if (p.controller.hintsSet !== e.controller.hintsSet) {
       if (e.controller.hintsSet) add('hints-set', 'good', `hints set${tag}: ${e.controller.reason}: ${e.controller.message}`)

@@ -117,9 +117,9 @@ describe('plan', () => {
     const r = await run(['plan', 'svc/web', '-n', ns, '-o', 'json'])
     expect(r.code).toBe(0)
     const p = (JSON.parse(r.stdout) as PlanReport).services[0]!
-    const mode = p.recommendation.mode
+    const mode = p.extended.mode
     expect(mode).not.toBe('none')
-    expect(p.recommendation.commands[0]).toBe(`kubectl topology apply svc/web -n ${ns} --mode ${mode}`)
+    expect(p.extended.commands[0]).toBe(`kubectl topology apply svc/web -n ${ns} --mode ${mode} --yes`)
     const predicted = p.range.rows.find((x) => x.replicas === p.readyEndpoints)!.modes[mode]!
 
     const applied = await run(['apply', 'svc/web', '-n', ns, '--mode', mode, '--yes', '--wait', '--timeout', '60s'])

@@ -2,8 +2,9 @@ import Ajv2020 from 'ajv/dist/2020.js'
 import {XMLParser, XMLValidator} from 'fast-xml-parser'
 import {readFileSync} from 'node:fs'
 import {describe, expect, it} from 'vitest'
-import {check, mergePolicies, parsePolicyDocument, PolicyFileError, type CheckPolicies, type PolicyResult} from '../../src/check/check.js'
+import {check, DEFAULT_POLICIES, mergePolicies, parsePolicyDocument, PolicyFileError, type CheckPolicies, type PolicyResult} from '../../src/check/check.js'
 import {explain} from '../../src/explain/report.js'
+import {explainAdvised} from '../../src/advise/report.js'
 import type {ClusterState} from '../../src/state/cluster-state.js'
 import {renderCheck} from '../../src/render/check.js'
 import {nodesIn, service, slice, spread, state} from './builders.js'
@@ -12,7 +13,7 @@ const ZONES = ['zone-a', 'zone-b', 'zone-c']
 const AUTO = {'service.kubernetes.io/topology-mode': 'Auto'}
 
 function run(st: ClusterState, policies: CheckPolicies, kubeVersion = '1.36') {
-  const report = explain(st, st.services, {kubeVersion})
+  const report = explainAdvised(st, st.services, {kubeVersion}, policies.maxOverload)
   return check(report, st.services, policies)
 }
 const only = (st: ClusterState, policies: CheckPolicies, kubeVersion?: string): PolicyResult => {
@@ -99,15 +100,27 @@ describe('max-overload and min-endpoints-per-zone', () => {
   it('fails above the limit and names the zone', () => {
     const r = only(st, {maxOverload: 0.2})
     expect(r.status).toBe('fail')
-    expect(r.message).toBe('expected overload above 20% in zone-c (traffic proportional to zone CPU)')
+    expect(r.message).toBe('worst overload after the next sync 66.7% in zone-c, above the 20% bound (traffic proportional to zone CPU)')
     expect(r.details[0]).toMatch(/^zone-c: 66\.7% \(desired 1\.67 endpoints of traffic, 1 assigned\)$/)
   })
   it('passes under a higher limit', () => {
     expect(only(st, {maxOverload: 0.7}).status).toBe('pass')
   })
-  it('is skipped when no hints are predicted', () => {
+  it('passes when no hints are predicted (traffic spreads evenly: 0%)', () => {
     const none = state(nodesIn(ZONES), [service('web')], [slice('web', spread({'zone-a': 1}))])
-    expect(only(none, {maxOverload: 0.2}).status).toBe('skip')
+    expect(only(none, {maxOverload: 0.2})).toMatchObject({status: 'pass', message: 'worst overload after the next sync 0% (bound 20%; traffic proportional to zone CPU)'})
+  })
+  it('is inclusive: exactly at the bound passes, just below it fails (two zones, 5 and 7 endpoints, PreferSameZone: +20% in a)', () => {
+    const st = state(nodesIn(['a', 'b']), [service('web', {trafficDistribution: 'PreferSameZone'})], [slice('web', spread({a: 5, b: 7}, true))])
+    expect(only(st, {maxOverload: 0.2}).status).toBe('pass')
+    expect(only(st, {maxOverload: 0.19}).message).toBe('worst overload after the next sync 20% in a, above the 19% bound (traffic proportional to zone CPU)')
+  })
+  it("is in the default policies at the advisor's 20% bound, and the Service carries the recommendation", () => {
+    expect(DEFAULT_POLICIES.maxOverload).toBe(0.2)
+    const r = run(st, DEFAULT_POLICIES)
+    expect(r.services[0]!.results.find((x) => x.policy === 'max-overload')!.status).toBe('fail')
+    expect(r.services[0]!.recommendation).toEqual(explainAdvised(st, st.services, {kubeVersion: '1.36'}).services[0]!.recommendation)
+    expect(r.services[0]!.recommendation!.steps.length).toBeGreaterThan(0)
   })
   it('min-endpoints-per-zone fails for the zones below N', () => {
     const r = only(st, {minEndpointsPerZone: 2})
@@ -191,7 +204,7 @@ describe('report, exit semantics and outputs', () => {
   const report = run(st, policies)
 
   it('summarises services and checks', () => {
-    expect(report.summary).toEqual({services: 3, passed: 2, failed: 1, checks: 18, failures: 2, skipped: 4})
+    expect(report.summary).toEqual({services: 3, passed: 2, failed: 1, checks: 18, failures: 2, skipped: 3})
     expect(report.passed).toBe(false)
     expect(report.services.map((s) => [s.name, s.passed])).toEqual([
       ['good', true],
@@ -227,7 +240,7 @@ describe('report, exit semantics and outputs', () => {
 
   it('the table ends with the verdict line', () => {
     const table = renderCheck(report, {format: 'table'})
-    expect(table.trimEnd().split('\n').at(-1)).toBe('FAILED: 3 Service(s) checked, 2 passed, 1 failed (2 of 18 checks failed, 4 skipped).')
+    expect(table.trimEnd().split('\n').at(-1)).toBe('FAILED: 3 Service(s) checked, 2 passed, 1 failed (2 of 18 checks failed, 3 skipped).')
   })
 })
 

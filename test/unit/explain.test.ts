@@ -4,6 +4,7 @@
 import {describe, expect, it} from 'vitest'
 import {allocationFigures, explain, type ServiceExplanation} from '../../src/explain/report.js'
 import {acceptedCounts} from '../../src/explain/advice.js'
+import {adviseService} from '../../src/advise/advisor.js'
 import {setNodes} from '../../src/upstream/endpointslice/topologycache/topologycache.js'
 import {ANNOTATION_TOPOLOGY_MODE} from '../../src/upstream/api/types.js'
 import type {ClusterState} from '../../src/state/cluster-state.js'
@@ -62,7 +63,15 @@ describe('traffic estimate (estimateTraffic), by hand', () => {
 
   it('no shares (no node with a zone and CPU, no --traffic): no estimate', () => {
     const s = only(state([], st.services, st.endpointSlices))
-    expect(s.traffic).toEqual({model: 'none', inZoneShareLive: null, inZoneSharePredicted: null, maxEndpointOverloadLive: null, maxEndpointOverloadPredicted: null})
+    expect(s.traffic).toEqual({
+      model: 'none',
+      inZoneShareLive: null,
+      inZoneSharePredicted: null,
+      maxEndpointOverloadLive: null,
+      maxEndpointOverloadPredicted: null,
+      worstZoneLive: null,
+      worstZonePredicted: null,
+    })
   })
 })
 
@@ -152,14 +161,14 @@ describe('advice: accepted counts', () => {
     expect(acceptedCounts(4, EQUAL_RATIOS)).toEqual({below: [3], above: [6, 7, 9]})
   })
 
-  it('the scale advice names the nearest count below and the three above', () => {
+  it("the advisor's reason names the nearest count below and the three above", () => {
     const st = state(
       [node('zone-a-0', 'zone-a'), node('zone-b-0', 'zone-b'), node('zone-c-0', 'zone-c')],
       [service('web', AUTO)],
       [slice('web', spread({'zone-a': 4, 'zone-b': 4, 'zone-c': 3}))],
     )
-    const scale = only(st).advice.find((a) => a.code === 'scale')!
-    expect(scale.message).toContain('accepts 10, 12, 13, 14 ready endpoints (now 11)')
+    const r = adviseService(st, st.services[0]!, {})
+    expect(r.reasons).toContain('Auto: hints refused at 11 ready endpoints (the controller accepts 10, 12, 13, 14); 33% in-zone, worst overload 0% (within the 20% bound)')
   })
 })
 

@@ -4,6 +4,7 @@
 import {describe, expect, it} from 'vitest'
 import {allowedDisruptions, plan, planService, statesOverRange, withMode} from '../../src/plan/plan.js'
 import {explain} from '../../src/explain/report.js'
+import {explainAdvised} from '../../src/advise/report.js'
 import {nodesIn, service, slice, spread, state} from './builders.js'
 import type {Deployment, HorizontalPodAutoscaler, PodDisruptionBudget} from '../../src/upstream/api/types.js'
 import type {ClusterState} from '../../src/state/cluster-state.js'
@@ -84,13 +85,24 @@ describe('plan: replica range', () => {
     expect(p.range).toMatchObject({from: 2, to: 20, source: 'hpa'})
     const refused = p.range.rows.filter((r) => !r.modes.Auto!.hints).map((r) => r.replicas)
     expect(refused.length).toBeGreaterThan(0)
-    const rec = p.recommendation
-    if (rec.mode === 'Auto') {
-      const min = rec.settings.find((s) => s.kind === 'min-replicas')
-      expect(min).toBeDefined()
-      for (const r of p.range.rows) if (r.replicas >= Number(min!.value)) expect(r.modes.Auto!.hints).toBe(true)
-      expect(rec.commands.some((c) => c.startsWith('kubectl patch hpa web -n default'))).toBe(true)
-    }
+    const rec = p.extended
+    expect(rec.mode).toBe('Auto')
+    const min = rec.settings.find((s) => s.kind === 'min-replicas')
+    expect(min).toBeDefined()
+    for (const r of p.range.rows) if (r.replicas >= Number(min!.value)) expect(r.modes.Auto!.hints).toBe(true)
+    expect(rec.commands).toContain(`kubectl patch hpa web -n default --type=merge -p '{"spec":{"minReplicas":${min!.value}}}'`)
+  })
+
+  it('a minReplicas equal to the HPA maximum says that autoscaling is then off and how the pods change', () => {
+    // 3 equal zones, HPA 3..12 around 6 ready: Auto is refused at 4, 5, 8, 11 and keeps hints only at 12 from the top.
+    const st = cluster({a: 2, b: 2, c: 2}, {horizontalPodAutoscalers: [hpa(3, 12)]})
+    const p = planService(st, st.services[0]!)
+    const rows = p.range.rows.filter((r) => !r.modes.Auto!.hints).map((r) => r.replicas)
+    expect(rows).toContain(11)
+    expect(p.extended.mode).toBe('Auto')
+    const min = p.extended.settings.find((s) => s.kind === 'min-replicas')!
+    expect(min.value).toBe('12')
+    expect(min.why).toBe("Auto keeps hints only at 12, the HPA's maximum: minReplicas 12 = maxReplicas turns autoscaling off, and the pods go from 6 to 12")
   })
 })
 
@@ -143,26 +155,52 @@ describe('plan: recommendation and cost', () => {
     expect(none.monthlyCost).toBeCloseTo(40 * 1024 * none.crossZoneShare! * 0.01, 6)
     expect(p.cost.now.monthlyCost).toBe(none.monthlyCost)
     // PreferSameZone overloads zone c's 3 endpoints by 22% (> 20%); Auto refuses 11 but accepts 12
-    expect(p.recommendation.mode).toBe('Auto')
-    expect(p.recommendation.settings.map((s) => [s.kind, s.value])).toEqual([
+    expect(p.extended.mode).toBe('Auto')
+    expect(p.extended.settings.map((s) => [s.kind, s.value])).toEqual([
       ['mode', 'Auto'],
       ['replicas', '12'],
     ])
-    expect(p.recommendation.commands.slice(0, 2)).toEqual(['kubectl topology apply svc/web -n default --mode Auto', 'kubectl scale deployment/web -n default --replicas=12'])
+    expect(p.extended.commands.slice(0, 2)).toEqual(['kubectl topology apply svc/web -n default --mode Auto --yes', 'kubectl scale deployment/web -n default --replicas=12'])
+    // At today's count the advisor says the same: switch to Auto, then scale to 12 (explain's object).
+    expect(p.recommendation.recommended).toBe('Auto')
+    expect(p.recommendation.steps.map((x) => x.command)).toEqual([
+      'kubectl topology apply svc/web -n default --mode Auto --yes',
+      'kubectl scale deployment/web -n default --replicas=12',
+    ])
+    expect(p.recommendation).toEqual(explainAdvised(st, st.services).services[0]!.recommendation)
   })
 
-  it('says so when no mode meets the bound', () => {
-    const st = cluster({a: 1, b: 5, c: 5}, {}, {})
+  it('with a 0% bound only none stays within it, and the why names each mode above it with the number and where', () => {
+    // No workload behind the Service: today's count only (the range is shown, not judged).
+    const st = state(nodesIn(ZONES, 2), [service('web')], [slice('web', spread({a: 1, b: 5, c: 5}))])
     const p = planService(st, st.services[0]!, {maxOverload: 0})
-    expect(p.recommendation.why.join('\n')).toMatch(/0%/)
+    expect(p.extended.mode).toBe('none')
+    expect(p.extended.why).toContain(
+      "Auto: 33% in-zone at today's 11 replicas; worst overload 10% when a is lost at 11 replicas and its pods run again elsewhere (above 0%), hints refused at 1 count(s) (11)",
+    )
+    expect(p.extended.meetsBound).toBe(true)
+    expect(p.extended.why).toContain("PreferSameZone: 100% in-zone at today's 11 replicas; worst overload 266.7% at 11 replicas (above 0%)")
+    expect(p.recommendation.recommended).toBe('none')
+    expect(p.recommendation.reasons).toContain('PreferSameZone: 100% in-zone, but a overloaded by 266.7% (above the 0% bound)')
+  })
+
+  it('the bound is inclusive: an overload exactly at it is within (two zones, 5 and 7 endpoints: +20% in a)', () => {
+    const st = {...state(nodesIn(['a', 'b'], 1), [service('web')], [slice('web', spread({a: 5, b: 7}))])}
+    const p = planService(st, st.services[0]!)
+    expect(p.range.rows.find((r) => r.replicas === 12)!.modes.PreferSameZone!.maxOverload).toBeCloseTo(0.2, 12)
+    expect(p.extended.mode).toBe('PreferSameZone')
+    expect(p.extended.why).toContain("PreferSameZone: 100% in-zone at today's 12 replicas; worst overload 20% at 12 replicas (within 20%)")
+    expect(p.recommendation.recommended).toBe('PreferSameZone')
+    // Just below it: Auto (92% in-zone, 0%) ranks first.
+    expect(planService(st, st.services[0]!, {maxOverload: 0.19}).extended.mode).toBe('Auto')
   })
 
   it('without a DoNotSchedule zone constraint, proposes one', () => {
     const st = {...cluster({a: 2, b: 2, c: 2}), deployments: [deployment(6)]}
     const p = planService(st, st.services[0]!)
-    const s = p.recommendation.settings.find((x) => x.kind === 'zone-spread')
+    const s = p.extended.settings.find((x) => x.kind === 'zone-spread')
     expect(s).toBeDefined()
-    expect(p.recommendation.commands.some((c) => c.includes('topologySpreadConstraints'))).toBe(true)
+    expect(p.extended.commands.some((c) => c.includes('topologySpreadConstraints'))).toBe(true)
   })
 
   it('is deterministic and modes follow the version', () => {
