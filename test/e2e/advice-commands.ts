@@ -43,7 +43,10 @@ export interface ServiceJson {
   namespace: string
   name: string
   advice?: {code?: string; command?: string}[]
+  /** The advisor's (explain and plan): today's steps. Before it, plan's {mode, commands}. */
   recommendation?: {mode?: string; commands?: string[]; steps?: JsonStep[]}
+  /** plan's verdict over the range, rollouts and zone losses: {mode, commands} (no promises). */
+  extended?: {mode?: string; commands?: string[]} | null
 }
 
 export interface PlanServiceJson extends ServiceJson {
@@ -99,7 +102,13 @@ function toExpect(e: JsonStep['expect']): Expect | null {
   return {mode: e.mode as Mode, hints: typeof e.hints === 'boolean' ? e.hints : null, inZone: typeof e.inZone === 'number' ? e.inZone : null}
 }
 
-/** The advisor's steps when the JSON has them, else the older fields (no promises). */
+/** plan's range verdict: `extended` (with the advisor), `recommendation` before it. */
+function extendedOf(s: ServiceJson): {mode?: string; commands?: string[]} | null {
+  if (s.extended) return s.extended
+  return Array.isArray(s.recommendation?.commands) ? s.recommendation : null
+}
+
+/** Today's steps: the advisor's when the JSON has them, else explain's older advice (no promises). */
 export function stepsOf(s: ServiceJson, source: 'explain' | 'plan'): Step[] {
   const steps = s.recommendation?.steps
   if (Array.isArray(steps)) {
@@ -109,7 +118,7 @@ export function stepsOf(s: ServiceJson, source: 'explain' | 'plan'): Step[] {
       expect: toExpect(x.expect),
     }))
   }
-  if (source === 'plan') return (s.recommendation?.commands ?? []).map((command) => ({command, alternative: null, expect: null}))
+  if (source === 'plan') return []
   return (s.advice ?? [])
     .filter((a) => typeof a.command === 'string')
     .map((a) => {
@@ -122,7 +131,7 @@ export function stepsOf(s: ServiceJson, source: 'explain' | 'plan'): Step[] {
 export function jsonCommands(s: ServiceJson, source: 'explain' | 'plan'): string[] {
   const out = stepsOf(s, source).flatMap((x) => (x.alternative ? [x.command, x.alternative] : [x.command]))
   if (source === 'explain') for (const a of s.advice ?? []) if (typeof a.command === 'string') out.push(...splitOr(a.command))
-  if (source === 'plan') out.push(...(s.recommendation?.commands ?? []))
+  if (source === 'plan') out.push(...(extendedOf(s)?.commands ?? []))
   return [...new Set(out)]
 }
 
@@ -158,11 +167,10 @@ export function fallbackExpect(p: PlanServiceJson, mode: Mode, count: number): E
 export function runsOf(explain: ServiceJson, plan: PlanServiceJson): Run[] {
   const runs: Run[] = []
   const now = plan.readyEndpoints
-  const promise = (steps: Step[], commands: string[], source: 'explain' | 'plan'): {expect: Expect; promise: Run['promise']} | null => {
+  const promise = (steps: Step[], commands: string[], planMode: string | null = null): {expect: Expect; promise: Run['promise']} | null => {
     const last = steps[steps.length - 1]
     if (last?.expect) return {expect: last.expect, promise: 'advice'}
-    let mode: Mode | null = null
-    if (source === 'plan' && plan.recommendation?.mode && MODES.includes(plan.recommendation.mode)) mode = plan.recommendation.mode as Mode
+    let mode: Mode | null = planMode && MODES.includes(planMode) ? (planMode as Mode) : null
     for (const c of commands) mode = modeOfCommand(c) ?? mode
     if (!mode) return null
     let count = now
@@ -175,20 +183,27 @@ export function runsOf(explain: ServiceJson, plan: PlanServiceJson): Run[] {
       ['alternative', step.alternative],
     ] as const) {
       if (!cmd) continue
-      const p = promise([step], [cmd], 'explain')
+      const p = promise([step], [cmd])
       runs.push({source: 'explain', variant, commands: [cmd], expect: p?.expect ?? null, promise: p?.promise ?? 'fallback'})
     }
   }
+  // plan's today steps (the advisor's: explain's, so usually deduplicated below), in order.
   const planSteps = stepsOf(plan, 'plan')
   if (planSteps.length > 0) {
     const commands = planSteps.map((s) => s.command)
-    const p = promise(planSteps, commands, 'plan')
+    const p = promise(planSteps, commands)
     runs.push({source: 'plan', variant: 'command', commands, expect: p?.expect ?? null, promise: p?.promise ?? 'fallback'})
     if (planSteps.some((s) => s.alternative)) {
       const alts = planSteps.map((s) => s.alternative ?? s.command)
-      const q = promise(planSteps, alts, 'plan')
+      const q = promise(planSteps, alts)
       runs.push({source: 'plan', variant: 'alternative', commands: alts, expect: q?.expect ?? null, promise: q?.promise ?? 'fallback'})
     }
+  }
+  // plan's verdict over the range (HPA, scale, zone spread; no promise printed: plan's figures).
+  const ext = extendedOf(plan)
+  if (ext?.commands && ext.commands.length > 0) {
+    const p = promise([], ext.commands, ext.mode ?? null)
+    runs.push({source: 'plan', variant: 'command', commands: ext.commands, expect: p?.expect ?? null, promise: p?.promise ?? 'fallback'})
   }
   const seen = new Set<string>()
   return runs.filter((r) => {
