@@ -25,6 +25,8 @@ const MINOR = Number(/^v?1\.(\d+)/.exec(VERSION)?.[1] ?? Number.NaN)
 /** Optional: one JSON line per command run (scenario, Service, command, outcome), for the corpus's command list. */
 const LOG = process.env.ADVICE_COMMANDS_LOG
 const SYNC_WAIT_MS = 30_000
+/** Runs followed at once within a scenario (each in its own namespace). */
+const PARALLEL_RUNS = 4
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
 interface Printed {
@@ -175,36 +177,49 @@ function sameRuns(a: Run[], b: Run[], nsA: string, nsB: string): boolean {
   return norm(a, nsA) === norm(b, nsB)
 }
 
+/** Runs the tasks, at most `width` at a time. */
+async function pool(tasks: (() => Promise<void>)[], width: number): Promise<void> {
+  let next = 0
+  const worker = async () => {
+    while (next < tasks.length) await tasks[next++]!()
+  }
+  await Promise.all(Array.from({length: Math.min(width, tasks.length)}, worker))
+}
+
 async function followScenario(s: AdviceScenario): Promise<string[]> {
   const c = cluster()
   const failures: string[] = []
   await c.deleteAllNodes()
   for (const n of s.nodes) await c.createNode(n)
   const targets = targetsOf(s)
-  const first = new Copy(c, s, await c.createNamespace(s.namespacePrefix ?? 'advice'))
-  await first.build()
+  const newCopy = async () => {
+    const copy = new Copy(c, s, await c.createNamespace(s.namespacePrefix ?? 'advice'))
+    await copy.build()
+    return copy
+  }
+  const first = await newCopy()
   const printed0 = await readPrinted(first, targets, failures, true)
-  const copies = Math.max(0, ...[...printed0.values()].map((p) => p.runs.length))
-  for (let j = 0; j < copies; j++) {
-    let copy = first
-    let printed = printed0
-    if (j > 0) {
-      copy = new Copy(c, s, await c.createNamespace(s.namespacePrefix ?? 'advice'))
-      await copy.build()
-      printed = await readPrinted(copy, targets, [], false)
-    }
+  // One copy per run index; the copies (namespaces on the same Nodes) are independent, so they
+  // are built, read and followed side by side.
+  const count = Math.max(0, ...[...printed0.values()].map((p) => p.runs.length))
+  const others = await Promise.all(Array.from({length: Math.max(0, count - 1)}, newCopy))
+  const copies = [first, ...others]
+  const printed = [printed0, ...(await Promise.all(others.map((copy) => readPrinted(copy, targets, [], false))))]
+  const tasks: (() => Promise<void>)[] = []
+  for (const [j, copy] of copies.entries()) {
     for (const svc of targets) {
-      const p = printed.get(svc)
+      const p = printed[j]!.get(svc)
       const p0 = printed0.get(svc)
       if (!p || !p0?.runs[j]) continue
       if (!sameRuns(p0.runs, p.runs, first.namespace, copy.namespace)) {
         failures.push(`${s.name} ${svc}: a second copy of the scenario printed other commands`)
         continue
       }
-      await follow(copy, svc, p, p.runs[j]!, failures)
+      tasks.push(() => follow(copy, svc, p, p.runs[j]!, failures))
     }
   }
-  return failures
+  await pool(tasks, PARALLEL_RUNS)
+  return failures.sort()
 }
 
 describe(`follow the advice (Kubernetes ${VERSION})`, () => {
