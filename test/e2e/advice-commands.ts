@@ -57,7 +57,7 @@ export interface PlanServiceJson extends ServiceJson {
 }
 
 /** "CMD   (or: ALT)" (the older explain line) -> [CMD, ALT]; a plain command -> [CMD]. */
-export function splitOr(text: string): string[] {
+function splitOr(text: string): string[] {
   const m = /^(.*?)\s{2,}\(or: (.*)\)$/.exec(text.trim())
   return m ? [m[1]!.trim(), m[2]!.trim()] : [text.trim()]
 }
@@ -109,7 +109,7 @@ function extendedOf(s: ServiceJson): {mode?: string; commands?: string[]} | null
 }
 
 /** Today's steps: the advisor's when the JSON has them, else explain's older advice (no promises). */
-export function stepsOf(s: ServiceJson, source: 'explain' | 'plan'): Step[] {
+function stepsOf(s: ServiceJson, source: 'explain' | 'plan'): Step[] {
   const steps = s.recommendation?.steps
   if (Array.isArray(steps)) {
     return steps.map((x) => ({
@@ -136,7 +136,7 @@ export function jsonCommands(s: ServiceJson, source: 'explain' | 'plan'): string
 }
 
 /** The mode a command sets, read from the command itself (for the older shape's promise). */
-export function modeOfCommand(cmd: string): Mode | null {
+function modeOfCommand(cmd: string): Mode | null {
   const m = /--mode[ =](\S+)/.exec(cmd) ?? /"trafficDistribution":\s*"(\w+)"/.exec(cmd)
   if (m) return m[1] === 'off' ? 'none' : MODES.includes(m[1]!) ? (m[1] as Mode) : null
   if (/\btopology-mode=Auto\b/.test(cmd)) return 'Auto'
@@ -153,7 +153,7 @@ export function countOfCommand(cmd: string, now: number): number | null {
 }
 
 /** The promise of the older shape: plan's own figures for `mode` at `count`. */
-export function fallbackExpect(p: PlanServiceJson, mode: Mode, count: number): Expect {
+function fallbackExpect(p: PlanServiceJson, mode: Mode, count: number): Expect {
   const row = p.range.rows.find((r) => r.replicas === count)
   const f = row?.modes[mode]
   return {mode, hints: f ? f.hints : null, inZone: f && typeof f.inZone === 'number' ? f.inZone : null}

@@ -9,7 +9,7 @@
 import type {NodeOptions} from './fixtures.js'
 import {NODES as EXAMPLE_NODES, SERVICES as EXAMPLE_SERVICES, UNLABELED_NODE, ZONES as EXAMPLE_ZONES} from './example-scenario.js'
 
-export const AUTO = {'service.kubernetes.io/topology-mode': 'Auto'}
+const AUTO = {'service.kubernetes.io/topology-mode': 'Auto'}
 
 export interface AdviceWorkload {
   kind: 'Deployment' | 'StatefulSet'
@@ -72,7 +72,7 @@ const PREFER_CLOSE_ONLY: [number, number] = [31, 33]
 
 const THREE = workers(Z3, 2)
 
-export const ADVICE_SCENARIOS: AdviceScenario[] = [
+const ADVICE_SCENARIOS: AdviceScenario[] = [
   // ---- the bundled examples (examples/*.yaml), built live ------------------------------------
   {
     // examples/three-zones.yaml: every Service of the example (search without the paused-controller drift).
