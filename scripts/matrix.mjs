@@ -45,7 +45,12 @@ const {values} = parseArgs({
     suites: {type: 'string', default: process.env.MATRIX_SUITES ?? 'differential,versions,kube-proxy,advice'},
   },
 })
-const SUITE_FILES = {differential: 'test/e2e/differential.test.ts', versions: 'test/e2e/versions.test.ts', 'kube-proxy': 'test/e2e/kube-proxy-differential.test.ts', advice: 'test/e2e/advice.test.ts'}
+const SUITE_FILES = {
+  differential: 'test/e2e/differential.test.ts',
+  versions: 'test/e2e/versions.test.ts',
+  'kube-proxy': 'test/e2e/kube-proxy-differential.test.ts',
+  advice: 'test/e2e/advice.test.ts',
+}
 const suites = values.suites.split(/[\s,]+/).filter(Boolean)
 for (const x of suites) {
   if (!(x in SUITE_FILES)) {
@@ -116,7 +121,12 @@ for (const version of versions) {
   const vitestFile = path.join(ROOT, 'test-results', 'matrix', `${label}${focus}-vitest.json`)
   const adviceLog = path.join(ROOT, 'test-results', 'matrix', `${label}-advice-commands.jsonl`)
   // Only what this run rewrites: a differential-only run keeps the kube-proxy results, and so on.
-  const stale = [vitestFile, ...(suites.includes('differential') ? [out, resultsFile] : []), ...(suites.includes('kube-proxy') ? [kpOut, kpFile] : []), ...(suites.includes('advice') ? [adviceLog] : [])]
+  const stale = [
+    vitestFile,
+    ...(suites.includes('differential') ? [out, resultsFile] : []),
+    ...(suites.includes('kube-proxy') ? [kpOut, kpFile] : []),
+    ...(suites.includes('advice') ? [adviceLog] : []),
+  ]
   for (const f of stale) rmSync(f, {recursive: true, force: true})
   const instance = `${process.env.CLUSTER_INSTANCE ? process.env.CLUSTER_INSTANCE : 'matrix'}-${label}`
   process.stderr.write(
