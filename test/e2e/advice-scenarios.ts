@@ -137,6 +137,12 @@ const ADVICE_SCENARIOS: AdviceScenario[] = [
     nodes: THREE,
     services: [{name: 'old', annotations: {'service.kubernetes.io/topology-aware-hints': 'auto'}, pods: perZone(Z3, [3, 3, 3])}],
   },
+  {
+    // The advice clears the deprecated annotation too (its plain-kubectl patch names it).
+    name: 'deprecated annotation, 2 endpoints for 3 zones',
+    nodes: THREE,
+    services: [{name: 'oldpay', annotations: {'service.kubernetes.io/topology-aware-hints': 'Auto'}, pods: perZone(Z3, [1, 1, 0])}],
+  },
   {name: 'annotation AUTO (ignored)', nodes: THREE, services: [{name: 'upper', annotations: {'service.kubernetes.io/topology-mode': 'AUTO'}, pods: perZone(Z3, [2, 2, 2])}]},
   {name: 'unequal zone CPU, Auto', nodes: workers(Z3, 2, (z) => (z === 'zone-a' ? '8' : '4')), services: [{name: 'skew', annotations: AUTO, pods: perZone(Z3, [3, 3, 3])}]},
 
@@ -175,6 +181,13 @@ const ADVICE_SCENARIOS: AdviceScenario[] = [
     minors: SAME_ZONE_NEW,
     nodes: THREE,
     services: [{name: 'same', trafficDistribution: 'PreferSameZone', pods: perZone(Z3, [3, 2, 1])}],
+  },
+  {
+    // PreferSameZone overloads a zone above the bound and Auto refuses 11 endpoints: the way back to no topology.
+    name: 'PreferSameZone 4/4/3 above the bound',
+    minors: SAME_ZONE_NEW,
+    nodes: THREE,
+    services: [{name: 'over', trafficDistribution: 'PreferSameZone', pods: perZone(Z3, [4, 4, 3])}],
   },
   {name: 'PreferSameNode 2/2/2', minors: SAME_ZONE_NEW, nodes: THREE, services: [{name: 'node', trafficDistribution: 'PreferSameNode', pods: perZone(Z3, [2, 2, 2])}]},
 
