@@ -10,7 +10,7 @@
 // specifiers of TS ESM to the `.ts` files.
 
 /** The domain rooms: pure functions over plain data. */
-const DOMAIN = '^src/(state|explain|apply|simulate|check|watch|dataplane|plan|advise)/'
+const DOMAIN = '^src/(state|explain|apply|simulate|check|watch|dataplane|plan|advise|serve)/'
 /** Node built-ins that do I/O (files, processes, network). */
 const IO_BUILTINS = '^(node:)?(fs|fs/promises|child_process|net|http|https|http2|dgram|dns|tls|readline|tty|worker_threads|cluster)$'
 /** Libraries of the outside: the API client, the terminal, the CLI framework (matched on the resolved file). */

@@ -56,7 +56,7 @@ function snapshotWith(n) {
   return file
 }
 
-const sim = (file, extra) => [bin, 'simulate', 'svc/checkout', '-n', 'shop', '-f', file, '--strategies', 'upstream-auto', '-o', 'json', ...extra]
+const sim = (file, extra) => [bin, 'simulate', 'svc/checkout', '-n', 'shop', '-f', file, '--strategies', 'Auto', '-o', 'json', ...extra]
 const cases = []
 for (const n of [N, 2 * N]) {
   const big = snapshotWith(n)

@@ -19,6 +19,8 @@ export const ExitCode = {
   FORBIDDEN: 7,
   /** A write conflicted beyond the retry budget, or partially failed. */
   WRITE_FAILED: 8,
+  /** A write was sent but its answer was lost: it may have been stored (the journal keeps it). */
+  WRITE_UNKNOWN: 9,
   /** Interrupted by SIGINT/SIGTERM. */
   INTERRUPTED: 130,
   /** A bug: please report it (run with --debug for the stack trace). */

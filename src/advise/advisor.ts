@@ -11,6 +11,7 @@ import type {ClusterState} from '../state/cluster-state.js'
 import type {Service} from '../upstream/api/types.js'
 import {acceptedTrafficDistributions, features as featuresFor} from '../upstream/features.js'
 import {kindOf, workloadsBehind, type WorkloadKind} from '../simulate/workload.js'
+import {slicesOf} from '../simulate/strategies/cluster.js'
 import {currentModeOf, figuresWithMode, nowFigures, predictedFigures} from './evaluate.js'
 import {modeStep, scaleStep} from './commands.js'
 import {readyCount, statesOverRange, steadyState} from './placement.js'
@@ -40,7 +41,7 @@ export function modesFor(kubeVersion: string | undefined): TopologyMode[] {
   return ['Auto', ...accepted.filter((v) => v !== 'PreferClose' || accepted.length === 1), 'none']
 }
 
-export {percent, withinBound}
+export {withinBound}
 const inZonePct = (x: number | null) => (x === null ? 'n/a' : `${Math.round(x * 100) || 0}%`)
 
 function figuresLine(f: Figures, bound: number): string {
@@ -95,9 +96,24 @@ export function adviseExplained(state: ClusterState, svc: Service, s: ServiceExp
 
   const modes = modesFor(opts.kubeVersion)
   if (!modes.includes(current)) modes.splice(modes.length - 1, 0, current)
+  // The Service's own view (every Node, the Service, its slices): each option costs one explain
+  // of this Service, not of the cluster's every slice.
+  const ns = svc.metadata.namespace ?? 'default'
+  const own: ClusterState = {
+    ...state,
+    services: [svc],
+    endpointSlices: slicesOf(state, svc),
+    ...(state.events
+      ? {
+          events: state.events.filter(
+            (e) => e.involvedObject?.kind === 'Service' && e.involvedObject.name === svc.metadata.name && (e.involvedObject.namespace ?? 'default') === ns,
+          ),
+        }
+      : {}),
+  }
   const options: ModeOption[] = []
   for (const m of modes) {
-    const f = figuresWithMode(state, svc, m, opts)
+    const f = figuresWithMode(own, svc, m, opts)
     if (f !== null) options.push({mode: m, ...f, withinBound: withinBound(f.worstOverload, bound)})
   }
   const auto = options.find((o) => o.mode === 'Auto')
@@ -112,7 +128,6 @@ export function adviseExplained(state: ClusterState, svc: Service, s: ServiceExp
     const {below, above} = acceptedCounts(n, ratios)
     accepted = [...below.slice(0, 1), ...above].sort((a, b) => a - b)
     const w = workloadsBehind(state, svc)[0]
-    const ns = svc.metadata.namespace ?? 'default'
     if (w !== undefined && !hasHpa(state, ns, kindOf(w), w.metadata.name) && (w.spec?.replicas ?? 1) === readyCount(state, svc)) {
       workload = {kind: kindOf(w), name: w.metadata.name}
       const nearest = accepted.slice().sort((a, b) => Math.abs(a - n) - Math.abs(b - n) || b - a)[0]

@@ -7,7 +7,7 @@ import {adviseExplained} from './advisor.js'
 import type {AdviseOptions, Recommendation} from './types.js'
 
 /** The advisor's options that go with explain's (the same version, traffic and data plane). */
-export const adviseOptionsOf = (o: ExplainOptions, maxOverload?: number): AdviseOptions => ({
+const adviseOptionsOf = (o: ExplainOptions, maxOverload?: number): AdviseOptions => ({
   kubeVersion: o.kubeVersion,
   traffic: o.traffic,
   ...(o.dataPlane ? {dataPlane: o.dataPlane} : {}),
@@ -15,7 +15,7 @@ export const adviseOptionsOf = (o: ExplainOptions, maxOverload?: number): Advise
 })
 
 /** Adds the advisor's recommendation to each Service of an explain report (a new report; the input is not changed). */
-export function withRecommendations(report: ExplainReport, state: ClusterState, services: readonly Service[], opts: AdviseOptions): ExplainReport {
+function withRecommendations(report: ExplainReport, state: ClusterState, services: readonly Service[], opts: AdviseOptions): ExplainReport {
   const byKey = new Map<string, Recommendation>()
   const keyOf = (ns: string, name: string) => `${ns}/${name}`
   const svcOf = new Map(services.map((s) => [keyOf(s.metadata.namespace ?? 'default', s.metadata.name), s]))

@@ -30,10 +30,11 @@ export const FIELD_MANAGER = 'kubectl-topology'
 /** Upper bound of entries in hints.forZones and hints.forNodes (API documentation; validated by the API server). */
 const MAX_HINTS = 8
 
-/** `none` (no topology, the word every command uses) and `off` are the same mode. */
-export const MODES = ['Auto', 'PreferSameZone', 'PreferSameNode', 'PreferClose', 'none', 'off'] as const
+/** apply --mode: the Kubernetes names, and `none` for no topology-aware routing (the word plan and simulate use). */
+export const MODES = ['Auto', 'PreferSameZone', 'PreferSameNode', 'PreferClose', 'none'] as const
 export type ModeValue = (typeof MODES)[number]
-export const STRATEGIES = ['upstream-auto', 'same-zone', 'same-node'] as const
+/** apply --hints --strategy: the hints the named Service mode would give (the names simulate uses). */
+export const STRATEGIES = ['Auto', 'PreferSameZone', 'PreferSameNode'] as const
 export type HintStrategy = (typeof STRATEGIES)[number]
 
 /** Conflicts answered by re-reading and re-planning before apply (or reset) gives up (exit 8). */
@@ -90,7 +91,7 @@ const annotationsOf = (f: TopologyFields): Record<string, string> => {
  *   whatever its value. spec.trafficDistribution is left alone: the annotation wins over it.
  * - PreferSameZone / PreferSameNode / PreferClose set spec.trafficDistribution and remove each
  *   annotation that would override it (an annotation the controller reads as Auto).
- * - none (or off) removes spec.trafficDistribution and each annotation that enables hints; an explicit
+ * - none removes spec.trafficDistribution and each annotation that enables hints; an explicit
  *   "Disabled" annotation is kept.
  */
 export function desiredFields(current: TopologyFields, mode: ModeValue): {fields: TopologyFields; reasons: Partial<Record<TopologyField, string>>} {
@@ -107,11 +108,10 @@ export function desiredFields(current: TopologyFields, mode: ModeValue): {fields
     }
     return {fields: next, reasons}
   }
-  const off = mode === 'off' || mode === 'none'
-  if (off) {
+  if (mode === 'none') {
     if (next.trafficDistribution !== null) {
       next.trafficDistribution = null
-      reasons.trafficDistribution = `--mode ${mode}`
+      reasons.trafficDistribution = '--mode none'
     }
   } else if (next.trafficDistribution !== mode) {
     next.trafficDistribution = mode
@@ -122,12 +122,13 @@ export function desiredFields(current: TopologyFields, mode: ModeValue): {fields
   for (let i = 0; i < 2 && hintsEnabled(annotationsOf(next)); i++) {
     if (next.topologyAwareHints !== null) {
       next.topologyAwareHints = null
-      reasons.topologyAwareHints = off
-        ? `it enables topology-mode Auto (--mode ${mode})`
-        : `the deprecated annotation would override spec.trafficDistribution (the controller prefers an Auto annotation)`
+      reasons.topologyAwareHints =
+        mode === 'none'
+          ? `it enables topology-mode Auto (--mode none)`
+          : `the deprecated annotation would override spec.trafficDistribution (the controller prefers an Auto annotation)`
     } else {
       next.topologyMode = null
-      reasons.topologyMode = off ? `it enables topology-mode Auto (--mode ${mode})` : `topology-mode Auto would override spec.trafficDistribution`
+      reasons.topologyMode = mode === 'none' ? `it enables topology-mode Auto (--mode none)` : `topology-mode Auto would override spec.trafficDistribution`
     }
   }
   return {fields: next, reasons}
@@ -343,7 +344,7 @@ function clearHints(slice: EndpointSlice): EndpointSlice {
 export interface ComputedHints {
   /** Same slices, same order, with the computed hints. */
   slices: EndpointSlice[]
-  /** Set when upstream-auto refuses (upstream's event message, per address type). */
+  /** Set when Auto refuses (upstream's event message, per address type). */
   refusals: string[]
   /** FQDN slices are left alone (kube-proxy does not route them). */
   skipped: string[]
@@ -351,8 +352,8 @@ export interface ComputedHints {
 
 /**
  * Hints for every endpoint of the given slices, as if each slice were written afresh:
- * upstream-auto runs the topology cache's AddHints with the cluster's zone CPU ratios (the
- * hints topology-mode Auto would give); same-zone / same-node run the trafficDistribution
+ * Auto runs the topology cache's AddHints with the cluster's zone CPU ratios (the
+ * hints topology-mode Auto would give); PreferSameZone / PreferSameNode run the trafficDistribution
  * "close" heuristic (PreferSameZone / PreferSameNode). Endpoints that are not ready get no hint.
  */
 export function computeHints(state: Pick<ClusterState, 'nodes'>, slices: readonly EndpointSlice[], strategy: HintStrategy): ComputedHints {
@@ -370,15 +371,15 @@ export function computeHints(state: Pick<ClusterState, 'nodes'>, slices: readonl
     list.push(clearHints(s))
     byType.set(s.addressType, list)
   }
-  const ratios = strategy === 'upstream-auto' ? setNodes(state.nodes).cpuRatiosByZone : null
+  const ratios = strategy === 'Auto' ? setNodes(state.nodes).cpuRatiosByZone : null
   for (const [addressType, list] of [...byType.entries()].sort(([a], [b]) => (a < b ? -1 : 1))) {
     let result: EndpointSlice[]
-    if (strategy === 'upstream-auto') {
+    if (strategy === 'Auto') {
       const r = addHints(ratios, {addressType, toCreate: [], toUpdate: list, unchanged: [], populated: false})
       if (!r.hintsSet) refusals.push(r.events.find((e) => e.type === 'Warning')?.message ?? `${r.refusal?.message ?? 'hints refused'}, addressType: ${addressType}`)
       result = [...r.toCreate, ...r.toUpdate, ...r.unchanged]
     } else {
-      const td = strategy === 'same-node' ? 'PreferSameNode' : 'PreferSameZone'
+      const td = strategy
       const r = reconcileHints(td, {toCreate: [], toUpdate: list, unchanged: []})
       result = [...r.toCreate, ...r.toUpdate, ...r.unchanged]
     }
@@ -577,9 +578,9 @@ export function planHints(state: Pick<ClusterState, 'nodes'>, svc: Service, slic
 
 /** The Service mode that writes what a hints strategy computes (for refusal messages). */
 export const MODE_FOR_STRATEGY: Record<HintStrategy, ModeValue> = {
-  'upstream-auto': 'Auto',
-  'same-zone': 'PreferSameZone',
-  'same-node': 'PreferSameNode',
+  Auto: 'Auto',
+  PreferSameZone: 'PreferSameZone',
+  PreferSameNode: 'PreferSameNode',
 }
 
 // ---- comparing live hints with a prediction (apply --wait) --------------------------------------

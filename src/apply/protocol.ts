@@ -70,6 +70,8 @@ export const journalAfterWrite = (journal: Journal, ref: ObjectRef): Journal => 
 
 export interface RunOutcome {
   written: ObjectRef[]
+  /** Sent, but the answer was lost: the server may hold the change. */
+  unknown: ObjectRef[]
   failed: ObjectRef[]
   notWritten: ObjectRef[]
   conflict: ObjectRef | null
@@ -81,16 +83,19 @@ export interface RunOutcome {
 /** How the run ended, for the journal's history. */
 export function outcomeText(o: RunOutcome): string {
   const how = o.interrupted ? `interrupted by ${o.interrupted}` : o.error !== null ? `failed: ${o.error}` : o.conflict ? 'conflict: re-planning' : 'written'
-  return `${how} (${o.written.map(refText).join(', ') || 'nothing written'})`
+  const unknown = o.unknown.length > 0 ? `; may have been written: ${o.unknown.map(refText).join(', ')}` : ''
+  return `${how} (${o.written.map(refText).join(', ') || 'nothing written'}${unknown})`
 }
 
 /**
  * The journal once the run is over: objects it failed on or did not reach keep the record they
- * had before the run (preRun; none if they had none), records equal to what was there before
- * go, and the started history entry gets the outcome.
+ * had before the run (preRun; none if they had none), objects whose answer was lost keep this
+ * run's record marked unknown (reset compares it with what the server holds), records equal to
+ * what was there before go, and the started history entry gets the outcome.
  */
 export function journalAfterWrites(journal: Journal, preRun: Journal | null, o: RunOutcome, history: HistoryEntry | undefined): Journal {
   const notDone = new Set([...o.notWritten, ...o.failed].map((r) => `${r.kind}/${r.name}`))
+  for (const r of o.unknown) journal = markState(journal, r.kind, r.name, 'unknown')
   const restored = journal.objects
     .map((obj) => (notDone.has(`${obj.kind}/${obj.name}`) ? (preRun?.objects.find((p) => p.kind === obj.kind && p.name === obj.name) ?? null) : obj))
     .filter((obj): obj is ObjectRecord => obj !== null)

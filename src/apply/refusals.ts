@@ -2,6 +2,7 @@
 // anything is sent. The caller prints the warnings, then stops at the refusal (if any).
 import {CONTROLLER_NAME, LABEL_MANAGED_BY, type Service} from '../upstream/api/types.js'
 import {acceptedTrafficDistributions, formatVersion, type Features} from '../upstream/features.js'
+import {commandFor} from '../advise/shell.js'
 import {MODE_FOR_STRATEGY, type HintsPlan, type ModeValue} from './plan.js'
 
 export interface Refusal {
@@ -10,13 +11,29 @@ export interface Refusal {
   kind: 'usage' | 'invalid'
 }
 
-/** Hints mode: upstream-auto refused, controller-managed slices without --force, invalid values. */
+/**
+ * `kubectl topology apply svc/NAME -n NS --mode MODE`, quoted for a POSIX shell (advise/shell.ts);
+ * for a name the API server would refuse (only a hand-made snapshot holds one), the flags in
+ * prose instead: a pasted command must run exactly what it says (issue 20, class 6).
+ */
+function applyModeCommand(namespace: string, service: string, mode: string): string {
+  const cmd = commandFor(
+    ['kubectl', 'topology', 'apply', `svc/${service}`, '-n', namespace, '--mode', mode],
+    [
+      {kind: 'Service', name: service},
+      {kind: 'Namespace', name: namespace},
+    ],
+  )
+  return cmd ?? `kubectl topology apply with --mode ${mode} (no command is printed: the Service or namespace name is not one the API server accepts)`
+}
+
+/** Hints mode: Auto refused, controller-managed slices without --force, invalid values. */
 export function hintsRefusal(plan: HintsPlan, namespace: string, service: string, force: boolean): {refusal: Refusal | null; warnings: string[]} {
   if (plan.refusals.length > 0) {
     return {
       refusal: {
         kind: 'usage',
-        message: `--strategy upstream-auto: the topology cache refuses to allocate hints for service ${service}: ${plan.refusals.join('; ')}; nothing was written (try --strategy same-zone)`,
+        message: `--strategy Auto: the topology cache refuses to allocate hints for service ${service}: ${plan.refusals.join('; ')}; nothing was written (try --strategy PreferSameZone)`,
       },
       warnings: [],
     }
@@ -25,7 +42,7 @@ export function hintsRefusal(plan: HintsPlan, namespace: string, service: string
     return {
       refusal: {
         kind: 'usage',
-        message: `refusing to write hints onto EndpointSlice(s) ${plan.controllerManaged.join(', ')}: they are managed by the EndpointSlice controller (${LABEL_MANAGED_BY}=${CONTROLLER_NAME}), which rewrites their hints at its next sync of the Service; set the Service's mode instead: kubectl topology apply svc/${service} -n ${namespace} --mode ${MODE_FOR_STRATEGY[plan.strategy]} (or pass --force to write them anyway, until that sync)`,
+        message: `refusing to write hints onto EndpointSlice(s) ${plan.controllerManaged.join(', ')}: they are managed by the EndpointSlice controller (${LABEL_MANAGED_BY}=${CONTROLLER_NAME}), which rewrites their hints at its next sync of the Service; set the Service's mode instead: ${applyModeCommand(namespace, service, MODE_FOR_STRATEGY[plan.strategy])} (or pass --force to write them anyway, until that sync)`,
       },
       warnings: [],
     }
@@ -60,7 +77,7 @@ export function noSelectorWarning(service: Service): string | null {
 /** After hints were written onto controller-managed slices (--force): how long they last. */
 export function shortLivedHintsWarning(plan: HintsPlan, namespace: string, service: string): string | null {
   if (plan.controllerManaged.length === 0) return null
-  return `the hints on ${plan.controllerManaged.join(', ')} last only until the EndpointSlice controller's next sync of service ${service}; to make them stick use: kubectl topology apply svc/${service} -n ${namespace} --mode ${MODE_FOR_STRATEGY[plan.strategy]}`
+  return `the hints on ${plan.controllerManaged.join(', ')} last only until the EndpointSlice controller's next sync of service ${service}; to make them stick use: ${applyModeCommand(namespace, service, MODE_FOR_STRATEGY[plan.strategy])}`
 }
 
 /**
@@ -73,7 +90,7 @@ export function shortLivedHintsWarning(plan: HintsPlan, namespace: string, servi
  * whose operator turned the gate on takes it), with a warning.
  */
 export function modeRefusal(mode: ModeValue, f: Features, force: boolean): {refusal: Refusal | null; warning: string | null} {
-  if (mode === 'Auto' || mode === 'off' || mode === 'none') return {refusal: null, warning: null}
+  if (mode === 'Auto' || mode === 'none') return {refusal: null, warning: null}
   const accepted = acceptedTrafficDistributions(f)
   if (accepted.includes(mode)) return {refusal: null, warning: null}
   const v = formatVersion(f.version)

@@ -51,6 +51,8 @@ export interface ApplyReport {
   result: {
     status: ResultStatus
     written: ObjectRef[]
+    /** Sent, but the answer was lost: may have been written (only when not empty; exit 9). */
+    unknown?: ObjectRef[]
     failed: (ObjectRef & {error: string})[]
     notWritten: ObjectRef[]
     /** Conflicts answered by re-reading and re-planning. */

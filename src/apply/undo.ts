@@ -31,7 +31,11 @@ export interface EndpointHintsRecord {
   hints: EndpointHints | null
 }
 
-export type ObjectState = 'pending' | 'written' | 'failed'
+/**
+ * pending: about to be written (a run killed before the answer leaves it so); written; failed;
+ * unknown: sent, but the answer was lost, so the server may hold the change.
+ */
+export type ObjectState = 'pending' | 'written' | 'failed' | 'unknown'
 
 export interface ServiceRecord {
   kind: 'Service'
@@ -71,6 +75,36 @@ export interface Journal {
   history: {time: string; action: string; outcome: string}[]
 }
 
+/**
+ * What is wrong with a journal read from disk (null: nothing): every field reset reads, with
+ * the type it reads it as. A file edited by hand, cut short by a full disk or written by
+ * another program fails here with the first bad field named, instead of failing inside reset.
+ */
+export function journalProblem(x: unknown): string | null {
+  const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
+  const strOrNull = (v: unknown) => v === null || typeof v === 'string'
+  if (!isObj(x)) return 'not a JSON object'
+  if (x.kind !== JOURNAL_KIND) return `kind is not ${JOURNAL_KIND}`
+  for (const k of ['server', 'namespace', 'service'] as const) if (typeof x[k] !== 'string') return `${k} is not a string`
+  if (!Array.isArray(x.objects)) return 'objects is not a list'
+  if (x.history !== undefined && !Array.isArray(x.history)) return 'history is not a list'
+  const fields = (v: unknown) => isObj(v) && TOPOLOGY_FIELDS.every((f) => strOrNull(v[f]))
+  const hints = (v: unknown) =>
+    Array.isArray(v) && v.every((e) => isObj(e) && Array.isArray(e.addresses) && e.addresses.every((a) => typeof a === 'string') && (e.hints === null || isObj(e.hints)))
+  for (const [i, o] of x.objects.entries()) {
+    const at = `objects[${i}]`
+    if (!isObj(o)) return `${at} is not an object`
+    if (o.kind !== 'Service' && o.kind !== 'EndpointSlice') return `${at}.kind is not Service or EndpointSlice`
+    if (typeof o.name !== 'string' || o.name === '') return `${at}.name is not a name`
+    if (!strOrNull(o.uid ?? null)) return `${at}.uid is not a string`
+    for (const k of ['before', 'prior', 'after'] as const) {
+      if (!(o.kind === 'Service' ? fields(o[k]) : hints(o[k])))
+        return `${at}.${k} is not ${o.kind === 'Service' ? 'the three topology fields (string or null)' : 'a list of endpoints with addresses and hints'}`
+    }
+  }
+  return null
+}
+
 export function emptyJournal(key: {server: string; context: string; namespace: string; service: string}): Journal {
   return {apiVersion: 'kubectl-topology.io/v1', kind: JOURNAL_KIND, ...key, objects: [], history: []}
 }
@@ -101,13 +135,17 @@ export function recordPending(j: Journal, rec: ObjectRecord): Journal {
     objects[i] = rec
   } else if (old.kind === 'Service' && rec.kind === 'Service') {
     const before = {...rec.before}
-    for (const f of TOPOLOGY_FIELDS) if (old.after[f] === rec.before[f]) before[f] = old.before[f]
+    // A write whose outcome was never known (pending, unknown) may not have happened: the value
+    // it read then is as much ours as the value it meant to write.
+    const unsure = old.state === 'pending' || old.state === 'unknown'
+    for (const f of TOPOLOGY_FIELDS) if (old.after[f] === rec.before[f] || (unsure && old.prior[f] === rec.before[f])) before[f] = old.before[f]
     objects[i] = {...rec, before}
   } else if (old.kind === 'EndpointSlice' && rec.kind === 'EndpointSlice') {
+    const unsure = old.state === 'pending' || old.state === 'unknown'
+    const same = (x: EndpointHintsRecord | undefined, b: EndpointHintsRecord) => x !== undefined && x.addresses.join(',') === b.addresses.join(',') && sameHints(x.hints, b.hints)
     const before = rec.before.map((b, k) => {
-      const a = old.after[k]
       const o = old.before[k]
-      return a && o && a.addresses.join(',') === b.addresses.join(',') && sameHints(a.hints, b.hints) ? o : b
+      return o && (same(old.after[k], b) || (unsure && same(old.prior[k], b))) ? o : b
     })
     objects[i] = {...rec, before}
   }
@@ -124,6 +162,23 @@ export function compactJournal(j: Journal): Journal {
     ...j,
     objects: j.objects.filter((o) => (o.kind === 'Service' ? !sameFields(o.before, o.after) : !sameRecord(o.before, o.after))),
   }
+}
+
+/**
+ * What the server holds for an object whose write went unanswered, from a re-read: this run's
+ * value (written), the value read before it (not written), or neither (someone else changed
+ * it, or it is gone: unknown).
+ */
+export function heldByServer(rec: ObjectRecord, live: {service: Service | null; slices: readonly EndpointSlice[]}): 'written' | 'not-written' | 'unknown' {
+  if (rec.kind === 'Service') {
+    if (!live.service || (rec.uid && live.service.metadata.uid && rec.uid !== live.service.metadata.uid)) return 'unknown'
+    const now = topologyFieldsOf(live.service)
+    return sameFields(now, rec.after) ? 'written' : sameFields(now, rec.prior) ? 'not-written' : 'unknown'
+  }
+  const slice = live.slices.find((s) => s.metadata.name === rec.name)
+  if (!slice || (rec.uid && slice.metadata.uid && rec.uid !== slice.metadata.uid)) return 'unknown'
+  const now = hintsRecord(slice)
+  return sameRecord(now, rec.after) ? 'written' : sameRecord(now, rec.prior) ? 'not-written' : 'unknown'
 }
 
 // ---- reset ----------------------------------------------------------------------------------

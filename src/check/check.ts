@@ -11,6 +11,7 @@ import type {DataPlaneReport} from '../dataplane/describe.js'
 import {checkHintsOverRange, checkHintsThroughRollout} from './plan-policies.js'
 import {DEFAULT_MAX_OVERLOAD, type Recommendation} from '../advise/types.js'
 import {percent, withinBound} from '../advise/format.js'
+import {parseRatio} from '../state/ratio.js'
 
 export const CHECK_SCHEMA_VERSION = 'kubectl-topology.io/v1'
 
@@ -329,7 +330,7 @@ function checkMinEndpoints(s: ServiceExplanation, min: number): PolicyResult {
   if (zones.length === 0) return result('min-endpoints-per-zone', 'fail', 'no zone has a counted node (ready worker with a zone label and CPU)')
   const low = zones.filter((z) => z.readyEndpoints < min)
   if (low.length === 0) {
-    const least = Math.min(...zones.map((z) => z.readyEndpoints))
+    const least = zones.reduce((m, z) => Math.min(m, z.readyEndpoints), Number.POSITIVE_INFINITY)
     return result('min-endpoints-per-zone', 'pass', `every zone has at least ${least} ready endpoints (minimum ${min})`)
   }
   return result(
@@ -422,8 +423,10 @@ export function parsePolicyDocument(doc: unknown): CheckPolicies {
       if (typeof v !== 'boolean') throw new PolicyFileError(`policies.${k} must be true or false, got ${JSON.stringify(v)}`)
       ;(out as Record<string, unknown>)[k] = v
     } else if (type === 'ratio') {
-      if (typeof v !== 'number' || !Number.isFinite(v) || v < 0) throw new PolicyFileError(`policies.${k} must be a non-negative number (0.2 = 20%), got ${JSON.stringify(v)}`)
-      out.maxOverload = v
+      // "20%" or 0.2, as --max-overload; 20 is refused with both spellings (state/ratio.ts).
+      const r = typeof v === 'number' || typeof v === 'string' ? parseRatio(v) : {error: `invalid value ${JSON.stringify(v)}: give "20%" or 0.2`, misread: false}
+      if ('error' in r) throw new PolicyFileError(r.misread ? `policies.${k} ${JSON.stringify(v)}: ${r.error}` : `policies.${k}: ${r.error}`)
+      out.maxOverload = r.value
     } else {
       if (typeof v !== 'number' || !Number.isInteger(v) || v < 0) throw new PolicyFileError(`policies.${k} must be a non-negative integer, got ${JSON.stringify(v)}`)
       out.minEndpointsPerZone = v

@@ -6,10 +6,11 @@
 // Requests are counted by the middleware loadKubeConfig puts into ctx.apiOptions (kubeconfig.ts);
 // a Client reports how many were sent since it was made.
 
-import {toCliError, type ErrorContext} from './errors.js'
+import {createHash} from 'node:crypto'
+import {clip, toCliError, type ErrorContext} from './errors.js'
 import type {KubeContext} from './kubeconfig.js'
 import type {Deployment, EndpointSlice, EventObject, HorizontalPodAutoscaler, Node, PodDisruptionBudget, Service, StatefulSet} from '../upstream/api/types.js'
-import type {CliError} from '../errors.js'
+import {CliError, ExitCode} from '../errors.js'
 
 type K8s = typeof import('./k8s.js')
 type Obj = Record<string, unknown>
@@ -76,17 +77,43 @@ export interface ModelList {
 export type PageCall = (query: {limit: number; _continue: string | undefined}) => Promise<ModelList>
 
 /**
+ * The most pages one list may take: 10,000 pages of LIST_PAGE_SIZE (500) are 5 million objects,
+ * well beyond the largest cluster Kubernetes' scalability thresholds describe (5,000 Nodes,
+ * 150,000 Pods, 10,000 Services; sig-scalability configs-and-limits/thresholds.md). Pages can be
+ * empty with a continue token (a field selector filters after paging), so the bound counts pages.
+ */
+export const MAX_LIST_PAGES = 10_000
+
+/** A list that would never end: a continue token came back, or MAX_LIST_PAGES were read. */
+function endlessList(what: string, why: string): CliError {
+  return new CliError(`${what}: ${why}; the API server's list does not end (stopped paging): check the server, or the proxy in front of it`, ExitCode.UNREACHABLE)
+}
+
+/**
  * The continue-token loop: fetches pages until the server sends no continue token, handing
  * each to onPage as it arrives (so only one page of client-node's typed objects is alive at a
- * time), or until stopped() says so.
+ * time), or until stopped() says so. A continue token that comes back (the server would send
+ * the same pages forever: 20,700 requests in 60 s before) or more than MAX_LIST_PAGES pages end
+ * it with an UNREACHABLE CliError naming `what`. Tokens are remembered by their hash.
  */
-export async function forEachPage<T>(fetch: (cont: string | undefined) => Promise<Page<T>>, onPage: (page: Page<T>) => void, stopped: () => boolean = () => false): Promise<void> {
+export async function forEachPage<T>(
+  fetch: (cont: string | undefined) => Promise<Page<T>>,
+  onPage: (page: Page<T>) => void,
+  stopped: () => boolean = () => false,
+  what = 'list',
+): Promise<void> {
+  const seen = new Set<string>()
   let cont: string | undefined
-  do {
+  for (let pages = 1; ; pages++) {
     const page = await fetch(cont)
     onPage(page)
     cont = page.continue || undefined
-  } while (cont && !stopped())
+    if (!cont || stopped()) return
+    const h = createHash('sha256').update(cont).digest('base64')
+    if (seen.has(h)) throw endlessList(what, `page ${pages} came with the continue token "${clip(cont, 40)}" of an earlier page`)
+    seen.add(h)
+    if (pages >= MAX_LIST_PAGES) throw endlessList(what, `more than ${MAX_LIST_PAGES} pages`)
+  }
 }
 
 /** The parts of a KubeContext error messages name. */
@@ -102,11 +129,17 @@ function errorContext(ctx: KubeContext): ErrorContext {
 
 /** The server's version without the "v" and build suffixes: "v1.36.3+k3s1" -> "1.36.3". */
 export function normalizeServerVersion(info: {gitVersion?: string; major?: string; minor?: string}): string | undefined {
-  const m = /^v?(\d+\.\d+\.\d+)/.exec(info.gitVersion ?? '')
-  if (m) return m[1]
-  const major = (info.major ?? '').replace(/\D/g, '')
-  const minor = (info.minor ?? '').replace(/\D/g, '')
-  return major && minor ? `${major}.${minor}` : undefined
+  // Each number at most four digits: a /version with more (1.99999999999999999999) is not a
+  // Kubernetes release, and the version is then unknown (assumed current) rather than an error.
+  const sane = (v: string) => (/^\d{1,4}(\.\d{1,4}){1,2}$/.test(v) ? v : undefined)
+  const gitVersion = typeof info.gitVersion === 'string' ? info.gitVersion.slice(0, 64) : ''
+  const m = /^v?(\d+\.\d+\.\d+)/.exec(gitVersion)
+  if (m) return sane(m[1]!)
+  // Digits with an optional "+" (GKE and EKS say minor "27+"); anything else is not a version.
+  const num = (v: unknown) => (typeof v === 'string' ? /^(\d{1,4})\+?$/.exec(v)?.[1] : undefined)
+  const major = num(info.major)
+  const minor = num(info.minor)
+  return major && minor ? sane(`${major}.${minor}`) : undefined
 }
 
 /** The API clients of one context, with the page size, error context and request count of one read. */
@@ -191,9 +224,14 @@ export class Client {
   async list<T>(what: string, model: Model<T>, call: PageCall): Promise<T[]> {
     const out: T[] = []
     try {
-      await forEachPage(this.pager(model, call), (p) => {
-        for (const item of p.items) out.push(item)
-      })
+      await forEachPage(
+        this.pager(model, call),
+        (p) => {
+          for (const item of p.items) out.push(item)
+        },
+        undefined,
+        what,
+      )
     } catch (e) {
       throw this.fail(e, what)
     }

@@ -13,6 +13,7 @@ import {detectDataPlane} from '../dataplane/detect.js'
 import type {CalicoInstallation, ConfigMap, DaemonSet, DataPlane, DataPlaneObjects, FelixConfiguration} from '../dataplane/types.js'
 import {apiStatusCode, toCliError, type ErrorContext} from './errors.js'
 import type {KubeContext} from './kubeconfig.js'
+import {forEachPage} from './client.js'
 import {clean, LIST_PAGE_SIZE} from './live.js'
 
 export interface DataPlaneRead extends Required<Pick<DataPlaneObjects, 'daemonSets' | 'configMaps'>> {
@@ -87,12 +88,19 @@ export async function readDataPlaneObjects(ctx: KubeContext): Promise<DataPlaneR
 
   const listDaemonSets = async (namespace: string): Promise<DaemonSet[]> => {
     const out: DaemonSet[] = []
-    let cont: string | undefined
-    do {
-      const page = await apps.listNamespacedDaemonSet({namespace, limit: LIST_PAGE_SIZE, _continue: cont}, o)
-      out.push(...page.items.map((d) => serialize<DaemonSet>(d, 'V1DaemonSet', 'apps/v1', 'DaemonSet')))
-      cont = page.metadata?._continue || undefined
-    } while (cont)
+    const page = async (cont: string | undefined) => {
+      const p = await apps.listNamespacedDaemonSet({namespace, limit: LIST_PAGE_SIZE, _continue: cont}, o)
+      return {items: p.items, resourceVersion: '', ...(p.metadata?._continue ? {continue: p.metadata._continue} : {})}
+    }
+    await forEachPage(
+      page,
+      (p) => {
+        // One push per item: a page is as long as the server makes it (200,000 items overflow a spread call).
+        for (const d of p.items) out.push(serialize<DaemonSet>(d, 'V1DaemonSet', 'apps/v1', 'DaemonSet'))
+      },
+      undefined,
+      `list daemonsets in namespace "${namespace}"`,
+    )
     return out
   }
 

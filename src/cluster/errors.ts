@@ -43,16 +43,61 @@ const CERT_CODES = new Set([
   'ERR_TLS_CERT_ALTNAME_INVALID',
 ])
 
-/** Removes anything that looks like a credential from a message and makes it one line. */
-export function scrub(message: string): string {
-  return message
-    .replace(/(authorization:?\s*)(bearer|basic)\s+\S+/gi, '$1$2 <redacted>')
-    .replace(/\bbearer\s+[A-Za-z0-9._~+/=-]{8,}/gi, 'Bearer <redacted>')
-    .replace(/\b(token|password|client-key-data|access[_-]token|id[_-]token)(["']?\s*[:=]\s*["']?)[^\s"',;&}]+/gi, '$1$2<redacted>')
-    .replace(/(\w+:\/\/)[^/@\s:]+:[^/@\s]+@/g, '$1')
-    .replace(/\s*\n\s*/g, ' ')
-    .trim()
+/** At most this many characters of one text from a server or a plugin are shown in a message. */
+export const MAX_SHOWN = 1024
+/** At most this many characters in a whole message (our words around up to a few such texts). */
+const MAX_MESSAGE = 4 * MAX_SHOWN
+
+/**
+ * The text cut to `max` characters, "... (N bytes more)" telling what was left out (N: UTF-8
+ * bytes). Linear, and what every message built from server or plugin text goes through first:
+ * per-character work (scrubbing, escaping) then runs on a bounded string whatever was received.
+ */
+export function clip(text: string, max = MAX_SHOWN): string {
+  if (text.length <= max) return text
+  // Never split a surrogate pair.
+  const end = text.charCodeAt(max - 1) >= 0xd800 && text.charCodeAt(max - 1) <= 0xdbff ? max - 1 : max
+  return `${text.slice(0, end)}... (${Buffer.byteLength(text) - Buffer.byteLength(text.slice(0, end))} bytes more)`
 }
+
+/**
+ * Removes anything that looks like a credential from a message and makes it one line, cut to
+ * `max` characters. Only a window of twice that is scrubbed (so a credential that crosses the
+ * cut is still recognised), and no pattern backtracks over a long run: each quantifier is
+ * followed by something it cannot match (a 100 KB one-line body took 16 s before).
+ */
+export function scrub(message: string, max = MAX_MESSAGE): string {
+  const window = message.length > 2 * max ? message.slice(0, 2 * max) : message
+  const clean = window
+    .replace(/(authorization:?[ \t]*)(bearer|basic)\s+\S+/gi, '$1$2 <redacted>')
+    .replace(/\bbearer\s+[A-Za-z0-9._~+/=-]{8,}/gi, 'Bearer <redacted>')
+    .replace(/\b(token|password|client-key-data|access[_-]token|id[_-]token)(["']?[ \t]*[:=][ \t]*["']?)[^\s"',;&}]+/gi, '$1$2<redacted>')
+    .replace(/(?<![\w+.-])([a-z][\w+.-]*:\/\/)[^/@\s:]+:[^/@\s]+@/gi, '$1')
+    .replace(/\s+/g, (ws) => (ws.includes('\n') || ws.includes('\r') ? ' ' : ws))
+    .trim()
+  const cut = clip(clean, max)
+  const more = Buffer.byteLength(message) - Buffer.byteLength(window)
+  if (more === 0) return cut
+  // The window was cut already: count what lies beyond it too.
+  const m = /\.\.\. \((\d+) bytes more\)$/.exec(cut)
+  return m ? cut.replace(/\(\d+ bytes more\)$/, `(${Number(m[1]) + more} bytes more)`) : `${cut}... (${more} bytes more)`
+}
+
+/** The first line that is not blank, shown(); linear (one pass over the lines before it). */
+function firstLine(text: string): string | undefined {
+  let start = 0
+  while (start < text.length) {
+    let end = text.indexOf('\n', start)
+    if (end < 0) end = text.length
+    const line = text.slice(start, end)
+    if (line.trim() !== '') return shown(line)
+    start = end + 1
+  }
+  return undefined
+}
+
+/** One text from the server or a plugin, as a message shows it: scrubbed, one line, at most MAX_SHOWN characters. */
+const shown = (text: string): string => scrub(text, MAX_SHOWN)
 
 function parseStatus(body: unknown): StatusBody | undefined {
   let b = body
@@ -128,8 +173,17 @@ export function toCliError(err: unknown, what: string, ctx: ErrorContext = {}): 
 
   if (isApiException(err)) {
     const status = parseStatus(err.body)
-    const msg = status?.message?.trim()
-    const reason = status?.reason || undefined
+    const msg = status?.message === undefined ? undefined : shown(String(status.message))
+    const reason = status?.reason ? shown(String(status.reason)) : undefined
+    if (err.code >= 300 && err.code < 400) {
+      const headers = (err as {headers?: Record<string, unknown>}).headers ?? {}
+      const location = typeof headers.location === 'string' ? ` to ${shown(headers.location)}` : ''
+      return fail(
+        `the API server ${server} answered ${err.code} (a redirect${location}) to ${what}: redirects are not followed; set the kubeconfig's server to the API server's own address`,
+        ExitCode.UNREACHABLE,
+        err,
+      )
+    }
     switch (err.code) {
       case 401:
         return fail(
@@ -168,7 +222,7 @@ export function toCliError(err: unknown, what: string, ctx: ErrorContext = {}): 
       return fail(`Unable to connect to the server ${server}: ${proxy} ${answer}`, ExitCode.UNREACHABLE, err)
     }
     const socks = chain.find((e) => e.code === PROXY_ERR.SOCKS)
-    if (socks) return fail(`Unable to connect to the server ${server} through ${proxy}: ${socks.message}`, ExitCode.UNREACHABLE, err)
+    if (socks) return fail(`Unable to connect to the server ${server} through ${proxy}: ${shown(socks.message)}`, ExitCode.UNREACHABLE, err)
   }
 
   const through = proxy ? ` through ${proxy}` : ''
@@ -207,7 +261,7 @@ export function toCliError(err: unknown, what: string, ctx: ErrorContext = {}): 
     const check = atProxy
       ? `check the proxy's certificate (it must be signed by the system's roots or by certificate-authority(-data) of cluster in the kubeconfig)`
       : 'check certificate-authority(-data) of cluster in the kubeconfig'
-    return fail(`${unable}: tls: certificate verification failed (${c}: ${certErr?.message ?? ''}): ${check}`, ExitCode.UNREACHABLE, err)
+    return fail(`${unable}: tls: certificate verification failed (${c}: ${shown(certErr?.message ?? '')}): ${check}`, ExitCode.UNREACHABLE, err)
   }
   if ((c = codes.find((x) => x === 'EPROTO' || x.startsWith('ERR_SSL') || x.startsWith('ERR_TLS')))) {
     const url = atProxy ? ctx.proxy : server
@@ -215,13 +269,23 @@ export function toCliError(err: unknown, what: string, ctx: ErrorContext = {}): 
   }
   if (chain.some((e) => e instanceof TypeError && e.message === 'fetch failed')) {
     const inner = chain[chain.length - 1]
-    return fail(`${unable}: ${inner?.message ?? 'fetch failed'}${codes[0] ? ` (${codes[0]})` : ''}`, ExitCode.UNREACHABLE, err)
+    return fail(`${unable}: ${shown(inner?.message ?? 'fetch failed')}${codes[0] ? ` (${codes[0]})` : ''}`, ExitCode.UNREACHABLE, err)
+  }
+  // An answer that is not the API's JSON (cut short, HTML, a gzip body no one asked for, a
+  // media type client-node does not read): the server's fault, not ours.
+  const bad = chain.find((e) => e instanceof SyntaxError || (e instanceof Error && /ObjectSerializer|mediaType|Content-Type/i.test(e.message)))
+  if (bad) {
+    return fail(
+      `the answer of ${server}${through} to ${what} is not Kubernetes API JSON (${shown(bad.message)}): check that the kubeconfig's server is the API server, not a proxy or a login page`,
+      ExitCode.UNREACHABLE,
+      err,
+    )
   }
   // An exec credential plugin that ran and failed: client-node rejects with its stderr.
   if (ctx.execCommand && err instanceof Error && err.constructor === Error) {
-    const first = err.message.split('\n').find((l) => l.trim()) ?? 'no output'
+    const first = firstLine(err.message) ?? 'no output'
     return fail(`getting credentials for context "${contextName ?? '?'}": exec plugin "${ctx.execCommand}" failed: ${first}`, ExitCode.KUBECONFIG, err)
   }
-  const text = err instanceof Error ? err.message : String(err)
+  const text = shown(err instanceof Error ? err.message : String(err))
   return fail(`cannot ${what}: ${text}`, ExitCode.INTERNAL, err)
 }

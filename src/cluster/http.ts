@@ -34,6 +34,45 @@ export type WatchFn = (
 /** The watch inactivity timeout, as client-node's Watch (requestTimeoutMs = 30 s). */
 const WATCH_IDLE_MS = 30_000
 
+/**
+ * The longest watch event line kept: an event holds one object, and the API server refuses to
+ * store one larger than about 3 MiB (its request body limit; etcd's default --max-request-bytes
+ * is 1.5 MiB), so 16 MiB is several times any real event. Longer: the stream is ended with an
+ * error instead of growing memory without limit.
+ */
+const MAX_WATCH_LINE = 16 << 20
+
+/**
+ * Splits a stream of text into lines without holding more than MAX_WATCH_LINE characters of
+ * one line, and without searching the same characters twice (a long line arrives in chunks).
+ * Returns the lines complete so far; throws when a line grows past the limit.
+ */
+export function lineSplitter(max = MAX_WATCH_LINE): (chunk: string) => string[] {
+  let parts: string[] = []
+  let size = 0
+  return (chunk) => {
+    const lines: string[] = []
+    let start = 0
+    for (let nl = chunk.indexOf('\n'); nl >= 0; nl = chunk.indexOf('\n', start)) {
+      parts.push(chunk.slice(start, nl))
+      size += nl - start
+      if (size > max) throw lineTooLong(max)
+      lines.push(parts.join(''))
+      parts = []
+      size = 0
+      start = nl + 1
+    }
+    if (start < chunk.length) {
+      parts.push(chunk.slice(start))
+      size += chunk.length - start
+      if (size > max) throw lineTooLong(max)
+    }
+    return lines
+  }
+}
+
+const lineTooLong = (max: number) => new Error(`the watch stream sent more than ${max >> 20} MiB without a newline: not a Kubernetes watch (ended; is a proxy in the way?)`)
+
 /** How to end the connections of a proxied dispatcher that destroy() does not reach (proxy.ts). */
 const cancels = new WeakMap<object, () => void>()
 
@@ -102,6 +141,14 @@ export function installTransport(k8s: K8s, kc: KubeConfig, timeoutMs: number, pr
       )
       const headers: Record<string, string> = {}
       for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(', ') : v
+      // A success that is not JSON (a login page, a proxy's HTML): client-node would hand the
+      // text on as the object, and a list would read as empty. cluster/errors.ts words it.
+      const type = headers['content-type'] ?? ''
+      if (res.statusCode >= 200 && res.statusCode < 300 && type !== '' && !/\bjson\b/i.test(type)) {
+        res.body.on('error', () => {})
+        res.body.destroy()
+        throw new Error(`the answer's Content-Type is ${JSON.stringify(type.slice(0, 100))}, not application/json`)
+      }
       const stream = res.body
       return new k8s.ResponseContext(res.statusCode, headers, {
         text: () => raceSignal(stream.text(), signal),
@@ -162,16 +209,19 @@ export function installTransport(k8s: K8s, kc: KubeConfig, timeoutMs: number, pr
       }
       resetTimer()
       const body = res.body
-      let rest = ''
+      const split = lineSplitter()
       body.setEncoding('utf8')
       body.on('data', (chunk: string) => {
         resetTimer()
-        rest += chunk
-        let nl = rest.indexOf('\n')
-        while (nl >= 0) {
-          const line = rest.slice(0, nl)
-          rest = rest.slice(nl + 1)
-          nl = rest.indexOf('\n')
+        let lines: string[]
+        try {
+          lines = split(chunk)
+        } catch (e) {
+          body.destroy()
+          finish(e)
+          return
+        }
+        for (const line of lines) {
           if (line.trim() === '') continue
           let data: {type: string; object: unknown}
           try {

@@ -9,7 +9,7 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import {CliError, ExitCode} from '../errors.js'
-import {JOURNAL_KIND, type Journal} from '../apply/undo.js'
+import {journalProblem, type Journal} from '../apply/undo.js'
 
 function stateDir(env: NodeJS.ProcessEnv = process.env): string {
   const base = env.XDG_STATE_HOME && path.isAbsolute(env.XDG_STATE_HOME) ? env.XDG_STATE_HOME : path.join(os.homedir(), '.local', 'state')
@@ -30,13 +30,19 @@ export function readJournal(file: string): Journal | null {
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null
     throw new CliError(`cannot read the apply journal ${file}: ${(e as Error).message}`, ExitCode.INPUT, {cause: e})
   }
+  const damaged = (why: string, cause?: unknown) =>
+    new CliError(`the apply journal ${file} is damaged (${why}); move it away to continue (it records what apply changed: compare it with the objects first)`, ExitCode.INPUT, {
+      cause,
+    })
+  let j: unknown
   try {
-    const j = JSON.parse(text) as Journal
-    if (j.kind !== JOURNAL_KIND || !Array.isArray(j.objects)) throw new Error(`not a ${JOURNAL_KIND}`)
-    return j
+    j = JSON.parse(text)
   } catch (e) {
-    throw new CliError(`the apply journal ${file} is damaged (${(e as Error).message}); move it away to continue`, ExitCode.INPUT, {cause: e})
+    throw damaged(`not JSON: ${(e as Error).message.slice(0, 200)}`, e)
   }
+  const problem = journalProblem(j)
+  if (problem !== null) throw damaged(problem)
+  return {...(j as Journal), history: (j as Journal).history ?? []}
 }
 
 /** Atomic and durable: temp file in the same directory, fsync, rename, fsync the directory. */

@@ -11,12 +11,13 @@
 // holds them) and client-node gets a config holding only the selected context, its
 // cluster and its user. Exec credential plugins stay client-node's job.
 
+import type {ChildProcess} from 'node:child_process'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import {parse as parseYaml, YAMLParseError} from 'yaml'
 import {CliError, ExitCode} from '../errors.js'
-import {describeFileError} from './files.js'
+import {describeFileError, readFileBounded, readTextBounded} from './files.js'
 import {installTransport, type WatchFn} from './http.js'
 import {checkProxyUrl} from './proxy.js'
 import type {ConfigurationOptions, KubeConfig, RequestContext, ResponseContext} from './k8s.js'
@@ -76,6 +77,12 @@ const UNIT_MS: Record<string, number> = {
 }
 
 /**
+ * The longest timeout: Node.js timers hold a signed 32-bit count of milliseconds (24.8 days);
+ * longer ones fire at once after a TimeoutOverflowWarning, and AbortSignal.timeout refuses them.
+ */
+const MAX_TIMEOUT_MS = 2 ** 31 - 1
+
+/**
  * Parses a kubectl --request-timeout value into milliseconds: "0" (no timeout), a bare
  * integer (seconds, as kubectl does), or a Go duration such as "30s", "1m", "500ms",
  * "1h2m3.5s". Anything else is a USAGE error.
@@ -84,7 +91,15 @@ export function parseDuration(value: string, flag = '--request-timeout'): number
   const s = value.trim()
   const bad = () => new CliError(`invalid ${flag} value "${value}": use a duration such as 30s, 1m or 500ms (0 means no timeout)`, ExitCode.USAGE)
   if (s === '') throw bad()
-  if (/^\d+$/.test(s)) return Number(s) * 1000
+  const tooLong = () =>
+    new CliError(
+      `invalid ${flag} value "${value}": at most ${formatDuration(MAX_TIMEOUT_MS)} (2^31-1 ms, the longest timer Node.js keeps; kubectl has no such limit, use 0 for no timeout)`,
+      ExitCode.USAGE,
+    )
+  if (/^\d+$/.test(s)) {
+    if (Number(s) * 1000 > MAX_TIMEOUT_MS) throw tooLong()
+    return Number(s) * 1000
+  }
   if (s === '0') return 0
   const re = /(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|μs|ms|s|m|h)/y
   let pos = 0
@@ -97,6 +112,7 @@ export function parseDuration(value: string, flag = '--request-timeout'): number
     pos = re.lastIndex
   }
   if (!Number.isFinite(total)) throw bad()
+  if (total > MAX_TIMEOUT_MS) throw tooLong()
   // AbortSignal.timeout needs whole milliseconds; round sub-millisecond values up so a
   // non-zero duration never turns into "no timeout".
   return total > 0 ? Math.max(1, Math.round(total)) : 0
@@ -158,7 +174,7 @@ function fileExists(p: string): boolean {
 function readKubeconfigFile(file: string): Obj | undefined {
   let text: string
   try {
-    text = fs.readFileSync(file, 'utf8')
+    text = readTextBounded(file, 'kubeconfig')
   } catch (e) {
     const why = describeFileError(e)
     throw kubeconfigError(`cannot read kubeconfig "${file}": ${why}`, e)
@@ -203,6 +219,7 @@ function absolutize(kind: 'clusters' | 'users' | 'contexts', value: Obj, dir: st
       'client-certificate': resolveIn(dir, value['client-certificate']),
       'client-key': resolveIn(dir, value['client-key']),
       'token-file': resolveIn(dir, value['token-file']),
+      tokenFile: resolveIn(dir, value.tokenFile),
     }
     const exec = value.exec
     // kubectl resolves an exec command relative to the kubeconfig only when it contains a
@@ -366,13 +383,15 @@ export async function loadKubeConfig(opts: LoadKubeConfigOptions = {}): Promise<
   // kubectl talks plain HTTP to http:// servers (e.g. `kubectl proxy`); client-node refuses
   // unless insecure-skip-tls-verify is set, which means nothing without TLS anyway.
   if (server.startsWith('http:')) clusterValue['insecure-skip-tls-verify'] = true
+  inlineFiles(clusterValue, [['certificate-authority', 'certificate-authority-data']], `cluster "${clusterName}" (${cluster.file})`)
+  const userValue: Obj | undefined = user && userCredentials(user)
   const single = {
     apiVersion: 'v1',
     kind: 'Config',
     'current-context': contextName,
     clusters: [{name: clusterName, cluster: clusterValue}],
     contexts: [{name: contextName, context: ctx.value}],
-    users: user ? [{name: user.name, user: user.value}] : [],
+    users: user && userValue ? [{name: user.name, user: userValue}] : [],
   }
   try {
     kc.loadFromString(JSON.stringify(single))
@@ -402,8 +421,146 @@ export async function loadKubeConfig(opts: LoadKubeConfigOptions = {}): Promise<
   }
   if (proxyUrl) result.proxy = redactServer(proxyUrl.href)
   if (userName !== undefined) result.userName = userName
-  if (execCommand !== undefined) result.execCommand = execCommand
+  if (execCommand !== undefined) {
+    result.execCommand = execCommand
+    guardExecCredentials(kc, execCommand, contextName, timeoutMs)
+  }
   return result
+}
+
+/**
+ * Certificate files read here, bounded (files.ts: type and size checked first, at most 16 MiB),
+ * and handed to client-node as their `-data` keys: client-node would read /dev/zero whole. A
+ * file that does not exist is left to client-node, which reports it when a request needs it.
+ */
+function inlineFiles(value: Obj, keys: [file: string, data: string][], owner: string): void {
+  for (const [fileKey, dataKey] of keys) {
+    const file = value[fileKey]
+    if (typeof file !== 'string' || file === '' || (typeof value[dataKey] === 'string' && value[dataKey] !== '')) continue
+    let bytes: Buffer
+    try {
+      bytes = readFileBounded(file, 'certificate')
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT') continue
+      throw kubeconfigError(`cannot read ${fileKey} "${file}" of ${owner}: ${describeFileError(e)}`, e)
+    }
+    value[dataKey] = bytes.toString('base64')
+    delete value[fileKey]
+  }
+}
+
+/**
+ * The user's credentials as client-node takes them. kubectl's key for a bearer token file is
+ * `tokenFile` (client-go clientcmd/api/v1 AuthInfo, json:"tokenFile"), which client-node does
+ * not know (it reads `token-file`): requests went out unauthenticated (issue 20). As client-go
+ * (clientcmd client_config.go: `token` wins over `tokenFile`; transport/token_source.go
+ * NewCachedFileTokenSource: the file's content with surrounding white space trimmed, an empty
+ * one refused as "read empty token from file"), the token is read here, bounded (1 MiB), for
+ * both spellings. client-go re-reads the file once a minute; a command here reads it once at
+ * start (`watch` longer than a token's life needs a restart: docs/troubleshooting.md).
+ */
+function userCredentials(user: Named): Obj {
+  const value: Obj = {...user.value}
+  inlineFiles(
+    value,
+    [
+      ['client-certificate', 'client-certificate-data'],
+      ['client-key', 'client-key-data'],
+    ],
+    `user "${user.name}" (${user.file})`,
+  )
+  const fileKey =
+    typeof value.tokenFile === 'string' && value.tokenFile !== '' ? 'tokenFile' : typeof value['token-file'] === 'string' && value['token-file'] !== '' ? 'token-file' : null
+  if (fileKey === null) return value
+  const file = value[fileKey] as string
+  delete value.tokenFile
+  delete value['token-file']
+  if (typeof value.token === 'string' && value.token !== '') return value
+  let token: string
+  try {
+    token = readTextBounded(file, 'token').trim()
+  } catch (e) {
+    throw kubeconfigError(`cannot read ${fileKey} "${file}" of user "${user.name}" (${user.file}): ${describeFileError(e)}`, e)
+  }
+  if (token === '') throw kubeconfigError(`${fileKey} "${file}" of user "${user.name}" (${user.file}) is empty: it must hold the bearer token`)
+  value.token = token
+  return value
+}
+
+/**
+ * The namespace of the current context of the kubeconfig kubectl would use ($KUBECONFIG or
+ * ~/.kube/config), without connecting: the default namespace of --from-file reads, as of live
+ * ones. undefined when there is no kubeconfig, it cannot be read, or the context sets none (the
+ * caller then uses "default"): a snapshot read needs no kubeconfig and must not fail on one.
+ */
+export function currentContextNamespace(): string | undefined {
+  try {
+    const found = findFiles({})
+    if (found === 'in-cluster') return undefined
+    const merged = merge(found)
+    const ctx = merged.currentContext === undefined ? undefined : merged.contexts.get(merged.currentContext)
+    const ns = ctx?.value.namespace
+    return typeof ns === 'string' && ns.trim() !== '' ? ns.trim() : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * An exec credential plugin that ran but printed something that is not an ExecCredential
+ * (garbage, JSON without `status`), or a token no HTTP header can carry (CR, LF, NUL): one line,
+ * exit 5, instead of client-node's SyntaxError or TypeError, or undici's refusal of the header,
+ * reaching the user as an internal error. A plugin that does not finish within --request-timeout
+ * is killed, exit 5 as well (client-node would wait for it forever). A plugin that cannot start
+ * or exits non-zero is left to cluster/errors.ts, which words those.
+ */
+function guardExecCredentials(kc: KubeConfig, command: string, contextName: string, timeoutMs: number): void {
+  const apply = kc.applySecurityAuthentication.bind(kc)
+  const fail = (why: string, cause?: unknown) =>
+    new CliError(`getting credentials for context "${contextName}": exec plugin "${command}" ${why}: fix the plugin or users[].user.exec in the kubeconfig`, ExitCode.KUBECONFIG, {
+      cause,
+    })
+  // client-node's ExecAuth spawns through its execFn: keep the children, to end one that hangs.
+  const children = new Set<ChildProcess>()
+  const auths = (kc as unknown as {authenticators?: {execFn?: (...a: unknown[]) => ChildProcess}[]}).authenticators ?? []
+  for (const a of auths) {
+    const spawnFn = a.execFn
+    if (typeof spawnFn !== 'function') continue
+    a.execFn = (...args: unknown[]) => {
+      const child = spawnFn(...args)
+      children.add(child)
+      child.once('close', () => children.delete(child))
+      return child
+    }
+  }
+  const bounded = (p: Promise<void>): Promise<void> => {
+    if (timeoutMs <= 0) return p
+    return new Promise((resolve, reject) => {
+      const t = setTimeout(() => {
+        for (const c of children) c.kill('SIGKILL')
+        reject(fail(`did not finish within ${formatDuration(timeoutMs)} (--request-timeout); it was stopped`))
+      }, timeoutMs)
+      t.unref()
+      p.then(
+        (v) => (clearTimeout(t), resolve(v)),
+        (e) => (clearTimeout(t), reject(e)),
+      )
+    })
+  }
+  kc.applySecurityAuthentication = async (rc) => {
+    try {
+      await bounded(apply(rc))
+    } catch (e) {
+      // Not the parser's message: it quotes the output, which may hold a credential.
+      if (e instanceof SyntaxError) throw fail('printed something that is not ExecCredential JSON on stdout', e)
+      if (e instanceof TypeError) throw fail('printed JSON that is not an ExecCredential (no "status" with a token or a client certificate)', e)
+      throw e
+    }
+    const auth = rc.getHeaders().Authorization ?? rc.getHeaders().authorization
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: the characters an HTTP header cannot carry
+    if (auth !== undefined && /[\x00-\x08\x0a-\x1f\x7f]/.test(auth))
+      throw fail('returned a token holding a line break or another control character, which no HTTP header can carry')
+  }
 }
 
 /** The context names of the kubeconfig kubectl would use (shell completion of --context). */

@@ -2,16 +2,16 @@
 // Static: a dynamic import() of yaml (CommonJS) from a split chunk exposes only `default`.
 import {parse} from 'yaml'
 import {CliError, ExitCode} from '../errors.js'
+import {describeFileError, readTextBounded} from './files.js'
 import {parsePolicyDocument, PolicyFileError, type CheckPolicies} from '../check/check.js'
 
 export async function readPolicyFile(path: string): Promise<CheckPolicies> {
-  const {readFile} = await import('node:fs/promises')
   let text: string
   try {
-    text = await readFile(path, 'utf8')
+    // Type and size checked before reading (files.ts: a policy is at most 1 MiB).
+    text = readTextBounded(path, 'policy')
   } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code
-    throw new CliError(`cannot read --policy-file ${path}: ${code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'is a directory' : (e as Error).message}`, ExitCode.INPUT)
+    throw new CliError(`cannot read --policy-file ${path}: ${describeFileError(e)}`, ExitCode.INPUT)
   }
   let doc: unknown
   try {

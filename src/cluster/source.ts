@@ -3,6 +3,7 @@
 // turns the source flags into a ClusterState, a KubeContext, or only the Nodes. The readers
 // load on first use (docs/design.md "Startup"): this module itself imports nothing heavy.
 import {CliError, ExitCode} from '../errors.js'
+import {nameProblem} from '../state/select.js'
 import type {ClusterState} from '../state/cluster-state.js'
 import type {DataPlane, DataPlaneName} from '../dataplane/types.js'
 import type {KubeContext} from './kubeconfig.js'
@@ -56,6 +57,8 @@ export type NodesResult = Pick<ClusterState, 'nodes' | 'nodesReadable'>
 
 /** The source rules, checked before any I/O: -A with names, --from-file with a connection flag. */
 export function validateSource(flags: SourceFlagValues, serviceNames: readonly string[] = []): void {
+  const bad = nameProblem({namespace: flags.namespace, names: serviceNames})
+  if (bad !== null) throw new CliError(bad, ExitCode.USAGE)
   if (flags['all-namespaces'] && serviceNames.length > 0) {
     throw new CliError('a Service name cannot be combined with --all-namespaces: drop -A or the names', ExitCode.USAGE)
   }
@@ -69,13 +72,19 @@ export function validateSource(flags: SourceFlagValues, serviceNames: readonly s
  * (the commands that write or watch one Service); the read commands leave it to the read.
  */
 export async function connect(flags: ConnectionFlagValues & {namespace?: string | undefined}, opts: {withNamespace?: boolean} = {}): Promise<KubeContext> {
+  const flagProblem = nameProblem({namespace: flags.namespace})
+  if (flagProblem !== null) throw new CliError(flagProblem, ExitCode.USAGE)
   const {loadKubeConfig, parseDuration} = await import('./kubeconfig.js')
-  return loadKubeConfig({
+  const ctx = await loadKubeConfig({
     kubeconfig: flags.kubeconfig,
     context: flags.context,
     ...(opts.withNamespace ? {namespace: flags.namespace} : {}),
     requestTimeoutMs: parseDuration(flags['request-timeout'] ?? '30s'),
   })
+  // The context's own namespace goes into the same URLs and journal paths.
+  const ctxProblem = nameProblem({namespace: ctx.namespace, namespaceFrom: `the namespace of context "${ctx.contextName}"`})
+  if (ctxProblem !== null) throw new CliError(ctxProblem, ExitCode.KUBECONFIG)
+  return ctx
 }
 
 /** Reads what the command needs, from a snapshot file or the live cluster; read: 'nodes' reads only the Nodes. */
@@ -89,7 +98,7 @@ export async function openSource(req: SourceRequest & {read?: 'state' | 'nodes'}
     const {readSnapshotFile} = await import('./snapshot/snapshot.js')
     const state = await readSnapshotFile(flags['from-file'], req.read === 'nodes' ? 'nodes' : 'services')
     if (req.read === 'nodes') return state
-    const result: SourceResult = {state, namespace: flags['all-namespaces'] ? undefined : (flags.namespace ?? 'default'), source: 'snapshot', warnings: []}
+    const result: SourceResult = {state, namespace: flags['all-namespaces'] ? undefined : await snapshotNamespace(flags.namespace), source: 'snapshot', warnings: []}
     if (req.dataPlane !== undefined) result.dataPlane = await resolveDataPlane(req.dataPlane, state.dataPlane)
     return result
   }
@@ -118,6 +127,13 @@ export async function openSource(req: SourceRequest & {read?: 'state' | 'nodes'}
     result.dataPlane = plane
   } else if (req.dataPlane !== undefined) out.dataPlane = await resolveDataPlane(req.dataPlane, undefined)
   return out
+}
+
+/** -n, else the kubeconfig context's namespace (as for a live read, and as --help says), else "default". */
+async function snapshotNamespace(flag: string | undefined): Promise<string> {
+  if (flag !== undefined && flag !== '') return flag
+  const {currentContextNamespace} = await import('./kubeconfig.js')
+  return currentContextNamespace() ?? 'default'
 }
 
 /** A named data plane (--data-plane), or the one a snapshot recorded (source 'snapshot'), else "unknown". */

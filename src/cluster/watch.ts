@@ -2,11 +2,15 @@
 // EndpointSlices and its Events, each kept as an in-memory cache by a small reflector
 // (list, then watch from the list's resourceVersion), the way client-go's informers work:
 //  * 410 Gone (an expired resourceVersion, as an ERROR event or as the watch's HTTP status)
-//    -> re-list, then watch again;
+//    -> re-list, then watch again; a 410 again before any event -> back off first;
 //  * the server closing the watch, or client-node's inactivity timeout -> watch again from the
-//    last resourceVersion at once;
-//  * any other failure (connection refused, reset, 5xx) -> back off (0.5 s doubling to 30 s,
-//    reset by the next successful event) and try again;
+//    last resourceVersion at once, unless the watch was "very short" (no event, under 1 s, as
+//    client-go's reflector calls it): then back off;
+//  * any other failure (connection refused, reset, 5xx, an endless list) -> back off and try again.
+//  The back-off is client-go's reflector's (k8s.io/client-go/tools/cache/reflector.go:
+//  wait.NewExponentialBackoffManager(800ms, 30s, 2m, 2.0, 1.0)): 0.8 s doubling to a cap of 30 s,
+//  each delay jittered up to twice itself, so a resource that keeps failing is asked at most
+//  once in 30-60 s; reset by the next event (client-go resets after 2 minutes without failing).
 //  * bookmarks (allowWatchBookmarks) keep the resourceVersion fresh on quiet resources.
 // Lists are paginated (LIST_PAGE_SIZE per page) and their objects made plain wire JSON by the
 // client layer (client.ts), like live.ts's.
@@ -45,6 +49,24 @@ export interface ReflectorOptions<T> {
   sleep?: (ms: number, signal: AbortSignal) => Promise<void>
   baseDelayMs?: number
   maxDelayMs?: number
+  /** In [0, 1): the jitter of each delay (default Math.random). */
+  random?: () => number
+  /** Milliseconds, for the length of a watch (default Date.now). */
+  now?: () => number
+}
+
+/** client-go's reflector back-off (wait.NewExponentialBackoffManager(800ms, 30s, 2m, 2.0, 1.0)). */
+export const BACKOFF = {baseMs: 800, maxMs: 30_000, factor: 2, jitter: 1}
+/** A watch that ends with no event sooner than this is "very short" (client-go's reflector: 1 s). */
+const MIN_WATCH_MS = 1000
+
+/**
+ * The n-th delay (0-based) of a jittered exponential back-off, as wait.Backoff.Step: the base
+ * doubled n times and capped, plus up to `jitter` times itself at random.
+ */
+export function backoffDelay(n: number, baseMs: number, maxMs: number, random: number, jitter = BACKOFF.jitter): number {
+  const d = Math.min(baseMs * BACKOFF.factor ** Math.min(n, 40), maxMs)
+  return Math.round(d + random * jitter * d)
 }
 
 export type ReflectorStatus = {state: 'synced'; items: number} | {state: 'relisting'; reason: string} | {state: 'backoff'; delayMs: number; error: string} | {state: 'watching'}
@@ -74,6 +96,8 @@ export class Reflector<T extends {metadata?: {namespace?: string; name?: string;
   private readonly stopCtl = new AbortController()
   private current: {abort(): void} | undefined
   private failures = 0
+  /** Watch events received (not ERROR), to tell a watch that made progress. */
+  private events = 0
   private synced = false
   private syncWaiters: {resolve: () => void; reject: (e: unknown) => void}[] = []
 
@@ -97,13 +121,26 @@ export class Reflector<T extends {metadata?: {namespace?: string; name?: string;
   /** Runs until stop(). */
   async run(): Promise<void> {
     const sleep = this.o.sleep ?? defaultSleep
-    const base = this.o.baseDelayMs ?? 500
-    const max = this.o.maxDelayMs ?? 30_000
+    const base = this.o.baseDelayMs ?? BACKOFF.baseMs
+    const max = this.o.maxDelayMs ?? BACKOFF.maxMs
+    const random = this.o.random ?? Math.random
+    const now = this.o.now ?? Date.now
+    const backoff = async (error: unknown) => {
+      const delayMs = backoffDelay(this.failures, base, max, random())
+      this.failures++
+      this.o.onStatus(this.o.resource, {state: 'backoff', delayMs, error: describe(error)})
+      await sleep(delayMs, this.stopCtl.signal)
+    }
+    // 410s in a row with no event in between: the first re-lists at once, the next back off.
+    let gone = 0
     while (!this.stopped) {
       let error: unknown = null
+      let started = 0
+      const eventsBefore = this.events
       try {
         if (this.resourceVersion === '') await this.relist()
         if (this.stopped) break
+        started = now()
         error = await this.watchOnce()
       } catch (e) {
         error = e
@@ -113,17 +150,19 @@ export class Reflector<T extends {metadata?: {namespace?: string; name?: string;
         }
       }
       if (this.stopped) break
-      if (error === null) continue
+      const progressed = this.events > eventsBefore
+      if (progressed) gone = 0
       if (isGone(error)) {
         this.resourceVersion = ''
         this.o.onStatus(this.o.resource, {state: 'relisting', reason: '410 Gone: the resourceVersion expired'})
+        if (gone++ > 0) await backoff(error)
         continue
       }
-      if (isTimeout(error)) continue
-      const delayMs = Math.min(base * 2 ** this.failures, max)
-      this.failures++
-      this.o.onStatus(this.o.resource, {state: 'backoff', delayMs, error: describe(error)})
-      await sleep(delayMs, this.stopCtl.signal)
+      if (error === null || isTimeout(error)) {
+        if (progressed || now() - started >= MIN_WATCH_MS) continue
+        error = new Error(`very short watch: it ended within ${MIN_WATCH_MS / 1000}s without an event`)
+      }
+      await backoff(error)
     }
   }
 
@@ -138,11 +177,11 @@ export class Reflector<T extends {metadata?: {namespace?: string; name?: string;
         rv = page.resourceVersion || rv
       },
       () => this.stopped,
+      `list ${this.o.resource}`,
     )
     this.items.clear()
     for (const [k, v] of fresh) this.items.set(k, v)
     this.resourceVersion = rv
-    this.failures = 0
     this.o.onStatus(this.o.resource, {state: 'synced', items: this.items.size})
     this.o.onChange(this.o.resource, 'LIST', null)
     if (!this.synced) {
@@ -170,6 +209,7 @@ export class Reflector<T extends {metadata?: {namespace?: string; name?: string;
             const rv = obj?.metadata?.resourceVersion
             if (rv) this.resourceVersion = rv
             this.failures = 0
+            this.events++
             if (type === 'BOOKMARK') return
             const item = obj as T
             if (type === 'ADDED' || type === 'MODIFIED') this.items.set(keyOf(item), item)

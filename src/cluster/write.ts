@@ -25,6 +25,49 @@ export class ConflictError extends Error {
   }
 }
 
+/**
+ * A write was sent and its answer never came, or came cut short or unreadable (a timeout, a
+ * connection reset, a 5xx, a body that is not the object): the server may have stored the
+ * change. The journal keeps the object's record until a re-read tells (apply re-reads it at
+ * once; reset compares what the server holds with the record).
+ */
+export class UnknownOutcomeError extends CliError {
+  constructor(
+    readonly kind: 'Service' | 'EndpointSlice',
+    readonly objectName: string,
+    why: string,
+    cause: unknown,
+    /** The server answered with a 5xx (which does not say whether it stored the change), rather than not at all. */
+    status?: number,
+  ) {
+    const ref = `${kind === 'Service' ? 'service' : 'endpointslice'}/${objectName}`
+    super(
+      status === undefined
+        ? `the answer to the write of ${ref} was lost (${why})`
+        : `the write of ${ref} failed with HTTP ${status}, which does not say whether it was stored (${why})`,
+      ExitCode.WRITE_UNKNOWN,
+      {cause},
+    )
+    this.name = 'UnknownOutcomeError'
+  }
+}
+
+/**
+ * Failures that happen before a request leaves this process or reaches the API server: nothing
+ * can have been stored. Anything else without an HTTP status may have been (error codes of
+ * node, undici and proxy.ts; cluster/errors.ts names them for the message).
+ */
+const NOT_SENT =
+  /^(ECONNREFUSED|ENOTFOUND|EAI_\w+|EHOSTUNREACH|ENETUNREACH|EADDRNOTAVAIL|UND_ERR_CONNECT_TIMEOUT|EPROTO|ERR_SSL\w*|ERR_TLS\w*|[A-Z_]*CERT[A-Z_]*|INVALID_CA|ERR_PROXY_\w+)$/
+
+function notSent(e: unknown): boolean {
+  for (let cur = e as {code?: unknown; cause?: unknown; syscall?: unknown} | undefined, i = 0; cur && typeof cur === 'object' && i < 6; cur = cur.cause as typeof cur, i++) {
+    if (typeof cur.code === 'string' && NOT_SENT.test(cur.code)) return true
+    if (typeof cur.syscall === 'string' && cur.syscall.startsWith('spawn')) return true
+  }
+  return false
+}
+
 export interface AccessCheck {
   verb: string
   group: string
@@ -181,7 +224,14 @@ export class Writer {
   private writeError(e: unknown, kind: 'Service' | 'EndpointSlice', name: string): Error {
     const code = apiStatusCode(e)
     const what = `${kind === 'Service' ? 'services' : 'endpointslices.discovery.k8s.io'} "${name}"`
-    if (code === undefined) return this.client.fail(e, `write ${what} in namespace "${this.namespace}"`)
+    if (code === undefined) {
+      const err = this.client.fail(e, `write ${what} in namespace "${this.namespace}"`)
+      // Not even sent, or an error of ours (a credential plugin, a kubeconfig): nothing stored.
+      // With dryRun=All nothing is stored whatever happened to the answer.
+      if (notSent(e) || err.exitCode === ExitCode.KUBECONFIG || this.serverDryRun) return err
+      return new UnknownOutcomeError(kind, name, err.message, e)
+    }
+    if (code >= 500 && !this.serverDryRun) return new UnknownOutcomeError(kind, name, this.client.fail(e, `write ${what} in namespace "${this.namespace}"`).message, e, code)
     const st = statusOf(e)
     const causes = st.details?.causes ?? []
     if (code === 409) {

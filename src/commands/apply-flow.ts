@@ -13,8 +13,9 @@ import {hintsRefusal, modeRefusal, noSelectorWarning, shortLivedHintsWarning} fr
 import {features} from '../upstream/features.js'
 import {writesFor} from '../apply/writes.js'
 import {MAX_CONFLICT_RETRIES, onConflict, refList, refText, willAttemptWrite, writeGate, type DryRun} from '../apply/protocol.js'
-import {emptyJournal, type Journal} from '../apply/undo.js'
-import type {EndpointSlice} from '../upstream/api/types.js'
+import {emptyJournal, heldByServer, type Journal} from '../apply/undo.js'
+import type {EndpointSlice, Service} from '../upstream/api/types.js'
+import {shellJoin} from '../advise/shell.js'
 import type {SourceFlagValues} from '../cluster/source.js'
 import type {KubeContext} from '../cluster/kubeconfig.js'
 import type {Writer} from '../cluster/write.js'
@@ -25,6 +26,7 @@ import {waitForController} from './apply-wait.js'
 import type {CommandIO} from './base.js'
 import {executeWrites, makeFinish, type Finish, type Interrupts, type Target, type WriteDeps, type WriteOutcome} from './write-flow.js'
 import {escapeTerminal} from '../render/escape.js'
+import {commandFor} from '../advise/shell.js'
 
 export interface ApplyOptions {
   name: string
@@ -231,7 +233,30 @@ async function afterWrites(
 ): Promise<void> {
   const {report, finish, outcome, written, interrupts} = r
   const {target, plan, prediction} = r.planned
-  const undo = `Undo with: kubectl topology reset svc/${o.name} -n ${target.namespace}`
+  const resetCommand = shellJoin(['kubectl', 'topology', 'reset', `svc/${o.name}`, '-n', target.namespace])
+  const undo = `Undo with: ${resetCommand}`
+  if (outcome.unknown.length > 0) {
+    // The answer to a write was lost: a re-read tells whether the server holds the change.
+    const settled = await settleUnknown(r.writer, o.name, outcome)
+    written.push(...settled.written)
+    outcome.notWritten.unshift(...settled.notWritten)
+    const lost = outcome.error?.message ?? 'the outcome of a write is unknown'
+    Object.assign(report.result, {written, notWritten: outcome.notWritten, ...(settled.unknown.length > 0 ? {unknown: settled.unknown} : {})})
+    if (settled.unknown.length > 0) {
+      interrupts.dispose()
+      const check = settled.unknown.map((u) => checkCommand(u, o.name, target.namespace)).join('; ')
+      const text = `${lost}: ${refList(settled.unknown)} may have been written (a re-read could not tell); written: ${refList(written)}; not written: ${refList(outcome.notWritten)}. Check with: ${check}. The journal keeps the earlier values; to undo, run ${resetCommand}`
+      report.result.status = 'partial'
+      report.result.message = text
+      if (o.json) io.out(renderApplyJson(report))
+      throw new CliError(text, ExitCode.WRITE_UNKNOWN)
+    }
+    // The re-read told: stored (the run goes on as a write that was answered), or not (a failure).
+    if (settled.written.length > 0) r.warn(`${lost}; a re-read shows the server holds the change (${refList(settled.written)})`)
+    const notStored = settled.notWritten.length > 0 ? `; a re-read shows ${refList(settled.notWritten)} was not stored` : ''
+    const rest = outcome.notWritten.length > settled.notWritten.length ? '; the writes after it were not sent' : ''
+    outcome.error = outcome.notWritten.length > 0 ? new CliError(`${lost}${notStored}${rest}`, ExitCode.WRITE_FAILED) : null
+  }
   if (outcome.interrupted) {
     interrupts.dispose()
     return finish(
@@ -243,11 +268,12 @@ async function afterWrites(
   if (outcome.error) {
     interrupts.dispose()
     const partial = `written: ${refList(written)}; failed: ${refList(outcome.failed)}; not written: ${refList(outcome.notWritten)}`
+    Object.assign(report.result, {written, notWritten: outcome.notWritten})
     report.result.status = written.length ? 'partial' : 'refused'
     report.result.message = `${outcome.error.message} (${partial})`
     if (o.json) io.out(renderApplyJson(report))
     throw new CliError(
-      `${outcome.error.message}\n  ${partial}. Each object is either as it was or fully changed.${written.length ? ` ${undo}` : ''}`,
+      `${outcome.error.message}; ${partial}. Each object is either as it was or fully changed.${written.length ? ` ${undo}` : ''}`,
       outcome.error.exitCode === ExitCode.FORBIDDEN ? ExitCode.FORBIDDEN : ExitCode.WRITE_FAILED,
     )
   }
@@ -272,6 +298,36 @@ async function afterWrites(
     )
   }
   return finish('applied', done)
+}
+
+/** The command that shows what the server holds for an object (Service, or the Service's EndpointSlices). */
+function checkCommand(ref: ObjectRef, service: string, namespace: string): string {
+  return ref.kind === 'Service'
+    ? shellJoin(['kubectl', 'get', 'service', ref.name, '-n', namespace, '-o', 'yaml'])
+    : shellJoin(['kubectl', 'get', 'endpointslice', ref.name, '-n', namespace, '-o', 'yaml'])
+}
+
+/**
+ * Re-reads the objects whose write went unanswered and sorts them by what the server holds
+ * (apply/undo.ts heldByServer); a re-read that fails leaves them unknown. The journal keeps
+ * their records either way: reset compares them with the server again.
+ */
+async function settleUnknown(writer: Writer, service: string, outcome: WriteOutcome): Promise<{written: ObjectRef[]; notWritten: ObjectRef[]; unknown: ObjectRef[]}> {
+  const out = {written: [] as ObjectRef[], notWritten: [] as ObjectRef[], unknown: [] as ObjectRef[]}
+  let live: {service: Service | null; slices: EndpointSlice[]} | null = null
+  try {
+    const needsService = outcome.unknown.some((u) => u.kind === 'Service')
+    const needsSlices = outcome.unknown.some((u) => u.kind === 'EndpointSlice')
+    live = {service: needsService ? await writer.getService(service) : null, slices: needsSlices ? await writer.listSlices(service) : []}
+  } catch {
+    // Still unreachable: unknown.
+  }
+  for (const ref of outcome.unknown) {
+    const rec = outcome.journal?.objects.find((x) => x.kind === ref.kind && x.name === ref.name)
+    const held = live && rec ? heldByServer(rec, live) : 'unknown'
+    ;(held === 'written' ? out.written : held === 'not-written' ? out.notWritten : out.unknown).push(ref)
+  }
+  return out
 }
 
 function waitFailed(io: CommandIO, report: ApplyReport, w: NonNullable<ApplyReport['wait']>, finish: Finish, json: boolean): void {

@@ -27,7 +27,7 @@ Nothing is written without --yes or a confirmation on a terminal. Every write ca
       description: 'CI: let the API server validate, print the plan as JSON, exit 1 when something would change',
       command: '<%= config.bin %> apply svc/web --mode Auto --dry-run=server -o json --exit-code',
     },
-    {description: 'Hints on hand-made EndpointSlices of a Service without a selector', command: '<%= config.bin %> apply svc/db --hints --strategy same-zone --yes'},
+    {description: 'Hints on hand-made EndpointSlices of a Service without a selector', command: '<%= config.bin %> apply svc/db --hints --strategy PreferSameZone --yes'},
     {description: 'Preview against a snapshot file', command: '<%= config.bin %> apply svc/checkout -n shop --mode PreferSameZone --from-file examples/three-zones.yaml'},
     {description: 'Undo', command: '<%= config.bin %> reset svc/web -n shop --yes'},
   ]
@@ -41,13 +41,13 @@ Nothing is written without --yes or a confirmation on a terminal. Every write ca
     'kube-version': kubeVersionFlag({description: "Predict as this Kubernetes version (default: the API server's)."}),
     mode: Flags.option({
       options: MODES,
-      description: 'Service mode: Auto (topology-mode annotation), PreferSameZone, PreferSameNode, PreferClose (spec.trafficDistribution), or none (no topology; off is the same).',
+      description: 'Service mode: Auto (topology-mode annotation), PreferSameZone, PreferSameNode, PreferClose (spec.trafficDistribution), or none (no topology-aware routing).',
     })(),
     hints: Flags.boolean({description: "Hints mode: write hints onto the Service's EndpointSlices.", default: false}),
     strategy: Flags.option({
       options: STRATEGIES,
       description:
-        "With --hints: upstream-auto (topology-mode Auto's CPU-proportional allocation), same-zone or same-node (the PreferSameZone / PreferSameNode heuristic). Default: same-zone.",
+        "With --hints: the hints this Service mode would give: Auto (topology-mode Auto's CPU-proportional allocation), PreferSameZone or PreferSameNode (the trafficDistribution heuristic). Default: PreferSameZone.",
     })(),
     force: Flags.boolean({
       description:
@@ -64,7 +64,9 @@ Nothing is written without --yes or a confirmation on a terminal. Every write ca
   }
 
   async run(): Promise<void> {
-    const {flags, argv} = await this.parse(Apply)
+    const {argv: args, warnings} = renameOldValues(this.argv)
+    for (const w of warnings) this.note(w)
+    const {flags, argv} = await this.parse(Apply, args)
     const options = await applyOptions(flags, argv as string[], this.style(flags.color))
     // The engine, renderers, journal and cluster writes load only now (docs/design.md "Startup").
     const [{runApply}, {liveDeps}] = await Promise.all([import('./apply-flow.js'), import('./write-flow.js')])
@@ -74,6 +76,40 @@ Nothing is written without --yes or a confirmation on a terminal. Every write ca
 
 export type ApplyFlags = Interfaces.InferredFlags<typeof Apply.flags>
 
+/** The values --mode and --strategy had before issue 19 (one vocabulary with plan and simulate), and their names now. */
+const OLD_VALUES: Record<string, Record<string, string>> = {
+  '--mode': {off: 'none'},
+  '--strategy': {'upstream-auto': 'Auto', 'same-zone': 'PreferSameZone', 'same-node': 'PreferSameNode'},
+}
+const WHY: Record<string, string> = {'--mode': 'the word plan and simulate use', '--strategy': 'the Service mode whose hints it computes'}
+
+/**
+ * `--mode off` and `--strategy upstream-auto|same-zone|same-node`, the names before issue 19, as
+ * hidden aliases: rewritten before the flags are parsed, so that help, completion and errors list
+ * only the new names, and the plan and the JSON say them; one warning line each. Arguments after
+ * `--` are left alone.
+ */
+export function renameOldValues(argv: readonly string[]): {argv: string[]; warnings: string[]} {
+  const out = [...argv]
+  const warnings: string[] = []
+  for (let i = 0; i < out.length; i++) {
+    const arg = out[i] as string
+    if (arg === '--') break
+    const eq = arg.indexOf('=')
+    const flag = eq > 0 ? arg.slice(0, eq) : arg
+    const table = OLD_VALUES[flag]
+    if (table === undefined) continue
+    const at = eq > 0 ? i : i + 1
+    const value = eq > 0 ? arg.slice(eq + 1) : out[at]
+    const now = value === undefined ? undefined : table[value]
+    if (now === undefined) continue
+    out[at] = eq > 0 ? `${flag}=${now}` : now
+    warnings.push(`Warning: ${flag} ${value} is now ${flag} ${now} (${WHY[flag]}); ${value} will be removed`)
+    if (eq < 0) i++
+  }
+  return {argv: out, warnings}
+}
+
 /** Validation, before any I/O: what to write, and which combinations of flags can do it. */
 export async function applyOptions(flags: ApplyFlags, argv: string[], style: ApplyOptions['style']): Promise<ApplyOptions> {
   const names = parseServiceArgs(argv)
@@ -82,7 +118,7 @@ export async function applyOptions(flags: ApplyFlags, argv: string[], style: App
       names.length === 0 ? 'name the Service to change: apply svc/NAME --mode MODE (or --hints)' : 'apply changes one Service at a time: name exactly one',
       ExitCode.USAGE,
     )
-  if (flags.mode === undefined && !flags.hints) throw new CliError('say what to apply: --mode Auto|PreferSameZone|PreferSameNode|PreferClose|off, or --hints', ExitCode.USAGE)
+  if (flags.mode === undefined && !flags.hints) throw new CliError('say what to apply: --mode Auto|PreferSameZone|PreferSameNode|PreferClose|none, or --hints', ExitCode.USAGE)
   if (flags.mode !== undefined && flags.hints) throw new CliError('--mode and --hints are two different ways to write: use one', ExitCode.USAGE)
   if (flags.strategy !== undefined && !flags.hints) throw new CliError('--strategy applies to --hints only', ExitCode.USAGE)
   if (flags.wait && flags.hints) throw new CliError("--wait checks the controller's work after a Service change: use it with --mode", ExitCode.USAGE)
@@ -103,7 +139,7 @@ export async function applyOptions(flags: ApplyFlags, argv: string[], style: App
   return {
     name: names[0]!,
     mode: flags.mode,
-    strategy: flags.strategy ?? 'same-zone',
+    strategy: flags.strategy ?? 'PreferSameZone',
     dryRun,
     force: flags.force,
     yes: flags.yes,

@@ -6,8 +6,8 @@ import type {CheckPolicies} from '../check/check.js'
 import type {CheckFormat} from '../render/check.js'
 import {parseServiceArgs, TopologyCommand} from './base.js'
 import {commonFlags, dataPlaneFlag, noHeadersFlag, outputFlag, readFlags} from './flags.js'
-import {checkKubeVersion, checkTrafficZones, parseCount, parseRatio, parseTraffic} from './flag-values.js'
-import {requireSelection, selectOrFail} from './select.js'
+import {checkKubeVersion, checkTrafficZones, parseCount, parseMaxOverload, parseTraffic} from './flag-values.js'
+import {checkSelection, selectOrFail} from './select.js'
 import {escapeTerminal} from '../render/escape.js'
 
 export default class Check extends TopologyCommand {
@@ -81,7 +81,7 @@ Exit codes: 0 every check passed, 1 a check failed, 2 usage, 3 unreadable snapsh
       import('../cluster/source.js'),
     ])
     const names = parseServiceArgs(argv as string[])
-    requireSelection(names, flags)
+    checkSelection(names, flags)
     const fromFlags: CheckPolicies = {}
     if (flags['require-hints']) fromFlags.requireHints = true
     if (flags['no-fallback']) fromFlags.noFallback = true
@@ -90,7 +90,7 @@ Exit codes: 0 every check passed, 1 a check failed, 2 usage, 3 unreadable snapsh
     if (flags['require-data-plane-hints']) fromFlags.dataPlaneHonoursHints = true
     if (flags['hints-over-range']) fromFlags.hintsOverRange = true
     if (flags['hints-through-rollout']) fromFlags.hintsThroughRollout = true
-    if (flags['max-overload'] !== undefined) fromFlags.maxOverload = parseRatio(flags['max-overload'])
+    if (flags['max-overload'] !== undefined) fromFlags.maxOverload = parseMaxOverload(flags['max-overload'])
     if (flags['min-endpoints-per-zone'] !== undefined) fromFlags.minEndpointsPerZone = parseCount(flags['min-endpoints-per-zone'])
     const traffic = flags.traffic === undefined ? undefined : parseTraffic(flags.traffic)
     checkKubeVersion(flags['kube-version'])

@@ -1,6 +1,6 @@
 // kubectl topology explain: options -> validation -> run, like kubectl's commands.
 import * as Flags from '@oclif/core/flags'
-import {CliError, ExitCode} from '../errors.js'
+import {ExitCode} from '../errors.js'
 import type {ExplainReport} from '../explain/report.js'
 import type {ExplainFormat} from '../render/explain.js'
 import {parseServiceArgs, TopologyCommand} from './base.js'
@@ -58,7 +58,7 @@ Where Go's random map order makes upstream random (which zone receives a donated
     const {flags, argv} = await this.parse(Explain)
     // The engine and renderer load here, not with the command class: every command's class
     // is loaded to run any one of them (docs/design.md "Startup").
-    const [{explainAdvised}, {keepsWhatIsThere}, {selectOrFail}, {renderExplain}, {openSource}] = await Promise.all([
+    const [{explainAdvised}, {keepsWhatIsThere}, {checkSelection, selectOrFail}, {renderExplain}, {openSource}] = await Promise.all([
       import('../advise/report.js'),
       import('../advise/advisor.js'),
       import('./select.js'),
@@ -67,9 +67,7 @@ Where Go's random map order makes upstream random (which zone receives a donated
     ])
     // Validation, before any I/O.
     const names = parseServiceArgs(argv as string[])
-    if (names.length > 0 && flags.selector !== undefined) {
-      throw new CliError('Service names cannot be combined with -l: use one or the other', ExitCode.USAGE)
-    }
+    checkSelection(names, flags)
     const traffic = flags.traffic === undefined ? undefined : parseTraffic(flags.traffic)
     checkKubeVersion(flags['kube-version'])
 

@@ -2,10 +2,9 @@
 // local and no zone is overloaded through autoscaling, rollouts and a zone loss, and what the
 // cross-zone traffic costs. Options -> validation -> read -> plan (pure, src/plan/) -> render.
 import * as Flags from '@oclif/core/flags'
-import {CliError, ExitCode} from '../errors.js'
 import type {PlanFormat} from '../render/plan.js'
 import {parseServiceArgs, TopologyCommand} from './base.js'
-import {checkKubeVersion, parseRatio, parseTraffic} from './flag-values.js'
+import {checkKubeVersion, checkTrafficZones, parseMaxOverload, parseTraffic} from './flag-values.js'
 import {commonFlags, noHeadersFlag, outputFlag, readFlags} from './flags.js'
 import {parseCost, parseMaxCounts} from './plan-options.js'
 
@@ -52,7 +51,7 @@ Models and their limits: docs/plan.md.`
   async run(): Promise<void> {
     const {flags, argv} = await this.parse(Plan)
     // Loaded here, not with the command class (docs/design.md "Startup").
-    const [{plan}, {selectOrFail}, {renderPlan}, {openSource}] = await Promise.all([
+    const [{plan}, {checkSelection, selectOrFail}, {renderPlan}, {openSource}] = await Promise.all([
       import('../plan/plan.js'),
       import('./select.js'),
       import('../render/plan.js'),
@@ -60,8 +59,8 @@ Models and their limits: docs/plan.md.`
     ])
     // Validation, before any I/O.
     const names = parseServiceArgs(argv as string[])
-    if (names.length > 0 && flags.selector !== undefined) throw new CliError('Service names cannot be combined with -l: use one or the other', ExitCode.USAGE)
-    const maxOverload = parseRatio(flags['max-overload'])
+    checkSelection(names, flags)
+    const maxOverload = parseMaxOverload(flags['max-overload'])
     const traffic = flags.traffic === undefined ? undefined : parseTraffic(flags.traffic)
     const cost = parseCost(flags['traffic-volume'], flags['cross-zone-price'])
     const maxCounts = flags['max-counts'] === undefined ? undefined : parseMaxCounts(flags['max-counts'])
@@ -70,6 +69,8 @@ Models and their limits: docs/plan.md.`
     // Read: the Services with their workloads, HPAs and PDBs (without permission: a warning each).
     const read = await openSource({flags, serviceNames: names, withWorkloads: 'optional', withScaling: 'optional'})
     for (const w of read.warnings) this.note(`Warning: ${w}`)
+    // As explain, check and simulate: --traffic names the cluster's zones, every one with nodes.
+    checkTrafficZones(traffic, read.state)
     const services = await selectOrFail(read, names, flags)
 
     const kubeVersion = flags['kube-version'] ?? read.state.serverVersion

@@ -103,9 +103,11 @@ export async function runReset(io: CommandIO, o: ResetOptions, deps: WriteDeps):
           Object.assign(report.result, {status: 'partial', message: outcome.error.message})
           io.out(renderApplyJson(report))
         }
-        const exit = outcome.error.exitCode === ExitCode.FORBIDDEN ? ExitCode.FORBIDDEN : ExitCode.WRITE_FAILED
+        // A lost answer (exit 9): the journal keeps the object, and the next reset compares it with the server again.
+        const exit = outcome.error.exitCode === ExitCode.FORBIDDEN || outcome.error.exitCode === ExitCode.WRITE_UNKNOWN ? outcome.error.exitCode : ExitCode.WRITE_FAILED
+        const unsure = outcome.unknown.length > 0 ? `; may have been restored: ${refList(outcome.unknown)}` : ''
         throw new CliError(
-          `${outcome.error.message}\n  restored: ${refList(written)}; not restored: ${[...outcome.failed, ...notWritten].map(refText).join(', ')}. Run reset again to finish.`,
+          `${outcome.error.message}; restored: ${refList(written)}${unsure}; not restored: ${[...outcome.failed, ...notWritten].map(refText).join(', ') || 'none'}. Run reset again to finish.`,
           exit,
         )
       }

@@ -1,7 +1,7 @@
 // simulate --dataset: the rows (a family generated from --seed, or a CSV file read here),
 // each scored by simulate/dataset-run.ts, and the aggregates or, with --per-cluster, one CSV
 // row per cluster and strategy streamed to stdout as they come.
-import {readFile} from 'node:fs/promises'
+import {describeFileError, readTextBounded} from '../cluster/files.js'
 import {CliError, ExitCode} from '../errors.js'
 import {DatasetParseError, generate, parseDatasetCsv, type DatasetRow} from '../simulate/dataset.js'
 import {Aggregator, DATASET_DEFAULT_STRATEGIES, DATASET_NOTES, scoreRow} from '../simulate/dataset-run.js'
@@ -29,11 +29,12 @@ async function rowsOf(o: DatasetOptions): Promise<{rows: Iterable<DatasetRow>; s
   }
   let text: string
   try {
-    text = await readFile(spec, 'utf8')
+    // Type and size checked before reading (cluster/files.ts: a dataset is at most 256 MiB).
+    text = readTextBounded(spec, 'dataset')
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code
     throw new CliError(
-      code === 'ENOENT' ? `--dataset: "${spec}" is neither a file nor a dataset family (${FAMILIES.join(', ')})` : `--dataset: cannot read ${spec}: ${(e as Error).message}`,
+      code === 'ENOENT' ? `--dataset: "${spec}" is neither a file nor a dataset family (${FAMILIES.join(', ')})` : `--dataset: cannot read ${spec}: ${describeFileError(e)}`,
       ExitCode.INPUT,
     )
   }

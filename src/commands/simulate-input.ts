@@ -16,11 +16,9 @@ export async function readInput(io: CommandIO, flags: SimulateFlags, o: Simulate
     const state = rowToClusterState([...generate('unbalanced', {seed: flags.seed, count: 1, zones: flags.zones ?? 3})][0]!)
     return {state, services: state.services, source: 'synthetic'}
   }
-  if (o.names.length === 0 && !flags['all-namespaces'] && flags.selector === undefined) {
-    throw new CliError('name a Service (svc/NAME), select Services with -l SELECTOR or -A, or use --synthetic / --dataset', ExitCode.USAGE)
-  }
-  if (o.names.length > 0 && flags.selector !== undefined) throw new CliError('Service names cannot be combined with -l: use one or the other', ExitCode.USAGE)
-  const [{openSource}, {selectOrFail}] = await Promise.all([import('../cluster/source.js'), import('./select.js')])
+  const [{openSource}, {checkSelection, selectOrFail}] = await Promise.all([import('../cluster/source.js'), import('./select.js')])
+  // Nothing named: every Service in the namespace, as explain, plan and check take it.
+  checkSelection(o.names, flags)
   const read = await openSource({flags, serviceNames: o.names, withWorkloads: o.rollout?.fromWorkload || o.workload !== undefined ? 'required' : undefined})
   for (const w of read.warnings) io.err(`Warning: ${escapeTerminal(w)}`)
   // The server's version, unless --kube-version.

@@ -1,7 +1,7 @@
 // simulate's options: the flags parsed and checked before any I/O, in the order simulate has
 // always reported them. Loaded by simulate's run(), not with the command class.
 import {CliError, ExitCode} from '../errors.js'
-import {STRATEGIES, type StrategyName} from '../simulate/names.js'
+import {DATASET_DEFAULT_STRATEGIES, STRATEGIES, STRATEGY_ALIASES, type StrategyName} from '../simulate/names.js'
 import type {SimulateOptions} from '../simulate/simulate.js'
 import {validateTopologyKeys} from '../simulate/strategies/topology-keys.js'
 import type {WhatIfs} from '../simulate/run.js'
@@ -23,11 +23,14 @@ export interface SimulateRequest {
   engine: SimulateOptions
   /** --dataset: the dataset and the strategies to score over it. */
   dataset?: {spec: string; strategies: StrategyName[] | undefined}
+  /** One line each, for stderr: an old strategy name was given (its new name is used). */
+  warnings: string[]
 }
 
 export function simulateOptions(flags: SimulateFlags, argv: string[]): SimulateRequest {
   const names = parseServiceArgs(argv)
-  const strategies = parseStrategies(flags.strategies)
+  const warnings: string[] = []
+  const strategies = parseStrategies(flags.strategies, warnings)
   const traffic = flags.traffic === undefined ? undefined : parseTraffic(flags.traffic)
   const keys = flags.keys === undefined ? undefined : flags.keys.split(',').map((k) => k.trim())
   if (keys !== undefined) {
@@ -46,8 +49,10 @@ export function simulateOptions(flags: SimulateFlags, argv: string[]): SimulateR
     rollout.overrides.replicas = flags.replicas
     rollout.keys.push('replicas')
   }
-  // With --keys and no --strategies: every strategy, topology-keys included.
-  const chosen = strategies ?? (keys !== undefined ? [...STRATEGIES] : undefined)
+  if (strategies !== undefined && flags.research) throw new CliError('--research adds the research strategies to the default set: drop it, or drop --strategies', ExitCode.USAGE)
+  // Without --strategies the engine picks the default set for the server's version (simulate.ts
+  // strategiesFor): --research adds KEP-2004's strategies, --keys adds topology-keys.
+  const chosen = strategies
   const whatIfs: WhatIfs = {withoutZones: flags['without-zone'] ?? [], drain: flags.drain ?? [], drainSelector: flags['drain-selector'], addNodes, replicas: flags.replicas}
   const engine: SimulateOptions = {
     trafficModel: flags['traffic-model'],
@@ -58,7 +63,8 @@ export function simulateOptions(flags: SimulateFlags, argv: string[]): SimulateR
     padding: flags.padding,
   }
   if (chosen !== undefined) engine.strategies = chosen
-  const request: SimulateRequest = {names, strategies, keys, whatIfs, rollout, workload, engine}
+  if (flags.research) engine.research = true
+  const request: SimulateRequest = {names, strategies, keys, whatIfs, rollout, workload, engine, warnings}
   if (flags.dataset !== undefined) {
     if (names.length > 0 || flags['from-file'] !== undefined) throw new CliError('--dataset scores a dataset: drop the Service names and --from-file', ExitCode.USAGE)
     for (const w of ['without-zone', 'drain', 'drain-selector', 'replicas', 'add-node', 'rollout', 'workload'] as const) {
@@ -68,17 +74,27 @@ export function simulateOptions(flags: SimulateFlags, argv: string[]): SimulateR
     // the rows are counts per zone: --dataset models the newest Kubernetes, traffic from node counts
     if (flags['kube-version'] !== undefined) throw new CliError('--kube-version applies to a cluster: --dataset models the newest Kubernetes', ExitCode.USAGE)
     if (flags.traffic !== undefined) throw new CliError("--traffic applies to a cluster: a dataset's traffic comes from its node counts", ExitCode.USAGE)
-    request.dataset = {spec: flags.dataset, strategies: chosen}
+    request.dataset = {spec: flags.dataset, strategies: chosen ?? (keys !== undefined ? [...DATASET_DEFAULT_STRATEGIES, 'topology-keys'] : undefined)}
   }
   return request
 }
 
-export function parseStrategies(text: string | undefined): StrategyName[] | undefined {
+/**
+ * --strategies a,b,...: the names of docs/simulate.md. The names used before issue 19
+ * (upstream-auto, same-zone, same-node, random) still work: each adds one warning line naming the
+ * new name to `warnings`.
+ */
+export function parseStrategies(text: string | undefined, warnings: string[] = []): StrategyName[] | undefined {
   if (text === undefined) return undefined
   const out: StrategyName[] = []
   for (const raw of text.split(',')) {
-    const s = raw.trim()
+    let s = raw.trim()
     if (s === '') continue
+    const renamed = STRATEGY_ALIASES[s]
+    if (renamed !== undefined) {
+      warnings.push(`--strategies: "${s}" is now called "${renamed}" (the old name will be removed); using ${renamed}`)
+      s = renamed
+    }
     if (!(STRATEGIES as readonly string[]).includes(s)) throw new CliError(`--strategies: unknown strategy "${s}" (known: ${STRATEGIES.join(', ')})`, ExitCode.USAGE)
     if (!out.includes(s as StrategyName)) out.push(s as StrategyName)
   }

@@ -3,13 +3,13 @@
 import type {Interfaces} from '@oclif/core'
 import * as Flags from '@oclif/core/flags'
 import {CliError, ExitCode} from '../errors.js'
-import {FAMILIES, STRATEGIES} from '../simulate/names.js'
+import {CLUSTER_STRATEGIES, FAMILIES, RESEARCH_STRATEGIES} from '../simulate/names.js'
 import type {ServiceReport, SimulateReport} from '../simulate/report.js'
 import type {Service} from '../upstream/api/types.js'
 import type {ClusterState} from '../state/cluster-state.js'
 import {TopologyCommand} from './base.js'
 import {features} from '../upstream/features.js'
-import {checkTrafficZones} from './flag-values.js'
+import {checkTrafficZones, parseMaxOverload} from './flag-values.js'
 import {commonFlags, noHeadersFlag, outputFlag, readFlags} from './flags.js'
 import type {SimulateRequest} from './simulate-options.js'
 import {escapeTerminal} from '../render/escape.js'
@@ -21,12 +21,13 @@ export default class Simulate extends TopologyCommand {
   static override summary = 'Compare topology strategies and what-ifs (zone loss, drain, scale, rollout) before changing anything.'
   static override usage = 'simulate [svc/NAME ...] [flags]'
   static override description =
-    `Scores every strategy on a Service's real state (live, snapshot) or on synthetic clusters, with the KEP-2004 evaluation tool's measures: in-zone traffic, max and mean per-endpoint overload, number of EndpointSlices, zones where kube-proxy falls back, and the weighted score (45% in-zone, 20% max overload, 20% mean absolute deviation, 15% slices).
+    `Scores the settings a Service can have on its real state (live, snapshot) or on synthetic clusters, with the KEP-2004 evaluation tool's measures: in-zone traffic, max and mean per-endpoint overload, number of EndpointSlices, zones where kube-proxy falls back, and the weighted score (45% in-zone, 20% max overload, 20% mean absolute deviation, 15% slices).
 
-Strategies: ${STRATEGIES.join(', ')}. See docs/simulate.md for the exact definitions.`
+Settings: ${CLUSTER_STRATEGIES.join(', ')} (none: no topology-aware routing). Research, ranked only when asked for (--research, --keys or --strategies): ${RESEARCH_STRATEGIES.join(', ')}. See docs/simulate.md for the exact definitions.`
 
   static override examples = [
-    {description: 'Rank every strategy for one Service', command: '<%= config.bin %> simulate svc/web'},
+    {description: 'Rank the settings a Service can have', command: '<%= config.bin %> simulate svc/web'},
+    {description: "Also rank KEP-2004's research strategies", command: '<%= config.bin %> simulate svc/web --research'},
     {
       description: 'From a snapshot, as if zone eu-west-1a were lost',
       command: '<%= config.bin %> simulate svc/checkout -n shop -f examples/three-zones.yaml --without-zone eu-west-1a',
@@ -54,7 +55,17 @@ Strategies: ${STRATEGIES.join(', ')}. See docs/simulate.md for the exact definit
     output: outputFlag(['table', 'wide', 'json', 'yaml', 'csv'], 'table'),
     'no-headers': noHeadersFlag('Omit table and CSV headers.'),
     plain: Flags.boolean({description: 'Plain text tables even on a terminal (no bars view).', default: false}),
-    strategies: Flags.string({description: 'Strategies to compare, comma-separated (default: all but topology-keys; --keys adds it).'}),
+    strategies: Flags.string({
+      description: "Strategies to compare, comma-separated (default: the settings the server's version offers: Auto, PreferSameZone, PreferSameNode or PreferClose, none).",
+    }),
+    'max-overload': Flags.string({
+      description: "The advisor's bound for the recommendation line (as explain, plan and check): worst expected per-endpoint overload, e.g. 0.2 or 20%.",
+      default: '20%',
+    }),
+    research: Flags.boolean({
+      description: 'Also rank the KEP-2004 research strategies (local, local-shared, local-weighted, local-opt): no cluster setting produces them. --keys adds topology-keys.',
+      default: false,
+    }),
     'traffic-model': Flags.option({
       options: ['cpu', 'nodes', 'uniform'] as const,
       default: 'cpu' as const,
@@ -67,7 +78,7 @@ Strategies: ${STRATEGIES.join(', ')}. See docs/simulate.md for the exact definit
     'without-zone': Flags.string({description: 'What-if: the zone is lost (its nodes and endpoints are gone). Repeatable.', multiple: true}),
     drain: Flags.string({description: 'What-if: drain this node (its pods are recreated elsewhere). Repeatable.', multiple: true}),
     'drain-selector': Flags.string({description: 'What-if: drain the nodes matching this label selector.'}),
-    replicas: Flags.integer({description: 'What-if: scale to N ready endpoints (0 to 150000), spread across zones as today.', min: 0, max: MAX_REPLICAS}),
+    replicas: Flags.integer({description: 'What-if: scale to N ready endpoints (0 to 150000), placed as plan places N replicas (zone-balanced).', min: 0, max: MAX_REPLICAS}),
     'add-node': Flags.string({description: 'What-if: add a Ready node, zone=Z,cpu=C[,name=N]. Repeatable.', multiple: true}),
     rollout: Flags.string({
       description:
@@ -91,6 +102,8 @@ Strategies: ${STRATEGIES.join(', ')}. See docs/simulate.md for the exact definit
     // The simulator loads here, not with the command class (docs/design.md "Startup").
     const {simulateOptions} = await import('./simulate-options.js')
     const o = simulateOptions(flags, argv as string[])
+    const maxOverload = parseMaxOverload(flags['max-overload'])
+    for (const w of o.warnings) this.note(`Warning: ${w}`)
     if (o.dataset !== undefined) {
       const {runDataset} = await import('./simulate-dataset.js')
       const {seed, clusters, zones, output} = flags
@@ -118,7 +131,12 @@ Strategies: ${STRATEGIES.join(', ')}. See docs/simulate.md for the exact definit
           ? (s: ClusterState, svc: Service, readyEndpoints: number) =>
               ro.resolveRollout(s, svc, o.rollout!, o.workload, {readyEndpoints, manyServices: services.length > 1, source})
           : undefined
-      reports = simulateServices(state, services, o.engine, o.whatIfs, {rollout, disruption: flags.disruption, onWarning: (w) => this.note(`Warning: ${escapeTerminal(w)}`)})
+      reports = simulateServices(state, services, o.engine, o.whatIfs, {
+        rollout,
+        disruption: flags.disruption,
+        onWarning: (w) => this.note(`Warning: ${escapeTerminal(w)}`),
+        advise: {maxOverload},
+      })
     } catch (e) {
       if (e instanceof WhatIfError || e instanceof SimulateInputError) throw new CliError(e.message, ExitCode.USAGE)
       if (e instanceof SelectorError) throw new CliError(`--drain-selector: ${e.message}`, ExitCode.USAGE)

@@ -1,7 +1,6 @@
 // kubectl topology snapshot: save what explain needs (Nodes, Services, EndpointSlices, the
 // server version, and the Deployments/StatefulSets behind the Services) to a file, so explain/check/simulate can run later without the cluster.
 import * as Flags from '@oclif/core/flags'
-import {CliError, ExitCode} from '../errors.js'
 import {parseServiceArgs, TopologyCommand} from './base.js'
 import {allNamespacesFlag, commonFlags, connectionFlags, namespaceFlag, outputFlag, selectorFlag} from './flags.js'
 import {escapeTerminal} from '../render/escape.js'
@@ -30,12 +29,14 @@ export default class Snapshot extends TopologyCommand {
   async run(): Promise<void> {
     const {flags, argv} = await this.parse(Snapshot)
     const names = parseServiceArgs(argv as string[])
-    if (names.length > 0 && flags.selector !== undefined) throw new CliError('Service names cannot be combined with -l', ExitCode.USAGE)
-    const {openSource} = await import('../cluster/source.js')
+    const [{checkSelection}, {openSource}] = await Promise.all([import('./select.js'), import('../cluster/source.js')])
+    checkSelection(names, flags)
     const read = await openSource({flags, serviceNames: names, withEvents: true, withWorkloads: 'optional', withScaling: 'optional', dataPlane: 'detect'})
     for (const w of read.warnings) this.note(`Warning: ${escapeTerminal(w)}`)
-    const {serializeSnapshot, snapshotYaml} = await import('../cluster/snapshot/snapshot.js')
+    const {serializeSnapshot} = await import('../cluster/snapshot/snapshot.js')
+    const {jsonText, yamlText} = await import('../render/encode.js')
     const doc = serializeSnapshot(read.state, {redact: flags.redact})
-    this.out(flags.output === 'json' ? JSON.stringify(doc, null, 2) : snapshotYaml(doc))
+    // Control and format characters escaped (\u009b), the values exact (render/encode.ts).
+    this.out(flags.output === 'json' ? jsonText(doc) : yamlText(doc, {lineWidth: 0}))
   }
 }

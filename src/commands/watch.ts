@@ -3,7 +3,6 @@
 // explanation (src/watch/model.ts) and lists what changed. On a terminal: a live ink
 // view (loaded lazily, only here); otherwise one line per change on stdout.
 import * as Flags from '@oclif/core/flags'
-import {CliError, ExitCode} from '../errors.js'
 import {parseServiceArgs, TopologyCommand} from './base.js'
 import {commonFlags, connectionFlags, dataPlaneFlag, kubeVersionFlag, namespaceFlag} from './flags.js'
 import {checkKubeVersion, parseTraffic} from './flag-values.js'
@@ -43,7 +42,7 @@ Expired watches (410 Gone) are re-listed; lost connections are retried with back
   async run(): Promise<void> {
     const {flags, argv} = await this.parse(Watch)
     const names = parseServiceArgs(argv as string[])
-    if (names.length !== 1) throw new CliError('watch takes exactly one Service: kubectl topology watch svc/NAME', ExitCode.USAGE)
+    const name = (await import('./select.js')).watchedService(names, flags.namespace)
     const traffic = flags.traffic === undefined ? undefined : parseTraffic(flags.traffic)
     checkKubeVersion(flags['kube-version'])
     const interactive = Boolean(process.stdout.isTTY && process.stdin.isTTY) && !flags.plain && process.env.TERM !== 'dumb' && !process.env.CI
@@ -56,7 +55,7 @@ Expired watches (410 Gone) are re-listed; lost connections are retried with back
       : await (await import('../cluster/dataplane.js')).detectLiveDataPlane(ctx)
     for (const w of dataPlane.warnings) this.note(`Warning: ${escapeTerminal(w)}`)
     const options = {
-      name: names[0]!,
+      name,
       namespace: flags.namespace || ctx.namespace,
       kubeVersion: flags['kube-version'],
       traffic,

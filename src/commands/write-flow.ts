@@ -18,7 +18,7 @@ import type {ObjectWrite, WriteTarget} from '../apply/writes.js'
 import type {Journal} from '../apply/undo.js'
 import type {KubeContext} from '../cluster/kubeconfig.js'
 import type {SourceFlagValues} from '../cluster/source.js'
-import {ConflictError, type Writer} from '../cluster/write.js'
+import {ConflictError, UnknownOutcomeError, type Writer} from '../cluster/write.js'
 import {renderApplyJson} from '../render/apply.js'
 import type {CommandIO} from './base.js'
 
@@ -96,6 +96,8 @@ export class Interrupts {
 
 export interface WriteOutcome {
   written: ObjectRef[]
+  /** Sent, but the answer was lost (error is then the UnknownOutcomeError): may have been written. */
+  unknown: ObjectRef[]
   failed: (ObjectRef & {error: string})[]
   notWritten: ObjectRef[]
   /** Set when a precondition failed: re-read and re-plan. */
@@ -130,7 +132,7 @@ export interface WriteLoopOptions {
 export async function executeWrites(writes: ObjectWrite[], writer: WriteTarget, opts: WriteLoopOptions): Promise<WriteOutcome> {
   const preRun = opts.journal
   let journal = opts.journal
-  const out: WriteOutcome = {written: [], failed: [], notWritten: [], conflict: null, interrupted: null, error: null, journal}
+  const out: WriteOutcome = {written: [], unknown: [], failed: [], notWritten: [], conflict: null, interrupted: null, error: null, journal}
   const save = () => {
     if (journal && opts.io) opts.io.write(opts.io.file, journal)
   }
@@ -161,13 +163,18 @@ export async function executeWrites(writes: ObjectWrite[], writer: WriteTarget, 
         out.conflict = w.ref
         break
       }
+      if (e instanceof UnknownOutcomeError) {
+        out.unknown.push(w.ref)
+        out.error = e
+        break
+      }
       const err = e instanceof CliError ? e : new CliError(errorText(w.ref, (e as Error).message), ExitCode.WRITE_FAILED, {cause: e})
       out.failed.push({...w.ref, error: err.message})
       out.error = err
       break
     }
   }
-  for (const w of writes.slice(out.written.length + out.failed.length)) out.notWritten.push(w.ref)
+  for (const w of writes.slice(out.written.length + out.unknown.length + out.failed.length)) out.notWritten.push(w.ref)
   if (journal) {
     journal = journalAfterWrites(journal, preRun, {...out, error: out.error?.message ?? null}, opts.history)
     out.journal = journal

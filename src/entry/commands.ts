@@ -7,6 +7,7 @@ import Explain from '../commands/explain.js'
 import Nodes from '../commands/nodes.js'
 import Plan from '../commands/plan.js'
 import Reset from '../commands/reset.js'
+import Serve from '../commands/serve.js'
 import Simulate from '../commands/simulate.js'
 import Snapshot from '../commands/snapshot.js'
 import Watch from '../commands/watch.js'
@@ -18,6 +19,7 @@ export const COMMANDS = {
   nodes: Nodes,
   plan: Plan,
   reset: Reset,
+  serve: Serve,
   simulate: Simulate,
   snapshot: Snapshot,
   watch: Watch,

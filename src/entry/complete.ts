@@ -10,6 +10,7 @@
 // candidates, exit 0, nothing on stderr; a short request timeout keeps TAB responsive.
 
 import {LABEL_ZONE} from '../upstream/api/types.js'
+import {STRATEGIES} from '../simulate/names.js'
 
 /** cobra.ShellCompDirective bits. */
 const Directive = {
@@ -148,6 +149,11 @@ function plan(args: string[], commands: Record<string, CommandMeta>): {plan: Pla
     if (name === 'namespace') return {kind: 'dynamic', what: 'namespaces', prefix, partial, directive: Directive.NoFileComp}
     if (name === 'context') return {kind: 'dynamic', what: 'contexts', prefix, partial, directive: Directive.NoFileComp}
     if (name === 'traffic') return {kind: 'dynamic', what: 'traffic', prefix, partial, directive: Directive.NoFileComp | Directive.NoSpace}
+    if (name === 'strategies') {
+      // simulate --strategies a,b,...: the names after the last comma (STRATEGY_ALIASES stay hidden).
+      const head = partial.slice(0, partial.lastIndexOf(',') + 1)
+      return {kind: 'static', items: STRATEGIES.map((s) => `${prefix}${head}${s}`), directive: Directive.NoFileComp | Directive.NoSpace}
+    }
     if (/(^|-)zones?$/.test(name)) return {kind: 'dynamic', what: 'zones', prefix, partial, directive: Directive.NoFileComp}
     return {kind: 'static', items: [], directive: Directive.NoFileComp}
   }

@@ -13,10 +13,22 @@ interface OclifError extends Error {
 }
 const isOclifError = (e: unknown): e is OclifError => e instanceof Error && typeof (e as Partial<OclifError>).oclif === 'object'
 
+/**
+ * The most characters of an error line: a server or plugin can make a message of megabytes (a
+ * 10 MB line reached the terminal, issue 20); the rest is counted, and --debug prints it all.
+ */
+const MAX_LINE = 8192
+
+/** The message escaped for the terminal, cut after MAX_LINE characters (all of it with --debug). */
+function line(message: string, debug: boolean): string {
+  if (debug || message.length <= MAX_LINE) return escapeTerminal(message)
+  return `${escapeTerminal(message.slice(0, MAX_LINE))}… (${message.length - MAX_LINE} more characters; --debug prints them)`
+}
+
 /** Prints one line for the error and returns the exit code. */
 export function reportError(error: unknown, debug: boolean): number {
   if (isCliError(error)) {
-    process.stderr.write(`error: ${escapeTerminal(error.message)}\n`)
+    process.stderr.write(`error: ${line(error.message, debug)}\n`)
     if (debug && error.cause) process.stderr.write(`${formatStack(error.cause)}\n`)
     if (debug) process.stderr.write(`${escapeLines(error.stack ?? '')}\n`)
     return error.exitCode
@@ -31,13 +43,13 @@ export function reportError(error: unknown, debug: boolean): number {
         .split('\n')
         .find((l) => l.trim() !== '') ??
       'invalid usage'
-    process.stderr.write(`error: ${escapeTerminal(first.trim())} (see --help)\n`)
+    process.stderr.write(`error: ${line(first.trim(), debug)} (see --help)\n`)
     if (debug) process.stderr.write(`${escapeLines(error.stack ?? '')}\n`)
     const code = error.oclif.exit
     return code === undefined || code === 1 ? ExitCode.USAGE : code
   }
   const message = error instanceof Error ? error.message : String(error)
-  process.stderr.write(`error: internal error: ${escapeTerminal(message.split('\n')[0] ?? '')} (run with --debug for details, and please report it)\n`)
+  process.stderr.write(`error: internal error: ${line(message.split('\n')[0] ?? '', debug)} (run with --debug for details, and please report it)\n`)
   if (debug) process.stderr.write(`${formatStack(error)}\n`)
   return ExitCode.INTERNAL
 }

@@ -329,10 +329,8 @@ export function explain(state: ClusterState, services: readonly Service[], opts:
   const warnings: string[] = []
   if (f.warning) warnings.push(f.warning)
   const nodesReadable = state.nodesReadable !== false
-  const capacity = zoneCapacity(state.nodes)
-  const cluster = summariseNodes(capacity)
+  const {capacity, cluster, nodeIndex} = nodeFacts(state.nodes)
   const slicesByService = groupSlices(state.endpointSlices, new Set(services.map((s) => s.metadata.name)))
-  const nodeIndex = indexNodes(state.nodes, cluster)
   const parts = rowParts()
   const out: ServiceExplanation[] = []
   for (const svc of services) {
@@ -371,6 +369,23 @@ export function explain(state: ClusterState, services: readonly Service[], opts:
 }
 
 /** The slices of each Service ("namespace/name") named in `names`. */
+/**
+ * What explain derives from the Nodes alone, by the Nodes array: the advisor and plan explain one
+ * Service many times over the same Nodes (each option, each count), and this part grows with the
+ * cluster. A memo by identity: the engine never mutates its input, so the same array gives the same facts.
+ */
+const NODE_FACTS = new WeakMap<readonly Node[], {capacity: ZoneCapacity; cluster: NodeSummary; nodeIndex: ReturnType<typeof indexNodes>}>()
+function nodeFacts(nodes: Node[]): {capacity: ZoneCapacity; cluster: NodeSummary; nodeIndex: ReturnType<typeof indexNodes>} {
+  let f = NODE_FACTS.get(nodes)
+  if (f === undefined) {
+    const capacity = zoneCapacity(nodes)
+    const cluster = summariseNodes(capacity)
+    f = {capacity, cluster, nodeIndex: indexNodes(nodes, cluster)}
+    NODE_FACTS.set(nodes, f)
+  }
+  return f
+}
+
 function groupSlices(slices: readonly EndpointSlice[], names: ReadonlySet<string>): Map<string, EndpointSlice[]> {
   const m = new Map<string, EndpointSlice[]>()
   for (let i = 0; i < slices.length; i++) {
@@ -417,7 +432,9 @@ export function summariseNodes(capacity: ZoneCapacity): NodeSummary {
         status: n.status,
         fix:
           n.status === 'no-zone-label'
-            ? `kubectl label node ${n.name} ${LABEL_ZONE}=<zone>`
+            ? // Prose, not a command: the zone is the node's to know (a template with "<zone>" in it
+              // is not runnable), and a pasted name is never a command (issue 20).
+              `label node ${n.name} with ${LABEL_ZONE} set to the zone it runs in`
             : `give node ${n.name} allocatable CPU (status.allocatable.cpu is ${n.cpuError ? 'invalid' : 'zero or missing'})`,
       })),
   }

@@ -171,7 +171,9 @@ export function recommend(r: RecommendInput): PlanVerdict {
     differsFromToday =
       t && !t.within
         ? `at today's count the advice is ${r.today.recommended}; over the range, rollouts and zone losses its worst overload is ${percent(t.worst.value)} ${t.worst.where} (above ${bound}), so ${best.mode}`
-        : `at today's count the advice is ${r.today.recommended}; over the range, rollouts and zone losses ${best.mode} ranks first`
+        : t && Math.abs(t.inZone - best.inZone) <= 1e-9
+          ? `at today's count the advice is ${r.today.recommended}; over the range, rollouts and zone losses ${best.mode} has the same in-zone share (${inZonePct(best.inZone)}) and a lower worst overload (${percent(best.worst.value)} against ${percent(t.worst.value)} ${t.worst.where})`
+          : `at today's count the advice is ${r.today.recommended}; over the range, rollouts and zone losses ${best.mode} has the higher in-zone share within ${bound}`
   }
   return {mode: best.mode, meetsBound, settings, commands, why, differsFromToday}
 }

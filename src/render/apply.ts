@@ -5,6 +5,7 @@ import type {ChangeSet, HintDifference, HintNames} from '../apply/plan.js'
 import {escapeDeep} from './escape.js'
 import {PLAIN, type Style} from './style.js'
 import {formatTable} from './table.js'
+import {jsonText} from './encode.js'
 
 const value = (v: string | null) => (v === null ? '<unset>' : JSON.stringify(v))
 
@@ -53,5 +54,5 @@ export function renderDifferences(raw: readonly HintDifference[]): string {
 }
 
 export function renderApplyJson(r: ApplyReport): string {
-  return `${JSON.stringify(r, null, 2)}\n`
+  return `${jsonText(r)}\n`
 }

@@ -1,13 +1,13 @@
 // Printers for `check`: a kubectl-style table (one row per Service x policy), JSON (the
 // CheckReport, schema/check.v1.json), YAML, and JUnit XML for CI systems (one testsuite per
 // Service and address type, one testcase per policy). Formatting only.
-import {stringify as toYaml} from 'yaml'
 import type {CheckReport, PolicyResult, ServiceCheck} from '../check/check.js'
 import {escapeDeep} from './escape.js'
 import {dataPlaneLine} from '../dataplane/describe.js'
 import {PLAIN, type Style} from './style.js'
 import {recommendationLine, worthSaying} from './advice.js'
 import {formatTable} from './table.js'
+import {jsonText, yamlText} from './encode.js'
 
 export type CheckFormat = 'table' | 'json' | 'yaml' | 'junit'
 
@@ -20,9 +20,9 @@ export interface CheckRenderOptions {
 export function renderCheck(report: CheckReport, opts: CheckRenderOptions): string {
   switch (opts.format) {
     case 'json':
-      return `${JSON.stringify(report, null, 2)}\n`
+      return `${jsonText(report)}\n`
     case 'yaml':
-      return toYaml(report, {aliasDuplicateObjects: false, lineWidth: 0})
+      return yamlText(report, {aliasDuplicateObjects: false, lineWidth: 0})
     case 'junit':
       return renderJUnit(escapeDeep(report))
     default:

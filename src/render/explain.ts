@@ -1,13 +1,13 @@
 // Printers for `explain`: the per-zone table (default), the per-endpoint table (-o wide),
 // the per-node kube-proxy table (--per-node), and json / yaml. They format the model;
 // every figure comes from src/explain/report.ts.
-import {stringify as toYaml} from 'yaml'
 import type {EndpointRow, ExplainReport, HintNames, KubeProxyVerdict, ServiceExplanation, ZoneRow} from '../explain/report.js'
 import {escapeDeep} from './escape.js'
 import {dataPlaneLine} from '../dataplane/describe.js'
 import {PLAIN, type Style} from './style.js'
 import {recommendationBlock, worthSaying} from './advice.js'
 import {formatTable} from './table.js'
+import {jsonText, yamlText} from './encode.js'
 
 export type ExplainFormat = 'table' | 'wide' | 'json' | 'yaml'
 
@@ -19,8 +19,8 @@ export interface RenderOptions {
 }
 
 export function renderExplain(raw: ExplainReport, opts: RenderOptions): string {
-  if (opts.format === 'json') return `${JSON.stringify(raw, null, 2)}\n`
-  if (opts.format === 'yaml') return toYaml(raw, {aliasDuplicateObjects: false, lineWidth: 0})
+  if (opts.format === 'json') return `${jsonText(raw)}\n`
+  if (opts.format === 'yaml') return yamlText(raw, {aliasDuplicateObjects: false, lineWidth: 0})
   // Only -o wide prints the endpoint rows: the table need not escape (copy) 50,000 of them (issue 14).
   const report = escapeDeep(opts.format === 'wide' ? raw : {...raw, services: raw.services.map((s) => ({...s, endpoints: []}))})
   const style = opts.style ?? PLAIN
@@ -52,7 +52,7 @@ function modeLine(svc: ServiceExplanation): string {
     case 'traffic-distribution':
       return `trafficDistribution ${m.trafficDistribution}`
     default:
-      return 'no topology (hints removed)'
+      return 'none (no topology-aware routing; hints removed)'
   }
 }
 

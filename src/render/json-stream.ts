@@ -1,4 +1,4 @@
-// Large JSON documents written in pieces: the same bytes as `JSON.stringify(doc, null, 2) + "\n"`,
+// Large JSON documents written in pieces: the same bytes as `jsonText(doc) + "\n"` (encode.ts),
 // without the whole text (and its Buffer copy) in memory at once. `explain -A -o json` on
 // thousands of Services has one big array; `explain svc/big -o json` on a Service of 50,000
 // endpoints has one element that is big (issue 14, "Size": 28 MB of text from one Service).
@@ -8,6 +8,8 @@
 // For plain data (what the engines return): objects and arrays, strings, numbers, booleans,
 // null; undefined, functions and symbols are left out of objects and are null in arrays, as
 // JSON.stringify does. A value with a toJSON method is serialised by JSON.stringify, whole.
+
+import {escapeEncoded} from './encode.js'
 
 /** About how many values (each object, array and scalar counts one) go to JSON.stringify at a time. */
 const PIECE = 4096
@@ -122,7 +124,9 @@ function* pieces(v: unknown, depth: number, piece: number): Generator<string> {
  * `piece` small, to split small documents everywhere.
  */
 export function* jsonChunks(doc: object, piece = PIECE): Generator<string> {
-  yield* pieces(doc, 0, piece)
+  // Each piece with DEL, C1 and format characters escaped as \uXXXX (encode.ts: jsonText's
+  // text, which is the same bytes for text without them).
+  for (const c of pieces(doc, 0, piece)) yield escapeEncoded(c)
   yield '\n'
 }
 

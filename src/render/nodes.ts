@@ -1,12 +1,12 @@
 // Printers for `nodes`: the zone table, the node table (every node with its verdict; -o wide
 // adds whether the controller looked at it and the raw CPU), the nodes that disable hints for
 // every Service with the fix, and json / yaml (schema/nodes.v1.json). Formatting only.
-import {stringify as toYaml} from 'yaml'
 import type {NodeVerdict} from '../explain/node-verdicts.js'
 import type {NodesReport} from '../explain/nodes-report.js'
 import {escapeDeep} from './escape.js'
 import {PLAIN, type Style} from './style.js'
 import {formatTable} from './table.js'
+import {jsonText, yamlText} from './encode.js'
 
 export type NodesFormat = 'table' | 'wide' | 'json' | 'yaml'
 
@@ -28,8 +28,8 @@ const STATUS_TEXT: Record<NodeVerdict['status'], string> = {
 }
 
 export function renderNodes(raw: NodesReport, opts: NodesRenderOptions): string {
-  if (opts.format === 'json') return `${JSON.stringify(raw, null, 2)}\n`
-  if (opts.format === 'yaml') return toYaml(raw, {aliasDuplicateObjects: false, lineWidth: 0})
+  if (opts.format === 'json') return `${jsonText(raw)}\n`
+  if (opts.format === 'yaml') return yamlText(raw, {aliasDuplicateObjects: false, lineWidth: 0})
   const report = escapeDeep(raw)
   const style = opts.style ?? PLAIN
   const lines: string[] = []

@@ -2,11 +2,11 @@
 // today's count, rollouts, zone losses, the disruption a PDB allows, the recommendation with
 // its commands, and the cross-zone cost; json / yaml print the report (schema/plan.v1.json).
 // Formatting only: every figure comes from src/plan/.
-import {stringify as toYaml} from 'yaml'
 import type {Figures, ModeFigures, PlanMode, PlanReport, ServicePlan} from '../plan/plan.js'
 import {escapeDeep} from './escape.js'
 import {PLAIN, type Style} from './style.js'
 import {formatTable} from './table.js'
+import {jsonText, yamlText} from './encode.js'
 import {recommendationBlock} from './advice.js'
 import {percent} from '../advise/format.js'
 
@@ -135,8 +135,8 @@ function servicePlan(p: ServicePlan, bound: number, style: Style, noHeaders: boo
 }
 
 export function renderPlan(raw: PlanReport, opts: PlanRenderOptions): string {
-  if (opts.format === 'json') return `${JSON.stringify(raw, null, 2)}\n`
-  if (opts.format === 'yaml') return toYaml(raw, {aliasDuplicateObjects: false, lineWidth: 0})
+  if (opts.format === 'json') return `${jsonText(raw)}\n`
+  if (opts.format === 'yaml') return yamlText(raw, {aliasDuplicateObjects: false, lineWidth: 0})
   // Cluster text (names, zones, messages) escaped for the terminal before any colour is added.
   const report = escapeDeep(raw)
   const style = opts.style ?? PLAIN

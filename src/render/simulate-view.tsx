@@ -9,7 +9,8 @@
 import {Box, renderToString, Text} from 'ink'
 import type {RolloutStepResult, StrategyResult, ZoneDisruption, ZoneResult} from '../simulate/simulate.js'
 import {rank} from '../simulate/simulate.js'
-import {rolloutText, type ServiceReport, type SimulateReport} from './simulate.js'
+import {isResearch} from '../simulate/names.js'
+import {RESEARCH_LEGEND, recommendationText, rolloutText, strategyLabel, type ServiceReport, type SimulateReport} from './simulate.js'
 import {escapeDeep} from './escape.js'
 import type {Style} from './style.js'
 import {displayWidth, tableLines} from './table.js'
@@ -73,7 +74,7 @@ function servedBy(z: ZoneResult): string {
 function rankedRows(ranked: StrategyResult[], style: Style, width: number): string[] {
   const cells = ranked.map((r, i) => [
     String(i + 1),
-    r.strategy,
+    strategyLabel(r.strategy),
     r.score === null ? style.bad('invalid') : r.score.toFixed(2),
     pct1(r.inZoneTraffic),
     `${r.maxOverload > 0.5 ? style.bad(pct1(r.maxOverload)) : r.maxOverload > 0.2 ? style.warn(pct1(r.maxOverload)) : pct1(r.maxOverload)} / ${pct1(r.meanOverload)}`,
@@ -116,7 +117,7 @@ function StrategyBars({r, position, style, bar}: {r: StrategyResult; position: n
   return (
     <Box flexDirection="column" marginTop={1}>
       <Text>
-        {style.bold(r.strategy)}
+        {style.bold(strategyLabel(r.strategy))}
         {`  rank ${position}, score ${r.score === null ? 'invalid' : r.score.toFixed(2)}`}
       </Text>
       {r.fallback !== null ? <Text wrap="wrap">{`  ${style.warn(r.fallback)}`}</Text> : null}
@@ -131,7 +132,7 @@ function StrategyBars({r, position, style, bar}: {r: StrategyResult; position: n
 }
 
 /**
- * The rollout, compact: ready endpoints per zone as a/b/c, whether upstream-auto keeps hints
+ * The rollout, compact: ready endpoints per zone as a/b/c, whether Auto keeps hints
  * (the reasons listed once, below), the in-zone share of each strategy. Strategy columns are
  * headed by their names when they fit, else S1, S2... with a legend, else as many as fit.
  */
@@ -182,7 +183,7 @@ function rolloutRows(steps: RolloutStepResult[], zones: string[], style: Style, 
 }
 
 function disruptionRows(d: ZoneDisruption[], style: Style): string[] {
-  const strat = d[0]?.strategy ?? 'upstream-auto'
+  const strat = d[0]?.strategy ?? 'Auto'
   return alignColumns(
     [
       ['ZONE', 'READY', 'HINTS-DROP', 'NO-LOCAL-ENDPOINT', `FALLBACK ${strat}`],
@@ -222,6 +223,8 @@ function ServiceView({svc, report, style, width, allStrategies}: {svc: ServiceRe
             {i === 0 ? style.bold(line) : line}
           </Text>
         ))}
+        {ranked.some((r) => isResearch(r.strategy)) ? <Text wrap="wrap">{style.dim(RESEARCH_LEGEND)}</Text> : null}
+        {svc.recommendation !== undefined ? <Text wrap="wrap">{recommendationText(svc, report.whatIf.length > 0, style)}</Text> : null}
       </Box>
       <Box marginTop={1}>
         <Text wrap="wrap">
@@ -235,7 +238,9 @@ function ServiceView({svc, report, style, width, allStrategies}: {svc: ServiceRe
       ))}
       {shown.length < ranked.length ? (
         <Box marginTop={1}>
-          <Text wrap="wrap">{style.dim(`${ranked.length - shown.length} more strategies: choose them with --strategies to see their zones.`)}</Text>
+          <Text wrap="wrap">
+            {style.dim(`${ranked.length - shown.length} more ${ranked.length - shown.length === 1 ? 'strategy' : 'strategies'}: choose them with --strategies to see their zones.`)}
+          </Text>
         </Box>
       ) : null}
       {svc.rollout && rollout ? (
@@ -244,7 +249,7 @@ function ServiceView({svc, report, style, width, allStrategies}: {svc: ServiceRe
           {(svc.rolloutParameters?.notes ?? []).map((n, i) => (
             <Text key={i} wrap="wrap">{`Note: ${n}`}</Text>
           ))}
-          <Text wrap="wrap">{style.dim(`READY: ready endpoints in ${zones.map((z) => z || '(no zone)').join('/')}; NEW: ready+not ready; HINTS: upstream-auto keeps them`)}</Text>
+          <Text wrap="wrap">{style.dim(`READY: ready endpoints in ${zones.map((z) => z || '(no zone)').join('/')}; NEW: ready+not ready; HINTS: Auto keeps them`)}</Text>
           {rollout.legend !== null ? <Text wrap="wrap">{style.dim(rollout.legend)}</Text> : null}
           {rollout.rows.map((line, i) => (
             <Text key={i} wrap="truncate-end">

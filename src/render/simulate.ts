@@ -1,14 +1,16 @@
 // Rendering of simulate reports: table / wide (ranked, one row per strategy), json / yaml (the
 // report as is, schema/simulate.v1.json), csv. Formatting only.
-import {stringify} from 'yaml'
+import {csvText, jsonText, yamlText} from './encode.js'
 import type {RowScore} from '../simulate/dataset-run.js'
 import {goFormatFixed} from '../simulate/gofmt.js'
 import type {DatasetReport, ServiceReport, SimulateReport} from '../simulate/report.js'
 import {rank, type RolloutStepResult, type StrategyResult, type ZoneDisruption} from '../simulate/simulate.js'
+import {isResearch, RESEARCH_NOTE, type StrategyName} from '../simulate/names.js'
 import type {RolloutPlan} from '../simulate/workload.js'
 import {formatTable} from './table.js'
 import {PLAIN, type Style} from './style.js'
 import {escapeDeep} from './escape.js'
+import {recommendationLine} from './advice.js'
 
 export type SimulateFormat = 'table' | 'wide' | 'json' | 'yaml' | 'csv'
 
@@ -16,6 +18,11 @@ export type SimulateFormat = 'table' | 'wide' | 'json' | 'yaml' | 'csv'
 export type {DatasetReport, ServiceReport, SimulateReport}
 
 const pct = (v: number, digits = 1) => `${(v * 100).toFixed(digits)}%`
+
+/** A strategy's name in a table: research strategies say so. */
+export const strategyLabel = (s: StrategyName): string => (isResearch(s) ? `${s} (research)` : s)
+/** The line under a table that shows research strategies. */
+export const RESEARCH_LEGEND = `(research): ${RESEARCH_NOTE} (KEP-2004 subsetting, KEP-536 topologyKeys); ranked because asked for`
 const num = (v: number | null, digits = 2) => (v === null ? 'invalid' : v.toFixed(digits))
 
 function bar(share: number, width = 20): string {
@@ -34,8 +41,8 @@ export function chooseSimulateView(o: {format: SimulateFormat; isTTY: boolean; n
 
 export function renderSimulate(raw: SimulateReport, opts: {format: SimulateFormat; style?: Style; noHeaders?: boolean}): string {
   const style = opts.style ?? PLAIN
-  if (opts.format === 'json') return JSON.stringify(raw, null, 2)
-  if (opts.format === 'yaml') return stringify(raw, {lineWidth: 0}).trimEnd()
+  if (opts.format === 'json') return jsonText(raw)
+  if (opts.format === 'yaml') return yamlText(raw, {lineWidth: 0}).trimEnd()
   const report = escapeDeep(raw)
   if (opts.format === 'csv') return csvOfReport(report, opts.noHeaders === true)
   const out: string[] = []
@@ -49,7 +56,7 @@ export function renderSimulate(raw: SimulateReport, opts: {format: SimulateForma
     const rows = ranked.map((r, i) => {
       const row = [
         String(i + 1),
-        r.strategy,
+        strategyLabel(r.strategy),
         r.score === null ? style.bad('invalid') : num(r.score),
         pct(r.inZoneTraffic),
         r.maxOverload > 0.5 ? style.bad(pct(r.maxOverload)) : r.maxOverload > 0.2 ? style.warn(pct(r.maxOverload)) : pct(r.maxOverload),
@@ -61,6 +68,8 @@ export function renderSimulate(raw: SimulateReport, opts: {format: SimulateForma
       return row
     })
     out.push(formatTable(opts.noHeaders ? null : header, rows))
+    if (ranked.some((r) => isResearch(r.strategy))) out.push(style.dim(RESEARCH_LEGEND))
+    if (svc.recommendation !== undefined) out.push(recommendationText(svc, report.whatIf.length > 0, style))
     if (opts.format === 'wide') {
       out.push('')
       out.push(formatTable(opts.noHeaders ? null : ['STRATEGY', 'ZONE', 'TRAFFIC', 'IN-ZONE', 'SERVES', 'LOAD', 'MAX-OVERLOAD', 'FALLBACK'], wideZoneRows(ranked)))
@@ -95,7 +104,7 @@ export function renderSimulate(raw: SimulateReport, opts: {format: SimulateForma
     if (svc.disruption) {
       out.push('')
       out.push(style.bold('Per-zone disruption (pods a zone can lose)'))
-      const strat = svc.disruption[0]?.strategy ?? 'upstream-auto'
+      const strat = svc.disruption[0]?.strategy ?? 'Auto'
       out.push(
         formatTable(
           opts.noHeaders ? null : ['ZONE', 'READY', 'BEFORE-HINTS-DROP', 'BEFORE-NO-LOCAL-ENDPOINT', `BEFORE-FALLBACK(${strat})`],
@@ -112,6 +121,17 @@ export function renderSimulate(raw: SimulateReport, opts: {format: SimulateForma
     out.push('')
   }
   return out.join('\n').trimEnd()
+}
+
+/**
+ * The advisor's recommendation in one line, as watch and check print it: simulate's rank is the
+ * KEP-2004 score; what to set is the advisor's (the same as explain and plan say at this count).
+ */
+export function recommendationText(svc: ServiceReport, whatIf: boolean, style: Style): string {
+  const r = svc.recommendation!
+  const label = `Recommendation${whatIf ? ' (with the what-if)' : ''}: `
+  const line = recommendationLine(r)
+  return `${style.bold(label)}${r.meetsBound ? line : style.bad(line)}`
 }
 
 const pods = (n: number) => `${n} pod${n === 1 ? '' : 's'}`
@@ -133,7 +153,7 @@ function wideZoneRows(ranked: StrategyResult[]): string[][] {
   for (const r of ranked) {
     for (const z of r.zones) {
       rows.push([
-        r.strategy,
+        strategyLabel(r.strategy),
         z.zone === '' ? '(no zone)' : z.zone,
         pct(z.trafficShare),
         pct(z.inZoneTraffic),
@@ -152,7 +172,7 @@ function wideZoneRows(ranked: StrategyResult[]): string[][] {
 function zoneBars(top: StrategyResult[], style: Style): string[] {
   const out: string[] = []
   for (const r of top) {
-    out.push(style.bold(`${r.strategy}: in-zone traffic per zone`))
+    out.push(style.bold(`${strategyLabel(r.strategy)}: in-zone traffic per zone`))
     for (const z of r.zones) {
       if (z.zone === '') continue
       out.push(`  ${z.zone.padEnd(16)} ${style.ok(bar(z.inZoneTraffic))} ${pct(z.inZoneTraffic).padStart(6)}${z.fallback ? style.warn(`  fallback: ${z.reason ?? ''}`) : ''}`)
@@ -162,8 +182,7 @@ function zoneBars(top: StrategyResult[], style: Style): string[] {
 }
 
 function csvCell(v: string | number | null): string {
-  const s = v === null ? '' : String(v)
-  return /[",\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s
+  return v === null ? '' : typeof v === 'number' ? String(v) : csvText(v)
 }
 
 const CSV_HEADER = [
@@ -179,6 +198,7 @@ const CSV_HEADER = [
   'endpointSlices',
   'fallbackZones',
   'fallback',
+  'research',
 ]
 
 function csvOfReport(report: SimulateReport, noHeaders: boolean): string {
@@ -199,6 +219,7 @@ function csvOfReport(report: SimulateReport, noHeaders: boolean): string {
           r.endpointSlices,
           r.fallbackZones.join(' '),
           r.fallback,
+          String(isResearch(r.strategy)),
         ]
           .map(csvCell)
           .join(','),
@@ -254,8 +275,8 @@ const AGGREGATE_CSV_HEADER = [
 ]
 
 export function renderDataset(raw: DatasetReport, opts: {format: SimulateFormat; noHeaders?: boolean}): string {
-  if (opts.format === 'json') return JSON.stringify(raw, null, 2)
-  if (opts.format === 'yaml') return stringify(raw, {lineWidth: 0}).trimEnd()
+  if (opts.format === 'json') return jsonText(raw)
+  if (opts.format === 'yaml') return yamlText(raw, {lineWidth: 0}).trimEnd()
   const report = escapeDeep(raw)
   const f2 = (v: number) => v.toFixed(2)
   if (opts.format === 'csv') {
@@ -291,7 +312,7 @@ export function renderDataset(raw: DatasetReport, opts: {format: SimulateFormat;
   const rows = sorted.map((a, i) => {
     const row = [
       String(i + 1),
-      a.strategy,
+      strategyLabel(a.strategy),
       String(a.clusters),
       String(a.invalid),
       f2(a.score.mean),
@@ -304,5 +325,8 @@ export function renderDataset(raw: DatasetReport, opts: {format: SimulateFormat;
     if (opts.format === 'wide') row.push(f2(a.score.min), f2(a.score.max))
     return row
   })
-  return `Dataset ${report.dataset}${report.seed !== null ? ` (seed ${report.seed})` : ''}: ${report.clusters} clusters\n` + formatTable(opts.noHeaders ? null : header, rows)
+  const legend = sorted.some((a) => isResearch(a.strategy)) ? `\n${RESEARCH_LEGEND}` : ''
+  return (
+    `Dataset ${report.dataset}${report.seed !== null ? ` (seed ${report.seed})` : ''}: ${report.clusters} clusters\n` + formatTable(opts.noHeaders ? null : header, rows) + legend
+  )
 }

@@ -20,8 +20,16 @@ export function tableLines(rows: string[][], opts: {gap: number; align?: readonl
   if (rows.length === 0) return []
   const align = opts.align ?? []
   const sep = ' '.repeat(opts.gap)
-  const cols = Math.max(...rows.map((r) => r.length))
-  const widths = Array.from({length: cols}, (_, i) => Math.max(...rows.map((r) => displayWidth(r[i] ?? ''))))
+  // Loops, not Math.max(...rows): spreading 125,000 rows into one call overflows V8's stack
+  // ("Maximum call stack size exceeded", issue 20: `-o wide` of 150,000 endpoints exited 70).
+  const widths: number[] = []
+  for (const r of rows) {
+    for (let i = 0; i < r.length; i++) {
+      const w = displayWidth(r[i]!)
+      if (!(w <= (widths[i] ?? 0))) widths[i] = w
+    }
+    for (let i = widths.length; i < r.length; i++) widths[i] = 0
+  }
   return rows.map((r) =>
     r
       .map((cell, i) => {

@@ -39,7 +39,7 @@ export function modeText(raw: ServiceExplanation): string {
     case 'traffic-distribution':
       return `trafficDistribution ${e.mode.trafficDistribution}`
     default:
-      return 'no topology'
+      return 'none (no topology-aware routing)'
   }
 }
 
@@ -55,7 +55,7 @@ export function verdictText(e: ServiceExplanation, style: Style = PLAIN): string
  * The advisor's figures in one line, in the words of docs/advice.md: "in-zone 33% now, 100% after
  * the next sync; worst overload after the next sync 0%; advice: keep Auto: ...".
  */
-export function adviceLine(e: ServiceExplanation): string | null {
+function adviceLine(e: ServiceExplanation): string | null {
   const r = e.recommendation
   if (r === undefined) return null
   const inZone = (x: number | null) => (x === null ? '-' : `${Math.round(x * 100) || 0}%`)

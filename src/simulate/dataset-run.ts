@@ -1,7 +1,8 @@
 // simulate over a dataset: every strategy the rows have the data for, on every row, with per-row
 // scores and the aggregates of the evaluation tool's hack/results-parser.py (mean/max/min of each
-// score, max and average max overload). KEP-2004 strategies run as the tool runs them (count level);
-// upstream-auto, same-zone, same-node and topology-keys run on the cluster rowToClusterState builds
+// score, max and average max overload). KEP-2004 strategies (none = the tool's "Original") run as the
+// tool runs them (count level); Auto, PreferClose/PreferSameZone, PreferSameNode and topology-keys
+// run on the cluster rowToClusterState builds
 // from the row, computed from the counts (strategies/counts.ts; equal to simulate.ts on that
 // cluster). Also turns one row into a ClusterState (--synthetic), so every strategy and what-if
 // works on synthetic clusters.
@@ -13,16 +14,15 @@ import {regionFromCounts} from './strategies/region.js'
 import {CONTROLLER_NAME, LABEL_HOSTNAME, LABEL_MANAGED_BY, LABEL_SERVICE_NAME, LABEL_ZONE, type EndpointSlice, type Node} from '../upstream/api/types.js'
 import type {ClusterState} from '../state/cluster-state.js'
 
-/** Every strategy but topology-keys (which --keys or --strategies adds), as for a cluster. */
-export const DATASET_DEFAULT_STRATEGIES: readonly StrategyName[] = ['upstream-auto', 'same-zone', 'same-node', ...KEP2004_STRATEGIES]
+export {DATASET_DEFAULT_STRATEGIES} from './names.js'
 
 /**
  * What a dataset row lacks for each strategy, and what stands in for it (printed with the results).
  * A row has per zone a node count and an endpoint count, nothing else.
  */
 export const DATASET_NOTES: Partial<Record<StrategyName, string>> = {
-  'upstream-auto': 'zone CPU shares are node shares (every node the same size): the rows have no CPU',
-  'same-node': "endpoints are spread round-robin over their zone's nodes: the rows do not say which node runs which endpoint",
+  Auto: 'zone CPU shares are node shares (every node the same size): the rows have no CPU',
+  PreferSameNode: "endpoints are spread round-robin over their zone's nodes: the rows do not say which node runs which endpoint",
   'topology-keys': "endpoints are spread round-robin over their zone's nodes, and nodes carry only the zone and hostname labels: the rows have no placement or other labels",
 }
 
@@ -40,11 +40,12 @@ export interface ScoreRowOptions {
 
 function countEvaluation(strategy: Exclude<StrategyName, Kep2004Strategy>, row: DatasetRow, opts: ScoreRowOptions): CountEvaluation {
   switch (strategy) {
-    case 'upstream-auto':
+    case 'Auto':
       return upstreamAutoCounts(row.zones)
-    case 'same-zone':
+    case 'PreferClose': // newest Kubernetes: PreferSameZone's old name
+    case 'PreferSameZone':
       return sameZoneCounts(row.zones)
-    case 'same-node':
+    case 'PreferSameNode':
       return sameNodeCounts(row.zones)
     case 'topology-keys':
       return topologyKeysCounts(row.zones, opts.topologyKeys ?? DEFAULT_TOPOLOGY_KEYS)

@@ -167,6 +167,14 @@ export class DatasetParseError extends Error {
 }
 
 /**
+ * What one row may hold: a cluster within Kubernetes' documented limits (kubernetes.io
+ * "Considerations for large clusters": at most 5,000 nodes and 150,000 Pods), so at most 5,000
+ * zones (a zone is a label on at least one node). A row of 10^20 nodes ran for minutes and GBs
+ * (issue 20); such a row is refused naming its line.
+ */
+const DATASET_LIMITS = {nodes: 5_000, endpoints: 150_000, zones: 5_000} as const
+
+/**
  * The tool's input CSV: header `name,zone1,zone2,...`, rows `name,"k n","k n",...` (nodes then endpoints).
  * Unlike the tool (which silently stops at a malformed line and skips non-numeric rows), every
  * malformed line is an error naming the line.
@@ -176,6 +184,9 @@ export function parseDatasetCsv(text: string): DatasetRow[] {
   const header = splitCsv(lines[0] ?? '', 1)
   if (header.length < 2) throw new DatasetParseError('the header must be name,zone1,zone2,... (at least one zone column)', 1)
   const zoneNames = header.slice(1).map((h) => h.trim())
+  if (zoneNames.length > DATASET_LIMITS.zones) {
+    throw new DatasetParseError(`${zoneNames.length} zone columns: more than the ${DATASET_LIMITS.zones} zones a cluster of at most ${DATASET_LIMITS.nodes} nodes can have`, 1)
+  }
   const seen = new Set<string>()
   for (const z of zoneNames) {
     if (z === '') throw new DatasetParseError('a zone column has no name', 1)
@@ -195,6 +206,14 @@ export function parseDatasetCsv(text: string): DatasetRow[] {
       if (!m) throw new DatasetParseError(`zone ${name}: expected "NODES ENDPOINTS" (two non-negative integers), found ${JSON.stringify(cells[z + 1])}`, i + 1)
       return {name, nodes: Number(m[1]), endpoints: Number(m[2])}
     })
+    const nodes = zones.reduce((n, z) => n + z.nodes, 0)
+    const endpoints = zones.reduce((n, z) => n + z.endpoints, 0)
+    if (!(nodes <= DATASET_LIMITS.nodes)) {
+      throw new DatasetParseError(`${nodes} nodes: more than the ${DATASET_LIMITS.nodes} nodes a cluster holds (Kubernetes' documented limit)`, i + 1)
+    }
+    if (!(endpoints <= DATASET_LIMITS.endpoints)) {
+      throw new DatasetParseError(`${endpoints} endpoints: more than the ${DATASET_LIMITS.endpoints} Pods a cluster holds (Kubernetes' documented limit)`, i + 1)
+    }
     rows.push({name: cells[0] as string, zones})
   }
   return rows

@@ -4,7 +4,7 @@
 // getReachableEndpoints, getTraffic, getEndpointsTrafficLoadDetails, getZoneToZoneTraffic,
 // getSimulationResult). Exact expected values, no randomness. Generalised in one way only:
 // the tool's consumers are zones (share = the zone's node ratio); here a consumer is any
-// traffic source with a zone and a share (a zone, or a node for same-node / topology-keys).
+// traffic source with a zone and a share (a zone, or a node for PreferSameNode / topology-keys).
 // With zones as consumers the arithmetic is the tool's, operation for operation.
 //
 //   reach_c(g) = n_g * w_g(c)                   p_c(g) = reach_c(g) / sum_g' reach_c(g')

@@ -1,6 +1,7 @@
 // What simulate reports (schema/simulate.v1.json): per Service, every strategy's scores with
 // the what-ifs applied, and the rollout steps and zone disruption when asked; over a dataset,
 // the aggregates per strategy. Rendered by render/simulate.ts.
+import type {Recommendation} from '../advise/types.js'
 import type {Aggregate} from './dataset-run.js'
 import type {RolloutStepResult, ServiceSimulation, ZoneDisruption} from './simulate.js'
 import type {RolloutPlan} from './workload.js'
@@ -10,6 +11,12 @@ export interface ServiceReport extends ServiceSimulation {
   rolloutParameters?: RolloutPlan
   rollout?: RolloutStepResult[]
   disruption?: ZoneDisruption[]
+  /**
+   * The advisor's recommendation for the Service in the simulated state (what-ifs applied), the
+   * same object explain, plan, check and watch show: simulate ranks by the KEP-2004 score, the
+   * advisor by in-zone share within the overload bound, and this says what to set.
+   */
+  recommendation?: Recommendation
 }
 
 export interface SimulateReport {

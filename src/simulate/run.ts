@@ -1,6 +1,8 @@
 // A simulate run over a cluster state: the what-ifs applied per Service, every strategy
 // scored, and (when asked) the rollout steps and each zone's disruption budget. Pure: the
 // command reads the state and resolves which rollout a Service gets; this file computes.
+import {adviseService} from '../advise/advisor.js'
+import type {AdviseOptions} from '../advise/types.js'
 import type {Service} from '../upstream/api/types.js'
 import type {ClusterState} from '../state/cluster-state.js'
 import type {ServiceReport} from './report.js'
@@ -52,6 +54,19 @@ export interface RunExtras {
   disruption: boolean
   /** Called as soon as a Service's rollout yields a warning. */
   onWarning: (message: string) => void
+  /** The advisor's options (bound, version): each report carries its recommendation. Unset: none. */
+  advise?: AdviseOptions
+}
+
+/**
+ * The advisor's options for a simulated Service: the traffic simulate assumed. The cpu model is
+ * the advisor's own default (zone CPU shares, as explain); another model or --traffic is passed as
+ * the zone shares simulate used, so both judge the same traffic.
+ */
+function adviseOptionsFor(report: ServiceReport, opts: SimulateOptions, base: AdviseOptions): AdviseOptions {
+  const custom = opts.traffic !== undefined || (opts.trafficModel ?? 'cpu') !== 'cpu'
+  const traffic = Object.fromEntries(Object.entries(report.input.trafficShare).filter(([z, share]) => z !== '' && share > 0))
+  return {...base, ...(opts.kubeVersion !== undefined ? {kubeVersion: opts.kubeVersion} : {}), ...(custom ? {traffic} : {})}
 }
 
 /** Every Service scored on the state with the what-ifs applied, in order. */
@@ -60,6 +75,7 @@ export function simulateServices(state: ClusterState, services: readonly Service
   for (const svc of services) {
     const s = applyWhatIfs(state, svc, w)
     const report: ServiceReport = simulateService(s, svc, opts)
+    if (extras.advise !== undefined) report.recommendation = adviseService(s, svc, adviseOptionsFor(report, opts, extras.advise))
     if (extras.rollout !== undefined) {
       const r = extras.rollout(s, svc, report.input.readyEndpoints)
       if ('warning' in r) extras.onWarning(r.warning)
@@ -69,7 +85,7 @@ export function simulateServices(state: ClusterState, services: readonly Service
       }
     }
     if (extras.disruption) {
-      const primary = opts.strategies?.[0] ?? 'upstream-auto'
+      const primary = opts.strategies?.[0] ?? 'Auto'
       report.disruption = disruption(s, svc, opts, primary, (st, zone) => {
         const next = structuredClone(st)
         removeEndpoint(next, svc, (e) => e.zone === zone && e.conditions?.ready === true)

@@ -1,17 +1,21 @@
 // kubectl topology simulate: every strategy on one Service's real (or what-if) state, scored with
 // the KEP-2004 evaluation tool's measures (measure.ts). Pure: same input, same report.
 //
-// Strategies
-//   upstream-auto   the EndpointSlice controller's topology-mode Auto (reconciler.ts predictHints, "fresh":
+// Strategies (names.ts; the cluster settings carry the setting's name, as in apply and plan)
+//   Auto            the EndpointSlice controller's topology-mode Auto (reconciler.ts predictHints, "fresh":
 //                   as if every slice were rewritten), then kube-proxy's topologyModeFromHints per zone
-//   same-zone       trafficDistribution PreferSameZone (PreferClose): every ready endpoint hinted to its zone
-//   same-node       trafficDistribution PreferSameNode: node hints, zone hints as the fallback
-//   random          KEP-2004's baseline: no topology, every endpoint from everywhere
-//   local, local-shared, local-weighted, local-opt   KEP-2004 subsetting (strategies/*.ts), per-zone counts
-//   topology-keys   KEP-536 spec.topologyKeys: per client node, the first key whose value an endpoint's node shares
+//   PreferClose     trafficDistribution PreferClose (PreferSameZone's name before 1.34)
+//   PreferSameZone  trafficDistribution PreferSameZone: every ready endpoint hinted to its zone
+//   PreferSameNode  trafficDistribution PreferSameNode: node hints, zone hints as the fallback
+//   none            no topology-aware routing: every endpoint from everywhere (KEP-2004's baseline, "Original")
+//   research (asked for only): local, local-shared, local-weighted, local-opt   KEP-2004 subsetting
+//                   (strategies/*.ts), per-zone counts; topology-keys   KEP-536 spec.topologyKeys: per
+//                   client node, the first key whose value an endpoint's node shares
 //
-// same-zone / same-node are modelled with the newest Kubernetes behaviour whatever --kube-version says
-// (they describe a strategy to compare, not the cluster's version); upstream-auto follows --kube-version.
+// Auto and PreferClose follow --kube-version (the server's version); PreferSameZone / PreferSameNode
+// follow it where that version accepts the value, else they are modelled with the newest Kubernetes
+// behaviour (a strategy to compare, e.g. before an upgrade). By default only the settings the version
+// offers are scored (defaultStrategies, as plan's modes).
 import {topologyDecisionFromHints} from '../upstream/kube-proxy/topology.js'
 import {proxyEndpointsFromSlices} from '../upstream/kube-proxy/endpointslicecache.js'
 import type {ProxyEndpoint} from '../upstream/kube-proxy/endpoint.js'
@@ -28,10 +32,32 @@ import {regionFromShares, type Allocation, type Region} from './strategies/regio
 import {topologyKeysReach, type TopologyKeysResult} from './strategies/topology-keys.js'
 import {ANNOTATION_TOPOLOGY_AWARE_HINTS, ANNOTATION_TOPOLOGY_MODE, type Service} from '../upstream/api/types.js'
 import type {ClusterState} from '../state/cluster-state.js'
-import {features as featuresFor} from '../upstream/features.js'
+import {acceptedTrafficDistributions, features as featuresFor} from '../upstream/features.js'
 
-import {KEP2004_STRATEGIES, STRATEGIES, type Kep2004Strategy, type StrategyName} from './names.js'
+import {isResearch, KEP2004_STRATEGIES, RESEARCH_STRATEGIES, type Kep2004Strategy, type StrategyName} from './names.js'
 export {KEP2004_STRATEGIES, type Kep2004Strategy, type StrategyName}
+
+/**
+ * The strategies scored when none are named: what a Service at this Kubernetes version can be set
+ * to (plan's modes): Auto, the trafficDistribution values its API server keeps (PreferClose only
+ * where it is the one value; from 1.34 it is PreferSameZone's old name), and none.
+ */
+function defaultStrategies(kubeVersion: string | undefined): StrategyName[] {
+  const accepted = acceptedTrafficDistributions(featuresFor(kubeVersion))
+  return ['Auto', ...accepted.filter((v) => v !== 'PreferClose' || accepted.length === 1), 'none']
+}
+
+/**
+ * The strategies a run scores: those named (--strategies), else the default set, with KEP-2004's
+ * subsetting strategies when research is asked for (--research) and topology-keys with --keys.
+ */
+function strategiesFor(opts: Pick<SimulateOptions, 'strategies' | 'research' | 'topologyKeys' | 'kubeVersion'>): StrategyName[] {
+  if (opts.strategies !== undefined) return [...opts.strategies]
+  const out = defaultStrategies(opts.kubeVersion)
+  if (opts.research === true) out.push(...RESEARCH_STRATEGIES.filter((s) => s !== 'topology-keys'))
+  if (opts.topologyKeys !== undefined) out.push('topology-keys')
+  return out
+}
 
 export const TRAFFIC_MODELS = ['cpu', 'nodes', 'uniform'] as const
 export type TrafficModel = (typeof TRAFFIC_MODELS)[number]
@@ -39,7 +65,10 @@ export type TrafficModel = (typeof TRAFFIC_MODELS)[number]
 export const DEFAULT_TOPOLOGY_KEYS = ['kubernetes.io/hostname', 'topology.kubernetes.io/zone', '*']
 
 export interface SimulateOptions {
+  /** the strategies to score (default: strategiesFor) */
   strategies?: readonly StrategyName[]
+  /** with the default set: add KEP-2004's research strategies */
+  research?: boolean
   trafficModel?: TrafficModel
   /** explicit traffic share per zone (normalised); overrides the model */
   traffic?: Record<string, number>
@@ -87,6 +116,8 @@ export interface GroupResult {
 
 export interface StrategyResult {
   strategy: StrategyName
+  /** KEP-2004 / KEP-536 research: no cluster setting produces this strategy */
+  research: boolean
   valid: boolean
   /** 0..100 (the tool's score can go below 0 when overload exceeds 100%); null when invalid */
   score: number | null
@@ -286,7 +317,7 @@ function regionOf(plan: TrafficPlan, view: ServiceView): Region {
 
 export function runKep2004(name: Kep2004Strategy, region: Region, opts: Pick<SimulateOptions, 'previousMode' | 'padding'> = {}): Allocation {
   switch (name) {
-    case 'random':
+    case 'none':
       return random(region)
     case 'local':
       return opts.previousMode !== undefined ? localWithPadding(region, {previous: opts.previousMode, padding: opts.padding}) : local(region)
@@ -321,8 +352,8 @@ function kepStrategy(name: Kep2004Strategy, region: Region, opts: SimulateOption
     measures,
     consumers,
     consumerNames: region.zones,
-    consumerFallback: region.zones.map(() => (alloc.fallback !== undefined && name !== 'random' ? fallback : null)),
-    fallback: name === 'random' ? null : fallback,
+    consumerFallback: region.zones.map(() => (alloc.fallback !== undefined && name !== 'none' ? fallback : null)),
+    fallback: name === 'none' ? null : fallback,
     groups,
   }
 }
@@ -358,23 +389,29 @@ function keysStrategy(view: ServiceView, plan: TrafficPlan, keys: readonly strin
 
 // ---- one Service ----------------------------------------------------------------------------------
 
+/** The version to model a trafficDistribution value at: the cluster's when it keeps the value, else the newest. */
+function versionKeeping(value: 'PreferSameZone' | 'PreferSameNode', kubeVersion: string | undefined): string | undefined {
+  return acceptedTrafficDistributions(featuresFor(kubeVersion)).includes(value) ? kubeVersion : undefined
+}
+
 export function simulateService(state: ClusterState, svc: Service, opts: SimulateOptions = {}): ServiceSimulation {
   const view = serviceView(state, svc)
   const plan = trafficPlan(view, opts.trafficModel ?? 'cpu', opts.traffic, opts.trafficZonesKnown)
-  const strategies = opts.strategies ?? STRATEGIES.filter((s) => s !== 'topology-keys')
+  const strategies = strategiesFor(opts)
   const region = regionOf(plan, view)
   const results: StrategyResult[] = []
   for (const s of strategies) {
     let ev: Evaluated
     switch (s) {
-      case 'upstream-auto':
+      case 'Auto':
         ev = hintStrategy(view, plan, withTopologyMode(svc, null), opts.kubeVersion, false)
         break
-      case 'same-zone':
-        ev = hintStrategy(view, plan, withTopologyMode(svc, 'PreferSameZone'), undefined, false)
+      case 'PreferClose':
+        ev = hintStrategy(view, plan, withTopologyMode(svc, 'PreferClose'), opts.kubeVersion, false)
         break
-      case 'same-node':
-        ev = hintStrategy(view, plan, withTopologyMode(svc, 'PreferSameNode'), undefined, true)
+      case 'PreferSameZone':
+      case 'PreferSameNode':
+        ev = hintStrategy(view, plan, withTopologyMode(svc, s), versionKeeping(s, opts.kubeVersion), s === 'PreferSameNode')
         break
       case 'topology-keys':
         ev = keysStrategy(view, plan, opts.topologyKeys ?? DEFAULT_TOPOLOGY_KEYS)
@@ -438,6 +475,7 @@ function toResult(strategy: StrategyName, ev: Evaluated, plan: TrafficPlan, regi
   })
   const out: StrategyResult = {
     strategy,
+    research: isResearch(strategy),
     valid: m.valid,
     score: parts?.score ?? null,
     scoreParts: parts,
@@ -478,7 +516,7 @@ export interface RolloutStepResult {
   newReady: number
   newNotReady: number
   readyByZone: Record<string, number>
-  /** upstream-auto: whether the controller keeps hints at this step, and why not */
+  /** Auto: whether the controller keeps hints at this step, and why not */
   hints: 'hold' | 'refused'
   hintsReason: string | null
   strategies: {strategy: StrategyName; inZoneTraffic: number; maxOverload: number; fallbackZones: string[]; score: number | null}[]
@@ -489,11 +527,11 @@ export function evaluateSteps(
   svc: Service,
   opts: SimulateOptions,
 ): RolloutStepResult[] {
-  const wanted = opts.strategies ?? ['upstream-auto']
-  const strategies: StrategyName[] = wanted.includes('upstream-auto') ? [...wanted] : ['upstream-auto', ...wanted]
+  const wanted = opts.strategies ?? ['Auto']
+  const strategies: StrategyName[] = wanted.includes('Auto') ? [...wanted] : ['Auto', ...wanted]
   return steps.map((s) => {
     const sim = simulateService(s.state, svc, {...opts, strategies, trafficZonesKnown: true})
-    const auto = sim.strategies.find((r) => r.strategy === 'upstream-auto') as StrategyResult
+    const auto = sim.strategies.find((r) => r.strategy === 'Auto') as StrategyResult
     return {
       step: s.step,
       action: s.action,
@@ -513,7 +551,7 @@ export function evaluateSteps(
 export interface ZoneDisruption {
   zone: string
   readyEndpoints: number
-  /** pods the zone can lose while upstream-auto keeps hints (null: hints are not held even now) */
+  /** pods the zone can lose while Auto keeps hints (null: hints are not held even now) */
   canLoseBeforeHintsDrop: number | null
   /** pods the zone can lose and still have a local endpoint */
   canLoseBeforeNoLocalEndpoint: number
@@ -533,13 +571,13 @@ export function disruption(
   strategy: StrategyName,
   remove: (s: ClusterState, zone: string) => ClusterState,
 ): ZoneDisruption[] {
-  const base = simulateService(state, svc, {...opts, strategies: ['upstream-auto', strategy]})
+  const base = simulateService(state, svc, {...opts, strategies: ['Auto', strategy]})
   const out: ZoneDisruption[] = []
   const holds = (sim: ServiceSimulation) => ({
     hints: (sim.strategies[0] as StrategyResult).fallback === null,
     strat:
-      (sim.strategies[strategy === 'upstream-auto' ? 0 : 1] as StrategyResult).fallbackZones.length === 0 &&
-      (sim.strategies[strategy === 'upstream-auto' ? 0 : 1] as StrategyResult).fallback === null,
+      (sim.strategies[strategy === 'Auto' ? 0 : 1] as StrategyResult).fallbackZones.length === 0 &&
+      (sim.strategies[strategy === 'Auto' ? 0 : 1] as StrategyResult).fallback === null,
   })
   const now = holds(base)
   for (const zone of base.input.zones) {
@@ -550,7 +588,7 @@ export function disruption(
     let cur = state
     for (let k = 1; k <= n && (hintsAt === n || stratAt === n); k++) {
       cur = remove(cur, zone)
-      const h = holds(simulateService(cur, svc, {...opts, strategies: ['upstream-auto', strategy]}))
+      const h = holds(simulateService(cur, svc, {...opts, strategies: ['Auto', strategy]}))
       if (hintsAt === n && !h.hints) hintsAt = k - 1
       if (stratAt === n && !h.strat) stratAt = k - 1
     }

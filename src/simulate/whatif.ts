@@ -391,46 +391,27 @@ export function drain(state: ClusterState, svc: Service, target: {nodes?: string
   return next
 }
 
-/** --replicas N: scale to N ready endpoints, keeping today's proportions per zone (largest remainder). */
+/**
+ * --replicas N: scale to N ready endpoints with the one placement model simulate and plan share
+ * (plan's statesOverRange walks the same steps one pod at a time): from today's ready endpoints,
+ * each new pod goes where addEndpoint puts it (the zone with the fewest of the Service's endpoints,
+ * ties by zone name, then that zone's node with the fewest), each removed pod is the one
+ * removeEndpoint takes (from the most crowded node, then the most crowded zone). Not-ready
+ * endpoints are dropped first: the simulation is about the steady state.
+ */
 export function scaleReplicas(state: ClusterState, svc: Service, replicas: number): ClusterState {
   if (!Number.isInteger(replicas) || replicas < 0) throw new WhatIfError(`--replicas must be a non-negative integer, got ${replicas}`)
   const next = clone(state)
-  const view = serviceView(next, svc)
-  const counts = new Map<string, number>()
-  for (const e of view.ready) counts.set(e.zone ?? '', (counts.get(e.zone ?? '') ?? 0) + 1)
-  const now = view.ready.length
-  // drop not-ready endpoints: the simulation is about the steady state
-  for (const s of serviceSlices(next, svc)) s.endpoints = (s.endpoints ?? []).filter((e) => e.conditions?.ready === true)
-  if (now === 0) {
+  let now = 0
+  for (const s of serviceSlices(next, svc)) {
+    s.endpoints = (s.endpoints ?? []).filter((e) => e.conditions?.ready === true)
+    now += s.endpoints.length
+  }
+  if (replicas < now) new Remover(next, svc, () => true).remove(now - replicas)
+  else if (replicas > now) {
     const placer = new Placer(next, svc)
-    for (let i = 0; i < replicas; i++) if (!placer.add({ready: true})) throw new WhatIfError('--replicas: no schedulable Ready node with a zone label to place pods on')
-    return next
+    for (let i = now; i < replicas; i++) if (!placer.add({ready: true})) throw new WhatIfError('--replicas: no schedulable Ready node with a zone label to place pods on')
   }
-  const zones = [...counts.keys()].sort()
-  const exact = zones.map((z) => ((counts.get(z) as number) * replicas) / now)
-  const target = exact.map(Math.floor)
-  let left = replicas - target.reduce((a, b) => a + b, 0)
-  const order = zones.map((_, i) => i).sort((a, b) => exact[b]! - target[b]! - (exact[a]! - target[a]!) || a - b)
-  for (const i of order) {
-    if (left <= 0) break
-    target[i]!++
-    left--
-  }
-  let placer: Placer | undefined
-  zones.forEach((z, i) => {
-    let have = counts.get(z) as number
-    const before = have
-    if (have > target[i]!) {
-      new Remover(next, svc, (e) => (e.zone ?? '') === z).remove(have - target[i]!)
-      have = target[i]!
-    }
-    // A Placer keeps its counts only while it alone changes the endpoints: a fresh one after removals.
-    if (placer === undefined || have !== before) placer = new Placer(next, svc)
-    while (have < target[i]!) {
-      if (!placer.add({ready: true, zone: z === '' ? undefined : z})) throw new WhatIfError(`--replicas: no schedulable node in zone "${z}"`)
-      have++
-    }
-  })
   return next
 }
 
@@ -491,6 +472,36 @@ export interface RolloutStep {
  *     Ordinals come from the endpoints' pod names (<statefulset>-<ordinal>).
  *   StatefulSet OnDelete: nothing happens until pods are deleted: only the start.
  */
+/**
+ * The most replicas a rollout simulates: Kubernetes' documented limit of Pods in a cluster,
+ * 150,000 (kubernetes.io "Considerations for large clusters"; --replicas has the same bound).
+ * A snapshot's Deployment of 175,008,532 replicas spun rollout() for ever (issue 20).
+ */
+const MAX_ROLLOUT_REPLICAS = 150_000
+/**
+ * The most work a rollout simulates, in steps times the size of the cluster state each step copies
+ * and scores (nodes, endpoints, and the new pods): 1,000,000, about 20 s on the reference machine
+ * (bench/simulate-scale.mjs: some 20 µs per endpoint and step) and a few hundred MB. 400 replicas
+ * one at a time on a small cluster (1,203 steps) fit; 150,000 one at a time do not, and are
+ * refused before the first step instead of running for hours.
+ */
+export const MAX_ROLLOUT_WORK = 1_000_000
+
+/** The nodes, endpoints and new pods one step copies. */
+function stepSize(state: ClusterState, replicas: number): number {
+  let n = state.nodes.length + replicas
+  for (const s of state.endpointSlices) n += s.endpoints?.length ?? 0
+  return n
+}
+
+/** Refuses a rollout of `steps` steps over a state of `size` when it is more work than MAX_ROLLOUT_WORK. */
+function checkWork(what: string, steps: number, size: number): void {
+  if (steps * size <= MAX_ROLLOUT_WORK) return
+  throw new WhatIfError(
+    `--rollout: ${what} take about ${steps} steps, each a copy of ${size} nodes, endpoints and pods: more than the ${MAX_ROLLOUT_WORK} (steps times copies) a simulation runs; raise maxSurge or maxUnavailable, or roll fewer replicas`,
+  )
+}
+
 export function rollout(state: ClusterState, svc: Service, params: RolloutSpec | RolloutParams): RolloutStep[] {
   const spec: RolloutSpec = 'kind' in params ? params : {kind: 'Deployment', type: 'RollingUpdate', ...params}
   const cur = clone(state)
@@ -504,6 +515,9 @@ export function rollout(state: ClusterState, svc: Service, params: RolloutSpec |
       .flatMap((s) => s.endpoints ?? [])
       .filter(own).length
   if (R === 0) throw new WhatIfError('--rollout: 0 replicas (and no ready endpoint): nothing to roll')
+  if (!(R <= MAX_ROLLOUT_REPLICAS)) {
+    throw new WhatIfError(`--rollout: ${R} replicas: more than the ${MAX_ROLLOUT_REPLICAS} Pods a cluster holds (Kubernetes' documented limit); simulate a smaller rollout`)
+  }
   // Without Nodes (RBAC), new pods are placed by zone among those the Service runs in now.
   const zonesAtStart =
     cur.nodesReadable === false
@@ -530,6 +544,13 @@ export function rollout(state: ClusterState, svc: Service, params: RolloutSpec |
   const problem = deploymentParamsProblem(spec.maxSurge, spec.maxUnavailable)
   if (problem !== null) throw new WhatIfError(`--rollout: ${problem}`)
   const {surge, unavailable} = resolveFenceposts(spec.maxSurge, spec.maxUnavailable, R)
+  // Each round replaces at least maxSurge + maxUnavailable of the old pods, in up to three steps
+  // (the new ones beyond the old count are created in the first).
+  const oldPods = serviceSlices(cur, svc)
+    .flatMap((s) => s.endpoints ?? [])
+    .filter(own).length
+  const rounds = Math.ceil(Math.min(oldPods, R) / Math.max(1, surge + unavailable)) + 2
+  checkWork(`${R} replicas, ${surge + unavailable} at a time (maxSurge ${surge}, maxUnavailable ${unavailable}),`, 3 * rounds, stepSize(cur, R + surge))
   return deploymentRollout(cur, svc, R, surge, unavailable, own, zonesAtStart)
 }
 
@@ -557,6 +578,8 @@ function deploymentRollout(
   const steps: RolloutStep[] = [{step: 0, action: 'start', oldPods: old, newReady, newNotReady, state: cur}]
   const push = (action: string) => steps.push({step: steps.length, action, oldPods: old, newReady, newNotReady, state: cur})
   for (let guard = 0; guard < 4 * R + 10 && (old > 0 || newReady < R); guard++) {
+    // The estimate above bounds the rounds; this bounds a loop that would not end for another reason.
+    checkWork(`${R} replicas`, steps.length, stepSize(start, R + surge))
     // scale up the new ReplicaSet
     const canCreate = Math.min(R + surge - (old + newReady + newNotReady), R - (newReady + newNotReady))
     if (canCreate > 0) {
@@ -641,6 +664,7 @@ function statefulSetRollout(
           .sort((a, b) => b.ordinal - a.ordinal)
           .map((x) => x.name)
       : Array.from({length: Math.max(0, Math.min(ready.length, R) - partition)}, () => null)
+  checkWork(`${targets.length} pods, ${maxUnavailable} at a time (maxUnavailable),`, 2 * Math.ceil(targets.length / maxUnavailable), stepSize(cur, 0))
   let old = allEndpointsAreItsPods && named.length === 0 ? ready.length : named.length
   let newReady = 0
   const fresh = new Set<string>()

@@ -2,6 +2,7 @@
 // way the API server applies them to a live list.
 import {matchesSelector, parseSelector} from '../upstream/apimachinery/labels.js'
 import type {Service} from '../upstream/api/types.js'
+import {validateObjectName} from '../upstream/apimachinery/validation.js'
 import type {ClusterState} from './cluster-state.js'
 
 export interface ServiceQuery {
@@ -19,6 +20,8 @@ export interface Selection {
   candidates: string[]
   /** True when the namespace holds nothing at all (no Service, no EndpointSlice). */
   namespaceEmpty: boolean
+  /** For each missing name: the other namespaces of the state that hold a Service of that name, sorted. */
+  elsewhere: Record<string, string[]>
 }
 
 export function selectServices(state: ClusterState, q: ServiceQuery): Selection {
@@ -46,7 +49,30 @@ export function selectServices(state: ClusterState, q: ServiceQuery): Selection 
     return ka < kb ? -1 : ka > kb ? 1 : 0
   })
   const namespaceEmpty = !q.allNamespaces && inScope.length === 0 && !state.endpointSlices.some((s) => (s.metadata.namespace ?? 'default') === ns)
-  return {services, missing, candidates: inScope.map((s) => s.metadata.name), namespaceEmpty}
+  const elsewhere: Record<string, string[]> = {}
+  for (const n of missing) {
+    const where = state.services.filter((s) => s.metadata.name === n).map((s) => s.metadata.namespace ?? 'default')
+    if (where.length > 0) elsewhere[n] = [...new Set(where)].sort()
+  }
+  return {services, missing, candidates: inScope.map((s) => s.metadata.name), namespaceEmpty, elsewhere}
 }
 
 const key = (s: Service) => `${s.metadata.namespace ?? 'default'}/${s.metadata.name}`
+
+/**
+ * Why a namespace or Service name given on the command line (or by a kubeconfig context) is not
+ * one the API server accepts (its own rules: upstream/apimachinery/validation.ts), or null. Checked
+ * before any use in a path (the apply journal: `-n ../../..` placed it outside the state folder)
+ * or a URL (issue 20, class 6). `what` names where it came from ("-n", "context \"dev\"").
+ */
+export function nameProblem(q: {namespace?: string | undefined; names?: readonly string[]; namespaceFrom?: string}): string | null {
+  if (q.namespace !== undefined) {
+    const errs = validateObjectName('Namespace', q.namespace)
+    if (errs.length > 0) return `${q.namespaceFrom ?? '-n'} ${JSON.stringify(q.namespace)} is not a valid namespace name: ${errs[0]}`
+  }
+  for (const name of q.names ?? []) {
+    const errs = validateObjectName('Service', name)
+    if (errs.length > 0) return `${JSON.stringify(name)} is not a valid Service name: ${errs[0]}`
+  }
+  return null
+}

@@ -159,7 +159,7 @@ function modeText(e: ServiceExplanation): string {
     case 'traffic-distribution':
       return `trafficDistribution ${e.mode.trafficDistribution}`
     default:
-      return 'no topology'
+      return 'none (no topology-aware routing)'
   }
 }
 

@@ -53,15 +53,44 @@ describe('apply --from-file: preview only', () => {
     expect(doc.prediction[0].path).toBe('topology-mode-auto')
   })
 
-  it('--mode off removes what enables hints', () => {
-    const r = runCli(['apply', 'svc/sessions', '--mode', 'off', ...snap])
-    expect(r.code).toBe(0)
-    expect(r.stdout).toContain('- spec.trafficDistribution: "PreferSameNode" -> <unset>   (--mode off)')
-    expect(r.stdout).toContain('Mode:        no topology (hints removed)')
+  it('--mode none removes what enables hints (issue 19: the word plan and simulate use)', () => {
+    const r = runCli(['apply', 'svc/sessions', '--mode', 'none', ...snap])
+    expect(r.code, r.stderr).toBe(0)
+    expect(r.stderr).toBe('')
+    expect(r.stdout).toContain('- spec.trafficDistribution: "PreferSameNode" -> <unset>   (--mode none)')
+    const json = JSON.parse(runCli(['apply', 'svc/sessions', '--mode', 'none', '-o', 'json', ...snap]).stdout)
+    expect(json.mode).toBe('none')
+    expect(validate(json), JSON.stringify(validate.errors)).toBe(true)
+  })
+
+  it('--mode off: a hidden alias of none, with one warning line; outputs say none', () => {
+    for (const args of [['--mode', 'off'], ['--mode=off']]) {
+      const r = runCli(['apply', 'svc/sessions', ...args, '-o', 'json', ...snap])
+      expect(r.code, r.stderr).toBe(0)
+      expect(r.stderr.trim().split('\n')).toEqual(['Warning: --mode off is now --mode none (the word plan and simulate use); off will be removed'])
+      const json = JSON.parse(r.stdout)
+      expect(json.mode).toBe('none')
+      expect(JSON.stringify(json)).not.toContain('--mode off')
+    }
+    // hidden: help lists none, not off
+    const help = runCli(['apply', '--help']).stdout.replace(/\s+/g, ' ')
+    expect(help).toContain('One of: Auto|PreferSameZone|PreferSameNode|PreferClose| none.')
+    expect(help).not.toMatch(/\|off\b|, or off\b/)
+  })
+
+  it("--hints --strategy takes the Service modes' names; the old ones are hidden aliases with one warning line", () => {
+    const now = runCli(['apply', 'svc/inventory', '--hints', '--strategy', 'PreferSameNode', '--force', '-o', 'json', ...snap])
+    expect(now.code, now.stderr).toBe(0)
+    expect(JSON.parse(now.stdout).strategy).toBe('PreferSameNode')
+    const old = runCli(['apply', 'svc/inventory', '--hints', '--strategy=same-node', '--force', '-o', 'json', ...snap])
+    expect(old.code, old.stderr).toBe(0)
+    expect(old.stderr).toContain('Warning: --strategy same-node is now --strategy PreferSameNode (the Service mode whose hints it computes); same-node will be removed\n')
+    expect(JSON.parse(old.stdout).strategy).toBe('PreferSameNode')
+    expect(JSON.parse(old.stdout).changes).toEqual(JSON.parse(now.stdout).changes)
   })
 
   it('hints mode refuses controller-managed EndpointSlices and names the Service-mode command', () => {
-    const r = runCli(['apply', 'svc/inventory', '--hints', '--strategy', 'same-node', ...snap])
+    const r = runCli(['apply', 'svc/inventory', '--hints', '--strategy', 'PreferSameNode', ...snap])
     expect(r.code).toBe(2)
     expect(r.stdout).toBe('')
     expect(r.stderr.trim().split('\n')).toHaveLength(1)
@@ -95,11 +124,11 @@ describe('refusals and bad input: one line, documented exit code', () => {
       2,
       'error: --from-file reads a snapshot, so apply can only preview (--dry-run=client); --wait needs a live cluster: drop --from-file',
     ],
-    [['apply', 'svc/web'], 2, 'error: say what to apply: --mode Auto|PreferSameZone|PreferSameNode|PreferClose|off, or --hints'],
+    [['apply', 'svc/web'], 2, 'error: say what to apply: --mode Auto|PreferSameZone|PreferSameNode|PreferClose|none, or --hints'],
     [['apply', '--mode', 'Auto'], 2, 'error: name the Service to change: apply svc/NAME --mode MODE (or --hints)'],
     [['apply', 'svc/a', 'svc/b', '--mode', 'Auto'], 2, 'error: apply changes one Service at a time: name exactly one'],
     [['apply', 'svc/web', '--mode', 'Auto', '--hints'], 2, 'error: --mode and --hints are two different ways to write: use one'],
-    [['apply', 'svc/web', '--mode', 'Auto', '--strategy', 'same-zone'], 2, 'error: --strategy applies to --hints only'],
+    [['apply', 'svc/web', '--mode', 'Auto', '--strategy', 'PreferSameZone'], 2, 'error: --strategy applies to --hints only'],
     [['apply', 'svc/web', '--hints', '--wait'], 2, "error: --wait checks the controller's work after a Service change: use it with --mode"],
     [['apply', 'svc/web', '--mode', 'Auto', '--wait', '--dry-run=server'], 2, 'error: --wait needs a real write: drop --dry-run'],
     [['apply', 'deploy/web', '--mode', 'Auto'], 2, 'error: unsupported resource type "deploy": only Services are explained (use svc/NAME)'],

@@ -21,7 +21,7 @@ describe('check --from-file', () => {
     expect(r.stdout).toMatch(/shop\/checkout\s+data-plane-hints\s+SKIP\s+the data plane is unknown/)
     expect(r.stdout).toMatch(/shop\/checkout\s+require-hints\s+PASS\s+hints set \(topology-mode Auto, 9 ready endpoints\)/)
     expect(r.stdout).toMatch(/shop\/inventory\s+lint\s+FAIL\s+1 error\(s\): ignored-value/)
-    expect(r.stdout.trimEnd().split('\n').at(-1)).toMatch(/^FAILED: 8 Service\(s\) checked, \d+ passed, \d+ failed \(\d+ of 32 checks failed, \d+ skipped\)\.$/)
+    expect(r.stdout.trimEnd().split('\n').at(-1)).toMatch(/^FAILED: 8 Service\(s\) checked, \d+ passed, \d+ failed \(\d+ of 40 checks failed, \d+ skipped\)\.$/)
   })
   it('a Service that passes exits 0', () => {
     const r = runCli(['check', 'svc/checkout', '-n', 'shop', '-f', EXAMPLE, '--require-hints', '--no-fallback', '--no-drift'])
@@ -67,8 +67,34 @@ describe('check --from-file', () => {
     )
     expect(r.stdout).toBe('')
   })
+  it('--max-overload 20 is refused with both spellings (it used to gate at 2000% and pass everything)', () => {
+    for (const cmd of ['check', 'plan']) {
+      const r = runCli([cmd, 'svc/catalog', '-n', 'shop', '-f', EXAMPLE, '--max-overload', '20'])
+      expect(r.code).toBe(2)
+      expect(r.stderr.trim()).toBe('error: --max-overload 20: did you mean 20% (0.2)? Give a percentage with % or a fraction from 0 to 1')
+      expect(r.stdout).toBe('')
+    }
+    // 20% and 0.2 are the same bound; catalog's eu-west-1c overload (100%) fails it, printed as a percentage.
+    const pct = runCli(['check', 'svc/catalog', '-n', 'shop', '-f', EXAMPLE, '--max-overload', '20%', '-o', 'json'])
+    const frac = runCli(['check', 'svc/catalog', '-n', 'shop', '-f', EXAMPLE, '--max-overload', '0.2', '-o', 'json'])
+    expect(pct.code).toBe(1)
+    expect(frac.stdout).toBe(pct.stdout)
+    expect(runCli(['check', 'svc/catalog', '-n', 'shop', '-f', EXAMPLE, '--max-overload', '20%']).stdout).toMatch(
+      /FAIL\s+worst overload after the next sync 100% in eu-west-1c, above the 20% bound/,
+    )
+  })
+  it('a policy file takes maxOverload as "20%" or 0.2; 20 is exit 3 with both spellings', () => {
+    const good = path.join(tmp, 'pct.yaml')
+    writeFileSync(good, 'policies:\n  maxOverload: 20%\n')
+    expect(JSON.parse(runCli(['check', 'svc/catalog', '-n', 'shop', '-f', EXAMPLE, '--policy-file', good, '-o', 'json']).stdout).policies.maxOverload).toBe(0.2)
+    const bad = path.join(tmp, 'twenty.yaml')
+    writeFileSync(bad, 'policies:\n  maxOverload: 20\n')
+    const r = runCli(['check', 'svc/catalog', '-n', 'shop', '-f', EXAMPLE, '--policy-file', bad])
+    expect(r.code).toBe(3)
+    expect(r.stderr.trim()).toBe(`error: --policy-file ${bad}: policies.maxOverload 20: did you mean 20% (0.2)? Give a percentage with % or a fraction from 0 to 1`)
+  })
   it('usage errors: exit 2', () => {
-    expect(runCli(['check', '-f', EXAMPLE]).code).toBe(2)
+    expect(runCli(['check', 'svc/cart', '-l', 'a=b', '-n', 'shop', '-f', EXAMPLE]).code).toBe(2)
     expect(runCli(['check', '-A', '-f', EXAMPLE, '--min-endpoints-per-zone', '-1']).code).toBe(2)
     expect(runCli(['check', '-A', '-f', EXAMPLE, '-o', 'xml']).code).toBe(2)
   })
@@ -86,7 +112,7 @@ describe('nodes --from-file', () => {
     const r = runCli(['nodes', '-f', UNLABELED])
     expect(r.stdout).toContain('topology-mode Auto: hints disabled for every Service')
     expect(r.stdout).toContain(
-      '  - ip-10-0-4-10.eu-west-1.compute.internal (no-zone-label): kubectl label node ip-10-0-4-10.eu-west-1.compute.internal topology.kubernetes.io/zone=<zone>',
+      '  - ip-10-0-4-10.eu-west-1.compute.internal (no-zone-label): label node ip-10-0-4-10.eu-west-1.compute.internal with topology.kubernetes.io/zone set to the zone it runs in',
     )
     const json = JSON.parse(runCli(['nodes', '-f', UNLABELED, '-o', 'json']).stdout)
     expect(json.auto.reason).toBe('disabling-nodes')
@@ -97,7 +123,15 @@ describe('watch: argument checks before any I/O', () => {
   it('needs exactly one Service', () => {
     const none = runCli(['watch'])
     expect(none.code).toBe(2)
-    expect(none.stderr.trim()).toBe('error: watch takes exactly one Service: kubectl topology watch svc/NAME')
-    expect(runCli(['watch', 'svc/a', 'svc/b']).code).toBe(2)
+    expect(none.stderr.trim()).toBe('error: watch: exactly one NAME is required, got 0: kubectl topology watch svc/NAME')
+    const two = runCli(['watch', 'svc/a', 'svc/b'])
+    expect(two.code).toBe(2)
+    expect(two.stderr.trim()).toBe('error: watch: exactly one NAME is required, got 2: kubectl topology watch svc/NAME')
+    // -n alone selects a namespace's Services for the other commands: watch says why it does not.
+    const ns = runCli(['watch', '-n', 'shop'])
+    expect(ns.code).toBe(2)
+    expect(ns.stderr.trim()).toBe(
+      'error: watch: exactly one NAME is required, got 0; -n shop alone selects every Service in the namespace, and watch follows one: kubectl topology watch svc/NAME -n shop',
+    )
   })
 })

@@ -42,6 +42,14 @@ describe('__complete', () => {
     expect(complete('explain', '--color', '').values).toEqual(['auto', 'always', 'never'])
   })
 
+  it('completes the Kubernetes names of modes and strategies (issue 19: one vocabulary), not the old ones', () => {
+    expect(complete('apply', '--mode', '').values).toEqual(['Auto', 'PreferSameZone', 'PreferSameNode', 'PreferClose', 'none'])
+    expect(complete('apply', '--strategy', '').values).toEqual(['Auto', 'PreferSameZone', 'PreferSameNode'])
+    expect(complete('simulate', '--strategies', 'Pre').values).toEqual(['PreferClose', 'PreferSameZone', 'PreferSameNode'])
+    expect(complete('simulate', '--strategies', 'Auto,n').values).toEqual(['Auto,none'])
+    expect(complete('simulate', '--strategies=loc').values).toEqual(['--strategies=local', '--strategies=local-shared', '--strategies=local-weighted', '--strategies=local-opt'])
+  })
+
   it('lets the shell complete file names for --from-file and --kubeconfig', () => {
     expect(complete('explain', '--from-file', '')).toMatchObject({values: [], directive: ':0'})
     expect(complete('explain', '--kubeconfig', 'ex')).toMatchObject({values: [], directive: ':0'})

@@ -48,9 +48,10 @@ describe('explain on examples/three-zones.yaml', () => {
     })
     expect(cart.zones.map((z) => z.minimum)).toEqual([4, 4, 4])
     expect(cart.findings).toContain('hints-refused')
-    const scale = cart.advice.find((a) => a.code === 'scale')!
     // Three equal zones refuse 4, 5, 8 and 11: the nearest accepted counts are 10 below and 12, 13, 14 above.
-    expect(scale.message).toContain('accepts 10, 12, 13, 14 ready endpoints (now 11)')
+    expect(cart.recommendation!.reasons).toContain(
+      'Auto: hints refused at 11 ready endpoints (the controller accepts 10, 12, 13, 14); 33% in-zone, worst overload 0% (within the 20% bound)',
+    )
     expect(svc(all, 'payments').controller.message).toBe('Insufficient number of endpoints (2 endpoints, 3 zones), addressType: IPv4')
   })
 
@@ -63,6 +64,11 @@ describe('explain on examples/three-zones.yaml', () => {
     expect(c.endpoints.every((e) => e.liveHints?.forZones[0] === e.zone && e.liveHints.forNodes.length === 0)).toBe(true)
   })
 
+  it('names no topology-aware routing `none`, as apply --mode, plan and simulate do (issue 19: was "no topology")', () => {
+    const r = runCli(['explain', 'svc/inventory', '-n', 'shop', '--from-file', EXAMPLE])
+    expect(r.stdout).toContain('Mode:        none (no topology-aware routing; hints removed)\n')
+    expect(svc(all, 'inventory').mode.path).toBe('none')
+  })
   it('ignores topology-mode: AUTO like upstream and says so (inventory)', () => {
     const s = svc(all, 'inventory')
     expect(s.mode.path).toBe('none')
@@ -127,8 +133,47 @@ describe('explain output formats', () => {
     expect(lines.filter((l) => l.startsWith('eu-west-1'))).toHaveLength(3)
     expect(lines.some((l) => l.startsWith('TOTAL'))).toBe(true)
     expect(r.stdout).toContain('What to do:')
-    expect(r.stdout).toContain('kubectl topology apply svc/cart -n shop --mode PreferSameZone')
+    // PreferSameZone would overload eu-west-1c by 22.2%: the advice says so instead of offering it (issue 19, finding 3).
+    expect(lines).toContain('    PreferSameZone: 100% in-zone, but eu-west-1c overloaded by 22.2% (above the 20% bound)')
+    expect(r.stdout).not.toContain('--mode PreferSameZone')
     expect(r.stdout).not.toMatch(/\x1b\[/)
+  })
+
+  it('issue 19: catalog (+100% in eu-west-1c) gets a step, each command alone on its line, and --exit-code 1', () => {
+    const r = runCli(['explain', 'svc/catalog', '-n', 'shop', '--from-file', EXAMPLE, '--exit-code'])
+    expect(r.code).toBe(1)
+    const lines = r.stdout.split('\n')
+    const at = lines.indexOf('      kubectl topology apply svc/catalog -n shop --mode Auto --yes')
+    expect(at).toBeGreaterThan(0)
+    expect(lines[at + 1]).toBe('    or, with kubectl alone:')
+    expect(lines[at + 2]).toBe(`      kubectl patch service catalog -n shop --type=merge -p '{"metadata":{"annotations":{"service.kubernetes.io/topology-mode":"Auto"}}}'`)
+    expect(lines).toContain('    PreferSameZone after the next sync: eu-west-1c overloaded by 100% (above the 20% bound)')
+    // checkout keeps what it has: no finding, no advice to change, exit 0.
+    expect(runCli(['explain', 'svc/checkout', '-n', 'shop', '--from-file', EXAMPLE, '--exit-code']).code).toBe(0)
+  })
+
+  it("issue 19: explain and plan give the same recommendation at today's count (cart, catalog)", () => {
+    for (const name of ['cart', 'catalog']) {
+      const e = json(['explain', `svc/${name}`, '-n', 'shop', '--from-file', EXAMPLE]).services[0]!.recommendation
+      const p = JSON.parse(runCli(['plan', `svc/${name}`, '-n', 'shop', '--from-file', EXAMPLE, '-o', 'json']).stdout).services[0].recommendation
+      expect(p).toEqual(e)
+    }
+  })
+
+  it('issue 19, finding 1: with the Auto annotation and trafficDistribution both set, the patch removes the annotation', () => {
+    // A copy of the snapshot where cart (topology-mode Auto) also has spec.trafficDistribution: PreferSameZone.
+    const snap = parseYaml(readFileSync(EXAMPLE, 'utf8')) as {services: {metadata: {name: string; namespace: string}; spec: Record<string, unknown>}[]}
+    const cart = snap.services.find((x) => x.metadata.name === 'cart' && x.metadata.namespace === 'shop')!
+    cart.spec.trafficDistribution = 'PreferSameZone'
+    const file = path.join(mkdtempSync(path.join(os.tmpdir(), 'kt-advice-')), 'snap.json')
+    writeFileSync(file, JSON.stringify(snap))
+    const rec = json(['explain', 'svc/cart', '-n', 'shop', '--from-file', file]).services[0]!.recommendation!
+    expect(rec.current).toBe('Auto')
+    // Any step towards PreferSameZone clears the annotation (it wins over the field); the field is already set.
+    const sz = rec.options.find((o) => o.mode === 'PreferSameZone')!
+    expect(sz.worstOverload).toBeCloseTo(2 / 9, 9)
+    expect(rec.reasons).toContain('PreferSameZone: 100% in-zone, but eu-west-1c overloaded by 22.2% (above the 20% bound)')
+    for (const st of rec.steps) expect(st.command).not.toContain('--mode PreferSameZone')
   })
 
   it('wide: one row per endpoint with live and predicted hints', () => {
@@ -222,7 +267,7 @@ describe('explain on examples/unlabeled-node.yaml: one node without a zone label
       {
         name: 'ip-10-0-4-10.eu-west-1.compute.internal',
         status: 'no-zone-label',
-        fix: 'kubectl label node ip-10-0-4-10.eu-west-1.compute.internal topology.kubernetes.io/zone=<zone>',
+        fix: 'label node ip-10-0-4-10.eu-west-1.compute.internal with topology.kubernetes.io/zone set to the zone it runs in',
       },
     ])
     const table = runCli(['explain', 'svc/checkout', '-n', 'shop', '--from-file', UNLABELED])

@@ -47,9 +47,23 @@ describe('--traffic names zones of the cluster', () => {
       expect(r.stderr.trimEnd()).toBe('error: --traffic: unknown zone "mars" (zones in the cluster: eu-west-1a, eu-west-1b, eu-west-1c)')
     })
   }
-  it('known zones are accepted', () => {
-    expect(runCli(['explain', 'svc/checkout', '-n', 'shop', '-f', EXAMPLE, '--traffic', 'eu-west-1a=0.5,eu-west-1b=0.5']).code).toBe(0)
+  it('known zones are accepted, as fractions or percentages (weights: the same traffic either way)', () => {
+    const fractions = runCli(['explain', 'svc/checkout', '-n', 'shop', '-f', EXAMPLE, '-o', 'json', '--traffic', 'eu-west-1a=0.5,eu-west-1b=0.5,eu-west-1c=0'])
+    expect(fractions.code).toBe(0)
+    const percents = runCli(['explain', 'svc/checkout', '-n', 'shop', '-f', EXAMPLE, '-o', 'json', '--traffic', 'eu-west-1a=50%,eu-west-1b=50%,eu-west-1c=0%'])
+    expect(percents.stdout).toBe(fractions.stdout)
   })
+  // Finding 11: eu-west-1a=0.5 alone gave the other zones no traffic, silently.
+  for (const cmd of ['explain', 'check', 'simulate', 'plan']) {
+    it(`${cmd}: a zone with nodes left out is exit 2 asking for its share`, () => {
+      const r = runCli([cmd, 'svc/checkout', '-n', 'shop', '-f', EXAMPLE, '--traffic', 'eu-west-1a=0.5'])
+      expect(r.code).toBe(2)
+      expect(r.stderr.trimEnd()).toBe(
+        'error: --traffic: no share for zones "eu-west-1b", "eu-west-1c": give every zone with nodes a share (0 for none), e.g. --traffic eu-west-1a=0.5,eu-west-1b=0,eu-west-1c=0',
+      )
+      expect(r.stdout).toBe('')
+    })
+  }
 })
 
 describe('--traffic names zones of the cluster: a live cluster, watch as explain and simulate', () => {
@@ -167,7 +181,7 @@ describe('--traffic names zones of the cluster: a live cluster, watch as explain
   }, 30_000)
 
   it('watch: known zones are accepted (it shows the Service and runs until stopped)', async () => {
-    const r = await live(['watch', 'svc/checkout', '-n', 'shop', '--plain', '--traffic', 'eu-west-1a=0.5,eu-west-1b=0.5'], 4_000)
+    const r = await live(['watch', 'svc/checkout', '-n', 'shop', '--plain', '--traffic', 'eu-west-1a=0.5,eu-west-1b=0.5,eu-west-1c=0'], 4_000)
     expect(r.stdout).toMatch(/shop\/checkout/)
     expect(r.stderr).not.toMatch(/error/)
   }, 30_000)

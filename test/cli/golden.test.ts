@@ -2,10 +2,13 @@
 // snapshots, byte for byte, so a change of layout or of code structure cannot change what
 // users and their scripts read. A deliberate change of output regenerates the files:
 //   UPDATE_GOLDEN=1 npx vitest run test/cli/golden.test.ts
-// and the diff of test/cli/golden/ shows the change for review.
-import {existsSync, readFileSync, writeFileSync} from 'node:fs'
+// and the diff of test/cli/golden/ shows the change for review. A missing file is written
+// outside CI and fails the test in CI (golden-file.ts).
+import {existsSync, mkdtempSync, rmSync} from 'node:fs'
+import {tmpdir} from 'node:os'
 import path from 'node:path'
 import {describe, expect, it} from 'vitest'
+import {checkGolden} from './golden-file.js'
 import {ROOT, runCli} from './run-cli.js'
 
 const EXAMPLES = ['three-zones', 'unlabeled-node', 'rollouts', 'autoscaling']
@@ -26,11 +29,26 @@ describe('machine-readable outputs on the bundled examples are unchanged', () =>
     for (const cmd of COMMANDS) {
       it(`${cmd.name} ${example}`, () => {
         const r = runCli(cmd.args(path.join(ROOT, 'examples', `${example}.yaml`)))
-        const got = JSON.stringify({code: r.code, stdout: r.stdout}, null, 1)
+        const got = `${JSON.stringify({code: r.code, stdout: r.stdout}, null, 1)}\n`
         const file = path.join(ROOT, 'test/cli/golden', `${cmd.name}.${example}.json`)
-        if (process.env.UPDATE_GOLDEN || !existsSync(file)) writeFileSync(file, got + '\n')
-        expect(got + '\n').toBe(readFileSync(file, 'utf8'))
+        expect(got).toBe(checkGolden(file, got).expected)
       })
     }
   }
+})
+
+describe('a missing golden file', () => {
+  it('fails in CI instead of being written', () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'golden-'))
+    try {
+      const file = path.join(dir, 'new.json')
+      expect(() => checkGolden(file, '{}\n', {CI: 'true'})).toThrow(/new\.json is missing: write it with UPDATE_GOLDEN=1/)
+      expect(existsSync(file)).toBe(false)
+      // Outside CI it is written, and with UPDATE_GOLDEN in CI too.
+      expect(checkGolden(file, '{}\n', {}).expected).toBe('{}\n')
+      expect(checkGolden(path.join(dir, 'b.json'), 'x', {CI: 'true', UPDATE_GOLDEN: '1'}).expected).toBe('x')
+    } finally {
+      rmSync(dir, {recursive: true, force: true})
+    }
+  })
 })

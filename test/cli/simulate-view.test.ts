@@ -50,10 +50,10 @@ describe.skipIf(!hasScript)('simulate on a terminal: the ink view', () => {
     expect(r.code).toBe(0)
     const out = r.stdout
     expect(out).toContain('Service shop/checkout · 9 ready endpoints · traffic model cpu')
-    expect(out).toContain('#  STRATEGY        SCORE  IN-ZONE  OVERLOAD MAX / MEAN  SLICES  FALLBACK-ZONES\n1  upstream-auto   95.00    88.9%          0.0% / 0.0%       1  -\n')
-    expect(out).toContain('same-zone  rank 3, score 85.56')
+    expect(out).toContain('#  STRATEGY        SCORE  IN-ZONE  OVERLOAD MAX / MEAN  SLICES  FALLBACK-ZONES\n1  Auto            95.00    88.9%          0.0% / 0.0%       1  -\n')
+    expect(out).toContain('PreferSameZone  rank 3, score 85.56')
     expect(out).toMatch(/^ {2}eu-west-1c {6}33% {2}2 local {4}█{14} 100% {2}█{7}▓{4}·{3} {2}\+50%$/m)
-    expect(out).toContain('5 more strategies: choose them with --strategies to see their zones.')
+    expect(out).toContain('1 more strategy: choose them with --strategies to see their zones.')
     expect(out).not.toContain('RANK   STRATEGY')
     expect(out).not.toMatch(/\x1b/)
     for (const l of out.trimEnd().split('\n')) expect([...l].length, l).toBeLessThanOrEqual(80)
@@ -65,7 +65,7 @@ describe.skipIf(!hasScript)('simulate on a terminal: the ink view', () => {
   it('-o wide, --no-headers and --plain keep the plain text on a terminal', () => {
     expect(inTerminal([...ARGS, '-o', 'wide', '--color', 'never']).stdout).toMatch(/^RANK\s+STRATEGY\s+SCORE/m)
     expect(inTerminal([...ARGS, '--plain', '--color', 'never']).stdout).toMatch(/^RANK\s+STRATEGY\s+SCORE/m)
-    expect(inTerminal([...ARGS, '--no-headers', '--color', 'never']).stdout).toMatch(/^1\s+upstream-auto\s+95\.00/m)
+    expect(inTerminal([...ARGS, '--no-headers', '--color', 'never']).stdout).toMatch(/^1\s+Auto\s+95\.00/m)
   })
   it('ink is loaded on the terminal, and only there: piped, no module of ink is', () => {
     const onTerminal = path.join(dir, 'terminal.txt')

@@ -22,7 +22,7 @@ describe('modeRefusal: the API server of each version', () => {
   })
   it.each([
     ['1.30', 'Auto'],
-    ['1.30', 'off'],
+    ['1.30', 'none'],
     ['1.31', 'PreferClose'],
     ['1.34', 'PreferSameZone'],
     ['1.34', 'PreferSameNode'],
@@ -52,12 +52,17 @@ describe('explain and apply on the bundled example at older versions (built CLI)
   const advice = (v: string) => {
     const r = runCli(['explain', 'svc/inventory', '-n', 'shop', '-f', EXAMPLE, '--kube-version', v, '-o', 'json'])
     expect(r.code).toBe(0)
-    return (JSON.parse(r.stdout) as {services: {advice: {code: string; command?: string}[]}[]}).services[0]!.advice.find((a) => a.code === 'enable')
+    return (JSON.parse(r.stdout) as {services: {recommendation: {steps: {command: string; alternative: string | null}[]}}[]}).services[0]!.recommendation.steps[0]
   }
   it('advises the value the version takes', () => {
-    expect(advice('1.36')?.command).toMatch(/--mode PreferSameZone /)
-    expect(advice('1.32')?.command).toMatch(/--mode PreferClose .*"trafficDistribution":"PreferClose"/)
-    expect(advice('1.30')?.command).toMatch(/--mode Auto .*topology-mode=Auto/)
+    expect(advice('1.36')?.command).toBe('kubectl topology apply svc/inventory -n shop --mode PreferSameZone --yes')
+    expect(advice('1.32')?.command).toBe('kubectl topology apply svc/inventory -n shop --mode PreferClose --yes')
+    expect(advice('1.32')?.alternative).toBe(`kubectl patch service inventory -n shop --type=merge -p '{"spec":{"trafficDistribution":"PreferClose"}}'`)
+    // 1.30 drops spec.trafficDistribution: the annotation, replacing the ignored "AUTO".
+    expect(advice('1.30')?.command).toBe('kubectl topology apply svc/inventory -n shop --mode Auto --yes')
+    expect(advice('1.30')?.alternative).toBe(
+      `kubectl patch service inventory -n shop --type=merge -p '{"metadata":{"annotations":{"service.kubernetes.io/topology-mode":"Auto"}}}'`,
+    )
   })
   it('apply --mode PreferSameZone at 1.32: one line, exit 2, nothing written', () => {
     const r = runCli(['apply', 'svc/inventory', '-n', 'shop', '-f', EXAMPLE, '--kube-version', '1.32', '--mode', 'PreferSameZone'])

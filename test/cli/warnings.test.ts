@@ -17,7 +17,7 @@ describe('a warning is on stderr, whatever the format', () => {
     ['check', ...svc, '-o', 'junit'],
     ['simulate', ...svc],
     ['simulate', ...svc, '-o', 'json'],
-    ['apply', ...svc, '--mode', 'off'],
+    ['apply', ...svc, '--mode', 'none'],
   ]
   for (const args of cases) {
     it(`${args[0]} ${args.includes('-o') ? args[args.indexOf('-o') + 1] : 'default'}`, () => {

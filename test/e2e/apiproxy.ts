@@ -54,7 +54,7 @@ export class ApiProxy {
             body: Buffer.concat(chunks).toString('utf8'),
           }
           self!.requests.push(rec)
-          let hr: HookResult | void = undefined
+          let hr: HookResult | void
           try {
             hr = self!.hook ? await self!.hook(rec) : undefined
           } catch (e) {

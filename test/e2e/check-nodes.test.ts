@@ -196,7 +196,7 @@ describe('nodes on a live cluster', () => {
       expect(validate(doc)).toBe(true)
       expect(doc.auto).toMatchObject({possible: false, reason: 'disabling-nodes'})
       expect(doc.totals).toMatchObject({nodes: 5, counted: 3, ignored: {'control-plane': 1, 'not-ready': 0, 'no-zone-label': 1, 'no-cpu': 0}})
-      expect(doc.disablingNodes).toEqual([{name: 'bare-node', status: 'no-zone-label', fix: 'kubectl label node bare-node topology.kubernetes.io/zone=<zone>'}])
+      expect(doc.disablingNodes).toEqual([{name: 'bare-node', status: 'no-zone-label', fix: 'label node bare-node with topology.kubernetes.io/zone set to the zone it runs in'}])
       // Only the nodes are read.
       expect(proxy.requests.filter((x) => x.method === 'GET').map((x) => x.url.split('?')[0])).toEqual(['/api/v1/nodes'])
       const table = await runCliAsync(['nodes', '--context', 'admin'], {env: {KUBECONFIG: proxy.kubeconfig}})

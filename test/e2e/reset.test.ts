@@ -27,7 +27,7 @@ describe('reset', () => {
     const ns = await createNamespace('reset-basic')
     await serviceWithPods(ns, 'web', 21, {annotations: {'service.kubernetes.io/topology-mode': 'Auto'}})
     const before = await getService(ns, 'web')
-    expect((await run(['apply', 'svc/web', '-n', ns, '--mode', 'off', '--yes'])).code).toBe(0)
+    expect((await run(['apply', 'svc/web', '-n', ns, '--mode', 'none', '--yes'])).code).toBe(0)
     const applied = await getService(ns, 'web')
     expect(applied.metadata.annotations).toBeUndefined()
     const [file] = journalFiles(home)

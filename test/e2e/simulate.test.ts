@@ -50,7 +50,7 @@ describe('simulate on the live control plane', () => {
     expect(b.source).toBe('snapshot')
     expect({...b, source: 'x'}).toEqual({...a, source: 'x'})
     // Not vacuous: the strategies were scored.
-    expect(JSON.stringify(a)).toContain('upstream-auto')
+    expect(JSON.stringify(a)).toContain('Auto')
   })
 
   it('the read-only identity (no Nodes) needs a traffic model that does not come from node CPU', () => {
@@ -93,7 +93,7 @@ describe('simulate on the live control plane', () => {
   }
 
   it('Deployment web: the rollout read from it equals --rollout maxSurge=2,maxUnavailable=1,replicas=9, live and from a snapshot', () => {
-    const args = ['svc/web', '--strategies', 'upstream-auto,same-zone']
+    const args = ['svc/web', '--strategies', 'Auto,PreferSameZone']
     const fromWorkload = json([...args, '--rollout', 'from-workload'])
     const explicit = json([...args, '--rollout', 'maxSurge=2,maxUnavailable=1,replicas=9'])
     const [w] = fromWorkload.services
@@ -121,7 +121,7 @@ describe('simulate on the live control plane', () => {
   })
 
   it('StatefulSet db: highest ordinal first, one at a time, ordinal 0 kept by the partition; live equals the snapshot', () => {
-    const args = ['svc/db', '--strategies', 'upstream-auto']
+    const args = ['svc/db', '--strategies', 'Auto']
     const fromWorkload = json([...args, '--rollout', 'from-workload'])
     const explicit = json([...args, '--rollout', 'from-workload,partition=1,maxUnavailable=1'])
     const [w] = fromWorkload.services
@@ -160,7 +160,7 @@ describe('simulate on the live control plane', () => {
     expect(r.stderr).toContain(
       `error: --rollout from-workload: 2 workloads are behind Service ${ns}/api (deployment/api, deployment/api-canary): pick one with --workload deployment/api`,
     )
-    const canary = json(['svc/api', '--strategies', 'upstream-auto', '--rollout', 'from-workload', '--workload', 'deployment/api-canary'])
+    const canary = json(['svc/api', '--strategies', 'Auto', '--rollout', 'from-workload', '--workload', 'deployment/api-canary'])
     expect(canary.services[0]!.rolloutParameters).toMatchObject({workload: {kind: 'Deployment', name: 'api-canary'}, type: 'Recreate', replicas: 1})
     expect((canary.services[0]!.rolloutParameters!.notes as string[])[0]).toBe(
       `2 workloads are behind Service ${ns}/api: the rollout replaces the 1 ready endpoint(s) whose pods are named api-canary-<hash>-<suffix>; the other 6 stay`,
@@ -173,7 +173,7 @@ describe('simulate on the live control plane', () => {
       ['create 1 new pod(s) (not ready)', {'eu-west-1a': 2, 'eu-west-1b': 2, 'eu-west-1c': 2}],
       ['1 new pod(s) become ready', {'eu-west-1a': 3, 'eu-west-1b': 2, 'eu-west-1c': 2}],
     ])
-    const api = json(['svc/api', '--strategies', 'upstream-auto', '--rollout', 'from-workload', '--workload', 'deploy/api'])
+    const api = json(['svc/api', '--strategies', 'Auto', '--rollout', 'from-workload', '--workload', 'deploy/api'])
     // The API's defaults: 25% of 6 = 2 surge (up), 1 unavailable (down).
     expect(api.services[0]!.rolloutParameters).toMatchObject({
       type: 'RollingUpdate',
@@ -220,7 +220,7 @@ describe('simulate on the live control plane', () => {
     ]
     const list = stringify({apiVersion: 'v1', kind: 'List', items, metadata: {resourceVersion: ''}})
     for (const svc of ['web', 'db']) {
-      const args = [`svc/${svc}`, '--strategies', 'upstream-auto', '--rollout', 'from-workload']
+      const args = [`svc/${svc}`, '--strategies', 'Auto', '--rollout', 'from-workload']
       const live = json(args)
       const fromList = json(args, list)
       expect(fromList.services[0]!.rolloutParameters).toEqual(live.services[0]!.rolloutParameters)
@@ -230,8 +230,8 @@ describe('simulate on the live control plane', () => {
 
   it('readonly context (ClusterRole view): reads the workloads; Nodes unreadable, new pods are placed by zone only', () => {
     const traffic = ['--traffic', 'eu-west-1a=1,eu-west-1b=1,eu-west-1c=1']
-    const admin = json(['svc/web', ...traffic, '--strategies', 'same-zone', '--rollout', 'from-workload'])
-    const r = cli(['simulate', 'svc/web', '-n', ns, '--context', 'readonly', ...traffic, '--strategies', 'same-zone', '--rollout', 'from-workload', '-o', 'json'])
+    const admin = json(['svc/web', ...traffic, '--strategies', 'PreferSameZone', '--rollout', 'from-workload'])
+    const r = cli(['simulate', 'svc/web', '-n', ns, '--context', 'readonly', ...traffic, '--strategies', 'PreferSameZone', '--rollout', 'from-workload', '-o', 'json'])
     expect(r.code).toBe(0)
     expect(r.stderr).toContain('cannot list nodes')
     const ro = JSON.parse(r.stdout) as {services: Svc[]}

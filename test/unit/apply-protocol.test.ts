@@ -48,7 +48,7 @@ const journal = (objects: Journal['objects'] = [], history: Journal['history'] =
   objects,
   history,
 })
-const outcome = (o: Partial<RunOutcome>): RunOutcome => ({written: [], failed: [], notWritten: [], conflict: null, interrupted: null, error: null, ...o})
+const outcome = (o: Partial<RunOutcome>): RunOutcome => ({written: [], unknown: [], failed: [], notWritten: [], conflict: null, interrupted: null, error: null, ...o})
 const SVC = {kind: 'Service' as const, name: 'web'}
 const ES1 = {kind: 'EndpointSlice' as const, name: 'web-1'}
 const ES2 = {kind: 'EndpointSlice' as const, name: 'web-2'}

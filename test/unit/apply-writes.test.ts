@@ -121,7 +121,7 @@ describe('writesFor', () => {
   it('hints mode: one JSON patch per changed slice, each with its record', async () => {
     const s = svc(undefined, undefined, null)
     const slices = [slice('web-1', eps)]
-    const plan = planHints({nodes}, s, slices, 'same-zone')
+    const plan = planHints({nodes}, s, slices, 'PreferSameZone')
     const writes = writesFor(plan, false)
     expect(writes.map((w) => w.ref)).toEqual([{kind: 'EndpointSlice', name: 'web-1'}])
     expect(writes[0]!.record).toMatchObject({
@@ -191,7 +191,7 @@ describe('predict', () => {
   })
 
   it('hints mode: explains the slices with the hints written', () => {
-    const plan = planHints({nodes}, s, target.slices, 'same-zone')
+    const plan = planHints({nodes}, s, target.slices, 'PreferSameZone')
     const prediction = predict(target, plan, undefined)
     expect(prediction.services[0]!.endpoints.map((e) => e.liveHints)).toEqual([
       {forZones: ['zone-a'], forNodes: []},
@@ -212,7 +212,7 @@ describe('pickTarget', () => {
 describe('refusals', () => {
   const s = svc()
   it('controller-managed slices are refused without --force, with the Service-mode command to use instead', () => {
-    const plan = planHints({nodes}, s, [slice('web-1', eps, 'endpointslice-controller.k8s.io')], 'same-zone')
+    const plan = planHints({nodes}, s, [slice('web-1', eps, 'endpointslice-controller.k8s.io')], 'PreferSameZone')
     expect(hintsRefusal(plan, 'shop', 'web', false)).toEqual({
       refusal: {
         kind: 'usage',
@@ -232,12 +232,12 @@ describe('refusals', () => {
   })
 
   it('mirrored slices get a warning; hand-made ones nothing', () => {
-    const mirrored = planHints({nodes}, s, [slice('web-1', eps, 'endpointslicemirroring-controller.k8s.io')], 'same-zone')
+    const mirrored = planHints({nodes}, s, [slice('web-1', eps, 'endpointslicemirroring-controller.k8s.io')], 'PreferSameZone')
     expect(hintsRefusal(mirrored, 'shop', 'web', false)).toEqual({
       refusal: null,
       warnings: ['EndpointSlice web-1 is managed by endpointslicemirroring-controller.k8s.io, which rewrites it when the Endpoints object changes; the hints last until then'],
     })
-    const plain = planHints({nodes}, s, [slice('web-1', eps)], 'same-zone')
+    const plain = planHints({nodes}, s, [slice('web-1', eps)], 'PreferSameZone')
     expect(hintsRefusal(plain, 'shop', 'web', false)).toEqual({refusal: null, warnings: []})
     expect(shortLivedHintsWarning(plain, 'shop', 'web')).toBeNull()
   })

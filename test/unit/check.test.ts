@@ -260,10 +260,24 @@ describe('policy file', () => {
         'unknown policy "policies.requireHint" (known: requireHints, noFallback, maxOverload, minEndpointsPerZone, noDrift, lint, dataPlaneHonoursHints, hintsOverRange, hintsThroughRollout)',
       ),
     )
-    expect(() => parsePolicyDocument({policies: {maxOverload: '20%'}})).toThrow(/policies.maxOverload must be a non-negative number/)
+    expect(() => parsePolicyDocument({policies: {maxOverload: 'lots'}})).toThrow(
+      new PolicyFileError('policies.maxOverload: invalid value "lots": give a percentage with % (20%) or a fraction from 0 to 1 (0.2)'),
+    )
+    // 20 meant 20%, not 2000% (issue 19 finding 5): refused with both spellings.
+    expect(() => parsePolicyDocument({policies: {maxOverload: 20}})).toThrow(
+      new PolicyFileError('policies.maxOverload 20: did you mean 20% (0.2)? Give a percentage with % or a fraction from 0 to 1'),
+    )
+    expect(() => parsePolicyDocument({policies: {maxOverload: -0.1}})).toThrow(/policies.maxOverload: invalid value -0.1/)
     expect(() => parsePolicyDocument({policies: {minEndpointsPerZone: 1.5}})).toThrow(/must be a non-negative integer/)
     expect(() => parsePolicyDocument({kind: 'Policy', policies: {}})).toThrow(/kind must be "CheckPolicy"/)
     expect(() => parsePolicyDocument([1])).toThrow(PolicyFileError)
+  })
+  it('maxOverload: "20%" and 0.2 are the same bound, as --max-overload', () => {
+    expect(parsePolicyDocument({policies: {maxOverload: '20%'}})).toEqual({maxOverload: 0.2})
+    expect(parsePolicyDocument({policies: {maxOverload: 0.2}})).toEqual({maxOverload: 0.2})
+    expect(parsePolicyDocument({policies: {maxOverload: '0.2'}})).toEqual({maxOverload: 0.2})
+    expect(parsePolicyDocument({policies: {maxOverload: 1}})).toEqual({maxOverload: 1})
+    expect(parsePolicyDocument({policies: {maxOverload: '150%'}})).toEqual({maxOverload: 1.5})
   })
   it('flags add to (and override) the file', () => {
     expect(mergePolicies({maxOverload: 0.5, lint: true}, {maxOverload: 0.2, noDrift: true})).toEqual({maxOverload: 0.2, lint: true, noDrift: true})

@@ -72,7 +72,7 @@ describe('clusterCliffs and nodesReport', () => {
     expect(r.auto).toMatchObject({possible: false, reason: 'disabling-nodes'})
     expect(r.totals).toEqual({nodes: 7, counted: 3, ignored: {'control-plane': 1, 'not-ready': 1, 'no-zone-label': 1, 'no-cpu': 1}, cpuMilli: 12000})
     expect(r.disablingNodes).toEqual([
-      {name: 'bare', status: 'no-zone-label', fix: 'kubectl label node bare topology.kubernetes.io/zone=<zone>'},
+      {name: 'bare', status: 'no-zone-label', fix: 'label node bare with topology.kubernetes.io/zone set to the zone it runs in'},
       {name: 'nocpu', status: 'no-cpu', fix: 'give node nocpu allocatable CPU (status.allocatable.cpu is zero or missing)'},
     ])
     const schema = JSON.parse(readFileSync(new URL('../../schema/nodes.v1.json', import.meta.url), 'utf8'))
@@ -100,12 +100,13 @@ describe('watch model: diffFrames', () => {
   it('an unlabeled node drops the hints for the Service', () => {
     const next = watchFrame({...base, nodes: [...base.nodes, node('bare', null)]}, 'default', 'web', {kubeVersion: '1.36'})
     const changes = diffFrames(f0, next)
-    expect(changes.map((c) => c.kind)).toEqual(['node-added', 'hints-dropped', 'zone-share', 'zone-share', 'zone-share', 'drift', 'cliff-cleared'])
+    // The advice changes too: Auto is refused (no CPU shares), the advisor names another mode.
+    expect(changes.map((c) => c.kind)).toEqual(['node-added', 'advice', 'hints-dropped', 'zone-share', 'zone-share', 'zone-share', 'drift', 'cliff-cleared'])
     expect(changes[0]).toEqual({kind: 'node-added', tone: 'bad', zone: null, message: 'node bare added (no zone label: disables hints for every Service)'})
-    expect(changes[1]!.message).toBe(
+    expect(changes[2]!.message).toBe(
       'hints dropped: TopologyAwareHintsDisabled: Insufficient Node information: allocatable CPU or zone not specified on one or more nodes, addressType: IPv4',
     )
-    expect(changes[2]!.message).toBe('zone-a: CPU share 33.3% -> -')
+    expect(changes[3]!.message).toBe('zone-a: CPU share 33.3% -> -')
   })
   it('an endpoint fewer: ready count shifts, the controller refuses, live hints still there (drift)', () => {
     const fewer = state(base.nodes, [svc], [slice('web', spread({'zone-a': 3, 'zone-b': 3, 'zone-c': 2}, true))])

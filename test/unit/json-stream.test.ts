@@ -1,12 +1,14 @@
 import fc from 'fast-check'
 import {Writable} from 'node:stream'
 import {describe, expect, it} from 'vitest'
+import {jsonText} from '../../src/render/encode.js'
 import {jsonChunks, writeChunks} from '../../src/render/json-stream.js'
 
-const whole = (doc: unknown) => `${JSON.stringify(doc, null, 2)}\n`
+/** JSON.stringify(doc, null, 2), DEL, C1 and format characters escaped (issue 20), and a newline. */
+const whole = (doc: unknown) => `${jsonText(doc)}\n`
 
 describe('jsonChunks', () => {
-  it('yields exactly JSON.stringify(doc, null, 2) + newline, split anywhere (property)', () => {
+  it('yields exactly jsonText(doc) (JSON.stringify(doc, null, 2), controls escaped) + newline, split anywhere (property)', () => {
     // piece 1..6: every object and array of a few values is gone into and split.
     fc.assert(
       fc.property(fc.oneof(fc.dictionary(fc.string(), fc.jsonValue()), fc.array(fc.jsonValue())), fc.integer({min: 1, max: 6}), (doc, piece) => {

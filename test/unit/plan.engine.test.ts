@@ -184,6 +184,17 @@ describe('plan: recommendation and cost', () => {
     expect(p.recommendation.reasons).toContain('PreferSameZone: 100% in-zone, but a overloaded by 266.7% (above the 0% bound)')
   })
 
+  it("when the extended verdict differs from today's recommendation, it says both and why", () => {
+    // Auto refused at 11 (4/4/3), no workload: today keep Auto (33%, like none); over the zone losses Auto reaches 16.7%.
+    const st = state(nodesIn(ZONES, 2), [service('web', {annotations: {'service.kubernetes.io/topology-mode': 'Auto'}})], [slice('web', spread({a: 4, b: 4, c: 3}))])
+    const p = planService(st, st.services[0]!)
+    expect(p.recommendation.recommended).toBe('Auto')
+    expect(p.extended.mode).toBe('none')
+    expect(p.extended.differsFromToday).toBe(
+      "at today's count the advice is Auto; over the range, rollouts and zone losses none has the same in-zone share (33%) and a lower worst overload (0% against 16.7% when a is lost at 11 replicas)",
+    )
+  })
+
   it('the bound is inclusive: an overload exactly at it is within (two zones, 5 and 7 endpoints: +20% in a)', () => {
     const st = {...state(nodesIn(['a', 'b'], 1), [service('web')], [slice('web', spread({a: 5, b: 7}))])}
     const p = planService(st, st.services[0]!)

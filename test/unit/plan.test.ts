@@ -62,9 +62,9 @@ describe('desiredFields: the fewest changes that make the controller take the mo
     [F('Auto', 'Auto', null), 'PreferClose', F(null, null, 'PreferClose')],
     // deprecated "disabled" wins, so topology-mode Auto does not override: nothing to remove
     [F('Auto', 'disabled', null), 'PreferSameZone', F('Auto', 'disabled', 'PreferSameZone')],
-    [F('Auto', null, 'PreferSameZone'), 'off', F(null, null, null)],
-    [F('Disabled', null, null), 'off', F('Disabled', null, null)],
-    [F(null, null, null), 'off', F(null, null, null)],
+    [F('Auto', null, 'PreferSameZone'), 'none', F(null, null, null)],
+    [F('Disabled', null, null), 'none', F('Disabled', null, null)],
+    [F(null, null, null), 'none', F(null, null, null)],
   ] as const)('%o + --mode %s -> %o', (cur, mode, want) => {
     expect(desiredFields(cur, mode).fields).toEqual(want)
   })
@@ -98,7 +98,7 @@ describe('serviceWrite: server-side apply configuration and removals', () => {
     // We own trafficDistribution; --mode Auto keeps it: it must stay in our configuration.
     const keep = serviceWrite(svc(undefined, 'PreferSameZone'), F(null, null, 'PreferSameZone'), F('Auto', null, 'PreferSameZone'), managed)
     expect(keep.apply).toMatchObject({metadata: {annotations: {[TM]: 'Auto'}}, spec: {trafficDistribution: 'PreferSameZone'}})
-    // --mode off: ours goes by omission, the other manager's needs a merge patch.
+    // --mode none: ours goes by omission, the other manager's needs a merge patch.
     const off = serviceWrite(svc({[TM]: 'Auto'}, 'PreferSameZone'), F('Auto', null, 'PreferSameZone'), F(null, null, null), managed)
     expect(off.apply).toEqual({apiVersion: 'v1', kind: 'Service', metadata: {name: 'web', namespace: 'shop', resourceVersion: '42'}})
     expect(off.removeByMergePatch).toEqual(['topologyMode'])
@@ -123,26 +123,26 @@ describe('hints', () => {
     {ip: '10.0.0.3', zone: 'zone-c', node: 'c1', ready: false, hints: ['zone-a']},
   ]
 
-  it('same-zone / same-node: the PreferSameZone / PreferSameNode heuristic, not-ready endpoints get none', () => {
-    const z = computeHints({nodes}, [slice('s1', eps)], 'same-zone').slices[0]!
+  it('PreferSameZone / PreferSameNode: the trafficDistribution heuristic, not-ready endpoints get none', () => {
+    const z = computeHints({nodes}, [slice('s1', eps)], 'PreferSameZone').slices[0]!
     expect(z.endpoints!.map((e) => e.hints ?? null)).toEqual([{forZones: [{name: 'zone-a'}]}, {forZones: [{name: 'zone-b'}]}, null])
-    const n = computeHints({nodes}, [slice('s1', eps)], 'same-node').slices[0]!
+    const n = computeHints({nodes}, [slice('s1', eps)], 'PreferSameNode').slices[0]!
     expect(n.endpoints![0]!.hints).toEqual({forZones: [{name: 'zone-a'}], forNodes: [{name: 'a1'}]})
   })
 
-  it('upstream-auto: AddHints with the zone CPU ratios; a refusal is reported', () => {
+  it('Auto: AddHints with the zone CPU ratios; a refusal is reported', () => {
     const six = [1, 2].flatMap((i) => ['a', 'b', 'c'].map((z) => ({ip: `10.0.${i}.${z.charCodeAt(0)}`, zone: `zone-${z}`, node: `${z}1`})))
-    const r = computeHints({nodes}, [slice('s1', six)], 'upstream-auto')
+    const r = computeHints({nodes}, [slice('s1', six)], 'Auto')
     expect(r.refusals).toEqual([])
     expect(r.slices[0]!.endpoints!.map((e) => e.hints?.forZones?.[0]?.name)).toEqual(six.map((e) => e.zone))
-    const refused = computeHints({nodes}, [slice('s1', six.slice(0, 2))], 'upstream-auto')
+    const refused = computeHints({nodes}, [slice('s1', six.slice(0, 2))], 'Auto')
     expect(refused.refusals).toEqual(['Insufficient number of endpoints (2 endpoints, 3 zones), addressType: IPv4'])
   })
 
   it('planHints: per-endpoint changes, controller-managed slices, JSON patch touching only hints with the resourceVersion', () => {
     const mine = slice('s1', eps)
     const theirs = slice('s2', [{ip: '10.0.9.1', zone: 'zone-a', node: 'a1'}], 'endpointslice-controller.k8s.io')
-    const p = planHints({nodes}, svc(), [theirs, mine], 'same-zone')
+    const p = planHints({nodes}, svc(), [theirs, mine], 'PreferSameZone')
     expect(p.controllerManaged).toEqual(['s2'])
     expect(p.changes.sliceChanges.map((c) => [c.name, c.endpoints.map((e) => [e.addresses[0], e.old, e.new])])).toEqual([
       [
@@ -166,7 +166,7 @@ describe('hints', () => {
   it('no change, no patch', () => {
     const s = slice('s1', [{ip: '10.0.0.1', zone: 'zone-a', hints: ['zone-a']}])
     expect(sliceHintsPatch(s, s)).toEqual([{op: 'replace', path: '/metadata/resourceVersion', value: '7'}])
-    expect(planHints({nodes}, svc(), [s], 'same-zone').writes).toEqual([])
+    expect(planHints({nodes}, svc(), [s], 'PreferSameZone').writes).toEqual([])
   })
 })
 

@@ -11,27 +11,27 @@ const run = (state: ReturnType<typeof cluster>, strategies: SimulateOptions['str
 const by = (rs: StrategyResult[], s: string) => rs.find((r) => r.strategy === s)!
 
 describe('hint strategies on a cluster', () => {
-  it('upstream-auto: 4/3/2 endpoints, equal CPU -> hints hold with one donation, 8/9 in-zone', () => {
-    const [auto] = run(cluster([1, 1, 1], [4, 3, 2]), ['upstream-auto'])
+  it('Auto: 4/3/2 endpoints, equal CPU -> hints hold with one donation, 8/9 in-zone', () => {
+    const [auto] = run(cluster([1, 1, 1], [4, 3, 2]), ['Auto'])
     expect(auto!.fallback).toBeNull()
     expect(auto!.inZoneTraffic).toBeCloseTo(8 / 9, 12)
     expect(auto!.maxOverload).toBeCloseTo(0, 12)
     expect(auto!.zones.find((z) => z.zone === 'zone-c')!.serves).toEqual({'zone-a': 1, 'zone-c': 2})
   })
-  it('upstream-auto refuses 4/4/3 (sum of minimums 12 > 11): every zone falls back, like random', () => {
-    const rs = run(cluster([1, 1, 1], [4, 4, 3]), ['upstream-auto', 'random'])
-    expect(by(rs, 'upstream-auto').fallback).toMatch(/Unable to allocate minimum required endpoints/)
-    expect(by(rs, 'upstream-auto').fallbackZones).toEqual(['zone-a', 'zone-b', 'zone-c'])
-    expect(by(rs, 'upstream-auto').score).toBeCloseTo(by(rs, 'random').score!, 10)
+  it('Auto refuses 4/4/3 (sum of minimums 12 > 11): every zone falls back, like none', () => {
+    const rs = run(cluster([1, 1, 1], [4, 4, 3]), ['Auto', 'none'])
+    expect(by(rs, 'Auto').fallback).toMatch(/Unable to allocate minimum required endpoints/)
+    expect(by(rs, 'Auto').fallbackZones).toEqual(['zone-a', 'zone-b', 'zone-c'])
+    expect(by(rs, 'Auto').score).toBeCloseTo(by(rs, 'none').score!, 10)
   })
   it('same-zone: zones keep their own endpoints; a zone without any falls back to all', () => {
-    const [sz] = run(cluster([1, 1, 1], [3, 3, 0]), ['same-zone'])
+    const [sz] = run(cluster([1, 1, 1], [3, 3, 0]), ['PreferSameZone'])
     expect(sz!.fallbackZones).toEqual(['zone-c'])
     // a and b: 1/3 each in-zone; c: sends to all 6, none local
     expect(sz!.inZoneTraffic).toBeCloseTo(2 / 3, 12)
   })
   it('same-node: a node with an endpoint keeps its traffic on the node', () => {
-    const [sn] = run(cluster([2, 1, 1], [2, 1, 1]), ['same-node'])
+    const [sn] = run(cluster([2, 1, 1], [2, 1, 1]), ['PreferSameNode'])
     expect(sn!.inZoneTraffic).toBeCloseTo(1, 12)
     expect(sn!.fallbackZones).toEqual([])
   })
@@ -90,20 +90,20 @@ describe('what-ifs are pure and combine', () => {
     const before = JSON.stringify(base)
     const s = withoutZone(base, 'zone-c')
     expect(JSON.stringify(base)).toBe(before)
-    expect(simulateService(s, svc, {strategies: ['random']}).input.endpointsByZone).toEqual({'zone-a': 4, 'zone-b': 4})
+    expect(simulateService(s, svc, {strategies: ['none']}).input.endpointsByZone).toEqual({'zone-a': 4, 'zone-b': 4})
   })
   it("drain recreates the node's pods in the zone with the fewest (here its own zone, on the other node)", () => {
     const s = drain(base, svc, {nodes: ['zone-a-node-1']})
-    expect(simulateService(s, svc, {strategies: ['random']}).input.endpointsByZone).toEqual({'zone-a': 4, 'zone-b': 4, 'zone-c': 4})
+    expect(simulateService(s, svc, {strategies: ['none']}).input.endpointsByZone).toEqual({'zone-a': 4, 'zone-b': 4, 'zone-c': 4})
     const onDrained = s.endpointSlices.flatMap((sl) => sl.endpoints ?? []).filter((e) => e.nodeName === 'zone-a-node-1')
     expect(onDrained).toHaveLength(0)
     expect(s.nodes.find((n) => n.metadata.name === 'zone-a-node-1')!.spec?.unschedulable).toBe(true)
   })
-  it('replicas keeps the proportions; add-node shifts the CPU share', () => {
+  it("replicas removes from the most crowded node, then zone, then by name (plan's model); add-node shifts the CPU share", () => {
     const s = scaleReplicas(base, svc, 7)
-    expect(simulateService(s, svc, {strategies: ['random']}).input.endpointsByZone).toEqual({'zone-a': 3, 'zone-b': 2, 'zone-c': 2})
+    expect(simulateService(s, svc, {strategies: ['none']}).input.endpointsByZone).toEqual({'zone-a': 2, 'zone-b': 2, 'zone-c': 3})
     const t = addNode(base, {zone: 'zone-a', cpu: '2'})
-    expect(simulateService(t, svc, {strategies: ['random']}).input.trafficShare['zone-a']).toBeCloseTo(0.5, 12)
+    expect(simulateService(t, svc, {strategies: ['none']}).input.trafficShare['zone-a']).toBeCloseTo(0.5, 12)
   })
   it('rollout with maxSurge 25%, maxUnavailable 0 never drops below the desired ready count', () => {
     const steps = rollout(base, svc, {maxSurge: '25%', maxUnavailable: 0})

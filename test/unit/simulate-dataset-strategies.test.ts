@@ -1,4 +1,4 @@
-// simulate --dataset scores upstream-auto, same-zone, same-node and topology-keys from counts
+// simulate --dataset scores Auto, PreferSameZone, PreferSameNode and topology-keys from counts
 // (strategies/counts.ts). They must give what simulate gives on the cluster the row stands for
 // (rowToClusterState): the same controller, trafficDistribution and kube-proxy engines that
 // `explain` uses, on real Node and EndpointSlice objects.
@@ -9,7 +9,7 @@ import {Aggregator, DATASET_DEFAULT_STRATEGIES, rowToClusterState, scoreRow} fro
 import {simulateService, type StrategyName} from '../../src/simulate/simulate.js'
 import {sameNodeCounts, upstreamAutoCounts} from '../../src/simulate/strategies/counts.js'
 
-const CLUSTER_STRATEGIES = ['upstream-auto', 'same-zone', 'same-node', 'topology-keys'] as const
+const CLUSTER_STRATEGIES = ['Auto', 'PreferSameZone', 'PreferSameNode', 'topology-keys'] as const
 const KEY_SETS: (readonly string[])[] = [
   ['kubernetes.io/hostname', 'topology.kubernetes.io/zone', '*'],
   ['topology.kubernetes.io/zone'],
@@ -41,7 +41,7 @@ const rowArb = fc
   .map((zs): DatasetRow => ({name: 'r', zones: zs.map((z, i) => ({name: NAMES[i]!, ...z}))}))
 
 describe("dataset strategies from counts = simulate on the row's cluster", () => {
-  it('upstream-auto, same-zone, same-node, topology-keys (several key lists) on random rows', () => {
+  it('Auto, PreferSameZone, PreferSameNode, topology-keys (several key lists) on random rows', () => {
     fc.assert(
       fc.property(rowArb, fc.constantFrom(...CLUSTER_STRATEGIES), fc.constantFrom(...KEY_SETS), (row, strategy, keys) => {
         fc.pre(row.zones.some((z) => z.nodes > 0)) // simulate needs a node to take traffic shares from
@@ -99,8 +99,8 @@ describe("dataset strategies from counts = simulate on the row's cluster", () =>
     }
     const scores = scoreRow(row, [...DATASET_DEFAULT_STRATEGIES, 'topology-keys'])
     expect(scores.map((r) => r.strategy)).toEqual([...DATASET_DEFAULT_STRATEGIES, 'topology-keys'])
-    for (const r of scores) if (['upstream-auto', 'same-zone', 'same-node', 'topology-keys'].includes(r.strategy)) expect(r.score, r.strategy).toBeNull()
-    expect(scores.find((r) => r.strategy === 'random')!.score!.score).toBeCloseTo(35, 9) // the tool prints 35.0000
+    for (const r of scores) if (['Auto', 'PreferSameZone', 'PreferSameNode', 'topology-keys'].includes(r.strategy)) expect(r.score, r.strategy).toBeNull()
+    expect(scores.find((r) => r.strategy === 'none')!.score!.score).toBeCloseTo(35, 9) // the tool prints 35.0000
   })
   it('aggregates every strategy; topology-keys without "*" makes rows with endpoint-less zones invalid', () => {
     const rows: DatasetRow[] = [
@@ -125,8 +125,8 @@ describe("dataset strategies from counts = simulate on the row's cluster", () =>
     const byName = new Map(agg.result().map((a) => [a.strategy, a]))
     expect([...byName.keys()]).toEqual(strategies)
     expect(byName.get('topology-keys')).toMatchObject({clusters: 1, invalid: 1})
-    expect(byName.get('same-zone')).toMatchObject({clusters: 2, invalid: 0})
+    expect(byName.get('PreferSameZone')).toMatchObject({clusters: 2, invalid: 0})
     // balanced row: every hint strategy keeps all traffic in its zone with no overload
-    expect(byName.get('same-node')!.score.max).toBeCloseTo(100, 9)
+    expect(byName.get('PreferSameNode')!.score.max).toBeCloseTo(100, 9)
   })
 })

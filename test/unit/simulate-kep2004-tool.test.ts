@@ -16,7 +16,7 @@ const read = (name: string) => readFileSync(new URL(name, DATA), 'utf8')
 
 /** The tool's -alg names (run-all.sh) for our strategies. */
 const ALGS: [Kep2004Strategy, string][] = [
-  ['random', 'Original'],
+  ['none', 'Original'],
   ['local', 'Local'],
   ['local-shared', 'LocalShared'],
   ['local-weighted', 'LocalWeighted'],

@@ -30,14 +30,18 @@ describe('applyWhatIfs / simulateServices', () => {
   it('a lost zone: its nodes and endpoints are gone', () => {
     const after = applyWhatIfs(s, web, {...none, withoutZones: ['zone-c']})
     expect(after.nodes.map((n) => n.metadata.name)).toEqual(['zone-a-0', 'zone-b-0'])
-    const [report] = simulateServices(s, [web], {strategies: ['same-zone']}, {...none, withoutZones: ['zone-c']}, {disruption: false, onWarning: () => {}})
+    const [report] = simulateServices(s, [web], {strategies: ['PreferSameZone']}, {...none, withoutZones: ['zone-c']}, {disruption: false, onWarning: () => {}})
     expect(report!.input.readyEndpoints).toBe(4)
     expect(report!.input.zones).toEqual(['zone-a', 'zone-b'])
   })
 
   it('rollout warnings are reported as they come; disruption is added when asked', () => {
     const warnings: string[] = []
-    const reports = simulateServices(s, [web], {strategies: ['same-zone']}, none, {rollout: () => ({warning: 'no workload'}), disruption: true, onWarning: (w) => warnings.push(w)})
+    const reports = simulateServices(s, [web], {strategies: ['PreferSameZone']}, none, {
+      rollout: () => ({warning: 'no workload'}),
+      disruption: true,
+      onWarning: (w) => warnings.push(w),
+    })
     expect(warnings).toEqual(['no workload'])
     expect(reports[0]!.rollout).toBeUndefined()
     expect(reports[0]!.disruption!.map((d) => d.zone)).toEqual(['zone-a', 'zone-b', 'zone-c'])

@@ -15,8 +15,8 @@ import {nodesIn, service, slice, spread, state} from './builders.js'
 
 const ZONES = ['zone-a', 'zone-b', 'zone-c']
 const svc = service('web', {annotations: {'service.kubernetes.io/topology-mode': 'Auto'}})
-// 4/3/2 endpoints in three zones of equal CPU: upstream-auto holds hints (one zone-a endpoint donated to zone-c),
-// same-zone keeps everything local but zone-c's two endpoints carry a third of the traffic.
+// 4/3/2 endpoints in three zones of equal CPU: Auto holds hints (one zone-a endpoint donated to zone-c),
+// PreferSameZone keeps everything local but zone-c's two endpoints carry a third of the traffic.
 const st = state(nodesIn(ZONES), [svc], [slice('web', spread({'zone-a': 4, 'zone-b': 3, 'zone-c': 2}))])
 
 function report(opts: SimulateOptions = {}, extra: (r: ServiceReport) => void = () => {}): SimulateReport {
@@ -49,39 +49,42 @@ describe('SimulateView (ink, rendered once)', () => {
     expect(lines(out)[0]).toBe('Service default/web · 9 ready endpoints · traffic model cpu')
     expect(lines(out)[1]).toBe('zone-a 4 ep / 33% traffic  zone-b 3 ep / 33% traffic  zone-c 2 ep / 33% traffic')
     expect(out).toContain(
-      '#  STRATEGY        SCORE  IN-ZONE  OVERLOAD MAX / MEAN  SLICES  FALLBACK-ZONES\n1  upstream-auto   95.00    88.9%          0.0% / 0.0%       1  -\n2  same-zone       85.56   100.0%        50.0% / 22.2%       1  -\n',
+      '#  STRATEGY        SCORE  IN-ZONE  OVERLOAD MAX / MEAN  SLICES  FALLBACK-ZONES\n1  Auto            95.00    88.9%          0.0% / 0.0%       1  -\n2  PreferSameZone  85.56   100.0%        50.0% / 22.2%       1  -\n3  PreferSameNode  85.56   100.0%        50.0% / 22.2%       1  -\n4  none            70.00    33.3%          0.0% / 0.0%       1  -\n',
     )
-    // same-zone: zone-c serves a third of the traffic with 2 of 9 endpoints: 1/6 each, 1.5 x an
+    // PreferSameZone: zone-c serves a third of the traffic with 2 of 9 endpoints: 1/6 each, 1.5 x an
     // equal share (1/9); zone-a's four get 1/12 each, 0.75 x.
-    const sameZone = out.slice(out.indexOf('same-zone  rank 2'))
+    const sameZone = out.slice(out.indexOf('PreferSameZone  rank 2'))
     expect(row(sameZone, /^  zone-c /)).toBe('  zone-c      33%  2 local    ████████████████ 100%  ████████▓▓▓▓····  +50%')
     expect(row(sameZone, /^  zone-a /)).toBe('  zone-a      33%  4 local    ████████████████ 100%  ██████··│·······  -25%')
-    // upstream-auto donates a zone-a endpoint to zone-c: zone-c's clients reach 2 local + 1, every endpoint an equal share.
-    const auto = out.slice(out.indexOf('upstream-auto  rank 1'))
+    // Auto donates a zone-a endpoint to zone-c: zone-c's clients reach 2 local + 1, every endpoint an equal share.
+    const auto = out.slice(out.indexOf('Auto  rank 1'))
     expect(row(auto, /^  zone-c /)).toBe('  zone-c      33%  2 local + 1  ███████████·····  67%  ████████········    0%')
-    expect(out).toContain('5 more strategies: choose them with --strategies to see their zones.')
-    expect(out).not.toContain('random  rank')
+    // the default set is what a Service can be set to (issue 19): no research strategy
+    expect(out).toContain('1 more strategy: choose them with --strategies to see their zones.')
+    expect(out).not.toContain('none  rank')
+    expect(out).not.toContain('research')
   })
   it('every strategy when they were chosen; fallbacks under the strategy and the zone', () => {
-    const r = report({strategies: ['upstream-auto', 'random', 'local'], previousMode: 'disabled', padding: 1})
+    const r = report({strategies: ['Auto', 'none', 'local'], previousMode: 'disabled', padding: 1})
     const out = renderSimulateView({report: r, style: PLAIN, columns: 80, allStrategies: true})
     // local, previously not subsetting: 9 endpoints < threshold 9 + padding 1, every zone falls back; said once, under the strategy.
-    expect(out).toContain('random  rank 2')
-    expect(out).toContain('local  rank 3, score 70.00\n  inside the padding band (hysteresis): no subsetting\n')
+    expect(out).toContain('none  rank 2')
+    expect(out).toContain('(research): no cluster setting produces this (KEP-2004 subsetting,')
+    expect(out).toContain('local (research)  rank 3, score 70.00\n  inside the padding band (hysteresis): no subsetting\n')
     expect(out).not.toContain('falls back: inside')
     // Three zone names do not fit in what 80 columns leave: their number.
-    expect(out).toContain('3  local          70.00    33.3%          0.0% / 0.0%       1  3 zones\n')
+    expect(out).toContain('3  local (research)  70.00    33.3%          0.0% / 0.0%       1  3 zones\n')
     const wide = renderSimulateView({report: r, style: PLAIN, columns: 100, allStrategies: true})
-    expect(wide).toContain('3  local          70.00    33.3%          0.0% / 0.0%       1  zone-a,zone-b,zone-c\n')
+    expect(wide).toContain('3  local (research)  70.00    33.3%          0.0% / 0.0%       1  zone-a,zone-b,zone-c\n')
     expect(out).not.toContain('more strategies')
   })
   it('fits 80 columns, rollout and disruption included; S1, S2... with a legend when strategy names do not fit, as many as fit', () => {
-    const opts: SimulateOptions = {kubeVersion: '1.36', strategies: ['upstream-auto', 'same-zone', 'local-weighted']}
+    const opts: SimulateOptions = {kubeVersion: '1.36', strategies: ['Auto', 'PreferSameZone', 'local-weighted']}
     const r = report(opts, (s) => {
       const spec = {kind: 'Deployment' as const, type: 'RollingUpdate' as const, replicas: 8, maxSurge: 2, maxUnavailable: 1}
       s.rolloutParameters = planOf(spec, 8, {workload: {kind: 'Deployment', name: 'web'}, overridden: []})
       s.rollout = evaluateSteps(rollout(st, svc, spec), svc, opts)
-      s.disruption = disruption(st, svc, opts, 'upstream-auto', (x, zone) => {
+      s.disruption = disruption(st, svc, opts, 'Auto', (x, zone) => {
         const next = structuredClone(x)
         removeEndpoint(next, svc, (e) => e.zone === zone)
         return next
@@ -91,7 +94,7 @@ describe('SimulateView (ink, rendered once)', () => {
     for (const l of lines(out)) expect(displayWidth(l), l).toBeLessThanOrEqual(80)
     // (wrapped at 80 columns)
     expect(out.replace(/\n/g, ' ')).toContain('Rollout of deployment/web: RollingUpdate, replicas 8, maxSurge 2 (2 pods), maxUnavailable 1 (1 pod)')
-    expect(out).toContain('IN-ZONE of S1 upstream-auto, S2 same-zone\n')
+    expect(out).toContain('IN-ZONE of S1 Auto, S2 PreferSameZone\n')
     expect(out).toContain('In-zone shares of local-weighted at each step: --plain or -o json.')
     // 9 ready endpoints (4/3/2), replicas 8, maxSurge 2 -> 1 new pod first (at most 10 pods), then 3 old go (at least 7 ready).
     expect(out).toContain(
@@ -106,10 +109,10 @@ describe('SimulateView (ink, rendered once)', () => {
     expect(out).toContain(
       '  11  1 new pod(s) become ready          0    8  3/3/2  no (1)   33.3%  100.0%\n(1) refused: Unable to allocate minimum required endpoints to each zone without\nexceeding overload threshold (8 endpoints, 3 zones)',
     )
-    expect(out).toContain('ZONE    READY  HINTS-DROP  NO-LOCAL-ENDPOINT  FALLBACK upstream-auto\nzone-a      4           0                  3                       0\n')
+    expect(out).toContain('ZONE    READY  HINTS-DROP  NO-LOCAL-ENDPOINT  FALLBACK Auto\nzone-a      4           0                  3              0\n')
     // Wide enough, the columns are headed by the strategies' names.
     const wide = renderSimulateView({report: r, style: PLAIN, columns: 140, allStrategies: true})
-    expect(wide).toMatch(/^STEP  ACTION\s+OLD\s+NEW\s+READY\s+HINTS\s+IN-ZONE upstream-auto\s+IN-ZONE same-zone\s+IN-ZONE local-weighted$/m)
+    expect(wide).toMatch(/^STEP  ACTION\s+OLD\s+NEW\s+READY\s+HINTS\s+IN-ZONE Auto\s+IN-ZONE PreferSameZone\s+IN-ZONE local-weighted$/m)
     expect(wide).not.toContain('In-zone shares of')
     expect(wide).not.toContain('IN-ZONE of S1')
   })

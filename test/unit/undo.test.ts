@@ -1,7 +1,7 @@
 import {describe, expect, it} from 'vitest'
 import type {TopologyFields} from '../../src/apply/plan.js'
 import type {EndpointSlice, Service} from '../../src/upstream/api/types.js'
-import {compactJournal, emptyJournal, markState, planReset, recordPending, type ServiceRecord, type SliceRecord} from '../../src/apply/undo.js'
+import {compactJournal, emptyJournal, heldByServer, markState, planReset, recordPending, type ServiceRecord, type SliceRecord} from '../../src/apply/undo.js'
 
 const F = (topologyMode: string | null, topologyAwareHints: string | null, trafficDistribution: string | null): TopologyFields => ({
   topologyMode,
@@ -107,5 +107,34 @@ describe('planReset', () => {
   it('a deleted or recreated object is skipped', () => {
     const p = planReset(j, {service: svc(F(null, null, 'PreferSameZone'), 'other-uid'), slices: []})
     expect(p.skipped.map((s) => `${s.kind}: ${s.reason}`)).toEqual(['Service: it was deleted and created again since apply (different uid)', 'EndpointSlice: it no longer exists'])
+  })
+})
+
+// Issue 20 class 2: a write whose answer was lost.
+describe('heldByServer', () => {
+  const r = svcRec(F('Auto', null, null), F(null, null, 'PreferClose'))
+  it('tells written, not written and unknown apart from a re-read', () => {
+    expect(heldByServer(r, {service: svc(F(null, null, 'PreferClose')), slices: []})).toBe('written')
+    expect(heldByServer(r, {service: svc(F('Auto', null, null)), slices: []})).toBe('not-written')
+    expect(heldByServer(r, {service: svc(F(null, null, 'PreferSameZone')), slices: []})).toBe('unknown')
+    expect(heldByServer(r, {service: null, slices: []})).toBe('unknown')
+    expect(heldByServer(r, {service: svc(F(null, null, 'PreferClose'), 'other'), slices: []})).toBe('unknown')
+  })
+  it('slices by their endpoints hints', () => {
+    const s = sliceRec(['a', null], ['a', 'b'])
+    expect(heldByServer(s, {service: null, slices: [sl(['a', 'b'])]})).toBe('written')
+    expect(heldByServer(s, {service: null, slices: [sl(['a', null])]})).toBe('not-written')
+  })
+})
+
+describe('recordPending after a run whose outcome was never known', () => {
+  it('keeps the original before when the live value is the one that run read (its write did not happen)', () => {
+    // First apply: Auto -> PreferClose, written. Second apply: PreferClose -> PreferSameZone, answer lost, not stored.
+    const first: ServiceRecord = {...svcRec(F('Auto', null, null), F(null, null, 'PreferClose')), state: 'written'}
+    const lost: ServiceRecord = {...first, prior: F(null, null, 'PreferClose'), after: F(null, null, 'PreferSameZone'), state: 'unknown'}
+    const j = {...emptyJournal(key), objects: [lost]}
+    // Third apply reads PreferClose (the lost write was not stored).
+    const next = recordPending(j, svcRec(F(null, null, 'PreferClose'), F(null, null, 'PreferSameNode')))
+    expect((next.objects[0] as ServiceRecord).before).toEqual(F('Auto', null, null))
   })
 })

@@ -2,7 +2,7 @@
 // (as an HTTP status and as an ERROR event), a closed watch resumes from the last
 // resourceVersion, failures back off with doubling delays reset by the next event.
 import {describe, expect, it} from 'vitest'
-import {Reflector, type ListPage, type WatchFn} from '../../src/cluster/watch.js'
+import {BACKOFF, backoffDelay, Reflector, type ListPage, type WatchFn} from '../../src/cluster/watch.js'
 
 interface Obj {
   metadata: {name: string; namespace?: string; resourceVersion?: string}
@@ -13,7 +13,9 @@ type Step =
   | {events: [string, unknown][]; end?: unknown} // a watch that delivers events, then ends (end = error or null)
   | {fail: unknown} // the watch request fails right away
 
-function harness(lists: ListPage<Obj>[][], steps: Step[]) {
+/** watchMs: how long each watch seems to last (the clock advances by it on each reading). */
+function harness(lists: ListPage<Obj>[][], steps: Step[], watchMs = 0) {
+  let clock = 0
   const log: string[] = []
   const sleeps: number[] = []
   let listCall = 0
@@ -58,6 +60,8 @@ function harness(lists: ListPage<Obj>[][], steps: Step[]) {
     },
     baseDelayMs: 100,
     maxDelayMs: 400,
+    random: () => 0,
+    now: () => (clock += watchMs),
   })
   return {reflector, log, sleeps}
 }
@@ -140,7 +144,7 @@ describe('Reflector', () => {
 
   it('a client-side inactivity timeout resumes at once, without back-off', async () => {
     const timeout = new DOMException('The operation was aborted due to timeout', 'TimeoutError')
-    const {reflector, sleeps} = harness([[{items: [], resourceVersion: '1'}]], [{fail: timeout}, {fail: timeout}])
+    const {reflector, sleeps} = harness([[{items: [], resourceVersion: '1'}]], [{fail: timeout}, {fail: timeout}], 30_000)
     await reflector.run()
     expect(sleeps).toEqual([])
     expect(reflector.watches).toBe(3)
@@ -165,10 +169,82 @@ describe('Reflector', () => {
         sleeps.push(ms)
       },
       baseDelayMs: 100,
+      random: () => 0,
     })
     const synced = r.waitSynced()
     await r.run()
     await expect(synced).rejects.toThrow('Forbidden')
     expect(sleeps).toEqual([100, 200])
+  })
+})
+
+// Issue 20 class 3: loops without end. Before, a watch answering 410 at once re-listed with no
+// pause (4,600 requests in 10 s), a watch the server closed at once was re-opened at once, and a
+// list whose continue token repeats was paged forever.
+describe('Reflector: bounded retries', () => {
+  const gone = {events: [['ERROR', {kind: 'Status', code: 410, message: 'too old resource version'}]] as [string, unknown][]}
+
+  it('410 after 410 with no event in between: the first re-lists at once, then back-off doubles to its cap', async () => {
+    const {reflector, sleeps, log} = harness([[{items: [], resourceVersion: '1'}]], [gone, gone, gone, gone, gone])
+    await reflector.run()
+    expect(sleeps).toEqual([100, 200, 400, 400])
+    expect(reflector.lists).toBe(6)
+    expect(log.filter((l) => l.startsWith('status backoff'))).toHaveLength(4)
+  })
+
+  it('an event resets the 410 count', async () => {
+    const ev = {
+      events: [
+        ['ADDED', obj('a', '2')],
+        ['ERROR', {code: 410}],
+      ] as [string, unknown][],
+    }
+    const {reflector, sleeps} = harness([[{items: [], resourceVersion: '1'}]], [gone, ev, gone, ev])
+    await reflector.run()
+    expect(sleeps).toEqual([100])
+  })
+
+  it('a watch the server ends at once without an event ("very short watch") backs off', async () => {
+    const {reflector, sleeps, log} = harness([[{items: [], resourceVersion: '1'}]], [{events: []}, {events: []}, {events: []}])
+    await reflector.run()
+    expect(sleeps).toEqual([100, 200, 400])
+    expect(log).toContain('status backoff 100')
+  })
+
+  it('a list whose continue token repeats stops paging and backs off with a one-line reason', async () => {
+    const statuses: string[] = []
+    let lists = 0
+    const r: Reflector<Obj> = new Reflector<Obj>({
+      resource: 'things',
+      path: '/x',
+      query: {},
+      list: async () => {
+        if (++lists > 20) r.stop()
+        return {items: [], resourceVersion: '1', continue: 'same'}
+      },
+      watch: async () => ({abort() {}}),
+      onChange: () => {},
+      onStatus: (_r, s) => statuses.push(s.state === 'backoff' ? s.error : s.state),
+      sleep: async () => {},
+      random: () => 0,
+    })
+    const synced = r.waitSynced().catch((e: Error) => e.message)
+    await r.run()
+    expect(await synced).toBe(
+      'list things: page 2 came with the continue token "same" of an earlier page; the API server\'s list does not end (stopped paging): check the server, or the proxy in front of it',
+    )
+    expect(lists).toBe(21) // two requests per attempt, not thousands
+    expect(statuses[0]).toMatch(/^list things: page 2 came with/)
+  })
+})
+
+describe('backoffDelay (wait.Backoff with jitter 1.0)', () => {
+  it('doubles from the base to the cap; the jitter adds up to the delay again', () => {
+    expect([0, 1, 2, 5, 6, 7, 60].map((n) => backoffDelay(n, 800, 30_000, 0))).toEqual([800, 1600, 3200, 25_600, 30_000, 30_000, 30_000])
+    expect(backoffDelay(0, 800, 30_000, 0.5)).toBe(1200)
+    expect(backoffDelay(9, 800, 30_000, 0.999)).toBe(59_970)
+  })
+  it("defaults are client-go's reflector's", () => {
+    expect(BACKOFF).toEqual({baseMs: 800, maxMs: 30_000, factor: 2, jitter: 1})
   })
 })

@@ -71,7 +71,7 @@ describe('WatchView (renderToString)', () => {
   it('lists a node that disables hints for every Service, with the fix', () => {
     const st = {...before, nodes: [...before.nodes, node('bare', null)]}
     const out = renderToString(<WatchView state={{...initial, frame: watchFrame(st, 'default', 'web', {kubeVersion: '1.36'})}} style={PLAIN} />, {columns: 200})
-    expect(out).toContain('node bare (no-zone-label) disables hints for every Service: kubectl label node bare topology.kubernetes.io/zone=<zone>')
+    expect(out).toContain('node bare (no-zone-label) disables hints for every Service: label node bare with topology.kubernetes.io/zone set to the zone it runs in')
   })
 })
 

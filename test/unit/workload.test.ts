@@ -159,7 +159,7 @@ describe('rollout steps', () => {
       ['create 6 new pod(s) (not ready)', 0, 0, 6],
       ['6 new pod(s) become ready', 0, 6, 0],
     ])
-    const evaluated = evaluateSteps(steps, svc, {strategies: ['upstream-auto']})
+    const evaluated = evaluateSteps(steps, svc, {strategies: ['Auto']})
     expect(evaluated[1]!.readyByZone).toEqual({'zone-a': 0, 'zone-b': 0, 'zone-c': 0})
     expect(evaluated[1]!.hints).toBe('refused')
     expect(evaluated[3]!.readyByZone).toEqual({'zone-a': 2, 'zone-b': 2, 'zone-c': 2})

@@ -104,7 +104,7 @@ const target = (service = svc()): Target => ({
 const applyOptions = (o: Partial<ApplyOptions> = {}): ApplyOptions => ({
   name: 'web',
   mode: 'Auto',
-  strategy: 'same-zone',
+  strategy: 'PreferSameZone',
   dryRun: 'none',
   force: false,
   yes: true,

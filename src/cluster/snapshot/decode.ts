@@ -21,6 +21,7 @@ import type {ClusterState} from '../../state/cluster-state.js'
 import {DATA_PLANE_NAMES, type DataPlane, type DataPlaneName} from '../../dataplane/types.js'
 import {displayName, EXPECTED, inputError, isObj, SNAPSHOT_API_VERSION, SNAPSHOT_KIND, type Obj, type Parsed, type Path} from './format.js'
 import {validateSnapshot} from './validate.js'
+import {validateObjectName} from '../../upstream/apimachinery/validation.js'
 
 type Kind = 'Node' | 'Service' | 'EndpointSlice' | 'Event' | 'Deployment' | 'StatefulSet' | 'HorizontalPodAutoscaler' | 'PodDisruptionBudget'
 
@@ -104,6 +105,10 @@ class Collector {
       case 'Node':
       case 'Service':
         if (apiVersion === undefined || apiVersion === 'v1') this.found.push({kind, obj: value, doc, path})
+        // A version of the core group ("v2", "v1beta1") that does not exist: said, not skipped
+        // (the Service was then "not found", issue 20). A kind of another group (Knative's
+        // serving.knative.dev/v1 Service) is not ours and is skipped.
+        else if (!apiVersion.includes('/')) this.fail(doc, [...path, 'apiVersion'], `${kind}: unknown apiVersion "${apiVersion}": the API server serves ${kind}s as "v1"`)
         return
       case 'EndpointSlice':
         if (apiVersion === undefined || apiVersion.startsWith('discovery.k8s.io/')) this.found.push({kind, obj: value, doc, path})
@@ -411,6 +416,27 @@ function dataPlaneOf(o: Obj): DataPlane {
 export type SnapshotNeed = 'services' | 'nodes'
 
 /** The state the documents hold; an invalid object is an INPUT error naming where it is, and so is a file without what `need` asks for. */
+/**
+ * Services whose name or namespace the API server would refuse (upstream/apimachinery/validation.ts:
+ * a Service name is a DNS-1035 label, a namespace a DNS-1123 label) are refused, one line naming
+ * the file and the object: no cluster holds them, and these two go into printed commands, URLs
+ * and the apply journal's path (a shared snapshot's `x$(touch${IFS}/tmp/p)` was printed inside
+ * `kubectl topology apply svc/...`, issue 20). Other names (Nodes, EndpointSlices) are only shown,
+ * escaped (render/escape.ts).
+ */
+function checkServiceNames(c: Collector): void {
+  for (const at of c.found) {
+    if (at.kind !== 'Service') continue
+    const m = at.obj.metadata as Obj
+    const name = m.name as string
+    const ns = typeof m.namespace === 'string' && m.namespace !== '' ? m.namespace : 'default'
+    const nameErrs = validateObjectName('Service', name)
+    if (nameErrs.length > 0) c.fail(at.doc, [...at.path, 'metadata', 'name'], `Service "${ns}/${name}": metadata.name is not a name the API server accepts: ${nameErrs[0]}`)
+    const nsErrs = validateObjectName('Namespace', ns)
+    if (nsErrs.length > 0) c.fail(at.doc, [...at.path, 'metadata', 'namespace'], `Service "${ns}/${name}": metadata.namespace is not a name the API server accepts: ${nsErrs[0]}`)
+  }
+}
+
 export function decode(parsed: Parsed, source: string, need: SnapshotNeed = 'services'): ClusterState {
   const c = new Collector(parsed, source)
   parsed.docs.forEach((d, i) => c.document(d, i))
@@ -463,6 +489,7 @@ export function decode(parsed: Parsed, source: string, need: SnapshotNeed = 'ser
     }
   }
   validateSnapshot({found: c.found, serverVersion: c.serverVersion, docs: parsed.docs}, (doc, path, msg) => c.fail(doc, path, msg))
+  checkServiceNames(c)
   const state: ClusterState = {nodes: [], services: [], endpointSlices: []}
   const events: EventObject[] = []
   const deployments: Deployment[] = []

@@ -132,7 +132,7 @@ export function serializeSnapshot(state: ClusterState, opts: {redact?: boolean} 
   return snap
 }
 
-/** The Snapshot as YAML, as `kubectl topology snapshot` prints it. */
+/** The Snapshot as YAML (tests' round trips; `kubectl topology snapshot` writes it with render/encode.ts, control characters escaped). */
 export function snapshotYaml(snap: Snapshot): string {
   return stringify(snap, {lineWidth: 0})
 }

@@ -2,26 +2,46 @@
 // every value (for messages), and the js-yaml fast path that parseSnapshot tries first.
 
 import {constructFromEvents, CORE_SCHEMA, defineMappingTag, defineScalarTag, EVENT_ID, mapTag, NOT_RESOLVED, parseEvents, SCALAR_STYLE} from 'js-yaml'
-import {LineCounter, parseAllDocuments, type Document} from 'yaml'
+import {isAlias, isMap, isPair, isScalar, isSeq, LineCounter, parseAllDocuments, visit, type Document} from 'yaml'
 import {displayName, inputError, type Parsed} from './format.js'
+import {isStackOverflow, tooDeep} from './depth.js'
 
 /** The documents of a YAML text with their positions; a syntax error is an INPUT error at file:line:col. */
 export function parseYamlText(text: string, source: string): Parsed {
   const lineCounter = new LineCounter()
-  const documents = parseAllDocuments(text, {lineCounter, prettyErrors: true})
+  // merge: `<<` merge keys, which go-yaml (kubectl's decoder, sigs.k8s.io/yaml) honours in
+  // every document (a Node's `<<: *defaults` holding its cpu was read as no CPU, issue 20).
+  let documents: ReturnType<typeof parseAllDocuments>
+  try {
+    documents = parseAllDocuments(text, {lineCounter, prettyErrors: true, merge: true})
+  } catch (e) {
+    if (isStackOverflow(e)) throw tooDeep(source)
+    throw e
+  }
   const list: Document[] = Array.isArray(documents) ? documents : []
   for (const d of list) {
     const err = d.errors[0]
+    // The composer records running out of stack as the document's error (deep flow collections).
+    if (err && /call stack/i.test(err.message)) throw tooDeep(source)
     if (err) {
       const pos = err.linePos?.[0]
       const msg = (err.message.split('\n')[0] ?? err.message).replace(/ at line \d+, column \d+:?$/, '')
       throw inputError(`${displayName(source)}${pos ? `:${pos.line}:${pos.col}` : ''}: ${msg}`)
     }
   }
+  const limit = Math.max(MIN_ALIAS_BUDGET, text.length)
+  for (const d of list) {
+    if (aliasesExceed(d, limit)) {
+      throw inputError(
+        `${displayName(source)}: its aliases expand to more than ${limit} characters (the file has ${text.length}): a file's aliases may add at most its own size (1 MiB at least), as kubectl's YAML decoder refuses excessive aliasing`,
+      )
+    }
+  }
   let docs: unknown[]
   try {
     docs = list.map((d) => d.toJS({maxAliasCount: 10_000}))
   } catch (e) {
+    if (isStackOverflow(e)) throw tooDeep(source)
     throw inputError(`${displayName(source)}: ${(e as Error).message}`)
   }
   return {
@@ -39,11 +59,74 @@ export function parseYamlText(text: string, source: string): Parsed {
   }
 }
 
+/**
+ * Aliases are counted by the size they expand to, not by their number: `yaml`'s maxAliasCount
+ * counts uses, so ten thousand aliases of one 120 KB annotation passed (1.2 MB of YAML became
+ * 2.1 GB of JSON output, issue 20). go-yaml, the decoder behind kubectl's sigs.k8s.io/yaml,
+ * refuses "excessive aliasing" by the share of the decoded document that comes from aliases
+ * (yaml.v2/v3 decode.go allowedAliasRatio: up to 99% for small documents, 10% for large ones);
+ * here by characters: the aliases of a text may add at most as many characters as the text has
+ * (MIN_ALIAS_BUDGET at least), so what is decoded stays within twice the file.
+ */
+const MIN_ALIAS_BUDGET = 1 << 20
+
+/**
+ * Whether the document's aliases expand to more than `limit` characters: each use of an alias
+ * costs its target's size with its own aliases expanded (a scalar counts its source length, a
+ * collection its items), memoised per node, so a "billion laughs" document is measured in one
+ * pass over its nodes, not expanded.
+ */
+function aliasesExceed(doc: Document, limit: number): boolean {
+  // Each alias's target, from one walk in document order (an alias names the nearest anchor
+  // before it): `Alias.resolve` searches the document on every call, 10,000 aliases took minutes.
+  const anchors = new Map<string, unknown>()
+  const targets = new Map<unknown, unknown>()
+  visit(doc, {
+    Node(_, node) {
+      if (isAlias(node)) targets.set(node, anchors.get(node.source))
+      else if (node.anchor) anchors.set(node.anchor, node)
+    },
+  })
+  if (targets.size === 0) return false
+  const memo = new Map<unknown, number>()
+  let fromAliases = 0
+  const size = (node: unknown): number => {
+    if (node === null || node === undefined) return 1
+    const known = memo.get(node)
+    if (known !== undefined) return known
+    let n = 1
+    if (isAlias(node)) {
+      const target = targets.get(node)
+      n = target === undefined ? 1 : size(target)
+      fromAliases += n
+      if (fromAliases > limit) throw new AliasBudget()
+      return n // not memoised: each use of an alias costs again
+    }
+    if (isScalar(node)) {
+      const r = node.range
+      n = r ? Math.max(1, r[1] - r[0]) : String(node.value).length
+    } else if (isMap(node) || isSeq(node)) {
+      for (const item of node.items) n += isPair(item) ? size(item.key) + size(item.value) : size(item)
+    }
+    memo.set(node, n)
+    return n
+  }
+  try {
+    size(doc.contents)
+    return false
+  } catch (e) {
+    if (e instanceof AliasBudget) return true
+    throw e
+  }
+}
+
+class AliasBudget extends Error {}
+
 // The fast path for YAML: js-yaml builds plain objects straight from its event stream, about
 // 3x faster than `yaml`'s document model, which we need only for line:column positions, so
 // only when something is wrong (docs/design.md "Startup"). It must give exactly what `yaml`
 // gives (its YAML 1.2 core schema, as parseYamlText uses it), so it leaves to `yaml` every document that
-// uses a feature where the two differ or that `yaml` limits: directives (%YAML 1.1 changes
+// uses a feature where the two differ or that `yaml` limits: merge keys, directives (%YAML 1.1 changes
 // the schema), tags, aliases (maxAliasCount), keys that are null or collections, and a
 // block scalar as a whole document (never a snapshot; `yaml` reads the indentation
 // indicator of a top-level block scalar differently). js-yaml's
@@ -113,6 +196,8 @@ const PART = 1 << 16
  * `part`: see inParts (the tests make it small).
  */
 export function fastYamlDocs(text: string, part = PART): unknown[] | undefined {
+  // A merge key (`<<`) is `yaml`'s to resolve (js-yaml's core schema reads it as a plain key).
+  if (text.includes('<<')) return undefined
   return (text.length > part ? inParts(text, part) : undefined) ?? eventDocs(text)
 }
 

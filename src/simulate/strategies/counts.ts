@@ -1,4 +1,4 @@
-// The cluster strategies (upstream-auto, same-zone, same-node, topology-keys) on a dataset row, from
+// The cluster strategies (Auto, PreferSameZone, PreferSameNode; and topology-keys) on a dataset row, from
 // counts alone: per zone, `nodes` Ready worker nodes and `endpoints` ready endpoints. Pure.
 //
 // A row is the cluster rowToClusterState (simulate-dataset.ts) builds from it, and these functions
@@ -10,16 +10,16 @@
 //    share is its zone's share divided by the zone's nodes;
 //  * placement: a zone's endpoints are spread round-robin over its nodes (node i of k holds
 //    floor(n/k) + (i < n mod k ? 1 : 0)); a zone without nodes holds endpoints on no node. The
-//    dataset does not say where endpoints run: same-node and topology-keys depend on this
-//    assumption, upstream-auto and same-zone do not;
+//    dataset does not say where endpoints run: PreferSameNode and topology-keys depend on this
+//    assumption, Auto and PreferSameZone do not;
 //  * endpoints are listed zone by zone in row order (the order upstream's redistribution walks
 //    them in).
 //
-// upstream-auto: topologycache AddHints ("fresh": every slice rewritten) with the exported
+// Auto: topologycache AddHints ("fresh": every slice rewritten) with the exported
 // getAllocations / getGivingAndReceivingZones, then the redistribution walk at count level;
 // kube-proxy (newest): a zone uses the endpoints hinted for it, or every endpoint if none is.
-// same-zone: trafficDistribution PreferSameZone; a zone without endpoints routes cluster-wide.
-// same-node: PreferSameNode; node hints only count if every endpoint has a node (else zone mode).
+// PreferSameZone: trafficDistribution PreferSameZone; a zone without endpoints routes cluster-wide.
+// PreferSameNode: node hints only count if every endpoint has a node (else zone mode).
 // topology-keys: KEP-536; the synthetic nodes carry only the zone and hostname labels, so any other
 // key is skipped, "*" matches every endpoint, and no match means no backends.
 import type {Consumer, MeasureGroup} from '../measure.js'

@@ -1,0 +1,87 @@
+// A real Prometheus for the e2e tests (Debian's package, installed by scripts/prometheus.mjs when
+// missing): started on 127.0.0.1 with a 1 s scrape and evaluation interval, scraping the given
+// targets and loading the given rule files, queried through its HTTP API. Stopped by pid.
+import {spawn, type ChildProcess} from 'node:child_process'
+import {mkdtempSync, rmSync, writeFileSync} from 'node:fs'
+import {createServer} from 'node:net'
+import {tmpdir} from 'node:os'
+import path from 'node:path'
+import {stringify} from 'yaml'
+// @ts-expect-error: a test script in plain JavaScript, without types.
+import {ensurePrometheus} from '../../scripts/prometheus.mjs'
+
+export interface Prometheus {
+  url: string
+  /** An instant query; the result vector (empty when nothing matches). */
+  query(q: string): Promise<{metric: Record<string, string>; value: [number, string]}[]>
+  /** /api/v1/alerts. */
+  alerts(): Promise<{labels: Record<string, string>; state: string}[]>
+  log(): string
+  stop(): Promise<void>
+}
+
+/** A free loopback port (asked of the OS, then released: Prometheus cannot report the port it picked). */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer()
+    s.once('error', reject)
+    s.listen(0, '127.0.0.1', () => {
+      const a = s.address()
+      const port = typeof a === 'object' && a ? a.port : 0
+      s.close(() => resolve(port))
+    })
+  })
+}
+
+export async function startPrometheus(o: {targets: string[]; ruleFiles?: string[]}): Promise<Prometheus> {
+  for (const t of o.targets) if (!/^127\.0\.0\.1:\d+$/.test(t)) throw new Error(`loopback targets only: ${t}`)
+  const {prometheus} = ensurePrometheus() as {prometheus: string}
+  const dir = mkdtempSync(path.join(tmpdir(), 'e2e-prometheus-'))
+  const config = {
+    global: {scrape_interval: '1s', evaluation_interval: '1s', scrape_timeout: '1s'},
+    rule_files: o.ruleFiles ?? [],
+    scrape_configs: [{job_name: 'kubectl-topology', static_configs: [{targets: o.targets}]}],
+  }
+  writeFileSync(path.join(dir, 'prometheus.yml'), stringify(config))
+  const port = await freePort()
+  const url = `http://127.0.0.1:${port}`
+  let log = ''
+  const child: ChildProcess = spawn(
+    prometheus,
+    [`--config.file=${path.join(dir, 'prometheus.yml')}`, `--storage.tsdb.path=${path.join(dir, 'data')}`, `--web.listen-address=127.0.0.1:${port}`, '--log.level=warn'],
+    {stdio: ['ignore', 'pipe', 'pipe']},
+  )
+  child.stdout!.on('data', (d) => (log += d))
+  child.stderr!.on('data', (d) => (log += d))
+  const api = async (p: string) => {
+    const r = await fetch(`${url}${p}`, {signal: AbortSignal.timeout(5000)})
+    const body = (await r.json()) as {status: string; data: unknown; error?: string}
+    if (body.status !== 'success') throw new Error(`${p}: ${body.error}`)
+    return body.data
+  }
+  const deadline = Date.now() + 30_000
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`prometheus exited (${child.exitCode}):\n${log}`)
+    try {
+      const r = await fetch(`${url}/-/ready`, {signal: AbortSignal.timeout(1000)})
+      if (r.ok) break
+    } catch {}
+    if (Date.now() > deadline) throw new Error(`prometheus not ready after 30 s:\n${log}`)
+    await new Promise((r) => setTimeout(r, 200))
+  }
+  return {
+    url,
+    query: async (q) => ((await api(`/api/v1/query?query=${encodeURIComponent(q)}`)) as {result: never[]}).result,
+    alerts: async () => ((await api('/api/v1/alerts')) as {alerts: never[]}).alerts,
+    log: () => log,
+    stop: async () => {
+      if (child.exitCode === null) {
+        const exited = new Promise((r) => child.once('exit', r))
+        child.kill('SIGTERM')
+        await Promise.race([exited, new Promise((r) => setTimeout(r, 10_000))])
+        if (child.exitCode === null) child.kill('SIGKILL')
+      }
+      rmSync(dir, {recursive: true, force: true})
+    },
+  }
+}
