@@ -4,7 +4,7 @@
 // sets or clears exactly the fields apply changes, so both leave the same Service behind (an
 // Auto annotation is removed when trafficDistribution is set: it wins over the field).
 import {ANNOTATION_TOPOLOGY_AWARE_HINTS, ANNOTATION_TOPOLOGY_MODE} from '../upstream/api/types.js'
-import {desiredFields, topologyFieldsOf} from '../apply/plan.js'
+import {desiredFields, fieldOwnership, topologyFieldsOf, TOPOLOGY_FIELDS, type ManagedFieldsEntry} from '../apply/plan.js'
 import type {Service} from '../upstream/api/types.js'
 import type {WorkloadKind} from '../simulate/workload.js'
 import {commandFor, type NamedArg} from './shell.js'
@@ -29,13 +29,27 @@ export function modePatch(svc: Service, mode: TopologyMode): Record<string, unkn
   return Object.keys(patch).length > 0 ? patch : null
 }
 
+/**
+ * Whether `apply --mode <mode>` sets a field to a new value that another field manager owns
+ * (metadata.managedFields, as apply/plan.ts fieldOwnership reads it): server-side apply then
+ * refuses with a conflict unless forced (k8s.io/apimachinery's structured-merge-diff conflict
+ * rules), so the printed command carries --force, which takes the ownership of that field only.
+ */
+export function takesOwnership(svc: Service, mode: TopologyMode): boolean {
+  const before = topologyFieldsOf(svc)
+  const after = desiredFields(before, applyModeOf(mode)).fields
+  const {others} = fieldOwnership((svc.metadata as {managedFields?: ManagedFieldsEntry[]}).managedFields)
+  return TOPOLOGY_FIELDS.some((f) => after[f] !== null && after[f] !== before[f] && others.has(f))
+}
+
 /** The step that sets `mode` on the Service; null when a name is not valid for the API server or nothing changes. */
 export function modeStep(svc: Service, mode: TopologyMode, expect: StepExpectation): Step | null {
   const name = svc.metadata.name
   const ns = svc.metadata.namespace ?? 'default'
   const patch = modePatch(svc, mode)
   if (patch === null) return null
-  const command = commandFor(['kubectl', 'topology', 'apply', `svc/${name}`, '-n', ns, '--mode', mode, '--yes'], names(svc))
+  const force = takesOwnership(svc, mode) ? ['--force'] : []
+  const command = commandFor(['kubectl', 'topology', 'apply', `svc/${name}`, '-n', ns, '--mode', mode, '--yes', ...force], names(svc))
   const alternative = commandFor(['kubectl', 'patch', 'service', name, '-n', ns, '--type=merge', '-p', JSON.stringify(patch)], names(svc))
   if (command === null || alternative === null) return null
   return {command, alternative, expect}
