@@ -14,7 +14,13 @@
 //   node scripts/cluster.mjs run -- CMD ARGS    up, run CMD with KUBECONFIG set, down (even on
 //                                               failure or SIGINT/SIGTERM); exits with CMD's
 //                                               code. A control plane that was already up is
-//                                               reused and left up.
+//                                               reused and left up. CMD's PATH starts with
+//                                               this version's `kubectl` (built on its first
+//                                               call) and `kubectl-topology` (this checkout's
+//                                               bin/kubectl-topology.js), so `kubectl topology
+//                                               ...` works through kubectl's plugin discovery
+//   node scripts/cluster.mjs build-kubectl      build this version's kubectl only (if missing);
+//                                               prints its path
 //   node scripts/cluster.mjs kube-proxy ...      a real kube-proxy per test Node, each in its own
 //                                               network namespace (scripts/kube-proxy.mjs);
 //                                               `down` stops them too
@@ -120,6 +126,8 @@ if (INSTANCE && !/^[a-z0-9][a-z0-9.-]{0,30}$/.test(INSTANCE)) {
 const RUN_DIR = path.join(CACHE, INSTANCE ? `run-${INSTANCE}` : 'run')
 const STATE_FILE = path.join(RUN_DIR, 'state.json')
 const BINARIES = ['kube-apiserver', 'kube-controller-manager', 'kube-proxy']
+// kubectl is built apart from BINARIES, on its first call (see ensureKubectl).
+const KUBECTL = 'kubectl'
 // Stop order: dependants first.
 const PROCS = ['kube-controller-manager', 'kube-apiserver', 'etcd']
 
@@ -251,6 +259,15 @@ function writeState(state) {
 function haveBinary(b) {
   const bin = path.join(BIN_DIR, b)
   if (!existsSync(bin)) return false
+  if (b === KUBECTL) {
+    // kubectl has no --version; its client version is what -ldflags stamped.
+    const r = spawnSync(bin, ['version', '--client', '-o', 'json'], {encoding: 'utf8', timeout: 10_000})
+    try {
+      return r.status === 0 && JSON.parse(r.stdout).clientVersion?.gitVersion === K8S_VERSION
+    } catch {
+      return false
+    }
+  }
   const r = spawnSync(bin, ['--version'], {encoding: 'utf8', timeout: 10_000})
   return r.status === 0 && r.stdout.trim() === `Kubernetes ${K8S_VERSION}`
 }
@@ -281,11 +298,27 @@ async function ensureBinaries(wanted = BINARIES) {
   // Build into a private directory, then rename: a half-built cache never looks complete.
   const partial = `${BIN_DIR}.partial-${process.pid}`
   mkdirSync(partial, {recursive: true})
+  // The pinned go.mod lists the control plane's tools only, so kubectl's own dependencies
+  // (k8s.io/kubectl's imports) are not in its go.sum. kubectl builds against a copy of the
+  // pin (go -modfile; the checked-in go.mod/go.sum stay untouched) that `-mod=mod` completes:
+  // every version still comes from k8s.io/kubernetes's own go.mod at the pinned tag (minimal
+  // version selection), the same module and ldflags as the control plane.
+  const modArgs = []
+  if (missing.includes(KUBECTL)) {
+    const scratch = path.join(partial, 'kubectl-build.mod')
+    writeFileSync(scratch, readFileSync(path.join(PIN.dir, 'go.mod')))
+    writeFileSync(path.join(partial, 'kubectl-build.sum'), readFileSync(path.join(PIN.dir, 'go.sum')))
+    modArgs.push('-mod=mod', `-modfile=${scratch}`)
+  }
   const code = await new Promise((resolve) => {
-    const child = (buildChild = spawn(go, ['build', '-trimpath', `-ldflags=${ldflags()}`, '-o', partial + path.sep, ...missing.map((b) => `k8s.io/kubernetes/cmd/${b}`)], {
-      cwd: PIN.dir,
-      stdio: 'inherit',
-    }))
+    const child = (buildChild = spawn(
+      go,
+      ['build', '-trimpath', ...modArgs, `-ldflags=${ldflags()}`, '-o', partial + path.sep, ...missing.map((b) => `k8s.io/kubernetes/cmd/${b}`)],
+      {
+        cwd: PIN.dir,
+        stdio: 'inherit',
+      },
+    ))
     child.on('exit', (c, sig) => resolve(c ?? (sig ? 128 : 1)))
     child.on('error', (e) => {
       log(`go build: ${e.message}`)
@@ -668,6 +701,7 @@ async function run(cmd) {
   const {state, started} = await up()
   if (!started) log('reusing the running control plane; it stays up afterwards')
   const binDir = path.join(ROOT, 'node_modules', '.bin')
+  const shimDir = writeShims()
   // The command's own cluster.mjs calls (e.g. the kube-proxy differential's `kube-proxy add`)
   // reach this instance and build/run this version's binaries.
   const env = {
@@ -675,8 +709,39 @@ async function run(cmd) {
     KUBECONFIG: state.kubeconfig,
     CLUSTER_VERSION: K8S_VERSION,
     ...(INSTANCE ? {CLUSTER_INSTANCE: INSTANCE} : {}),
-    PATH: [binDir, process.env.PATH].join(path.delimiter),
+    PATH: [shimDir, binDir, process.env.PATH].join(path.delimiter),
   }
+  try {
+    return await runWith(cmd, env, started)
+  } finally {
+    rmSync(shimDir, {recursive: true, force: true})
+  }
+}
+
+/** POSIX single-quoted word (for the shims' absolute paths). */
+const shq = (s) => `'${String(s).replaceAll("'", `'\\''`)}'`
+
+/**
+ * A fresh directory for `run`'s PATH holding two scripts:
+ *   kubectl           this version's kubectl (client and server of one version, never the
+ *                     machine's), built by `build-kubectl` on its first call;
+ *   kubectl-topology  this checkout's bin/kubectl-topology.js under this Node, so kubectl's
+ *                     plugin discovery runs the build under test for `kubectl topology ...`.
+ */
+function writeShims() {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'kubectl-topology-path-'))
+  const kubectl = path.join(BIN_DIR, KUBECTL)
+  const self = fileURLToPath(import.meta.url)
+  writeFileSync(
+    path.join(dir, 'kubectl'),
+    `#!/bin/sh\n[ -x ${shq(kubectl)} ] || ${shq(process.execPath)} ${shq(self)} --version ${K8S_VERSION} build-kubectl >&2 || exit 127\nexec ${shq(kubectl)} "$@"\n`,
+    {mode: 0o755},
+  )
+  writeFileSync(path.join(dir, 'kubectl-topology'), `#!/bin/sh\nexec ${shq(process.execPath)} ${shq(path.join(ROOT, 'bin', 'kubectl-topology.js'))} "$@"\n`, {mode: 0o755})
+  return dir
+}
+
+async function runWith(cmd, env, started) {
   if (interrupted) {
     if (started) await down()
     return 128 + os.constants.signals[interrupted]
@@ -763,6 +828,11 @@ async function main() {
       await withLock(ensureBinaries)
       log(`${K8S_VERSION}: ${BIN_DIR}`)
       return 0
+    case 'build-kubectl':
+      // This version's kubectl only (run's PATH shim calls this on kubectl's first use).
+      await withLock(() => ensureBinaries([KUBECTL]))
+      process.stdout.write(`${path.join(BIN_DIR, KUBECTL)}\n`)
+      return 0
     case 'versions': {
       // One line a pinned version: version, built or not, default, binary dir.
       for (const p of PINNED) {
@@ -775,7 +845,7 @@ async function main() {
     }
     default:
       process.stderr.write(
-        'usage: node scripts/cluster.mjs [--version 1.X] up | down | env | status | pause-controller | resume-controller | versions | build | run -- CMD [ARGS...] | kube-proxy ...\n',
+        'usage: node scripts/cluster.mjs [--version 1.X] up | down | env | status | pause-controller | resume-controller | versions | build | build-kubectl | run -- CMD [ARGS...] | kube-proxy ...\n',
       )
       return 2
   }

@@ -9,7 +9,10 @@
 //                 PreferSameZone Service and a zone-less endpoint, live;
 //   kube-proxy    test/e2e/kube-proxy-differential.test.ts: explain --per-node vs that version's
 //                 real kube-proxy (iptables and nftables; built on first use), in network
-//                 namespaces; needs root.
+//                 namespaces; needs root;
+//   advice        test/e2e/advice.test.ts: every command explain and plan print, run verbatim
+//                 with that version's kubectl, gets the outcome the advice promised (issue 19);
+//                 the commands run are listed in test-results/matrix/v1.X-advice-commands.jsonl.
 // Then a summary table. Docs: docs/testing.md.
 //
 //   npm run test:matrix                                  every pinned version, every suite
@@ -39,10 +42,15 @@ const {values} = parseArgs({
     seed: {type: 'string', default: process.env.DIFF_SEED ?? '1'},
     'kp-scenarios': {type: 'string', default: process.env.KP_SCENARIOS ?? '20'},
     'kp-seed': {type: 'string', default: process.env.KP_SEED ?? '1'},
-    suites: {type: 'string', default: process.env.MATRIX_SUITES ?? 'differential,versions,kube-proxy'},
+    suites: {type: 'string', default: process.env.MATRIX_SUITES ?? 'differential,versions,kube-proxy,advice'},
   },
 })
-const SUITE_FILES = {differential: 'test/e2e/differential.test.ts', versions: 'test/e2e/versions.test.ts', 'kube-proxy': 'test/e2e/kube-proxy-differential.test.ts'}
+const SUITE_FILES = {
+  differential: 'test/e2e/differential.test.ts',
+  versions: 'test/e2e/versions.test.ts',
+  'kube-proxy': 'test/e2e/kube-proxy-differential.test.ts',
+  advice: 'test/e2e/advice.test.ts',
+}
 const suites = values.suites.split(/[\s,]+/).filter(Boolean)
 for (const x of suites) {
   if (!(x in SUITE_FILES)) {
@@ -111,8 +119,14 @@ for (const version of versions) {
   const kpOut = path.join(ROOT, 'test-results', 'matrix', `${label}-kube-proxy`)
   const kpFile = path.join(ROOT, 'test-results', 'matrix', `${label}-kube-proxy.json`)
   const vitestFile = path.join(ROOT, 'test-results', 'matrix', `${label}${focus}-vitest.json`)
+  const adviceLog = path.join(ROOT, 'test-results', 'matrix', `${label}-advice-commands.jsonl`)
   // Only what this run rewrites: a differential-only run keeps the kube-proxy results, and so on.
-  const stale = [vitestFile, ...(suites.includes('differential') ? [out, resultsFile] : []), ...(suites.includes('kube-proxy') ? [kpOut, kpFile] : [])]
+  const stale = [
+    vitestFile,
+    ...(suites.includes('differential') ? [out, resultsFile] : []),
+    ...(suites.includes('kube-proxy') ? [kpOut, kpFile] : []),
+    ...(suites.includes('advice') ? [adviceLog] : []),
+  ]
   for (const f of stale) rmSync(f, {recursive: true, force: true})
   const instance = `${process.env.CLUSTER_INSTANCE ? process.env.CLUSTER_INSTANCE : 'matrix'}-${label}`
   process.stderr.write(
@@ -138,6 +152,7 @@ for (const version of versions) {
         KP_SEED: values['kp-seed'],
         KP_OUT: kpOut,
         KP_RESULTS: kpFile,
+        ...(suites.includes('advice') ? {ADVICE_COMMANDS_LOG: adviceLog} : {}),
       },
     }))
     const timer = setTimeout(() => {
@@ -183,6 +198,7 @@ for (const version of versions) {
     kp: suites.includes('kube-proxy') ? `${kp.filter((r) => r.agree).length}/${kp.length}` : '-',
     kpOk: !suites.includes('kube-proxy') || (kp.length === Number(values['kp-scenarios']) && kp.every((r) => r.agree) && fileStatus(SUITE_FILES['kube-proxy']) === 'passed'),
     versions: suites.includes('versions') ? fileStatus(SUITE_FILES.versions) : '-',
+    advice: suites.includes('advice') ? fileStatus(SUITE_FILES.advice) : '-',
   })
 }
 
@@ -199,6 +215,7 @@ const head = [
   'td refused',
   'kube-proxy',
   'versions',
+  'advice',
   'time',
   'exit',
 ]
@@ -215,6 +232,7 @@ const table = rows.map((r) => [
   String(r.adapted),
   r.kp,
   r.versions,
+  r.advice,
   `${r.secs}s`,
   String(r.exit),
 ])
@@ -239,6 +257,7 @@ const ok =
       r.exit === 0 &&
       (!suites.includes('differential') || (r.scenarios === Number(values.scenarios) && r.disagree.length === 0 && r.snapDisagree.length === 0)) &&
       r.kpOk &&
-      (!suites.includes('versions') || r.versions === 'passed'),
+      (!suites.includes('versions') || r.versions === 'passed') &&
+      (!suites.includes('advice') || r.advice === 'passed'),
   )
 process.exit(stopping ? 130 : ok ? 0 : 1)

@@ -21,6 +21,8 @@ export const ExitCode = {
   WRITE_FAILED: 8,
   /** A write was sent but its answer was lost: it may have been stored (the journal keeps it). */
   WRITE_UNKNOWN: 9,
+  /** The Node.js that runs the npm package is older than 22.19: bin/kubectl-topology.js exits with it before anything loads (it cannot import this file). */
+  NODE_TOO_OLD: 10,
   /** Interrupted by SIGINT/SIGTERM. */
   INTERRUPTED: 130,
   /** A bug: please report it (run with --debug for the stack trace). */

@@ -173,6 +173,7 @@ export const needsPlan = (p: CheckPolicies): boolean => p.hintsOverRange === tru
 export function check(report: ExplainReport, _services: readonly Service[], policies: CheckPolicies, plans: readonly ServicePlan[] = []): CheckReport {
   const eff = effectivePolicies(policies)
   const planOf = (s: ServiceExplanation) => plans.find((p) => p.namespace === s.namespace && p.name === s.name)
+  const planeUnknown = report.dataPlane?.name === 'unknown'
   const out: ServiceCheck[] = []
   for (const s of report.services) {
     const results: PolicyResult[] = []
@@ -182,7 +183,8 @@ export function check(report: ExplainReport, _services: readonly Service[], poli
     if (eff.minEndpointsPerZone !== null) results.push(checkMinEndpoints(s, eff.minEndpointsPerZone))
     if (eff.noDrift) results.push(checkNoDrift(s))
     if (eff.lint) results.push(checkLint(s))
-    if (eff.dataPlaneHonoursHints) results.push(checkDataPlaneHints(s, report.dataPlane))
+    // An unknown data plane: one warning for the report (below), not a SKIP row per Service.
+    if (eff.dataPlaneHonoursHints && !planeUnknown) results.push(checkDataPlaneHints(s, report.dataPlane))
     if (eff.hintsOverRange) results.push(checkHintsOverRange(planOf(s)))
     if (eff.hintsThroughRollout) results.push(checkHintsThroughRollout(planOf(s)))
     out.push({
@@ -204,7 +206,12 @@ export function check(report: ExplainReport, _services: readonly Service[], poli
     kind: 'TopologyCheck',
     kubernetesVersion: report.kubernetesVersion,
     versionSource: report.versionSource,
-    warnings: [...report.warnings],
+    warnings: [
+      ...report.warnings,
+      ...(eff.dataPlaneHonoursHints && planeUnknown && report.dataPlane && out.length > 0
+        ? [`data-plane-hints not checked (data plane: ${report.dataPlane.description}): name the data plane with --data-plane to check that nodes honour the hints`]
+        : []),
+    ],
     ...(report.dataPlane ? {dataPlane: report.dataPlane} : {}),
     policies: eff,
     summary: {

@@ -143,7 +143,7 @@ export function normalizeServerVersion(info: {gitVersion?: string; major?: strin
   }
   const major = num(info.major)
   const minor = num(info.minor)
-  return major && minor ? sane(`${major}.${minor}`) : undefined
+  return major && minor ? sane(`${Number(major)}.${Number(minor)}`) : undefined
 }
 
 /** The API clients of one context, with the page size, error context and request count of one read. */

@@ -31,6 +31,8 @@ export interface LoadKubeConfigOptions {
   namespace?: string
   /** --request-timeout in milliseconds; 0 or undefined = no timeout (kubectl's default). */
   requestTimeoutMs?: number
+  /** The command has no --from-file (snapshot, watch): the no-kubeconfig line does not offer it. */
+  liveOnly?: boolean
 }
 
 export interface RequestStats {
@@ -145,7 +147,9 @@ export function redactServer(server: string): string {
 
 const kubeconfigError = (msg: string, cause?: unknown) => new CliError(msg, ExitCode.KUBECONFIG, cause === undefined ? undefined : {cause})
 
-const NO_KUBECONFIG = 'no kubeconfig found: set KUBECONFIG, pass --kubeconfig, or use --from-file to read a snapshot'
+/** What to do without a kubeconfig; --from-file only for the commands that have it (not snapshot, watch). */
+const noKubeconfig = (opts: LoadKubeConfigOptions) =>
+  `no kubeconfig found: set KUBECONFIG${opts.liveOnly ? ' or pass --kubeconfig' : ', pass --kubeconfig, or use --from-file to read a snapshot'}`
 
 type Obj = Record<string, unknown>
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v)
@@ -278,7 +282,7 @@ function findFiles(opts: LoadKubeConfigOptions): string[] | 'in-cluster' {
   if (env !== undefined && env !== '') {
     // kubectl skips missing files in the KUBECONFIG list.
     const files = env.split(path.delimiter).filter((f) => f !== '' && fileExists(f))
-    if (files.length === 0) throw kubeconfigError(`${NO_KUBECONFIG} (KUBECONFIG=${env} names no existing file)`)
+    if (files.length === 0) throw kubeconfigError(`${noKubeconfig(opts)} (KUBECONFIG=${env} names no existing file)`)
     return [...new Set(files)]
   }
   const home = process.env.HOME || process.env.USERPROFILE || os.homedir()
@@ -287,7 +291,7 @@ function findFiles(opts: LoadKubeConfigOptions): string[] | 'in-cluster' {
   if (process.env.KUBERNETES_SERVICE_HOST && process.env.KUBERNETES_SERVICE_PORT && fileExists('/var/run/secrets/kubernetes.io/serviceaccount/token')) {
     return 'in-cluster'
   }
-  throw kubeconfigError(NO_KUBECONFIG)
+  throw kubeconfigError(noKubeconfig(opts))
 }
 
 function listNames(names: Iterable<string>): string {

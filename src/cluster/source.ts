@@ -30,6 +30,8 @@ export interface SourceRequest {
   withWorkloads?: 'required' | 'optional' | undefined
   /** Also read the HorizontalPodAutoscalers and PodDisruptionBudgets (live only; see cluster/live.ts ReadOptions). */
   withScaling?: 'required' | 'optional' | undefined
+  /** The command has no --from-file (snapshot): errors do not offer it. */
+  liveOnly?: boolean
   /** Live only: use this connection instead of opening one from the flags. */
   ctx?: KubeContext
   /**
@@ -71,13 +73,14 @@ export function validateSource(flags: SourceFlagValues, serviceNames: readonly s
  * The KubeContext of the connection flags. withNamespace: -n becomes the context's namespace
  * (the commands that write or watch one Service); the read commands leave it to the read.
  */
-export async function connect(flags: ConnectionFlagValues & {namespace?: string | undefined}, opts: {withNamespace?: boolean} = {}): Promise<KubeContext> {
+export async function connect(flags: ConnectionFlagValues & {namespace?: string | undefined}, opts: {withNamespace?: boolean; liveOnly?: boolean} = {}): Promise<KubeContext> {
   const flagProblem = nameProblem({namespace: flags.namespace})
   if (flagProblem !== null) throw new CliError(flagProblem, ExitCode.USAGE)
   const {loadKubeConfig, parseDuration} = await import('./kubeconfig.js')
   const ctx = await loadKubeConfig({
     kubeconfig: flags.kubeconfig,
     context: flags.context,
+    ...(opts.liveOnly ? {liveOnly: true} : {}),
     ...(opts.withNamespace ? {namespace: flags.namespace} : {}),
     requestTimeoutMs: parseDuration(flags['request-timeout'] ?? '30s'),
   })
@@ -102,7 +105,7 @@ export async function openSource(req: SourceRequest & {read?: 'state' | 'nodes'}
     if (req.dataPlane !== undefined) result.dataPlane = await resolveDataPlane(req.dataPlane, state.dataPlane)
     return result
   }
-  const ctx = req.ctx ?? (await connect(flags))
+  const ctx = req.ctx ?? (await connect(flags, {liveOnly: req.liveOnly === true}))
   if (req.read === 'nodes') {
     const {readNodes} = await import('./nodes.js')
     return readNodes(ctx)

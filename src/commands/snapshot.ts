@@ -31,7 +31,7 @@ export default class Snapshot extends TopologyCommand {
     const names = parseServiceArgs(argv as string[])
     const [{checkSelection}, {openSource}] = await Promise.all([import('./select.js'), import('../cluster/source.js')])
     checkSelection(names, flags)
-    const read = await openSource({flags, serviceNames: names, withEvents: true, withWorkloads: 'optional', withScaling: 'optional', dataPlane: 'detect'})
+    const read = await openSource({flags, liveOnly: true, serviceNames: names, withEvents: true, withWorkloads: 'optional', withScaling: 'optional', dataPlane: 'detect'})
     for (const w of read.warnings) this.note(`Warning: ${escapeTerminal(w)}`)
     const {serializeSnapshot} = await import('../cluster/snapshot/snapshot.js')
     const {jsonText, yamlText} = await import('../render/encode.js')

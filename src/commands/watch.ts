@@ -48,7 +48,7 @@ Expired watches (410 Gone) are re-listed; lost connections are retried with back
     const interactive = Boolean(process.stdout.isTTY && process.stdin.isTTY) && !flags.plain && process.env.TERM !== 'dumb' && !process.env.CI
     // Loaded here, not with the command class (docs/design.md "Startup").
     const [{connect}, {runWatch}] = await Promise.all([import('../cluster/source.js'), import('./watch-flow.js')])
-    const ctx = await connect(flags, {withNamespace: true})
+    const ctx = await connect(flags, {withNamespace: true, liveOnly: true})
     // The data plane, once (its DaemonSets are not watched): named, or detected (RBAC: one warning, unknown).
     const dataPlane = flags['data-plane']
       ? (await import('../dataplane/detect.js')).dataPlaneFromFlag(flags['data-plane'])

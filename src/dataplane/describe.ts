@@ -38,7 +38,7 @@ export function unknownDataPlane(why: string, source: DataPlane['source'] = 'sna
 /** Cluster text (an image tag, a ConfigMap value) without terminal control characters. */
 const plain = (s: string) => s.replace(/[\u0000-\u001f\u007f-\u009f]/g, '?')
 
-/** "kube-proxy 1.36.3 (iptables)", "Cilium 1.18.4 kube-proxy replacement without service topology", "unknown (not detected: ...)". */
+/** "kube-proxy 1.36.3 (iptables)", "Cilium 1.18.4 kube-proxy replacement without service topology", "not recorded in the snapshot; ...", "unknown (...)". */
 export function describeDataPlane(p: DataPlane): string {
   return plain(describe(p))
 }
@@ -72,17 +72,21 @@ function describe(p: DataPlane): string {
           ? "the data plane's configuration could not be read"
           : p.evidence[0] === '--data-plane unknown'
             ? 'named with --data-plane'
-            : p.evidence[0] === NOT_IN_SNAPSHOT
-              ? NOT_IN_SNAPSHOT
-              : 'no kube-proxy, cilium, calico-node, antrea-agent or kube-router DaemonSet found'
-      return `unknown (not detected: ${why}; kube-proxy's rules assumed)`
+            : 'no kube-proxy, cilium, calico-node, antrea-agent or kube-router DaemonSet found'
+      // Said plainly, once (issue 19 finding 11): not "unknown (not detected: not recorded ...), from the snapshot".
+      if (p.evidence[0] === NOT_IN_SNAPSHOT) return `${NOT_IN_SNAPSHOT}; kube-proxy's rules assumed`
+      return `unknown (${why}); kube-proxy's rules assumed`
     }
   }
 }
 
-/** The header line: "Data plane: Cilium 1.18.4 kube-proxy replacement without service topology, detected". */
-export function dataPlaneLine(p: Pick<DataPlaneReport, 'description' | 'source'>): string {
-  return `Data plane: ${p.description}, ${SOURCE_WORDS[p.source]}`
+/**
+ * The header line: "Data plane: Cilium 1.18.4 kube-proxy replacement without service topology,
+ * detected". An unknown one says why in its description, without a source that would contradict
+ * it ("Data plane: not recorded in the snapshot; kube-proxy's rules assumed").
+ */
+export function dataPlaneLine(p: Pick<DataPlaneReport, 'name' | 'description' | 'source'>): string {
+  return p.name === 'unknown' ? `Data plane: ${p.description}` : `Data plane: ${p.description}, ${SOURCE_WORDS[p.source]}`
 }
 
 /**

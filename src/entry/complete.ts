@@ -198,10 +198,11 @@ async function readFacts(what: Needed, source: Source): Promise<string[]> {
   }
   if (source.fromFile !== undefined && source.fromFile !== '-') {
     const {readSnapshotFile} = await import('../cluster/snapshot/snapshot.js')
-    const state = await readSnapshotFile(source.fromFile)
+    const state = await readSnapshotFile(source.fromFile, 'objects')
     if (what === 'zones' || what === 'traffic') return state.nodes.map((n) => n.metadata.labels?.[LABEL_ZONE] ?? '').filter(Boolean)
     if (what === 'namespaces') return state.services.map((s) => s.metadata.namespace ?? 'default')
-    const ns = source.namespace ?? 'default'
+    // As the commands read --from-file: -n, else the kubeconfig context's namespace, else default.
+    const ns = source.namespace ?? (await import('../cluster/kubeconfig.js')).currentContextNamespace() ?? 'default'
     return state.services.filter((s) => (s.metadata.namespace ?? 'default') === ns).map((s) => s.metadata.name)
   }
   const {loadKubeConfig} = await import('../cluster/kubeconfig.js')

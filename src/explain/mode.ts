@@ -157,7 +157,12 @@ export function serviceMode(service: Service, f: Features): ServiceMode {
 
   // reconcileByAddressType's branch: the annotation beats a usable trafficDistribution.
   const path: TopologyPath = topologyPath(service, f)
-  if (path === 'none') {
+  // A Service without a selector: its EndpointSlices are someone else's, and "the controller
+  // removes any hints" would contradict what follows (issue 19 finding 11): say that one thing.
+  const selectorless = service.spec?.type !== 'ExternalName' && Object.keys(service.spec?.selector ?? {}).length === 0
+  if (path === 'none' && selectorless) {
+    why.push("the Service has no selector: its EndpointSlices are not the controller's, so no topology setting changes their hints")
+  } else if (path === 'none') {
     if (ann === undefined && td === undefined) {
       why.push(`neither ${ANNOTATION_TOPOLOGY_MODE} nor spec.trafficDistribution is set, so the controller removes any hints`)
     } else {

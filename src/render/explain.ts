@@ -66,7 +66,8 @@ function proxyCell(v: KubeProxyVerdict, style: Style, hasNodes = true): string {
   if (v.reason === 'ignored-by-data-plane') return style.bad('ignores hints')
   if (v.fallback) return style.bad(`falls back (${v.reason})`)
   if (v.mode === '') return style.dim('no hints')
-  const node = v.nodesPreferSameNode > 0 ? ` (+${v.nodesPreferSameNode} node-local)` : ''
+  // Nodes, not endpoints: on that many nodes traffic stays on the node (PreferSameNode's node hints).
+  const node = v.nodesPreferSameNode > 0 ? ` (node-local on ${v.nodesPreferSameNode} node${v.nodesPreferSameNode === 1 ? '' : 's'})` : ''
   return style.ok(`uses hints${node}`)
 }
 
@@ -91,15 +92,20 @@ function renderService(svc: ServiceExplanation, report: ExplainReport, opts: Ren
   lines.push(`             ${counted}; Kubernetes ${report.kubernetesVersion} (${report.versionSource})`)
   if (svc.applicability.statement !== null) lines.push(`Applies:     ${svc.applicability.statement}`)
   const t = svc.traffic
-  if (t.model !== 'none') {
+  // Without a figure (no ready endpoint) there is no share to state: no "- of requests" line.
+  if (t.model !== 'none' && (t.inZoneShareLive !== null || t.inZoneSharePredicted !== null)) {
     const basis = t.model === 'custom' ? 'traffic per --traffic' : 'traffic proportional to zone CPU'
     const now = pct(t.inZoneShareLive, 0)
     const next = pct(t.inZoneSharePredicted, 0)
     lines.push(`In-zone:     ${now} of requests stay in their zone now${now === next ? '' : `, ${next} after the next sync`} (${basis})`)
   }
   lines.push('')
-  if (opts.format === 'wide') lines.push(endpointTable(svc.endpoints, opts, style))
-  else lines.push(zoneTable(svc, opts, style, proxyColumn(report)))
+  // -o wide adds columns to the zone table, as kubectl's does, then lists the endpoints.
+  lines.push(zoneTable(svc, opts, style, proxyColumn(report)))
+  if (opts.format === 'wide') {
+    lines.push('')
+    lines.push(endpointTable(svc.endpoints, opts, style))
+  }
   if (opts.perNode && svc.nodes) {
     lines.push('')
     const rows = svc.nodes.map((n) => [
@@ -132,11 +138,21 @@ function renderService(svc: ServiceExplanation, report: ExplainReport, opts: Ren
   return lines.join('\n')
 }
 
+/**
+ * The per-zone table. NODES are the nodes the controller counts, IGNORED the ones it leaves out
+ * (not Ready, control plane, no zone or CPU: `kubectl topology nodes` names them). -o wide adds
+ * TRAFFIC (the share assumed to start in the zone), TARGET (upstream's target before rounding)
+ * and the data plane's verdict once the predicted hints are written.
+ */
 function zoneTable(svc: ServiceExplanation, opts: RenderOptions, style: Style, proxyHeader = 'KUBE-PROXY'): string {
-  const header = ['ZONE', 'NODES', 'CPU', 'CPU SHARE', 'READY', 'DESIRED', 'MIN', 'MAX', 'ASSIGNED', 'OVERLOAD', 'DONATED', 'LIVE HINTS', proxyHeader]
+  const wide = opts.format === 'wide'
+  const header = ['ZONE', 'NODES', 'IGNORED', 'CPU', 'CPU SHARE', 'READY', 'DESIRED', 'MIN', 'MAX', 'ASSIGNED', 'OVERLOAD', 'DONATED', 'LIVE HINTS', proxyHeader]
+  if (wide) header.push('TRAFFIC', 'TARGET', `${proxyHeader} AFTER SYNC`)
+  const extra = (z: ZoneRow) => (wide ? [pct(z.trafficShare), num(z.target), proxyCell(z.kubeProxyPredicted, style, z.nodes.counted + z.nodes.ignored > 0)] : [])
   const row = (z: ZoneRow) => [
     z.name,
-    `${z.nodes.counted}/${z.nodes.ignored}`,
+    String(z.nodes.counted),
+    String(z.nodes.ignored),
     cpu(z.cpuMilli),
     pct(z.cpuRatio),
     String(z.readyEndpoints),
@@ -148,6 +164,7 @@ function zoneTable(svc: ServiceExplanation, opts: RenderOptions, style: Style, p
     z.donatedIn || z.donatedOut ? `+${z.donatedIn}/-${z.donatedOut}` : '-',
     String(z.liveHints),
     proxyCell(z.kubeProxy, style, z.nodes.counted + z.nodes.ignored > 0),
+    ...extra(z),
   ]
   const totals = svc.totals
   // A zone that only live hints name (no node, no endpoint, nothing predicted for it: a typo or a
@@ -158,11 +175,13 @@ function zoneTable(svc: ServiceExplanation, opts: RenderOptions, style: Style, p
   const elsewhere = svc.zones.filter((z) => hintOnly(z) && z.liveHints > 0)
   // Endpoints without a zone (their node has no zone label): a row of their own, so the rows add up to TOTAL.
   const nz = svc.withoutZone
-  const noZone = nz === null ? [] : [['<no zone>', `0/${nz.nodes}`, '', '', String(nz.readyEndpoints), '', '', '', '0', '', '-', '0', '']]
+  const blanks = wide ? ['', '', ''] : []
+  const noZone = nz === null ? [] : [['<no zone>', '0', String(nz.nodes), '', '', String(nz.readyEndpoints), '', '', '', '0', '', '-', '0', '', ...blanks]]
   const sumRatio = svc.zones.some((z) => z.cpuRatio !== null) ? svc.zones.reduce((a, z) => a + (z.cpuRatio ?? 0), 0) : null
   const total = [
     'TOTAL',
-    `${svc.zones.reduce((a, z) => a + z.nodes.counted, 0)}/${svc.zones.reduce((a, z) => a + z.nodes.ignored, 0) + (nz?.nodes ?? 0)}`,
+    String(svc.zones.reduce((a, z) => a + z.nodes.counted, 0)),
+    String(svc.zones.reduce((a, z) => a + z.nodes.ignored, 0) + (nz?.nodes ?? 0)),
     cpu(totals.cpuMilli),
     pct(sumRatio),
     String(totals.readyEndpoints),
@@ -174,6 +193,7 @@ function zoneTable(svc: ServiceExplanation, opts: RenderOptions, style: Style, p
     totals.donated ? String(totals.donated) : '-',
     String(shown.reduce((a, z) => a + z.liveHints, 0)),
     '',
+    ...blanks,
   ]
   const table = formatTable(opts.noHeaders ? null : header, [...shown.map(row), ...noZone, total])
   if (elsewhere.length === 0) return table
@@ -189,20 +209,31 @@ const hintCell = (h: HintNames | null) => {
 }
 const cond = (v: boolean | null) => (v === null ? '<unset>' : String(v))
 
+/** -o wide's endpoint rows, sorted by zone, node, then address (no zone, no node last). */
 function endpointTable(rows: readonly EndpointRow[], opts: RenderOptions, style: Style): string {
   const header = ['ADDRESS', 'NODE', 'ZONE', 'READY', 'SERVING', 'TERMINATING', 'SLICE', 'LIVE HINTS', 'PREDICTED HINTS', 'DONATED']
-  const body = rows.map((e) => [
-    e.addresses.join(','),
-    e.nodeName ?? '<none>',
-    e.zone ?? '<none>',
-    cond(e.conditions.ready),
-    cond(e.conditions.serving),
-    cond(e.conditions.terminating),
-    e.slice,
-    hintCell(e.liveHints),
-    e.drift ? style.changed(hintCell(e.predictedHints)) : hintCell(e.predictedHints),
-    e.donatedTo ? `-> ${e.donatedTo}` : '-',
-  ])
+  const last = '\uffff'
+  const key = (e: EndpointRow) => [e.zone ?? last, e.nodeName ?? last, e.addresses.join(','), e.slice]
+  const cmp = (a: EndpointRow, b: EndpointRow) => {
+    const ka = key(a)
+    const kb = key(b)
+    for (let i = 0; i < ka.length; i++) if (ka[i] !== kb[i]) return ka[i]! < kb[i]! ? -1 : 1
+    return 0
+  }
+  const body = [...rows]
+    .sort(cmp)
+    .map((e) => [
+      e.addresses.join(','),
+      e.nodeName ?? '<none>',
+      e.zone ?? '<none>',
+      cond(e.conditions.ready),
+      cond(e.conditions.serving),
+      cond(e.conditions.terminating),
+      e.slice,
+      hintCell(e.liveHints),
+      e.drift ? style.changed(hintCell(e.predictedHints)) : hintCell(e.predictedHints),
+      e.donatedTo ? `-> ${e.donatedTo}` : '-',
+    ])
   if (body.length === 0) return 'No endpoints.'
   return formatTable(opts.noHeaders ? null : header, body)
 }

@@ -123,7 +123,8 @@ function proxyCell(z: ZoneRow): string {
   const v = z.kubeProxy
   if (v.fallback) return `falls back (${v.reason})`
   if (v.mode === '') return 'no hints'
-  return v.nodesPreferSameNode > 0 ? `uses hints (+${v.nodesPreferSameNode} node-local)` : 'uses hints'
+  // As explain's table: nodes, not endpoints.
+  return v.nodesPreferSameNode > 0 ? `uses hints (node-local on ${v.nodesPreferSameNode} node${v.nodesPreferSameNode === 1 ? '' : 's'})` : 'uses hints'
 }
 
 /** The per-zone table of the live view; a cell that differs from the previous frame is highlighted. */

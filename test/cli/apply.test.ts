@@ -21,7 +21,7 @@ describe('apply --from-file: preview only', () => {
       'Service shop/checkout\n  - metadata.annotations[service.kubernetes.io/topology-mode]: "Auto" -> <unset>   (topology-mode Auto would override spec.trafficDistribution)\n  + spec.trafficDistribution: <unset> -> "PreferSameZone"   (--mode PreferSameZone)',
     )
     expect(r.stdout).toContain('Mode:        trafficDistribution PreferSameZone')
-    expect(r.stdout).toMatch(/eu-west-1c\s+3\/2\s+23730m\s+33\.3%\s+2\s+3\s+-\s+-\s+2\s+\+50\.0%/)
+    expect(r.stdout).toMatch(/eu-west-1c\s+3\s+2\s+23730m\s+33\.3%\s+2\s+3\s+-\s+-\s+2\s+\+50\.0%/)
     expect(r.stdout.trim().split('\n').at(-1)).toBe('Preview from a snapshot file (--dry-run=client): nothing was sent. Writing needs a live cluster.')
   })
 

@@ -125,11 +125,26 @@ describe('explain output formats', () => {
     expect(r.code).toBe(0)
     const lines = r.stdout.split('\n')
     // A snapshot without data-plane information: kube-proxy's rules, and the header says so.
-    expect(lines[0]).toBe("Data plane: unknown (not detected: not recorded in the snapshot; kube-proxy's rules assumed), from the snapshot")
+    expect(lines[0]).toBe("Data plane: not recorded in the snapshot; kube-proxy's rules assumed")
     expect(lines[2]).toBe('Service shop/cart (IPv4)')
     expect(r.stdout).toContain('Controller:  hints dropped: TopologyAwareHintsDisabled: Unable to allocate minimum required endpoints')
     const header = lines.find((l) => l.startsWith('ZONE'))!
-    expect(header.split(/\s{3,}/)).toEqual(['ZONE', 'NODES', 'CPU', 'CPU SHARE', 'READY', 'DESIRED', 'MIN', 'MAX', 'ASSIGNED', 'OVERLOAD', 'DONATED', 'LIVE HINTS', 'KUBE-PROXY'])
+    expect(header.split(/\s{3,}/)).toEqual([
+      'ZONE',
+      'NODES',
+      'IGNORED',
+      'CPU',
+      'CPU SHARE',
+      'READY',
+      'DESIRED',
+      'MIN',
+      'MAX',
+      'ASSIGNED',
+      'OVERLOAD',
+      'DONATED',
+      'LIVE HINTS',
+      'KUBE-PROXY',
+    ])
     expect(lines.filter((l) => l.startsWith('eu-west-1'))).toHaveLength(3)
     expect(lines.some((l) => l.startsWith('TOTAL'))).toBe(true)
     expect(r.stdout).toContain('What to do:')
@@ -178,13 +193,29 @@ describe('explain output formats', () => {
     for (const st of rec.steps) expect(st.command).not.toContain('--mode PreferSameZone')
   })
 
-  it('wide: one row per endpoint with live and predicted hints', () => {
+  it('wide: the zone table with more columns (as kubectl -o wide), then one row per endpoint, sorted, with live and predicted hints', () => {
     const r = runCli(['explain', 'svc/checkout', '-n', 'shop', '--from-file', EXAMPLE, '-o', 'wide'])
     expect(r.code).toBe(0)
-    const rows = r.stdout.split('\n').filter((l) => /^10\./.test(l))
+    const lines = r.stdout.split('\n')
+    const table = runCli(['explain', 'svc/checkout', '-n', 'shop', '--from-file', EXAMPLE]).stdout.split('\n')
+    // Every column of the default table, in its order, then TRAFFIC, TARGET and the verdict after the sync.
+    const header = lines.find((l) => l.startsWith('ZONE'))!.split(/\s{3,}/)
+    expect(header).toEqual([...table.find((l) => l.startsWith('ZONE'))!.split(/\s{3,}/), 'TRAFFIC', 'TARGET', 'KUBE-PROXY AFTER SYNC'])
+    expect(lines.filter((l) => l.startsWith('eu-west-1'))).toHaveLength(3)
+    const rows = lines.filter((l) => /^10\./.test(l))
     expect(rows).toHaveLength(9)
+    expect(lines.indexOf(rows[0]!)).toBeGreaterThan(lines.findIndex((l) => l.startsWith('TOTAL')))
     expect(rows.filter((l) => l.includes('-> eu-west-1c'))).toHaveLength(1)
+    const zoneNode = rows.map((l) => l.split(/\s+/).slice(1, 3).reverse().join(' '))
+    expect(zoneNode).toEqual([...zoneNode].sort())
     expect(r.stdout).toContain('PREDICTED HINTS')
+  })
+
+  it('NODES and IGNORED apart; node-local hints counted in nodes, said so (issue 19 finding 11)', () => {
+    const r = runCli(['explain', 'svc/sessions', '-n', 'shop', '--from-file', EXAMPLE])
+    expect(r.stdout).toMatch(/^eu-west-1c\s+3\s+2\s+23730m\s+33\.3%\s.*uses hints \(node-local on 2 nodes\)$/m)
+    expect(r.stdout).toMatch(/^TOTAL\s+9\s+4\s+71190m/m)
+    expect(r.stdout).not.toMatch(/\d\/\d\s|\+\d node-local/)
   })
 
   it('yaml equals json', () => {
@@ -373,6 +404,21 @@ describe('bad input: one line, a documented exit code, no stack trace', () => {
     expect(r.code).toBe(5)
     oneLine(r)
     expect(r.stderr).toContain('no kubeconfig found')
+  })
+
+  it('no kubeconfig: --from-file is offered only by the commands that have it (issue 19 finding 11)', () => {
+    const home = mkdtempSync(path.join(os.tmpdir(), 'kt-home-'))
+    const env = {KUBECONFIG: undefined, HOME: home, KUBERNETES_SERVICE_HOST: undefined}
+    const offline = runCli(['explain', 'svc/web'], {env})
+    expect(offline.stderr).toBe('error: no kubeconfig found: set KUBECONFIG, pass --kubeconfig, or use --from-file to read a snapshot\n')
+    for (const args of [
+      ['snapshot', '-A'],
+      ['watch', 'svc/web'],
+    ]) {
+      const r = runCli(args, {env})
+      expect(r.code, args[0]).toBe(5)
+      expect(r.stderr, args[0]).toBe('error: no kubeconfig found: set KUBECONFIG or pass --kubeconfig\n')
+    }
   })
 
   it('unreachable server: exit 6, quickly', () => {

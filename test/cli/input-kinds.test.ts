@@ -41,4 +41,21 @@ describe('--from-file: what each command needs', () => {
       expect(r.stdout).toBe('')
     }
   })
+  // Issue 19 finding 9: it said "NodesUnreadable ... (missing permission: list nodes)", exit 0.
+  it('explain, plan, check, simulate, apply on Services without Nodes: exit 3 naming the Nodes, no permission words', () => {
+    for (const args of [
+      ['explain', 'svc/checkout', '-n', 'shop'],
+      ['plan', 'svc/checkout', '-n', 'shop'],
+      ['check', '-A'],
+      ['simulate', 'svc/checkout', '-n', 'shop'],
+      ['apply', 'svc/checkout', '-n', 'shop', '--mode', 'Auto'],
+    ]) {
+      const r = runCli([...args, '-f', SERVICES])
+      expect(r.code, args[0]).toBe(3)
+      expect(r.stderr.trim(), args[0]).toBe(
+        `error: ${SERVICES}: no Nodes found (the zones and CPU shares come from the Nodes): take the file with \`kubectl topology snapshot\`, or add nodes to \`kubectl get nodes,services,endpointslices -A -o yaml\``,
+      )
+      expect(r.stdout).toBe('')
+    }
+  })
 })

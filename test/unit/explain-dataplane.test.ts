@@ -33,7 +33,7 @@ describe('explain with a data plane', () => {
     const base = explain(state, state.services, {kubeVersion: '1.36'})
     const r = explain(state, state.services, {kubeVersion: '1.36', dataPlane: unknownDataPlane(NOT_IN_SNAPSHOT)})
     expect(r.dataPlane!.name).toBe('unknown')
-    expect(dataPlaneLine(r.dataPlane!)).toBe("Data plane: unknown (not detected: not recorded in the snapshot; kube-proxy's rules assumed), from the snapshot")
+    expect(dataPlaneLine(r.dataPlane!)).toBe("Data plane: not recorded in the snapshot; kube-proxy's rules assumed")
     for (const [i, s] of r.services.entries()) {
       expect(s.zones).toEqual(base.services[i]!.zones)
       expect(s.traffic).toEqual(base.services[i]!.traffic)
@@ -96,11 +96,16 @@ describe('explain with a data plane', () => {
     }
   })
 
-  it('--data-plane unknown: the header says so; the policy is skipped', () => {
-    const r = explain(state, svc('checkout'), {kubeVersion: '1.36', dataPlane: dataPlaneFromFlag('unknown')})
-    expect(dataPlaneLine(r.dataPlane!)).toBe("Data plane: unknown (not detected: named with --data-plane; kube-proxy's rules assumed), from --data-plane")
-    const c = check(r, svc('checkout'), {dataPlaneHonoursHints: true})
-    expect(c.services[0]!.results[0]!.status).toBe('skip')
+  it('--data-plane unknown: the header says so once; the policy is not checked, one warning says so (no SKIP row per Service)', () => {
+    const both = [...svc('checkout'), ...svc('cart')]
+    const r = explain(state, both, {kubeVersion: '1.36', dataPlane: dataPlaneFromFlag('unknown')})
+    expect(dataPlaneLine(r.dataPlane!)).toBe("Data plane: unknown (named with --data-plane); kube-proxy's rules assumed")
+    const c = check(r, both, {dataPlaneHonoursHints: true})
+    expect(c.services).toHaveLength(2)
+    expect(c.services.flatMap((s) => s.results)).toEqual([])
+    expect(c.warnings.filter((w) => w.startsWith('data-plane-hints'))).toEqual([
+      "data-plane-hints not checked (data plane: unknown (named with --data-plane); kube-proxy's rules assumed): name the data plane with --data-plane to check that nodes honour the hints",
+    ])
   })
 })
 

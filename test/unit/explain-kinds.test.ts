@@ -81,7 +81,7 @@ describe('explain: kinds of Services and slices', () => {
     expect(s.withoutZone).toEqual({endpoints: 1, readyEndpoints: 1, nodes: 1})
     expect(sum(s)).toBe(s.totals.readyEndpoints)
     const text = renderExplain(explain(st, st.services), {format: 'table'})
-    expect(text).toMatch(/<no zone>\s+0\/1\s+1\s/)
+    expect(text).toMatch(/<no zone>\s+0\s+1\s+1\s/)
     expect(text).toMatch(/TOTAL\s+3\/1\s/)
   })
 

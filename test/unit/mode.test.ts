@@ -97,7 +97,7 @@ describe('trafficDistributionUsable', () => {
 })
 
 function svc(annotations?: Record<string, string>, trafficDistribution?: string): Service {
-  const s: Service = {metadata: {name: 'foo', namespace: 'ns'}, spec: {}}
+  const s: Service = {metadata: {name: 'foo', namespace: 'ns'}, spec: {selector: {app: 'foo'}}}
   if (annotations) s.metadata.annotations = annotations
   if (trafficDistribution !== undefined) s.spec!.trafficDistribution = trafficDistribution
   return s
@@ -111,6 +111,12 @@ describe('serviceMode precedence (upstream reconciler.go reconcileByAddressType)
     expect(m.path).toBe('none')
     expect(m.warnings).toEqual([])
     expect(m.why.join(' ')).toMatch(/removes any hints/)
+  })
+
+  it("no selector (default/kubernetes): one true thing, the slices are not the controller's (issue 19 finding 11)", () => {
+    const m = serviceMode({metadata: {name: 'kubernetes', namespace: 'default'}, spec: {}}, f)
+    expect(m.path).toBe('none')
+    expect(m.why).toEqual(["the Service has no selector: its EndpointSlices are not the controller's, so no topology setting changes their hints"])
   })
 
   it('topology-mode Auto -> topology-mode-auto', () => {

@@ -107,7 +107,7 @@ deployments:
       replicas: 3
       template: {metadata: {labels: {app: web, tier: 1}}}
 `
-    const state = parseSnapshot(text, 'snap.yaml')
+    const state = parseSnapshot(text, 'snap.yaml', 'objects')
     expect(state.services[0]!.spec!.selector).toEqual({app: 'web', tier: '1'})
     expect(selectServices(state, {namespace: 'shop', labelSelector: 'tier=1'}).services.map((s) => s.metadata.name)).toEqual(['web'])
     const behind = workloadsBehind(state, state.services[0]!)

@@ -11,7 +11,7 @@ import {rolloutSpecOf, workloadsBehind} from '../../src/simulate/workload.js'
 const KUBECTL = fs.readFileSync(new URL('./data/kubectl-get-workloads.yaml', import.meta.url), 'utf8')
 
 describe('kubectl get services,endpointslices,deployments,statefulsets -o yaml', () => {
-  const state = parseSnapshot(KUBECTL, 'kubectl.yaml')
+  const state = parseSnapshot(KUBECTL, 'kubectl.yaml', 'objects')
   it('reads the workloads, on the fast path', () => {
     expect(fastYamlDocs(KUBECTL)).toBeDefined()
     expect(state.deployments!.map((d) => [d.kind, d.metadata.name])).toEqual([['Deployment', 'api']])
@@ -27,7 +27,7 @@ describe('kubectl get services,endpointslices,deployments,statefulsets -o yaml',
 })
 
 describe('our Snapshot keeps what simulate reads of a workload', () => {
-  const state = parseSnapshot(KUBECTL, 'kubectl.yaml')
+  const state = parseSnapshot(KUBECTL, 'kubectl.yaml', 'objects')
   it('replicas, selector, strategy and template labels; never the pod template spec, status or annotations', () => {
     const withAnnotation = {
       ...state,
@@ -90,7 +90,7 @@ describe('our Snapshot keeps what simulate reads of a workload', () => {
     expect((err as CliError).exitCode).toBe(ExitCode.INPUT)
     const line = bad.split('\n').findIndex((l) => l.includes('maxSurge: [1]')) + 1
     expect((err as CliError).message).toBe(
-      `kubectl.yaml:${line}:19: Deployment "${(parseSnapshot(KUBECTL, 'k').deployments![0] as Deployment).metadata.namespace}/api": spec.strategy.rollingUpdate.maxSurge must be an integer or a percentage`,
+      `kubectl.yaml:${line}:19: Deployment "${(parseSnapshot(KUBECTL, 'k', 'objects').deployments![0] as Deployment).metadata.namespace}/api": spec.strategy.rollingUpdate.maxSurge must be an integer or a percentage`,
     )
   })
 })

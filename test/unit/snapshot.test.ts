@@ -184,7 +184,7 @@ describe('parseSnapshot: input forms', () => {
       type: 'Normal',
       deprecatedCount: 2,
     }
-    const state = parseSnapshot(JSON.stringify([...SERVICES, ev]), 'ev.json')
+    const state = parseSnapshot(JSON.stringify([...SERVICES, ev]), 'ev.json', 'objects')
     expect(state.events).toEqual([
       {
         apiVersion: 'v1',
@@ -199,10 +199,31 @@ describe('parseSnapshot: input forms', () => {
     ])
   })
 
-  it('without Nodes, marks nodes as unreadable; a later duplicate wins; namespace defaults to "default"', () => {
+  it('a file without Nodes is exit 3 naming them, not a permission (issue 19 finding 9)', () => {
+    const svc = {apiVersion: 'v1', kind: 'Service', metadata: {name: 'api'}, spec: {ports: [{port: 80}]}}
+    let err: unknown
+    try {
+      parseSnapshot(toYaml([svc]), 's.yaml')
+    } catch (e) {
+      err = e
+    }
+    expect(err).toBeInstanceOf(CliError)
+    expect((err as CliError).exitCode).toBe(ExitCode.INPUT)
+    expect((err as CliError).message).toBe(
+      's.yaml: no Nodes found (the zones and CPU shares come from the Nodes): take the file with `kubectl topology snapshot`, or add nodes to `kubectl get nodes,services,endpointslices -A -o yaml`',
+    )
+    expect((err as CliError).message).not.toMatch(/permission/)
+    // A Snapshot that recorded the refusal (kubectl topology snapshot without list nodes), or
+    // listed no Nodes, reads as one without them: its reader lacked the permission, or there were none.
+    const refused = parseSnapshot(toYaml({apiVersion: 'kubectl-topology/v1', kind: 'Snapshot', nodesReadable: false, services: [svc]}), 'r.yaml')
+    expect(refused.nodesReadable).toBe(false)
+    expect(parseSnapshot(toYaml({apiVersion: 'kubectl-topology/v1', kind: 'Snapshot', nodes: [], services: [svc]}), 'n.yaml').services).toHaveLength(1)
+  })
+
+  it('a later duplicate wins; namespace defaults to "default"', () => {
     const svc = {apiVersion: 'v1', kind: 'Service', metadata: {name: 'api'}, spec: {ports: [{port: 80}]}}
     const svc2 = {...svc, spec: {ports: [{port: 81}]}}
-    const state = parseSnapshot(toYaml([svc, svc2]), 's.yaml')
+    const state = parseSnapshot(toYaml([svc, svc2]), 's.yaml', 'objects')
     expect(state.nodesReadable).toBe(false)
     expect(state.services).toHaveLength(1)
     expect(state.services[0]!.metadata.namespace).toBe('default')
@@ -211,7 +232,7 @@ describe('parseSnapshot: input forms', () => {
 
   it('coerces non-string label values from hand-written YAML', () => {
     const text = 'apiVersion: v1\nkind: Service\nmetadata:\n  name: a\n  labels:\n    tier: 1\n    canary: true\n'
-    expect(parseSnapshot(text, 'h.yaml').services[0]!.metadata.labels).toEqual({tier: '1', canary: 'true'})
+    expect(parseSnapshot(text, 'h.yaml', 'objects').services[0]!.metadata.labels).toEqual({tier: '1', canary: 'true'})
   })
 
   it('accepts a byte-order mark', () => {
@@ -532,6 +553,7 @@ describe('serializeSnapshot', () => {
           ]),
         ]),
         'x.json',
+        'objects',
       )
       const addrs = serializeSnapshot(s, {redact: true}).endpointSlices[0]!.endpoints!.flatMap((e) => e.addresses)
       expect(addrs).toHaveLength(2)

@@ -47,6 +47,8 @@ class Collector {
   readonly found: Located[] = []
   serverVersion: string | undefined
   nodesReadable: boolean | undefined
+  /** A Snapshot document listed nodes (possibly empty): they were read, whatever they hold. */
+  nodesListed = false
   /** The data plane a Snapshot document recorded (checked for its name only). */
   dataPlane: Obj | undefined
   /** A Snapshot document listed deployments/statefulSets (possibly empty): they were read. */
@@ -161,6 +163,7 @@ class Collector {
     for (const [field, kind] of fields) {
       const list = value[field]
       if (list === undefined || list === null) continue
+      if (kind === 'Node') this.nodesListed = true
       if (kind === 'Deployment' || kind === 'StatefulSet') this.workloadsListed = true
       if (kind === 'HorizontalPodAutoscaler') this.hpasListed = true
       if (kind === 'PodDisruptionBudget') this.pdbsListed = true
@@ -412,8 +415,11 @@ function dataPlaneOf(o: Obj): DataPlane {
   }
 }
 
-/** What the reading command needs: Services (explain, check, simulate, …) or only Nodes (nodes). */
-export type SnapshotNeed = 'services' | 'nodes'
+/**
+ * What the reader needs: Services with their Nodes (explain, check, plan, simulate, apply), only
+ * Nodes (nodes), or whatever objects the file holds (shell completion of names).
+ */
+export type SnapshotNeed = 'services' | 'nodes' | 'objects'
 
 /** The state the documents hold; an invalid object is an INPUT error naming where it is, and so is a file without what `need` asks for. */
 /**
@@ -514,6 +520,15 @@ export function decode(parsed: Parsed, source: string, need: SnapshotNeed = 'ser
     const only = state.nodes.length > 0 ? `; it holds only ${state.nodes.length} Node${state.nodes.length === 1 ? '' : 's'}, which \`kubectl topology nodes\` reads` : ''
     throw inputError(`${displayName(source)}: no Services or EndpointSlices found${only} (${EXPECTED})`)
   }
+  // A file without Nodes is a file without Nodes, not a permission the reader lacks (issue 19,
+  // finding 9): only a Snapshot that recorded the refusal (nodesReadable: false, written by
+  // `kubectl topology snapshot` when it could not list them) or lists none (a cluster without
+  // Nodes) reads as one without them.
+  if (need === 'services' && state.nodes.length === 0 && c.nodesReadable === undefined && !c.nodesListed) {
+    throw inputError(
+      `${displayName(source)}: no Nodes found (the zones and CPU shares come from the Nodes): take the file with \`kubectl topology snapshot\`, or add nodes to \`kubectl get nodes,services,endpointslices -A -o yaml\``,
+    )
+  }
   if (events.length > 0) state.events = events
   // Present when the input lists them (our Snapshot, even empty) or holds any (kubectl get).
   if (c.workloadsListed || deployments.length > 0 || statefulSets.length > 0) {
@@ -524,6 +539,6 @@ export function decode(parsed: Parsed, source: string, need: SnapshotNeed = 'ser
   if (c.pdbsListed || pdbs.length > 0) state.podDisruptionBudgets = pdbs
   if (c.serverVersion !== undefined) state.serverVersion = c.serverVersion
   if (c.dataPlane !== undefined) state.dataPlane = dataPlaneOf(c.dataPlane)
-  state.nodesReadable = c.nodesReadable ?? state.nodes.length > 0
+  state.nodesReadable = c.nodesReadable ?? (state.nodes.length > 0 || c.nodesListed)
   return state
 }
