@@ -82,7 +82,7 @@ describe('explain: kinds of Services and slices', () => {
     expect(sum(s)).toBe(s.totals.readyEndpoints)
     const text = renderExplain(explain(st, st.services), {format: 'table'})
     expect(text).toMatch(/<no zone>\s+0\s+1\s+1\s/)
-    expect(text).toMatch(/TOTAL\s+3\/1\s/)
+    expect(text).toMatch(/TOTAL\s+3\s+1\s/)
   })
 
   it('a hint naming a zone without nodes: "no nodes", not "uses hints"', () => {

@@ -88,7 +88,7 @@ describe('a Service of an apiVersion the API server does not serve', () => {
   it("another group's Service (Knative) is not ours: skipped", () => {
     const text =
       'apiVersion: serving.knative.dev/v1\nkind: Service\nmetadata: {name: web, namespace: shop}\n---\napiVersion: v1\nkind: Service\nmetadata: {name: api, namespace: shop}\n'
-    expect(parseSnapshot(text, 'k.yaml').services.map((s) => s.metadata.name)).toEqual(['api'])
+    expect(parseSnapshot(text, 'k.yaml', 'objects').services.map((s) => s.metadata.name)).toEqual(['api'])
   })
 })
 
@@ -113,7 +113,7 @@ describe('YAML aliases are counted by the size they expand to', () => {
   })
   it('a few ordinary aliases are read', () => {
     const text = 'apiVersion: v1\nkind: Service\nmetadata:\n  name: web\n  namespace: shop\n  labels: &l {app: web}\nspec:\n  selector: *l\n'
-    expect(parseSnapshot(text, 'ok.yaml').services[0]!.spec?.selector).toEqual({app: 'web'})
+    expect(parseSnapshot(text, 'ok.yaml', 'objects').services[0]!.spec?.selector).toEqual({app: 'web'})
   })
 })
 
