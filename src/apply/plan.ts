@@ -88,7 +88,11 @@ const annotationsOf = (f: TopologyFields): Record<string, string> => {
  * possible:
  * - Auto sets topology-mode=Auto (kept when it is already "Auto" or "auto") and removes the
  *   deprecated topology-aware-hints annotation, which, when present, wins over topology-mode
- *   whatever its value. spec.trafficDistribution is left alone: the annotation wins over it.
+ *   whatever its value. It also clears spec.trafficDistribution: the annotation wins over it
+ *   (upstream's reconciler reads trafficDistribution only when the annotation does not enable
+ *   hints), so keeping it changes nothing now, makes lint report
+ *   annotation-overrides-traffic-distribution, and would silently switch that mode on the day
+ *   the annotation is removed.
  * - PreferSameZone / PreferSameNode / PreferClose set spec.trafficDistribution and remove each
  *   annotation that would override it (an annotation the controller reads as Auto).
  * - none removes spec.trafficDistribution and each annotation that enables hints; an explicit
@@ -105,6 +109,10 @@ export function desiredFields(current: TopologyFields, mode: ModeValue): {fields
     if (next.topologyAwareHints !== null) {
       next.topologyAwareHints = null
       reasons.topologyAwareHints = `the deprecated ${ANNOTATION_TOPOLOGY_AWARE_HINTS} annotation wins over ${ANNOTATION_TOPOLOGY_MODE} whenever it is present`
+    }
+    if (next.trafficDistribution !== null) {
+      next.trafficDistribution = null
+      reasons.trafficDistribution = `topology-mode Auto overrides spec.trafficDistribution (--mode Auto)`
     }
     return {fields: next, reasons}
   }

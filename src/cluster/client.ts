@@ -136,7 +136,11 @@ export function normalizeServerVersion(info: {gitVersion?: string; major?: strin
   const m = /^v?(\d+\.\d+\.\d+)/.exec(gitVersion)
   if (m) return sane(m[1]!)
   // Digits with an optional "+" (GKE and EKS say minor "27+"); anything else is not a version.
-  const num = (v: unknown) => (typeof v === 'string' ? /^(\d{1,4})\+?$/.exec(v)?.[1] : undefined)
+  // Leading zeros are dropped as Go's strconv.Atoi drops them ("033" is minor 33, not 1.033).
+  const num = (v: unknown) => {
+    const d = typeof v === 'string' ? /^(\d{1,4})\+?$/.exec(v)?.[1] : undefined
+    return d === undefined ? undefined : String(Number(d))
+  }
   const major = num(info.major)
   const minor = num(info.minor)
   return major && minor ? sane(`${Number(major)}.${Number(minor)}`) : undefined

@@ -13,7 +13,18 @@
 //
 // Clusters behind a proxy-url go through the same request() and the same rules, on a dispatcher
 // of proxy.ts (CONNECT, forwarding or SOCKS5) whose connections an abort ends as well.
+//
+// client-node's fresh Agent per request also means a fresh connection (TCP and TLS handshake)
+// per request, and a keep-alive socket left behind by each: paging through a large list opened
+// one connection per page. Here one Agent per connection options serves every request of a
+// transport (one per context): sequential requests reuse its idle connection, parallel ones get
+// their own (an undici Agent's pools have no connection limit, so nothing queues behind a
+// connect). A request that times out retires its Agent: new requests get a fresh one, and the
+// retired one is destroyed, with every connection it has or is opening, once its last request
+// has ended, so a connect still under way does not hold the process. The Agents are destroyed
+// when the process has nothing left to do ('beforeExit').
 
+import {createHash} from 'node:crypto'
 import {Readable} from 'node:stream'
 import type {KubeConfig} from '@kubernetes/client-node'
 import {type ProxySetting, proxyDispatcher} from './proxy.js'
@@ -82,6 +93,73 @@ function end(dispatcher: Dispatcher): void {
   dispatcher.destroy().catch(() => {})
 }
 
+/** A key for connection options: equal options share an Agent (certificates and keys by their digest). */
+function optionsKey(connect: object): string {
+  return JSON.stringify(connect, (_k, v: unknown) => {
+    if (v instanceof Uint8Array) return `sha256:${createHash('sha256').update(v).digest('base64')}`
+    if (v !== null && typeof v === 'object' && (v as {type?: unknown}).type === 'Buffer' && Array.isArray((v as {data?: unknown}).data)) {
+      return `sha256:${createHash('sha256')
+        .update(Buffer.from((v as {data: number[]}).data))
+        .digest('base64')}`
+    }
+    return v
+  })
+}
+
+/** The shared Agents of one transport, with the requests under way on each. */
+class SharedAgents {
+  private readonly byKey = new Map<string, Dispatcher>()
+  private readonly inFlight = new Map<Dispatcher, number>()
+  private readonly retired = new Set<Dispatcher>()
+
+  constructor(private readonly create: (connect: object) => Dispatcher) {
+    process.once('beforeExit', () => this.closeAll())
+  }
+
+  get(connect: object): Dispatcher {
+    const key = optionsKey(connect)
+    let d = this.byKey.get(key)
+    if (d === undefined) {
+      d = this.create(connect)
+      this.byKey.set(key, d)
+      this.inFlight.set(d, 0)
+    }
+    return d
+  }
+
+  has(d: Dispatcher): boolean {
+    return this.inFlight.has(d)
+  }
+
+  /** A request starts on d; the function it returns ends it (once), retiring d when it timed out. */
+  begin(d: Dispatcher): (timedOut: boolean) => void {
+    this.inFlight.set(d, (this.inFlight.get(d) ?? 0) + 1)
+    let done = false
+    return (timedOut) => {
+      if (done) return
+      done = true
+      const left = (this.inFlight.get(d) ?? 1) - 1
+      this.inFlight.set(d, left)
+      if (timedOut && !this.retired.has(d)) {
+        this.retired.add(d)
+        for (const [k, v] of this.byKey) if (v === d) this.byKey.delete(k)
+      }
+      if (left === 0 && this.retired.has(d)) this.drop(d)
+    }
+  }
+
+  private drop(d: Dispatcher): void {
+    this.retired.delete(d)
+    this.inFlight.delete(d)
+    end(d)
+  }
+
+  closeAll(): void {
+    for (const d of [...this.inFlight.keys()]) this.drop(d)
+    this.byKey.clear()
+  }
+}
+
 /** Rejects with the signal's reason as soon as it fires, whatever the transport does. */
 function raceSignal<T>(p: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
   if (!signal) return p
@@ -110,8 +188,8 @@ function raceSignal<T>(p: Promise<T>, signal: AbortSignal | undefined): Promise<
 export function installTransport(k8s: K8s, kc: KubeConfig, timeoutMs: number, proxy?: ProxySetting): {httpApi: unknown; watch: WatchFn} {
   const patched = kc as unknown as {createDispatcher(cluster: Cluster, o: AgentOptions): unknown}
   const connectTimeout = timeoutMs > 0 ? {timeout: timeoutMs} : {}
-  // One Agent per request, as client-node does: a shared one would connect for the queued
-  // requests one after the other, each waiting out its own connect timeout.
+  const agents = new SharedAgents((connect) => new k8s.UndiciAgent({connect}))
+  // A proxied dispatcher stays one per request (proxy.ts ends its connections itself).
   patched.createDispatcher = (cluster, agentOptions) => {
     const o = kc.createDispatcherOptions(cluster, agentOptions)
     if (proxy && (o.type === 'proxy' || o.type === 'socks')) {
@@ -119,26 +197,43 @@ export function installTransport(k8s: K8s, kc: KubeConfig, timeoutMs: number, pr
       cancels.set(dispatcher, cancel)
       return dispatcher
     }
-    return new k8s.UndiciAgent({connect: {...(o.type === 'agent' ? o.connect : {}), ...connectTimeout}})
+    return agents.get({...(o.type === 'agent' ? o.connect : {}), ...connectTimeout})
   }
   const fallback = () => patched.createDispatcher(null, {}) as Dispatcher
+  /** Starts a request on dispatcher; the function returned ends it (a per-request dispatcher is destroyed). */
+  const begin = (dispatcher: Dispatcher): ((timedOut: boolean) => void) => (agents.has(dispatcher) ? agents.begin(dispatcher) : () => end(dispatcher))
 
   const httpApi = k8s.wrapHttpLibrary({
     async send(rc) {
       const signal = rc.getSignal() ?? undefined
       const body = rc.getBody()
       const dispatcher = (rc.getDispatcher() as Dispatcher | undefined) ?? fallback()
-      signal?.addEventListener('abort', () => end(dispatcher), {once: true})
-      const res = await raceSignal(
-        k8s.undiciRequest(rc.getUrl(), {
-          method: rc.getHttpMethod() as never,
-          headers: rc.getHeaders(),
-          ...(body === undefined ? {} : {body: body as string}),
-          ...(signal ? {signal} : {}),
-          dispatcher,
-        }),
-        signal,
-      )
+      const finish = begin(dispatcher)
+      const shared = agents.has(dispatcher)
+      // The only signal here is --request-timeout's: it ends the request and retires the Agent.
+      signal?.addEventListener('abort', () => finish(true), {once: true})
+      let res: Awaited<ReturnType<K8s['undiciRequest']>>
+      try {
+        res = await raceSignal(
+          k8s.undiciRequest(rc.getUrl(), {
+            method: rc.getHttpMethod() as never,
+            headers: rc.getHeaders(),
+            ...(body === undefined ? {} : {body: body as string}),
+            ...(signal ? {signal} : {}),
+            dispatcher,
+          }),
+          signal,
+        )
+      } catch (e) {
+        if (shared) finish(false)
+        throw e
+      }
+      // A shared Agent's request ends with its body (read, or destroyed); a per-request
+      // dispatcher lives until the signal fires, as before (its idle socket is unreferenced).
+      if (shared) {
+        res.body.once('close', () => finish(false))
+        res.body.once('error', () => finish(false))
+      }
       const headers: Record<string, string> = {}
       for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(', ') : v
       // A success that is not JSON (a login page, a proxy's HTML): client-node would hand the
@@ -183,13 +278,14 @@ export function installTransport(k8s: K8s, kc: KubeConfig, timeoutMs: number, pr
     const rc = new k8s.RequestContext(url.toString(), k8s.HttpMethod.GET)
     await kc.applySecurityAuthentication(rc)
     const dispatcher = (rc.getDispatcher() as Dispatcher | undefined) ?? fallback()
+    const release = begin(dispatcher)
     let finished = false
     const finish = (err: unknown) => {
       if (finished) return
       finished = true
       clearTimer()
       controller.abort()
-      end(dispatcher)
+      release(timedOut)
       done(err && timedOut ? new DOMException('The operation was aborted due to timeout', 'TimeoutError') : err)
     }
     try {

@@ -167,6 +167,12 @@ function zoneTable(svc: ServiceExplanation, opts: RenderOptions, style: Style, p
     ...extra(z),
   ]
   const totals = svc.totals
+  // A zone that only live hints name (no node, no endpoint, nothing predicted for it: a typo or a
+  // removed zone) is not a row: its hints would make LIVE HINTS add up to more than READY. It
+  // is named on a line below the table instead, and TOTAL adds the rows shown.
+  const hintOnly = (z: ZoneRow) => z.nodes.counted + z.nodes.ignored === 0 && z.readyEndpoints === 0 && z.assigned === 0 && z.cpuMilli === 0
+  const shown = svc.zones.filter((z) => !hintOnly(z))
+  const elsewhere = svc.zones.filter((z) => hintOnly(z) && z.liveHints > 0)
   // Endpoints without a zone (their node has no zone label): a row of their own, so the rows add up to TOTAL.
   const nz = svc.withoutZone
   const blanks = wide ? ['', '', ''] : []
@@ -185,11 +191,14 @@ function zoneTable(svc: ServiceExplanation, opts: RenderOptions, style: Style, p
     String(totals.assigned),
     '',
     totals.donated ? String(totals.donated) : '-',
-    String(totals.liveHints),
+    String(shown.reduce((a, z) => a + z.liveHints, 0)),
     '',
     ...blanks,
   ]
-  return formatTable(opts.noHeaders ? null : header, [...svc.zones.map(row), ...noZone, total])
+  const table = formatTable(opts.noHeaders ? null : header, [...shown.map(row), ...noZone, total])
+  if (elsewhere.length === 0) return table
+  const named = elsewhere.map((z) => `${z.name} (${z.liveHints} ready endpoint${z.liveHints === 1 ? '' : 's'})`).join(', ')
+  return `${table}\nLive hints also name zones without nodes or endpoints, not counted above: ${named}; no node there routes by them.`
 }
 
 const hintCell = (h: HintNames | null) => {

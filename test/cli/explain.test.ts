@@ -161,7 +161,9 @@ describe('explain output formats', () => {
     const at = lines.indexOf('      kubectl topology apply svc/catalog -n shop --mode Auto --yes')
     expect(at).toBeGreaterThan(0)
     expect(lines[at + 1]).toBe('    or, with kubectl alone:')
-    expect(lines[at + 2]).toBe(`      kubectl patch service catalog -n shop --type=merge -p '{"metadata":{"annotations":{"service.kubernetes.io/topology-mode":"Auto"}}}'`)
+    expect(lines[at + 2]).toBe(
+      `      kubectl patch service catalog -n shop --type=merge -p '{"metadata":{"annotations":{"service.kubernetes.io/topology-mode":"Auto"}},"spec":{"trafficDistribution":null}}'`,
+    )
     expect(lines).toContain('    PreferSameZone after the next sync: eu-west-1c overloaded by 100% (above the 20% bound)')
     // checkout keeps what it has: no finding, no advice to change, exit 0.
     expect(runCli(['explain', 'svc/checkout', '-n', 'shop', '--from-file', EXAMPLE, '--exit-code']).code).toBe(0)

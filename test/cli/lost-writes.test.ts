@@ -108,3 +108,30 @@ describe('a write whose answer is lost', () => {
     await resetRestores()
   }, 60_000)
 })
+
+describe('a write refused outright: every error is one line (issue 20 class 7)', () => {
+  // Before (152fd83^): "...\n  written: none; ..." and "...\n  restored: ...", two lines.
+  const forbidden = {kind: 'Status', apiVersion: 'v1', status: 'Failure', reason: 'Forbidden', code: 403, message: 'services "web" is forbidden: by a webhook'}
+
+  it('apply: one line naming what was written and what was not', async () => {
+    srv.faults.unshift(faults.status(patchService, 403, forbidden))
+    const r = await apply()
+    expect(r.code, r.stderr).toBe(7) // FORBIDDEN (docs/exit-codes.md)
+    expect(r.stderr.split('\n').filter((l) => l !== '')).toHaveLength(1)
+    expect(r.stderr).toMatch(/^error: .*forbidden.*; written: none; failed: .*; not written: .*\. Each object is either as it was or fully changed\.\n$/)
+    expect(r.stderr).not.toContain('\\n')
+  }, 60_000)
+
+  it('reset: one line naming what was restored and what was not', async () => {
+    expect((await apply()).code).toBe(0)
+    srv.faults.unshift(faults.status(patchService, 403, forbidden))
+    const r = await reset()
+    expect(r.code, r.stderr).toBe(7)
+    expect(
+      r.stderr.split('\n').filter((l) => l !== ''),
+      r.stderr,
+    ).toHaveLength(1)
+    expect(r.stderr).toMatch(/^error: .*forbidden.*; restored: none; not restored: service\/web\. Run reset again to finish\.\n$/)
+    expect(r.stderr).not.toContain('\\n')
+  }, 60_000)
+})

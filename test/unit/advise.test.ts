@@ -3,6 +3,9 @@
 import {describe, expect, it} from 'vitest'
 import {adviseService, keepsWhatIsThere, modesFor, withinBound} from '../../src/advise/advisor.js'
 import {modePatch} from '../../src/advise/commands.js'
+import {desiredFields, topologyFieldsOf, withFields} from '../../src/apply/plan.js'
+import {serviceMode} from '../../src/explain/mode.js'
+import {features} from '../../src/upstream/features.js'
 import {DEFAULT_MAX_OVERLOAD} from '../../src/advise/types.js'
 import type {DataPlane} from '../../src/dataplane/types.js'
 import type {ClusterState} from '../../src/state/cluster-state.js'
@@ -103,6 +106,28 @@ describe('advisor: versions and commands', () => {
     // Both set: the annotation still wins, so PreferSameZone is not yet what the controller does.
     const both = one(['a', 'b'], {a: 2, b: 2}, {annotations: auto, trafficDistribution: 'PreferSameZone'})
     expect(modePatch(both.services[0]!, 'PreferSameZone')).toEqual({metadata: {annotations: {'service.kubernetes.io/topology-mode': null}}})
+  })
+
+  it('switching a trafficDistribution Service to Auto clears the field too: following the advice leaves no lint', () => {
+    // catalog in examples/three-zones.yaml: PreferSameZone with 3/2/1 endpoints on equal zones.
+    const st = one(['a', 'b', 'c'], {a: 3, b: 2, c: 1}, {trafficDistribution: 'PreferSameZone'}, true)
+    const svc = st.services[0]!
+    expect(modePatch(svc, 'Auto')).toEqual({
+      metadata: {annotations: {'service.kubernetes.io/topology-mode': 'Auto'}},
+      spec: {trafficDistribution: null},
+    })
+    const r = advise(st)
+    expect(r.recommended).toBe('Auto')
+    expect(r.steps[0]!.alternative).toBe(
+      `kubectl patch service web -n default --type=merge -p '{"metadata":{"annotations":{"service.kubernetes.io/topology-mode":"Auto"}},"spec":{"trafficDistribution":null}}'`,
+    )
+    // The Service as apply --mode Auto (and the patch) leaves it: no annotation-overrides-traffic-distribution,
+    // and the advisor then sees the mode its step promised.
+    const after = withFields(svc, desiredFields(topologyFieldsOf(svc), 'Auto').fields)
+    expect(after.spec?.trafficDistribution).toBeUndefined()
+    expect(serviceMode(after, features('1.36')).warnings.map((w) => w.rule)).toEqual([])
+    const followed = advise({...st, services: [after]})
+    expect(followed.current).toBe(r.steps[0]!.expect.mode)
   })
 
   it('none is `apply --mode none` (never reset), and its patch clears the annotation and the field', () => {

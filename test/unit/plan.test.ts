@@ -54,7 +54,11 @@ describe('desiredFields: the fewest changes that make the controller take the mo
     [F('auto', null, null), 'Auto', F('auto', null, null)],
     [F(null, 'disabled', null), 'Auto', F('Auto', null, null)],
     [F(null, 'Auto', null), 'Auto', F('Auto', null, null)],
-    [F(null, null, 'PreferClose'), 'Auto', F('Auto', null, 'PreferClose')],
+    // Auto clears trafficDistribution: the annotation wins over it, so it would only be a
+    // lint (annotation-overrides-traffic-distribution) and a mode waiting to come back.
+    [F(null, null, 'PreferClose'), 'Auto', F('Auto', null, null)],
+    [F('Auto', null, 'PreferSameZone'), 'Auto', F('Auto', null, null)],
+    [F(null, 'auto', 'PreferSameNode'), 'Auto', F('Auto', null, null)],
     [F(null, null, null), 'PreferSameZone', F(null, null, 'PreferSameZone')],
     [F('Auto', null, null), 'PreferSameZone', F(null, null, 'PreferSameZone')],
     [F('Disabled', null, null), 'PreferSameZone', F('Disabled', null, 'PreferSameZone')],
@@ -95,7 +99,7 @@ describe('serviceWrite: server-side apply configuration and removals', () => {
       {manager: 'kubectl', operation: 'Update', fieldsV1: {'f:metadata': {'f:annotations': {[`f:${TM}`]: {}}}}},
     ]
     expect(fieldOwnership(managed)).toEqual({ours: new Set(['trafficDistribution']), others: new Set(['topologyMode'])})
-    // We own trafficDistribution; --mode Auto keeps it: it must stay in our configuration.
+    // We own trafficDistribution and the after-state keeps it: it must stay in our configuration.
     const keep = serviceWrite(svc(undefined, 'PreferSameZone'), F(null, null, 'PreferSameZone'), F('Auto', null, 'PreferSameZone'), managed)
     expect(keep.apply).toMatchObject({metadata: {annotations: {[TM]: 'Auto'}}, spec: {trafficDistribution: 'PreferSameZone'}})
     // --mode none: ours goes by omission, the other manager's needs a merge patch.

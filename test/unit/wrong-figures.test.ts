@@ -5,6 +5,9 @@ import {normalizeServerVersion} from '../../src/cluster/client.js'
 import {parseSnapshot} from '../../src/cluster/snapshot/snapshot.js'
 import {parseTraffic} from '../../src/commands/flag-values.js'
 import {CliError, ExitCode} from '../../src/errors.js'
+import {explain} from '../../src/explain/report.js'
+import {renderExplain} from '../../src/render/explain.js'
+import {nodesIn, service, slice, state} from './builders.js'
 
 const refusal = (f: () => unknown): CliError => {
   try {
@@ -111,5 +114,47 @@ describe('YAML aliases are counted by the size they expand to', () => {
   it('a few ordinary aliases are read', () => {
     const text = 'apiVersion: v1\nkind: Service\nmetadata:\n  name: web\n  namespace: shop\n  labels: &l {app: web}\nspec:\n  selector: *l\n'
     expect(parseSnapshot(text, 'ok.yaml', 'objects').services[0]!.spec?.selector).toEqual({app: 'web'})
+  })
+})
+
+describe("explain's zone table: a hint naming a zone that has no node", () => {
+  // Before: a row `ghost 0/0 ... LIVE HINTS 1 ... no nodes`, and TOTAL's LIVE HINTS (4) above READY (3).
+  const st = state(
+    nodesIn(['a', 'b']),
+    [service('web', {trafficDistribution: 'PreferSameZone'})],
+    [
+      slice('web', [
+        {zone: 'a', hint: ['a']},
+        {zone: 'a', hint: ['a', 'ghost']},
+        {zone: 'b', hint: ['b']},
+      ]),
+    ],
+  )
+  const report = explain(st, st.services)
+  const table = renderExplain(report, {format: 'table'})
+  const lines = table.split('\n')
+  const header = lines.findIndex((l) => l.startsWith('ZONE '))
+  const cols = (l: string) => l.trim().split(/\s{2,}/)
+  // The cell under a header (columns are left-aligned at the header's offsets; TOTAL leaves some empty).
+  const at = (l: string, name: string) => l.slice(lines[header]!.indexOf(name)).split(/\s/)[0]
+
+  it('is not a row; the rows add up to TOTAL and LIVE HINTS does not exceed READY', () => {
+    const rows = lines.slice(
+      header + 1,
+      lines.findIndex((l) => l.startsWith('TOTAL')),
+    )
+    expect(rows.map((l) => cols(l)[0])).toEqual(['a', 'b'])
+    const total = lines.find((l) => l.startsWith('TOTAL'))!
+    expect(at(total, 'LIVE HINTS')).toBe('3')
+    expect(at(total, 'READY')).toBe('3')
+    expect(rows.reduce((a, l) => a + Number(at(l, 'LIVE HINTS')), 0)).toBe(3)
+  })
+  it('is named on a labelled line below the table', () => {
+    expect(table).toContain('Live hints also name zones without nodes or endpoints, not counted above: ghost (1 ready endpoint); no node there routes by them.')
+  })
+  it('JSON keeps its documented meaning: the zone row is there, totals.liveHints counts every (endpoint, zone) pair', () => {
+    const s = report.services[0]!
+    expect(s.zones.find((z) => z.name === 'ghost')).toMatchObject({nodes: {counted: 0, ignored: 0}, readyEndpoints: 0, liveHints: 1})
+    expect(s.totals.liveHints).toBe(4)
   })
 })
