@@ -66,6 +66,7 @@ export function figuresWithMode(state: ClusterState, svc: Service, mode: Topolog
     kubeVersion: opts.kubeVersion,
     traffic: opts.traffic,
     prediction: 'fresh',
+    figuresOnly: true,
     ...(opts.dataPlane ? {dataPlane: opts.dataPlane} : {}),
   })
   const first = report.services[0]
