@@ -11,7 +11,8 @@
 // waits for a core, the CPU time does not) and the process's peak RSS. Two builds of the engine
 // are bundled with esbuild: `base` from git REF's src/ (default main) and `head` from the
 // working tree's src/; the child processes alternate base, head, base, head ... for --rounds
-// rounds after one warm-up round, so both see the same load. The two reports must be the same
+// rounds after one warm-up round, so both see the same load; a third process per round times
+// explain() alone on the head build (no advisor), for the advisor's share. The two reports must be the same
 // JSON (sha256 compared): the speed-up changes no figure.
 //
 // The snapshot: bench/big-snapshot.mjs's generator with --nodes Ready nodes in 6 zones and
@@ -77,7 +78,7 @@ try {
     const entry = join(dir, `${name}-entry.ts`)
     writeFileSync(
       entry,
-      `export {explainAdvised} from ${JSON.stringify(join(root, 'src/advise/report.ts'))}\nexport {parseSnapshot} from ${JSON.stringify(join(root, 'src/cluster/snapshot/snapshot.ts'))}\n`,
+      `export {explainAdvised} from ${JSON.stringify(join(root, 'src/advise/report.ts'))}\nexport {explain} from ${JSON.stringify(join(root, 'src/explain/report.ts'))}\nexport {parseSnapshot} from ${JSON.stringify(join(root, 'src/cluster/snapshot/snapshot.ts'))}\n`,
     )
     bundles[name] = join(dir, `${name}.mjs`)
     await build({
@@ -99,22 +100,23 @@ try {
     `import {createHash} from 'node:crypto'
 import {readFileSync} from 'node:fs'
 import {performance} from 'node:perf_hooks'
-const {explainAdvised, parseSnapshot} = await import(process.argv[2])
+const {explain, explainAdvised, parseSnapshot} = await import(process.argv[2])
 const file = process.argv[3]
 const state = parseSnapshot(readFileSync(file, 'utf8'), file)
 const m = process.threadCpuUsage()
 const t = performance.now()
-const report = explainAdvised(state, state.services, {})
+const report = process.argv[4] === 'explain' ? explain(state, state.services, {}) : explainAdvised(state, state.services, {})
 const wall = performance.now() - t
 const dm = process.threadCpuUsage(m)
 const sha = createHash('sha256').update(JSON.stringify(report)).digest('hex')
 process.stdout.write(JSON.stringify({wall, cpu: (dm.user + dm.system) / 1000, rss: process.resourceUsage().maxRSS / 1024, sha, services: report.services.length}))
 `,
   )
-  const results = {base: [], head: []}
+  // explain() alone (no advisor) on the head build: what the advisor adds on top.
+  const results = {base: [], head: [], explain: []}
   for (let round = -1; round < ROUNDS; round++) {
-    for (const name of ['base', 'head']) {
-      const r = JSON.parse(run(NODE, [script, pathToFileURL(bundles[name]).href, snapshot]).stdout)
+    for (const name of ['base', 'head', 'explain']) {
+      const r = JSON.parse(run(NODE, [script, pathToFileURL(bundles[name === 'explain' ? 'head' : name]).href, snapshot, name === 'explain' ? 'explain' : 'advised']).stdout)
       if (round >= 0) results[name].push(r)
     }
   }
@@ -130,6 +132,7 @@ process.stdout.write(JSON.stringify({wall, cpu: (dm.user + dm.system) / 1000, rs
   for (const [name, label] of [
     ['base', `base ${BASE} (${sha})`],
     ['head', 'head (working tree)'],
+    ['explain', 'reference: explain() alone, no advisor (head)'],
   ]) {
     const ws = results[name].map((r) => r.wall)
     out.push(

@@ -11,9 +11,29 @@ import type {AdviseOptions, Figures, TopologyMode} from './types.js'
 /** apply's name of a mode (`none` is apply's `--mode none`). */
 export const applyModeOf = (m: TopologyMode): ModeValue => m
 
-/** The Service as `kubectl topology apply --mode <mode>` leaves it. */
+/**
+ * The Service as `kubectl topology apply --mode <mode>` leaves it: apply's withFields decides the
+ * annotations and spec.trafficDistribution, on a copy of those two alone. withFields deep-copies
+ * the whole Service (labels, ports, managedFields...), which was the largest single cost of the
+ * advisor's per-mode evaluations; the rest of the Service is shared with `svc` here (the engine
+ * never mutates its input), with the same keys in the same order (a test compares the two).
+ */
 export function serviceWithMode(svc: Service, mode: TopologyMode): Service {
-  return withFields(svc, desiredFields(topologyFieldsOf(svc), applyModeOf(mode)).fields)
+  const fields = desiredFields(topologyFieldsOf(svc), applyModeOf(mode)).fields
+  const thin = withFields(
+    {
+      metadata: {name: svc.metadata.name, ...(svc.metadata.annotations !== undefined ? {annotations: svc.metadata.annotations} : {})},
+      spec: svc.spec?.trafficDistribution !== undefined ? {trafficDistribution: svc.spec.trafficDistribution} : {},
+    },
+    fields,
+  )
+  const metadata = {...svc.metadata}
+  if (thin.metadata.annotations !== undefined) metadata.annotations = thin.metadata.annotations
+  else delete metadata.annotations
+  const spec = {...(svc.spec ?? {})}
+  if (thin.spec?.trafficDistribution !== undefined) spec.trafficDistribution = thin.spec.trafficDistribution
+  else delete spec.trafficDistribution
+  return {...svc, metadata, spec}
 }
 
 /** The mode the controller takes for the Service as written (explain's path). */
