@@ -3,7 +3,8 @@
 // (apply/plan.ts desiredFields), so the figures are those of the Service the printed command
 // leaves behind.
 import {explain, type ServiceExplanation, type ZoneRow} from '../explain/report.js'
-import {desiredFields, topologyFieldsOf, withFields, type ModeValue} from '../apply/plan.js'
+import {desiredFields, topologyFieldsOf, type ModeValue} from '../apply/plan.js'
+import {ANNOTATION_TOPOLOGY_AWARE_HINTS, ANNOTATION_TOPOLOGY_MODE} from '../upstream/api/types.js'
 import type {ClusterState} from '../state/cluster-state.js'
 import type {Service} from '../upstream/api/types.js'
 import type {AdviseOptions, Figures, TopologyMode} from './types.js'
@@ -12,27 +13,26 @@ import type {AdviseOptions, Figures, TopologyMode} from './types.js'
 export const applyModeOf = (m: TopologyMode): ModeValue => m
 
 /**
- * The Service as `kubectl topology apply --mode <mode>` leaves it: apply's withFields decides the
- * annotations and spec.trafficDistribution, on a copy of those two alone. withFields deep-copies
- * the whole Service (labels, ports, managedFields...), which was the largest single cost of the
- * advisor's per-mode evaluations; the rest of the Service is shared with `svc` here (the engine
- * never mutates its input), with the same keys in the same order (a test compares the two).
+ * The Service as `kubectl topology apply --mode <mode>` leaves it: apply's desiredFields decides
+ * the two annotations and spec.trafficDistribution, set here as apply's withFields sets them but
+ * on copies of metadata, its annotations and spec only. withFields structuredClones the whole
+ * Service, whose fixed cost alone was the largest single cost of the advisor's per-mode
+ * evaluations; the rest of the Service is shared with `svc` (the engine never mutates its input).
+ * A test compares the two: the same keys, values and order for every mode.
  */
 export function serviceWithMode(svc: Service, mode: TopologyMode): Service {
-  const fields = desiredFields(topologyFieldsOf(svc), applyModeOf(mode)).fields
-  const thin = withFields(
-    {
-      metadata: {name: svc.metadata.name, ...(svc.metadata.annotations !== undefined ? {annotations: svc.metadata.annotations} : {})},
-      spec: svc.spec?.trafficDistribution !== undefined ? {trafficDistribution: svc.spec.trafficDistribution} : {},
-    },
-    fields,
-  )
+  const f = desiredFields(topologyFieldsOf(svc), applyModeOf(mode)).fields
+  const ann = {...(svc.metadata.annotations ?? {})}
+  delete ann[ANNOTATION_TOPOLOGY_MODE]
+  delete ann[ANNOTATION_TOPOLOGY_AWARE_HINTS]
+  if (f.topologyMode !== null) ann[ANNOTATION_TOPOLOGY_MODE] = f.topologyMode
+  if (f.topologyAwareHints !== null) ann[ANNOTATION_TOPOLOGY_AWARE_HINTS] = f.topologyAwareHints
   const metadata = {...svc.metadata}
-  if (thin.metadata.annotations !== undefined) metadata.annotations = thin.metadata.annotations
+  if (Object.keys(ann).length > 0) metadata.annotations = ann
   else delete metadata.annotations
   const spec = {...(svc.spec ?? {})}
-  if (thin.spec?.trafficDistribution !== undefined) spec.trafficDistribution = thin.spec.trafficDistribution
-  else delete spec.trafficDistribution
+  if (f.trafficDistribution === null) delete spec.trafficDistribution
+  else spec.trafficDistribution = f.trafficDistribution
   return {...svc, metadata, spec}
 }
 
