@@ -117,10 +117,10 @@ export function adviseExplained(state: ClusterState, svc: Service, s: ServiceExp
     const {below, above} = acceptedCounts(n, ratios)
     accepted = [...below.slice(0, 1), ...above].sort((a, b) => a - b)
     const w = workloadsBehind(state, svc)[0]
-    if (w !== undefined && !hasHpa(state, ns, kindOf(w), w.metadata.name) && (w.spec?.replicas ?? 1) === readyCount(state, svc)) {
+    if (w !== undefined && !hasHpa(state, ns, kindOf(w), w.metadata.name) && (w.spec?.replicas ?? 1) === readyCount(own, svc)) {
       workload = {kind: kindOf(w), name: w.metadata.name}
       const nearest = accepted.slice().sort((a, b) => Math.abs(a - n) - Math.abs(b - n) || b - a)[0]
-      const at = nearest === undefined ? undefined : statesOverRange(steadyState(state, svc), svc, nearest, nearest).get(nearest)
+      const at = nearest === undefined ? undefined : statesOverRange(steadyState(own, svc), svc, nearest, nearest).get(nearest)
       const f = at === undefined ? null : figuresWithMode(at, svc, 'Auto', opts)
       if (f !== null && f.hints && nearest !== undefined) scaledAuto = {mode: 'Auto', ...f, withinBound: withinBound(f.worstOverload, bound), replicas: nearest}
     }
