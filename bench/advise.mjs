@@ -139,6 +139,8 @@ process.stdout.write(JSON.stringify({wall, cpu: (dm.user + dm.system) / 1000, rs
       `| ${label} | ${fig(name, 'wall').toFixed(0)} ms (${Math.min(...ws).toFixed(0)}-${Math.max(...ws).toFixed(0)}) | ${fig(name, 'cpu').toFixed(0)} ms | ${fig(name, 'rss').toFixed(0)} MiB |`,
     )
   }
+  const share = (name) => `${((1 - fig('explain', 'cpu') / fig(name, 'cpu')) * 100).toFixed(0)}%`
+  out.push(`the advisor's share of the main-thread CPU time: base ${share('base')}, head ${share('head')}`)
   out.push(
     `ratio base/head: wall ${(fig('base', 'wall') / fig('head', 'wall')).toFixed(2)}x, CPU ${(fig('base', 'cpu') / fig('head', 'cpu')).toFixed(2)}x, RSS ${(fig('base', 'rss') / fig('head', 'rss')).toFixed(2)}x`,
   )
