@@ -24,13 +24,17 @@ function mulberry32(seed) {
   }
 }
 
-/** The v1 List; smallEndpoints: the endpoints of each small Service (bench/size.mjs makes its YAML file bigger). */
-export function generate({smallEndpoints = SMALL_ENDPOINTS} = {}) {
+/**
+ * The v1 List; smallEndpoints: the endpoints of each small Service (bench/size.mjs makes its YAML
+ * file bigger); nodes, smallServices, bigEndpoints: a smaller cluster (bench/advise.mjs; 0
+ * bigEndpoints: no svc/big). The defaults give the same file as before these options.
+ */
+export function generate({smallEndpoints = SMALL_ENDPOINTS, nodes: nodeCount = NODES, smallServices = SMALL_SERVICES, bigEndpoints = BIG_ENDPOINTS} = {}) {
   const rand = mulberry32(2)
   const pick = (xs) => xs[Math.floor(rand() * xs.length)]
   const cpus = ['2', '4', '8', '16', '3500m']
   const nodes = []
-  for (let i = 0; i < NODES; i++) {
+  for (let i = 0; i < nodeCount; i++) {
     const name = `node-${String(i + 1).padStart(4, '0')}`
     const zone = ZONES[i % ZONES.length]
     const cpu = pick(cpus)
@@ -88,10 +92,10 @@ export function generate({smallEndpoints = SMALL_ENDPOINTS} = {}) {
     endpoints,
   })
 
-  const services = [service('bench', 'big', {annotations: {'service.kubernetes.io/topology-mode': 'Auto'}})]
+  const services = bigEndpoints > 0 ? [service('bench', 'big', {annotations: {'service.kubernetes.io/topology-mode': 'Auto'}})] : []
   const slices = []
-  const perSlice = BIG_ENDPOINTS / BIG_SLICES
-  for (let s = 0; s < BIG_SLICES; s++) {
+  const perSlice = Math.ceil(bigEndpoints / BIG_SLICES)
+  for (let s = 0; s < (bigEndpoints > 0 ? BIG_SLICES : 0); s++) {
     slices.push(
       slice(
         'bench',
@@ -101,7 +105,7 @@ export function generate({smallEndpoints = SMALL_ENDPOINTS} = {}) {
       ),
     )
   }
-  for (let i = 0; i < SMALL_SERVICES; i++) {
+  for (let i = 0; i < smallServices; i++) {
     const ns = `ns-${String(i % NAMESPACES).padStart(2, '0')}`
     const name = `svc-${String(i).padStart(4, '0')}`
     const kind = i % 3

@@ -11,11 +11,11 @@ import type {ClusterState} from '../state/cluster-state.js'
 import type {Service} from '../upstream/api/types.js'
 import {acceptedTrafficDistributions, features as featuresFor} from '../upstream/features.js'
 import {kindOf, workloadsBehind, type WorkloadKind} from '../simulate/workload.js'
-import {slicesOf} from '../simulate/strategies/cluster.js'
 import {currentModeOf, figuresWithMode, nowFigures, predictedFigures} from './evaluate.js'
 import {modeStep, scaleStep} from './commands.js'
 import {readyCount, statesOverRange, steadyState} from './placement.js'
 import {invalidName} from './shell.js'
+import {ownView} from './view.js'
 import {percent, withinBound} from './format.js'
 import {
   BOUND_TOLERANCE,
@@ -96,21 +96,10 @@ export function adviseExplained(state: ClusterState, svc: Service, s: ServiceExp
 
   const modes = modesFor(opts.kubeVersion)
   if (!modes.includes(current)) modes.splice(modes.length - 1, 0, current)
-  // The Service's own view (every Node, the Service, its slices): each option costs one explain
-  // of this Service, not of the cluster's every slice.
+  // The Service's own view (every Node, the Service, its slices, its Events): each option costs
+  // one explain of this Service, not of the cluster's every slice (src/advise/view.ts).
   const ns = svc.metadata.namespace ?? 'default'
-  const own: ClusterState = {
-    ...state,
-    services: [svc],
-    endpointSlices: slicesOf(state, svc),
-    ...(state.events
-      ? {
-          events: state.events.filter(
-            (e) => e.involvedObject?.kind === 'Service' && e.involvedObject.name === svc.metadata.name && (e.involvedObject.namespace ?? 'default') === ns,
-          ),
-        }
-      : {}),
-  }
+  const own = ownView(state, svc)
   const options: ModeOption[] = []
   for (const m of modes) {
     const f = figuresWithMode(own, svc, m, opts)
@@ -128,10 +117,10 @@ export function adviseExplained(state: ClusterState, svc: Service, s: ServiceExp
     const {below, above} = acceptedCounts(n, ratios)
     accepted = [...below.slice(0, 1), ...above].sort((a, b) => a - b)
     const w = workloadsBehind(state, svc)[0]
-    if (w !== undefined && !hasHpa(state, ns, kindOf(w), w.metadata.name) && (w.spec?.replicas ?? 1) === readyCount(state, svc)) {
+    if (w !== undefined && !hasHpa(state, ns, kindOf(w), w.metadata.name) && (w.spec?.replicas ?? 1) === readyCount(own, svc)) {
       workload = {kind: kindOf(w), name: w.metadata.name}
       const nearest = accepted.slice().sort((a, b) => Math.abs(a - n) - Math.abs(b - n) || b - a)[0]
-      const at = nearest === undefined ? undefined : statesOverRange(steadyState(state, svc), svc, nearest, nearest).get(nearest)
+      const at = nearest === undefined ? undefined : statesOverRange(steadyState(own, svc), svc, nearest, nearest).get(nearest)
       const f = at === undefined ? null : figuresWithMode(at, svc, 'Auto', opts)
       if (f !== null && f.hints && nearest !== undefined) scaledAuto = {mode: 'Auto', ...f, withinBound: withinBound(f.worstOverload, bound), replicas: nearest}
     }

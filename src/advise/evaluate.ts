@@ -3,7 +3,8 @@
 // (apply/plan.ts desiredFields), so the figures are those of the Service the printed command
 // leaves behind.
 import {explain, type ServiceExplanation, type ZoneRow} from '../explain/report.js'
-import {desiredFields, topologyFieldsOf, withFields, type ModeValue} from '../apply/plan.js'
+import {desiredFields, topologyFieldsOf, type ModeValue} from '../apply/plan.js'
+import {ANNOTATION_TOPOLOGY_AWARE_HINTS, ANNOTATION_TOPOLOGY_MODE} from '../upstream/api/types.js'
 import type {ClusterState} from '../state/cluster-state.js'
 import type {Service} from '../upstream/api/types.js'
 import type {AdviseOptions, Figures, TopologyMode} from './types.js'
@@ -11,9 +12,28 @@ import type {AdviseOptions, Figures, TopologyMode} from './types.js'
 /** apply's name of a mode (`none` is apply's `--mode none`). */
 export const applyModeOf = (m: TopologyMode): ModeValue => m
 
-/** The Service as `kubectl topology apply --mode <mode>` leaves it. */
+/**
+ * The Service as `kubectl topology apply --mode <mode>` leaves it: apply's desiredFields decides
+ * the two annotations and spec.trafficDistribution, set here as apply's withFields sets them but
+ * on copies of metadata, its annotations and spec only. withFields structuredClones the whole
+ * Service, whose fixed cost alone was the largest single cost of the advisor's per-mode
+ * evaluations; the rest of the Service is shared with `svc` (the engine never mutates its input).
+ * A test compares the two: the same keys, values and order for every mode.
+ */
 export function serviceWithMode(svc: Service, mode: TopologyMode): Service {
-  return withFields(svc, desiredFields(topologyFieldsOf(svc), applyModeOf(mode)).fields)
+  const f = desiredFields(topologyFieldsOf(svc), applyModeOf(mode)).fields
+  const ann = {...(svc.metadata.annotations ?? {})}
+  delete ann[ANNOTATION_TOPOLOGY_MODE]
+  delete ann[ANNOTATION_TOPOLOGY_AWARE_HINTS]
+  if (f.topologyMode !== null) ann[ANNOTATION_TOPOLOGY_MODE] = f.topologyMode
+  if (f.topologyAwareHints !== null) ann[ANNOTATION_TOPOLOGY_AWARE_HINTS] = f.topologyAwareHints
+  const metadata = {...svc.metadata}
+  if (Object.keys(ann).length > 0) metadata.annotations = ann
+  else delete metadata.annotations
+  const spec = {...(svc.spec ?? {})}
+  if (f.trafficDistribution === null) delete spec.trafficDistribution
+  else spec.trafficDistribution = f.trafficDistribution
+  return {...svc, metadata, spec}
 }
 
 /** The mode the controller takes for the Service as written (explain's path). */
@@ -66,6 +86,7 @@ export function figuresWithMode(state: ClusterState, svc: Service, mode: Topolog
     kubeVersion: opts.kubeVersion,
     traffic: opts.traffic,
     prediction: 'fresh',
+    figuresOnly: true,
     ...(opts.dataPlane ? {dataPlane: opts.dataPlane} : {}),
   })
   const first = report.services[0]

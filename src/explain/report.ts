@@ -56,6 +56,12 @@ export interface ExplainOptions {
    * estimate follow its rules, and each Service whose hints it ignores or alters says so.
    */
   dataPlane?: DataPlane
+  /**
+   * Only the figures the advisor reads of each mode (src/advise/evaluate.ts predictedFigures):
+   * the lint and advice lists, which it never reads and which cost a pass over every Node per
+   * Service, are left empty. Every other field is as without it. Not for a report anyone prints.
+   */
+  figuresOnly?: boolean
 }
 
 /** Hint names as the report gives them (plan.ts's, shared with apply). */
@@ -978,7 +984,7 @@ function explainService(input: ServiceInput): ServiceExplanation {
     drift: {endpoints: driftCount, zoneCounts: zoneCountDrift},
     findings,
     advice: [],
-    lint: lintIssues(service, mode, capacity, input.nodesReadable, f),
+    lint: opts.figuresOnly ? [] : lintIssues(service, mode, capacity, input.nodesReadable, f),
     applicability: applicability(service, input.allSlices, slices, {externalName, headless, proxied, managedByController, noClusterIP, addressType}),
     withoutZone: noZone > 0 ? {endpoints: noZone, readyEndpoints: noZoneReady, nodes: input.nodeIndex.withoutZone} : null,
   }
@@ -987,7 +993,7 @@ function explainService(input: ServiceInput): ServiceExplanation {
     result.dataPlane = dataPlaneNotice(plane, proxied && (mode.path !== 'none' || anyLiveHints || controller.hintsSet), anyLiveHints || controller.hintsSet, service)
     if (result.dataPlane?.ignoresHints) findings.push('data-plane-ignores-hints')
   }
-  result.advice = advise(result, capacity, input.nodesReadable)
+  if (!opts.figuresOnly) result.advice = advise(result, capacity, input.nodesReadable)
   return result
 }
 

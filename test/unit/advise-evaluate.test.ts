@@ -1,0 +1,100 @@
+// The advisor's cheaper paths (issues 19/23) give what the plain ones give: a mode set as apply
+// sets it, each Service's own slices and Events, and explain's figures-only report.
+import {describe, expect, it} from 'vitest'
+import {desiredFields, topologyFieldsOf, withFields} from '../../src/apply/plan.js'
+import {serviceWithMode} from '../../src/advise/evaluate.js'
+import {ownSlices, ownView} from '../../src/advise/view.js'
+import type {TopologyMode} from '../../src/advise/types.js'
+import {explain} from '../../src/explain/report.js'
+import {slicesOf} from '../../src/simulate/strategies/cluster.js'
+import type {EventObject, Service} from '../../src/upstream/api/types.js'
+import {nodesIn, service, slice, spread, state} from './builders.js'
+
+const MODES: TopologyMode[] = ['Auto', 'PreferSameZone', 'PreferClose', 'PreferSameNode', 'none']
+
+const services: Service[] = [
+  service('plain'),
+  service('auto', {annotations: {'service.kubernetes.io/topology-mode': 'Auto', team: 'x'}}),
+  service('hints', {annotations: {team: 'y', 'service.kubernetes.io/topology-aware-hints': 'auto'}}),
+  service('td', {trafficDistribution: 'PreferClose'}),
+  service('both', {annotations: {'service.kubernetes.io/topology-mode': 'Auto'}, trafficDistribution: 'PreferSameNode'}),
+  service('empty-annotations', {annotations: {}}),
+  {metadata: {name: 'no-spec', namespace: 'default', labels: {app: 'x'}, managedFields: [{manager: 'kubectl', operation: 'Apply'}]}} as Service,
+]
+
+describe('advisor: serviceWithMode', () => {
+  it('is apply withFields on the whole Service: the same keys, values and order, for every mode', () => {
+    for (const svc of services) {
+      const before = JSON.stringify(svc)
+      for (const m of MODES) {
+        const want = withFields(svc, desiredFields(topologyFieldsOf(svc), m).fields)
+        const got = serviceWithMode(svc, m)
+        expect(got, `${svc.metadata.name} ${m}`).toStrictEqual(want)
+        expect(JSON.stringify(got), `${svc.metadata.name} ${m}`).toBe(JSON.stringify(want))
+      }
+      expect(JSON.stringify(svc)).toBe(before)
+    }
+  })
+
+  it('shares what the mode does not touch with the input instead of deep-copying it (and copies what it does)', () => {
+    const svc = services[1]!
+    const got = serviceWithMode(svc, 'PreferSameZone')
+    expect(got.spec!.ports).toBe(svc.spec!.ports)
+    expect(got.spec).not.toBe(svc.spec)
+    expect(got.metadata).not.toBe(svc.metadata)
+    expect(got.metadata.annotations).toEqual({team: 'x'})
+    expect(svc.metadata.annotations).toEqual({'service.kubernetes.io/topology-mode': 'Auto', team: 'x'})
+  })
+})
+
+describe('advisor: the Service own view', () => {
+  const a = service('a')
+  const b = service('b')
+  const a2 = service('a', {namespace: 'other'})
+  const unlabelled = slice('a', spread({z1: 1}), {name: 'loose'})
+  delete unlabelled.metadata.labels
+  const slices = [
+    slice('a', spread({z1: 1}), {name: 'a-1'}),
+    slice('b', spread({z1: 2}), {name: 'b-1'}),
+    slice('a', spread({z1: 1}), {name: 'a-1', namespace: 'other'}),
+    unlabelled,
+    slice('a', spread({z2: 1}), {name: 'a-2'}),
+  ]
+  const ev = (kind: string, name: string, namespace?: string): EventObject => ({involvedObject: {kind, name, ...(namespace ? {namespace} : {})}, reason: 'R'}) as EventObject
+  const events = [ev('Service', 'a'), ev('Service', 'a', 'other'), ev('Pod', 'a'), ev('Service', 'b', 'default'), ev('Service', 'a', 'default')]
+  const st = {...state(nodesIn(['z1', 'z2']), [a, b, a2], slices), events}
+
+  it('has the slices simulate slicesOf finds, in the same order, for every Service', () => {
+    for (const svc of [a, b, a2, service('none')]) expect(ownSlices(st, svc)).toEqual(slicesOf(st, svc))
+    expect(ownSlices(st, a).map((s) => s.metadata.name)).toEqual(['a-1', 'a-2'])
+  })
+
+  it('has the Events about the Service only, and every Node', () => {
+    const v = ownView(st, a)
+    expect(v.events).toEqual([events[0], events[4]])
+    expect(ownView(st, a2).events).toEqual([events[1]])
+    expect(v.nodes).toBe(st.nodes)
+    expect(v.services).toEqual([a])
+    expect(ownView(state(st.nodes, [a], slices), a)).not.toHaveProperty('events')
+  })
+
+  it('a new slices array is grouped anew (the memo is by the array)', () => {
+    const more = [...slices, slice('b', spread({z2: 1}), {name: 'b-2'})]
+    expect(ownSlices({...st, endpointSlices: more}, b).map((s) => s.metadata.name)).toEqual(['b-1', 'b-2'])
+    expect(ownSlices(st, b).map((s) => s.metadata.name)).toEqual(['b-1'])
+  })
+})
+
+describe('explain: figuresOnly', () => {
+  it('leaves lint and advice empty and every other field as without it', () => {
+    // One zone: a single-zone lint error and advice on the plain report.
+    const svc = service('web', {trafficDistribution: 'PreferSameZone', internalTrafficPolicy: 'Local'})
+    const st = state(nodesIn(['z1']), [svc], [slice('web', spread({z1: 2}))])
+    const full = explain(st, [svc], {prediction: 'fresh'}).services[0]!
+    const figures = explain(st, [svc], {prediction: 'fresh', figuresOnly: true}).services[0]!
+    expect(full.lint.length).toBeGreaterThan(0)
+    expect(figures.lint).toEqual([])
+    expect(figures.advice).toEqual([])
+    expect({...figures, lint: full.lint, advice: full.advice}).toStrictEqual(full)
+  })
+})
