@@ -178,7 +178,7 @@ describe('check on a live cluster', () => {
     expect(missing.code).toBe(4)
     const bad = await runCliAsync(['check', 'svc/web', '-n', ns, '--max-overload', 'lots', '--context', 'admin'], {env})
     expect(bad.code).toBe(2)
-    expect(bad.stderr.trim()).toBe('error: --max-overload: invalid value "lots": use a ratio such as 0.2 or a percentage such as 20%')
+    expect(bad.stderr.trim()).toBe('error: --max-overload: invalid value "lots": give a percentage with % (20%) or a fraction from 0 to 1 (0.2)')
     const file = await runCliAsync(['check', 'svc/web', '-n', ns, '--policy-file', '/nonexistent/policy.yaml', '--context', 'admin'], {env})
     expect(file.code).toBe(3)
   })

@@ -89,7 +89,8 @@ describe('watch svc/NAME without a terminal', () => {
     await waitFor('the node watch to retry after the 503', () => nodeWatches >= 2)
     // The note is written before the retry, but it comes through a pipe, the retry through a
     // socket: wait for it rather than expect it at this instant.
-    await waitFor('the reconnect note on stderr', () => /nodes: reconnecting in 500ms \(HTTP 503/.test(stderr))
+    // The delay is client-go's reflector back-off (0.8 s doubling, jittered: docs/design.md).
+    await waitFor('the reconnect note on stderr', () => /nodes: reconnecting in \d+(\.\d+)?m?s \(HTTP 503/.test(stderr))
 
     // One endpoint fewer: the controller refuses, and says so in an Event.
     await cluster().core.deleteNamespacedPod({name: 'web-zone-c-2', namespace: ns, gracePeriodSeconds: 0})
