@@ -106,6 +106,10 @@ function optionsKey(connect: object): string {
   })
 }
 
+/** Every transport's shared Agents, closed together at 'beforeExit'. */
+const live = new Set<SharedAgents>()
+let hooked = false
+
 /** The shared Agents of one transport, with the requests under way on each. */
 class SharedAgents {
   private readonly byKey = new Map<string, Dispatcher>()
@@ -113,7 +117,16 @@ class SharedAgents {
   private readonly retired = new Set<Dispatcher>()
 
   constructor(private readonly create: (connect: object) => Dispatcher) {
-    process.once('beforeExit', () => this.closeAll())
+    live.add(this)
+    if (!hooked) {
+      // One listener for every transport (a process with many contexts or clients would pass
+      // Node's 10-listener warning with one each); it closes what is left whenever the process
+      // has nothing else to do.
+      hooked = true
+      process.on('beforeExit', () => {
+        for (const a of live) a.closeAll()
+      })
+    }
   }
 
   get(connect: object): Dispatcher {
