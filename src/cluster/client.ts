@@ -209,7 +209,14 @@ export class Client {
 
   /** A client-node model object as plain wire JSON, with its apiVersion and kind. */
   wire<T>(model: Model<T>, obj: unknown): T {
-    return {apiVersion: model.apiVersion, kind: model.kind, ...(clean(this.k8s.ObjectSerializer.serialize(obj, model.type, '')) as object)} as T
+    const serialized = this.k8s.ObjectSerializer.serialize(obj, model.type, '') as {metadata?: {managedFields?: unknown}} | undefined
+    const out = {apiVersion: model.apiVersion, kind: model.kind, ...(clean(serialized) as object)} as {metadata?: Obj}
+    // A Service keeps its managedFields: who owns its topology fields decides whether the
+    // advice's `apply --mode` needs --force (advise/commands.ts takesOwnership); a snapshot
+    // never records them (snapshot/write.ts).
+    const managed = serialized?.metadata?.managedFields
+    if (model.kind === 'Service' && Array.isArray(managed) && out.metadata) out.metadata.managedFields = managed.map((m) => clean(m))
+    return out as T
   }
 
   /** One list response as a page of wire objects. */

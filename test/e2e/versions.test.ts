@@ -144,8 +144,12 @@ describe('each version behaves as itself, and explain says so (live)', () => {
     // explain advises what this version takes; following the advice gives zone hints.
     const s = await explainJson('psz')
     expect(s.kubernetesVersion).toBe(`1.${minor}`)
-    const enable = s.advice.find((a) => a.code === 'enable')
-    expect(enable?.command).toMatch(minor >= 31 ? /^kubectl topology apply svc\/psz -n \S+ --mode PreferClose / : /^kubectl topology apply svc\/psz -n \S+ --mode Auto /)
+    // The advisor's first step (docs/advice.md): a value this version keeps, never PreferSameZone.
+    const step = s.recommendation?.steps[0]
+    expect(step?.command).toMatch(
+      minor >= 31 ? /^kubectl topology apply svc\/psz -n \S+ --mode (PreferClose|Auto) --yes/ : /^kubectl topology apply svc\/psz -n \S+ --mode Auto --yes/,
+    )
+    expect(step?.command).not.toMatch(/PreferSameZone/)
     if (minor >= 31) {
       const follow = await run(['apply', 'svc/psz', '-n', ns, '--mode', 'PreferClose', '--yes', '--wait', '--timeout', '60s'])
       expect(follow.code, follow.stderr).toBe(0)
