@@ -74,7 +74,7 @@ describe(`archive ${HOST.os}/${HOST.arch}`, () => {
     expect(r.stderr).toBe('')
     expect(r.code).toBe(0)
     expect(r.stdout).toMatch(/^Service shop\/checkout \(IPv4\)$/m)
-    expect(r.stdout).toMatch(/^ZONE\s+NODES\s+CPU\s+CPU SHARE/m)
+    expect(r.stdout).toMatch(/^ZONE\s+NODES\s+IGNORED\s+CPU\s+CPU SHARE/m)
     expect(r.stdout).toMatch(/^eu-west-1a\s/m)
   })
 
