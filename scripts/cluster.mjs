@@ -18,6 +18,8 @@
 //   node scripts/cluster.mjs etcd-delete KEY    delete one key straight from etcd (a /registry/...
 //                                               key), behind the API server's back: what a watch
 //                                               cannot see while kube-apiserver is stopped
+//   node scripts/cluster.mjs etcd-compact       compact etcd's history to its current revision:
+//                                               a watch from an older resourceVersion gets 410
 //   node scripts/cluster.mjs run -- CMD ARGS    up, run CMD with KUBECONFIG set, down (even on
 //                                               failure or SIGINT/SIGTERM); exits with CMD's
 //                                               code. A control plane that was already up is
@@ -484,6 +486,25 @@ async function etcdDelete(key) {
   return deleted === 1 ? 0 : 1
 }
 
+/**
+ * Compacts etcd's history up to its current revision (the v3 JSON gateway): every
+ * resourceVersion before now is gone from etcd, so a watch from one of them is answered 410 Gone
+ * whether the API server serves it from its watch cache or from etcd.
+ */
+async function etcdCompact() {
+  const state = runningState()
+  const etcd = `http://${HOST}:${state.ports.etcd}`
+  // A range read of one key: its header holds the store's current revision.
+  const head = await request(`${etcd}/v3/kv/range`, {method: 'POST', body: {key: Buffer.from('/registry/').toString('base64'), limit: 1}})
+  if (head.status !== 200) throw new Error(`etcd range: HTTP ${head.status} ${head.body.slice(0, 300)}`)
+  const revision = JSON.parse(head.body).header?.revision
+  if (!revision) throw new Error(`etcd range: no revision in ${head.body.slice(0, 300)}`)
+  const r = await request(`${etcd}/v3/kv/compaction`, {method: 'POST', body: {revision, physical: true}})
+  if (r.status !== 200) throw new Error(`etcd compaction to ${revision}: HTTP ${r.status} ${r.body.slice(0, 300)}`)
+  log(`etcd: compacted to revision ${revision}`)
+  return 0
+}
+
 // ---- kubeconfig -------------------------------------------------------------------------
 
 function kubeconfig({server, caData, users, current}) {
@@ -886,6 +907,8 @@ async function main() {
       return apiserverVerb(rest[0])
     case 'etcd-delete':
       return etcdDelete(rest[0])
+    case 'etcd-compact':
+      return etcdCompact()
     case 'run': {
       const i = rest.indexOf('--')
       return run(i >= 0 ? rest.slice(i + 1) : rest)
@@ -914,7 +937,7 @@ async function main() {
     }
     default:
       process.stderr.write(
-        'usage: node scripts/cluster.mjs [--version 1.X] up | down | env | status | pause-controller | resume-controller | apiserver stop|start | etcd-delete KEY | versions | build | build-kubectl | run -- CMD [ARGS...] | kube-proxy ...\n',
+        'usage: node scripts/cluster.mjs [--version 1.X] up | down | env | status | pause-controller | resume-controller | apiserver stop|start | etcd-delete KEY | etcd-compact | versions | build | build-kubectl | run -- CMD [ARGS...] | kube-proxy ...\n',
       )
       return 2
   }

@@ -194,6 +194,7 @@ export class Reflector<T extends {metadata?: {namespace?: string; name?: string;
   private watchOnce(): Promise<unknown> {
     return new Promise<unknown>((resolve) => {
       let gone: unknown = null
+      let ended = false
       const query = {...this.o.query, resourceVersion: this.resourceVersion, allowWatchBookmarks: 'true'}
       this.watches++
       this.o
@@ -217,12 +218,17 @@ export class Reflector<T extends {metadata?: {namespace?: string; name?: string;
             else return
             this.o.onChange(this.o.resource, type, item)
           },
-          (err) => resolve(err ?? gone),
+          (err) => {
+            ended = true
+            resolve(err ?? gone)
+          },
         )
         .then((req) => {
           this.current = req
           if (this.stopped) req.abort()
-          else this.o.onStatus(this.o.resource, {state: 'watching'})
+          // A request refused before it was under way (connection refused: http.ts ends it
+          // before it resolves) never watched: saying so would mark a source up that is down.
+          else if (!ended) this.o.onStatus(this.o.resource, {state: 'watching'})
         }, resolve)
     })
   }

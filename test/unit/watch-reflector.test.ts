@@ -12,6 +12,7 @@ const obj = (name: string, rv: string): Obj => ({metadata: {name, resourceVersio
 type Step =
   | {events: [string, unknown][]; end?: unknown} // a watch that delivers events, then ends (end = error or null)
   | {fail: unknown} // the watch request fails right away
+  | {refused: unknown} // the request ends before the watch call resolves (http.ts on a refused connect)
 
 /** watchMs: how long each watch seems to last (the clock advances by it on each reading). */
 function harness(lists: ListPage<Obj>[][], steps: Step[], watchMs = 0) {
@@ -28,6 +29,10 @@ function harness(lists: ListPage<Obj>[][], steps: Step[], watchMs = 0) {
     if (!step) {
       reflector.stop()
       done(null)
+      return {abort() {}}
+    }
+    if ('refused' in step) {
+      done(step.refused)
       return {abort() {}}
     }
     setTimeout(() => {
@@ -100,6 +105,22 @@ describe('Reflector', () => {
       'change DELETED b',
       // the server closed the watch: resume from the bookmark's resourceVersion, no re-list
       'watch rv=14',
+    ])
+  })
+
+  it('a watch refused before it was under way is not reported as watching (serve would count the source up)', async () => {
+    const refused = Object.assign(new Error('fetch failed'), {cause: {code: 'ECONNREFUSED'}})
+    const {reflector, log} = harness([[{items: [], resourceVersion: '1'}]], [{refused}, {refused}, {events: [['BOOKMARK', obj('', '2')]]}])
+    await reflector.run()
+    expect(log.filter((l) => l.startsWith('status') || l.startsWith('watch'))).toEqual([
+      'status synced',
+      'watch rv=1',
+      'status backoff 100',
+      'watch rv=1',
+      'status backoff 200',
+      'watch rv=1',
+      'status watching',
+      'watch rv=2',
     ])
   })
 
