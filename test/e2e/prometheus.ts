@@ -33,14 +33,22 @@ function freePort(): Promise<number> {
   })
 }
 
-export async function startPrometheus(o: {targets: string[]; ruleFiles?: string[]}): Promise<Prometheus> {
-  for (const t of o.targets) if (!/^127\.0\.0\.1:\d+$/.test(t)) throw new Error(`loopback targets only: ${t}`)
+/** A scrape job: its targets, each group with its own target labels (e.g. {cluster: 'east'}). */
+export interface ScrapeJob {
+  name: string
+  groups: {targets: string[]; labels?: Record<string, string>}[]
+}
+
+/** targets: one job `kubectl-topology`; jobs: more jobs, or target labels (the fleet test). */
+export async function startPrometheus(o: {targets: string[]; jobs?: ScrapeJob[]; ruleFiles?: string[]}): Promise<Prometheus> {
+  const jobs: ScrapeJob[] = [...(o.targets.length > 0 ? [{name: 'kubectl-topology', groups: [{targets: o.targets}]}] : []), ...(o.jobs ?? [])]
+  for (const j of jobs) for (const g of j.groups) for (const t of g.targets) if (!/^127\.0\.0\.1:\d+$/.test(t)) throw new Error(`loopback targets only: ${t}`)
   const {prometheus} = ensurePrometheus() as {prometheus: string}
   const dir = mkdtempSync(path.join(tmpdir(), 'e2e-prometheus-'))
   const config = {
     global: {scrape_interval: '1s', evaluation_interval: '1s', scrape_timeout: '1s'},
     rule_files: o.ruleFiles ?? [],
-    scrape_configs: [{job_name: 'kubectl-topology', static_configs: [{targets: o.targets}]}],
+    scrape_configs: jobs.map((j) => ({job_name: j.name, static_configs: j.groups.map((g) => ({targets: g.targets, ...(g.labels ? {labels: g.labels} : {})}))})),
   }
   writeFileSync(path.join(dir, 'prometheus.yml'), stringify(config))
   const port = await freePort()
