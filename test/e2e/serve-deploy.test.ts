@@ -12,7 +12,7 @@
 // No kubelet, scheduler or Deployment controller runs in this harness: the Deployment gets
 // no ReplicaSet and no Pod, and nothing here runs the image (there is no container runtime).
 import {spawn, spawnSync, type ChildProcessWithoutNullStreams} from 'node:child_process'
-import {mkdtempSync, readFileSync, rmSync} from 'node:fs'
+import {mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import path from 'node:path'
 import {ApiextensionsV1Api, AppsV1Api, CoreV1Api, CustomObjectsApi, KubernetesObjectApi, type KubernetesObject, type V1Pod} from '@kubernetes/client-node'
@@ -20,7 +20,7 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {parseAllDocuments} from 'yaml'
 import {BIN, ROOT} from '../cli/run-cli.js'
 import {kubeConfig, statusOf} from './fixtures.js'
-import {serviceAccountKubeconfig} from './sa-token.js'
+import {serviceAccountKubeconfig, serviceAccountToken} from './sa-token.js'
 
 // biome-ignore lint/suspicious/noExplicitAny: Kubernetes objects read from YAML.
 type Obj = any
@@ -156,15 +156,17 @@ describe('the prometheus-operator overlay on the API server', () => {
     expect(refused).toMatch(/^403 .*violates PodSecurity.*restricted:latest.*allowPrivilegeEscalation != false/s)
   })
 
-  it("runs serve as the Deployment's ServiceAccount with the Deployment's arguments; its probes answer 200", async () => {
-    const [want] = fileDocs('deploy/kubernetes/deployment.yaml')
-    const spec = want.spec.template.spec
-    const c = spec.containers[0]
-    // The container's arguments, listening on loopback instead of every address.
+  /**
+   * serve run as the Deployment's container would run it (its arguments, listening on loopback
+   * instead of every address), started by `spawnServe`; the probes of the Deployment answer 200,
+   * no warning but calico-system's (not granted), and SIGTERM ends it with 130. Returns stderr.
+   */
+  async function runAsTheContainer(spawnServe: (args: string[]) => ChildProcessWithoutNullStreams): Promise<string> {
+    const c = deployment().spec.template.spec.containers[0]
     const args: string[] = c.args.map((a: string) => (a === `:${c.ports[0].containerPort}` ? '127.0.0.1:0' : a))
     expect(args).toContain('127.0.0.1:0')
-    const kubeconfig = await serviceAccountKubeconfig({namespace: want.metadata.namespace, name: spec.serviceAccountName}, tmp)
-    serve = spawn(process.execPath, [BIN, ...args], {cwd: ROOT, env: {...process.env, KUBECONFIG: kubeconfig, NO_COLOR: '1'}})
+    stderr = ''
+    serve = spawnServe(args)
     serve.stdout.on('data', () => {})
     serve.stderr.on('data', (d) => (stderr += d))
     const address = await waitFor('the serving line', async () => /serving http:\/\/(127\.0\.0\.1:\d+)\/metrics/.exec(stderr)?.[1])
@@ -175,5 +177,38 @@ describe('the prometheus-operator overlay on the API server', () => {
     const exited = new Promise<number | null>((r) => serve!.once('exit', (code) => r(code)))
     serve.kill('SIGTERM')
     expect(await Promise.race([exited, new Promise((r) => setTimeout(() => r('still running after 15 s'), 15_000))])).toBe(130)
+    return stderr
+  }
+  const deployment = () => fileDocs('deploy/kubernetes/deployment.yaml')[0]
+  const serviceAccount = () => ({namespace: deployment().metadata.namespace as string, name: deployment().spec.template.spec.serviceAccountName as string})
+
+  it("runs serve with a token of the Deployment's ServiceAccount and the Deployment's arguments; its probes answer 200", async () => {
+    const kubeconfig = await serviceAccountKubeconfig(serviceAccount(), tmp)
+    await runAsTheContainer((args) => spawn(process.execPath, [BIN, ...args], {cwd: ROOT, env: {...process.env, KUBECONFIG: kubeconfig, NO_COLOR: '1'}}))
+  })
+
+  // A Pod's view, without a kubelet: the token, CA and namespace at the path Kubernetes mounts
+  // them (a tmpfs over /run, in a mount namespace of serve's own: nothing on this machine
+  // changes), KUBERNETES_SERVICE_HOST and _PORT set, no kubeconfig and a HOME without one.
+  // Needs root and unshare(1): skipped without them.
+  const podView = process.getuid?.() === 0 && spawnSync('unshare', ['-m', '--propagation', 'private', 'true']).status === 0
+  it.skipIf(!podView)('finds the in-cluster configuration a Pod of the Deployment has (the mounted token)', async () => {
+    const {token, server, caData} = await serviceAccountToken(serviceAccount())
+    const secrets = mkdtempSync(path.join(tmp, 'serviceaccount-'))
+    writeFileSync(path.join(secrets, 'token'), token)
+    writeFileSync(path.join(secrets, 'ca.crt'), Buffer.from(caData!, 'base64'))
+    writeFileSync(path.join(secrets, 'namespace'), serviceAccount().namespace)
+    const home = mkdtempSync(path.join(tmp, 'home-'))
+    const url = new URL(server)
+    const {KUBECONFIG: _, ...env} = process.env
+    const mount = 'mount -t tmpfs tmpfs /run && mkdir -p /run/secrets/kubernetes.io/serviceaccount && cp "$0"/* /run/secrets/kubernetes.io/serviceaccount/ && exec "$@"'
+    const log = await runAsTheContainer((args) =>
+      spawn('unshare', ['-m', '--propagation', 'private', 'sh', '-c', mount, secrets, process.execPath, BIN, ...args], {
+        cwd: ROOT,
+        env: {...env, HOME: home, KUBERNETES_SERVICE_HOST: url.hostname, KUBERNETES_SERVICE_PORT: url.port, NO_COLOR: '1'},
+      }),
+    )
+    // client-node's loadFromCluster() names its context inClusterContext: no kubeconfig was read.
+    expect(log).toMatch(/serving http:\/\/127\.0\.0\.1:\d+\/metrics .*for inClusterContext$/m)
   })
 })
