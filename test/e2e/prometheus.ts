@@ -14,6 +14,8 @@ export interface Prometheus {
   url: string
   /** An instant query; the result vector (empty when nothing matches). */
   query(q: string): Promise<{metric: Record<string, string>; value: [number, string]}[]>
+  /** /api/v1/label/NAME/values restricted to the series a selector matches (Grafana's label_values()). */
+  labelValues(label: string, match: string): Promise<string[]>
   /** /api/v1/alerts. */
   alerts(): Promise<{labels: Record<string, string>; state: string}[]>
   log(): string
@@ -80,6 +82,7 @@ export async function startPrometheus(o: {targets: string[]; jobs?: ScrapeJob[];
   return {
     url,
     query: async (q) => ((await api(`/api/v1/query?query=${encodeURIComponent(q)}`)) as {result: never[]}).result,
+    labelValues: async (label, match) => (await api(`/api/v1/label/${encodeURIComponent(label)}/values?match[]=${encodeURIComponent(match)}`)) as string[],
     alerts: async () => ((await api('/api/v1/alerts')) as {alerts: never[]}).alerts,
     log: () => log,
     stop: async () => {
