@@ -157,6 +157,7 @@ export async function openPrometheus(o: PrometheusOptions): Promise<PrometheusCl
       try {
         body = JSON.parse(text)
       } catch {
+        if (status < 200 || status >= 300) throw unreachable(`it answered HTTP ${status}${text.trim() === '' ? '' : `: ${scrub(clip(text.trim()), 300)}`}`)
         const type = String(res.headers['content-type'] ?? 'none')
         throw unreachable(`it answered ${status} with a body that is not JSON (Content-Type ${clip(type, 100)}): is ${shown} a Prometheus (the URL without /api/v1/query)?`)
       }
