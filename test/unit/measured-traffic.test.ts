@@ -1,5 +1,7 @@
 // --traffic-from's pure half (src/explain/measured.ts) and what explain, plan and the advisor do
 // with a measured client mix: literals, figures computed by hand in the comments.
+import {readFileSync} from 'node:fs'
+import {Ajv2020} from 'ajv/dist/2020.js'
 import {describe, expect, it} from 'vitest'
 import {expandTrafficQuery, isPromDuration, measuredFromSamples, parsePromAnswer, TRAFFIC_PRESETS, templateProblem} from '../../src/explain/measured.js'
 import {explain, type MeasuredTrafficInput} from '../../src/explain/report.js'
@@ -181,6 +183,35 @@ describe('explain, the advisor and plan under a measured mix', () => {
     expect(p.measured?.crossZoneShare).toBe(0.2)
     expect(p.recommendation).toEqual(adviseService(st, st.services[0]!, {traffic: m.mix, maxOverload: 0.2}))
     expect(plan(st, st.services, {}).services[0]!.measured).toBeUndefined()
+  })
+})
+
+describe('schemas', () => {
+  const validator = (file: string) =>
+    new Ajv2020({allErrors: true, strict: false}).compile(JSON.parse(readFileSync(new URL(`../../schema/${file}`, import.meta.url), 'utf8')) as object)
+  const st = state([node('zone-a-0', 'zone-a'), node('zone-b-0', 'zone-b')], [service('web')], [slice('web', spread({'zone-a': 1, 'zone-b': 1}))])
+  const measured = new Map<string, MeasuredTrafficInput>([
+    [
+      'default/web',
+      {mix: {'zone-a': 1}, crossZoneShare: 0.5, matrix: [{from: 'zone-a', to: 'zone-b', share: 0.5}], ignored: {series: 1, share: 0.1}, source: 'http://p', query: 'q'},
+    ],
+  ])
+
+  it('explain -o json with traffic.measured (and model "measured") validates against schema/explain.v1.json', () => {
+    const validate = validator('explain.v1.json')
+    const report = JSON.parse(JSON.stringify(explainAdvised(st, st.services, {measured})))
+    expect(report.services[0].traffic.model).toBe('measured')
+    if (!validate(report)) expect.fail(JSON.stringify(validate.errors?.slice(0, 3)))
+    // The old schema's model enum had no "measured": a report of it is refused when the field is wrong.
+    report.services[0].traffic.measured.crossZoneShare = 'x'
+    expect(validate(report)).toBe(false)
+  })
+
+  it('plan -o json with measured validates against schema/plan.v1.json', () => {
+    const validate = validator('plan.v1.json')
+    const report = JSON.parse(JSON.stringify(plan(st, st.services, {measured})))
+    expect(report.services[0].measured.crossZoneShare).toBe(0.5)
+    if (!validate(report)) expect.fail(JSON.stringify(validate.errors?.slice(0, 3)))
   })
 })
 
