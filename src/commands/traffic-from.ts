@@ -109,3 +109,18 @@ export async function readTrafficFrom(client: PrometheusClient, o: TrafficFrom, 
   const {readMeasuredTraffic} = await import('../cluster/measured-traffic.js')
   return readMeasuredTraffic(client, o.template, o.window, state, services)
 }
+
+/** serve --traffic-interval: how often the measured traffic is read again. */
+export const trafficIntervalFlag = Flags.string({
+  description: 'serve: how often to read the measured traffic again (10s to 1h).',
+  default: '60s',
+  helpGroup: TRAFFIC,
+})
+
+/** --traffic-interval in ms, 10 s to 1 h (a tighter loop would query Prometheus once per Service that often). */
+export function parseTrafficInterval(text: string): number {
+  const m = text.trim().match(/^(\d+)(s|m|h)$/)
+  const ms = m ? Number(m[1]) * {s: 1000, m: 60_000, h: 3_600_000}[m[2] as 's' | 'm' | 'h'] : Number.NaN
+  if (!(ms >= 10_000 && ms <= 3_600_000)) throw new CliError(`--traffic-interval: invalid value "${text}": from 10s to 1h, e.g. 30s, 5m`, ExitCode.USAGE)
+  return ms
+}
