@@ -4,10 +4,12 @@
 // history would be; explain and plan read it with --traffic-preset beyla and the measured
 // cross-zone share and overload equal the figures computed by hand below. Then the faults:
 // Prometheus down, an error answer, and a Service with no measured traffic.
+import {spawn, type ChildProcessWithoutNullStreams} from 'node:child_process'
 import {createServer} from 'node:net'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import type {ExplainReport} from '../../src/explain/report.js'
 import type {PlanReport} from '../../src/plan/plan.js'
+import {BIN, ROOT} from '../cli/run-cli.js'
 import {ApiProxy, runCliAsync} from './apiproxy.js'
 import {serviceWithPods, setupNodes, stateHome} from './apply-helpers.js'
 import {createDeployment, createNamespace} from './fixtures.js'
@@ -59,7 +61,9 @@ beforeAll(async () => {
   await serviceWithPods(ns, 'quiet', 72, {trafficDistribution: 'PreferSameZone'})
   prom = await startPrometheus({targets: [], openMetrics: openMetrics(ns)})
 }, 180_000)
+let serve: ChildProcessWithoutNullStreams | undefined
 afterAll(async () => {
+  if (serve && serve.exitCode === null) serve.kill('SIGKILL')
   await prom?.stop()
   await proxy?.close()
 })
@@ -162,4 +166,59 @@ describe('--traffic-from a real Prometheus', () => {
     expect(r.stdout).toBe('')
     expect(r.stderr).toBe(`error: cannot query Prometheus at http://127.0.0.1:${port} (--traffic-from): connection refused: is Prometheus running there? (check --traffic-from)\n`)
   })
+
+  // Last: it stops the Prometheus.
+  it('serve: the measured families and figures, then Prometheus stopped: traffic_source_up 0, the last figures kept', async () => {
+    let stderr = ''
+    serve = spawn(
+      process.execPath,
+      [BIN, 'serve', '--context', 'admin', '--listen', '127.0.0.1:0', '--traffic-from', prom.url, '--traffic-preset', 'beyla', '--traffic-interval', '10s'],
+      {cwd: ROOT, env: {...process.env, KUBECONFIG: proxy.kubeconfig, NO_COLOR: '1'}},
+    )
+    serve.stdout.on('data', () => {})
+    serve.stderr.on('data', (d) => (stderr += d))
+    const waitFor = async <T>(what: string, probe: () => Promise<T | null | undefined>): Promise<T> => {
+      const deadline = Date.now() + 60_000
+      for (;;) {
+        if (serve!.exitCode !== null) throw new Error(`serve exited (${serve!.exitCode}) while waiting for ${what}\n${stderr}`)
+        const v = await probe().catch(() => null)
+        if (v !== null && v !== undefined) return v
+        if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}\n${stderr}`)
+        await new Promise((r) => setTimeout(r, 200))
+      }
+    }
+    const address = await waitFor('the serving line', async () => /serving http:\/\/(127\.0\.0\.1:\d+)\/metrics/.exec(stderr)?.[1])
+    const metrics = async () => (await fetch(`http://${address}/metrics`, {signal: AbortSignal.timeout(5000)})).text()
+    const sample = (body: string, name: string, labels = '') => {
+      const line = body.split('\n').find((l) => l.startsWith(labels === '' ? `${name} ` : `${name}{${labels}}`))
+      return line === undefined ? undefined : Number(line.slice(line.lastIndexOf(' ') + 1))
+    }
+    const web = `namespace="${ns}",service="web",address_type="IPv4"`
+    let body = await waitFor('the measured figures', async () => {
+      const b = await metrics()
+      return sample(b, 'kubectl_topology_service_measured_cross_zone_traffic_ratio', web) !== undefined ? b : null
+    })
+    expect(sample(body, 'kubectl_topology_service_measured_cross_zone_traffic_ratio', web)).toBeCloseTo(CROSS, 9)
+    expect(sample(body, 'kubectl_topology_zone_measured_client_traffic_ratio', `${web},zone="zone-a"`)).toBeCloseTo(MIX['zone-a'], 9)
+    expect(sample(body, 'kubectl_topology_service_live_max_endpoint_overload_ratio', web)).toBeCloseTo(OVERLOAD, 9)
+    // quiet: nothing measured, the CPU assumption (equal CPU, hints home: no overload), no measured family.
+    const quiet = `namespace="${ns}",service="quiet",address_type="IPv4"`
+    expect(sample(body, 'kubectl_topology_service_measured_cross_zone_traffic_ratio', quiet)).toBeUndefined()
+    expect(sample(body, 'kubectl_topology_service_live_max_endpoint_overload_ratio', quiet)).toBeCloseTo(0, 9)
+    expect(sample(body, 'kubectl_topology_traffic_source_up')).toBe(1)
+    expect(sample(body, 'kubectl_topology_traffic_source_errors_total')).toBe(0)
+    expect(sample(body, 'kubectl_topology_traffic_source_last_success_timestamp_seconds')).toBeGreaterThan(0)
+
+    await prom.stop()
+    body = await waitFor('traffic_source_up 0', async () => {
+      const b = await metrics()
+      return sample(b, 'kubectl_topology_traffic_source_up') === 0 ? b : null
+    })
+    expect(sample(body, 'kubectl_topology_traffic_source_errors_total')).toBeGreaterThanOrEqual(1)
+    // The last measured figures are kept (stale, as the source's up says).
+    expect(sample(body, 'kubectl_topology_service_measured_cross_zone_traffic_ratio', web)).toBeCloseTo(CROSS, 9)
+    expect(stderr).toContain(`traffic: cannot query Prometheus at ${prom.url} (--traffic-from): connection refused`)
+    serve.kill('SIGTERM')
+    await new Promise((r) => serve!.once('exit', r))
+  }, 120_000)
 })
