@@ -9,25 +9,32 @@ export const SRC_ZONE_LABEL = 'src_zone'
 export const DST_ZONE_LABEL = 'dst_zone'
 
 /**
- * Presets for projects that document a zone-to-zone metric. Both export network flow bytes per
- * (source, destination) with the source and destination zone as attributes src.zone / dst.zone
- * (Prometheus labels src_zone / dst_zone), and the destination Pod's owner (k8s.dst.owner.name /
- * k8s_dst_owner_name) and namespace (k8s_dst_namespace). The flows are narrowed to the ones whose
- * destination is a Pod of a workload behind the Service ({workloads}): bytes from clients to the
- * Service's endpoints (and to the same Pods by any other path), per client zone and endpoint
- * zone. Sources: grafana/beyla v3.33.0 pkg/beyla/config_obi.go (beyla_network_flow_bytes_total),
- * docs/sources/network/_index.md and inter-az.md (the attributes; src.zone and dst.zone are off
- * by default on the flow metric and must be selected); open-telemetry/opentelemetry-ebpf-
- * instrumentation v0.12.0 pkg/export/attributes/metric.go and names/attrs.go (obi_...).
+ * Presets for projects that document a zone-to-zone metric: Grafana Beyla and OpenTelemetry eBPF
+ * Instrumentation (OBI, which Beyla vendors). Their network flow metric counts bytes per
+ * (source, destination) with the zone of each end as attributes src.zone / dst.zone (Prometheus
+ * labels src_zone / dst_zone: the dots become underscores), taken from the Node label
+ * topology.kubernetes.io/zone of the Pod's node, and the destination Pod's namespace and top
+ * owner (k8s.dst.namespace, k8s.dst.owner.name: the Deployment, not the ReplicaSet). The flows
+ * are narrowed to those whose destination is a Pod of a workload behind the Service
+ * ({workloads}: the Deployments and StatefulSets whose pod template the Service selects) and
+ * whose both ends have a zone. So the preset measures bytes sent to the Service's Pods by any
+ * path, not requests through the Service; a flow Beyla saw addressed to the ClusterIP (no Pod,
+ * no zone on that end) is left out. src.zone and dst.zone are off by default on the flow metric
+ * and must be selected (docs/traffic.md). Sources: grafana/beyla v3.33.0 pkg/beyla/config_obi.go
+ * (beyla.network.flow.bytes, {bytes}, counter -> beyla_network_flow_bytes_total),
+ * docs/sources/network/_index.md and inter-az.md; OBI v0.12.1 as vendored there:
+ * pkg/export/attributes/metric.go (obi.network.flow.bytes), names/attrs.go (src.zone, dst.zone,
+ * k8s.dst.owner.name, k8s.dst.namespace), pkg/internal/pipe/transform/k8s/kubernetes.go
+ * (decorate: TopOwner, the zone from the node label).
  */
 export const TRAFFIC_PRESETS = {
   beyla: {
     metric: 'beyla_network_flow_bytes_total',
-    query: 'sum by (src_zone, dst_zone) (rate(beyla_network_flow_bytes_total{k8s_dst_namespace="{namespace}", k8s_dst_owner_name=~"{workloads}"}[{window}]))',
+    query: 'sum by (src_zone, dst_zone) (rate(beyla_network_flow_bytes_total{k8s_dst_namespace="{namespace}", k8s_dst_owner_name=~"{workloads}", src_zone!="", dst_zone!=""}[{window}]))',
   },
   obi: {
     metric: 'obi_network_flow_bytes_total',
-    query: 'sum by (src_zone, dst_zone) (rate(obi_network_flow_bytes_total{k8s_dst_namespace="{namespace}", k8s_dst_owner_name=~"{workloads}"}[{window}]))',
+    query: 'sum by (src_zone, dst_zone) (rate(obi_network_flow_bytes_total{k8s_dst_namespace="{namespace}", k8s_dst_owner_name=~"{workloads}", src_zone!="", dst_zone!=""}[{window}]))',
   },
 } as const
 

@@ -16,6 +16,8 @@ export interface MetricFamily {
   help: string
   /** Label names, without `cluster` (added to every family when several contexts are served). */
   labels: readonly string[]
+  /** Produced only with this flag (serve --traffic-from); every other family is always produced. */
+  only?: '--traffic-from'
 }
 
 const SVC = ['namespace', 'service', 'address_type'] as const
@@ -131,6 +133,7 @@ export const FAMILIES = [
     type: 'gauge',
     help: "With --traffic-from: the measured share of the Service's traffic whose endpoint was in another zone than its client (the query's dst_zone against src_zone). Compare with 1 - kubectl_topology_service_live_in_zone_traffic_ratio, the share predicted under the same measured client mix. Absent when not measured or the answer has no dst_zone.",
     labels: SVC,
+    only: '--traffic-from',
   },
   // ---- per Service and zone --------------------------------------------------------------
   {
@@ -162,6 +165,7 @@ export const FAMILIES = [
     type: 'gauge',
     help: "With --traffic-from: the share of the Service's measured traffic that came from clients in the zone (the client mix that replaces the zone CPU shares in every figure of the Service).",
     labels: ZONE,
+    only: '--traffic-from',
   },
   // ---- per cluster -----------------------------------------------------------------------
   {
@@ -243,24 +247,28 @@ export const FAMILIES = [
     type: 'gauge',
     help: 'With --traffic-from: 1 when the last read of the measured traffic from Prometheus succeeded; 0 after a failed one (the measured figures are then those of the last successful read).',
     labels: [],
+    only: '--traffic-from',
   },
   {
     name: 'kubectl_topology_traffic_source_last_success_timestamp_seconds',
     type: 'gauge',
     help: 'With --traffic-from: Unix time of the last successful read of the measured traffic.',
     labels: [],
+    only: '--traffic-from',
   },
   {
     name: 'kubectl_topology_traffic_source_errors_total',
     type: 'counter',
     help: 'With --traffic-from: failed reads of the measured traffic (Prometheus unreachable, an error answer, a timeout).',
     labels: [],
+    only: '--traffic-from',
   },
   {
     name: 'kubectl_topology_traffic_measured_services',
     type: 'gauge',
     help: 'With --traffic-from: Services whose traffic the last successful read measured (the others keep the zone CPU assumption).',
     labels: [],
+    only: '--traffic-from',
   },
 ] as const satisfies readonly MetricFamily[]
 

@@ -101,7 +101,7 @@ describe('--traffic-from a real Prometheus', () => {
       ['zone-b', 'zone-b'],
       ['zone-c', 'zone-c'],
     ])
-    expect(m.query).toBe(`sum by (src_zone, dst_zone) (rate(beyla_network_flow_bytes_total{k8s_dst_namespace="${ns}", k8s_dst_owner_name=~"web"}[1h]))`)
+    expect(m.query).toBe(`sum by (src_zone, dst_zone) (rate(beyla_network_flow_bytes_total{k8s_dst_namespace="${ns}", k8s_dst_owner_name=~"web", src_zone!="", dst_zone!=""}[1h]))`)
     expect(s.traffic.inZoneShareLive).toBeCloseTo(1, 9)
     expect(s.traffic.maxEndpointOverloadLive).toBeCloseTo(OVERLOAD, 9)
     expect(s.traffic.worstZoneLive).toBe('zone-a')

@@ -30,7 +30,7 @@ const samplesOf = (body: unknown) => {
 describe('the query', () => {
   it('fills the placeholders, quoting names for PromQL strings and {workloads} as an escaped alternation', () => {
     const q = expandTrafficQuery(TRAFFIC_PRESETS.beyla.query, {namespace: 'shop', service: 'web', workloads: ['web', 'web.canary'], window: '30m'})
-    expect(q).toBe('sum by (src_zone, dst_zone) (rate(beyla_network_flow_bytes_total{k8s_dst_namespace="shop", k8s_dst_owner_name=~"web|web\\\\.canary"}[30m]))')
+    expect(q).toBe('sum by (src_zone, dst_zone) (rate(beyla_network_flow_bytes_total{k8s_dst_namespace="shop", k8s_dst_owner_name=~"web|web\\\\.canary", src_zone!="", dst_zone!=""}[30m]))')
     expect(expandTrafficQuery('x{a="{service}"}', {namespace: 'n', service: 'a"b\\c', workloads: [], window: '1h'})).toBe('x{a="a\\"b\\\\c"}')
   })
 
