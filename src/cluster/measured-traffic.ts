@@ -20,7 +20,7 @@ export interface MeasuredRead {
 }
 
 /** The zones a measured series may name: the Nodes' zones and the endpoints'. */
-export function clusterZones(state: ClusterState): Set<string> {
+function clusterZones(state: ClusterState): Set<string> {
   const zones = new Set<string>()
   for (const n of state.nodes) {
     const z = n.metadata.labels?.[LABEL_ZONE]

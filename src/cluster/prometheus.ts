@@ -11,7 +11,7 @@ import {clip, scrub} from './errors.js'
 import {formatDuration} from './kubeconfig.js'
 
 /** The largest answer read: one series per zone pair is a few hundred bytes; 8 MiB is thousands of times that. */
-export const MAX_ANSWER = 8 << 20
+const MAX_ANSWER = 8 << 20
 
 export interface PrometheusOptions {
   /** The base URL, e.g. http://127.0.0.1:9090 or https://prom.example/prometheus (a path prefix is kept). */

@@ -5,8 +5,8 @@
 // is cluster/prometheus.ts's. docs/traffic.md documents the presets, placeholders and labels.
 
 /** The labels a --traffic-query answer carries: the client's zone, and (for the matrix) the endpoint's. */
-export const SRC_ZONE_LABEL = 'src_zone'
-export const DST_ZONE_LABEL = 'dst_zone'
+const SRC_ZONE_LABEL = 'src_zone'
+const DST_ZONE_LABEL = 'dst_zone'
 
 /**
  * Presets for projects that document a zone-to-zone metric: Grafana Beyla and OpenTelemetry eBPF
@@ -30,11 +30,13 @@ export const DST_ZONE_LABEL = 'dst_zone'
 export const TRAFFIC_PRESETS = {
   beyla: {
     metric: 'beyla_network_flow_bytes_total',
-    query: 'sum by (src_zone, dst_zone) (rate(beyla_network_flow_bytes_total{k8s_dst_namespace="{namespace}", k8s_dst_owner_name=~"{workloads}", src_zone!="", dst_zone!=""}[{window}]))',
+    query:
+      'sum by (src_zone, dst_zone) (rate(beyla_network_flow_bytes_total{k8s_dst_namespace="{namespace}", k8s_dst_owner_name=~"{workloads}", src_zone!="", dst_zone!=""}[{window}]))',
   },
   obi: {
     metric: 'obi_network_flow_bytes_total',
-    query: 'sum by (src_zone, dst_zone) (rate(obi_network_flow_bytes_total{k8s_dst_namespace="{namespace}", k8s_dst_owner_name=~"{workloads}", src_zone!="", dst_zone!=""}[{window}]))',
+    query:
+      'sum by (src_zone, dst_zone) (rate(obi_network_flow_bytes_total{k8s_dst_namespace="{namespace}", k8s_dst_owner_name=~"{workloads}", src_zone!="", dst_zone!=""}[{window}]))',
   },
 } as const
 
@@ -42,7 +44,7 @@ export type TrafficPreset = keyof typeof TRAFFIC_PRESETS
 export const TRAFFIC_PRESET_NAMES = Object.keys(TRAFFIC_PRESETS) as TrafficPreset[]
 
 /** The placeholders a --traffic-query may hold. */
-export const TRAFFIC_PLACEHOLDERS = ['namespace', 'service', 'workloads', 'window'] as const
+const TRAFFIC_PLACEHOLDERS = ['namespace', 'service', 'workloads', 'window'] as const
 type Placeholder = (typeof TRAFFIC_PLACEHOLDERS)[number]
 
 /** A problem with a query template (unknown placeholder, an unclosed brace), or null. */

@@ -133,6 +133,14 @@ describe('--traffic-from a real Prometheus', () => {
     expect(today.modes.PreferSameZone!.maxOverload).toBeCloseTo(OVERLOAD, 9)
   })
 
+  it('check: --max-overload fails on the measured overload (passes under the CPU assumption)', async () => {
+    const r = await run(['check', 'svc/web', '-n', ns, '--max-overload', '20%', '--traffic-from', prom.url, '--traffic-preset', 'beyla'])
+    expect(r.stderr).toBe('')
+    expect(r.code).toBe(1)
+    expect(r.stdout).toContain('worst overload after the next sync 140% in zone-a, above the 20% bound (client mix measured by --traffic-from)')
+    expect((await run(['check', 'svc/web', '-n', ns, '--max-overload', '20%'])).code).toBe(0)
+  })
+
   it('a Service with no measured traffic: a warning naming it, and the CPU assumption', async () => {
     const r = await run(['explain', 'svc/quiet', '-n', ns, '-o', 'json', '--traffic-from', prom.url, '--traffic-preset', 'beyla'])
     expect(r.code).toBe(0)

@@ -8,6 +8,7 @@ import {explain, type MeasuredTrafficInput} from '../../src/explain/report.js'
 import {explainAdvised} from '../../src/advise/report.js'
 import {adviseService} from '../../src/advise/advisor.js'
 import {plan} from '../../src/plan/plan.js'
+import {check} from '../../src/check/check.js'
 import {parseTrafficInterval, trafficFromOptions} from '../../src/commands/traffic-from.js'
 import {indexState, ServeModel} from '../../src/serve/model.js'
 import {trafficSourceRows} from '../../src/serve/source.js'
@@ -30,7 +31,9 @@ const samplesOf = (body: unknown) => {
 describe('the query', () => {
   it('fills the placeholders, quoting names for PromQL strings and {workloads} as an escaped alternation', () => {
     const q = expandTrafficQuery(TRAFFIC_PRESETS.beyla.query, {namespace: 'shop', service: 'web', workloads: ['web', 'web.canary'], window: '30m'})
-    expect(q).toBe('sum by (src_zone, dst_zone) (rate(beyla_network_flow_bytes_total{k8s_dst_namespace="shop", k8s_dst_owner_name=~"web|web\\\\.canary", src_zone!="", dst_zone!=""}[30m]))')
+    expect(q).toBe(
+      'sum by (src_zone, dst_zone) (rate(beyla_network_flow_bytes_total{k8s_dst_namespace="shop", k8s_dst_owner_name=~"web|web\\\\.canary", src_zone!="", dst_zone!=""}[30m]))',
+    )
     expect(expandTrafficQuery('x{a="{service}"}', {namespace: 'n', service: 'a"b\\c', workloads: [], window: '1h'})).toBe('x{a="a\\"b\\\\c"}')
   })
 
@@ -178,6 +181,14 @@ describe('explain, the advisor and plan under a measured mix', () => {
     expect(r).toEqual(adviseService(st, st.services[0]!, {traffic: m.mix}))
     expect(r.now.worstOverload).toBeCloseTo(1.4, 12)
     expect(r).not.toEqual(adviseService(st, st.services[0]!, {}))
+  })
+
+  it('check --max-overload judges the measured figure and names its basis (CPU assumption: passes)', () => {
+    const measuredCheck = check(explainAdvised(st, st.services, {measured}, 0.2), st.services, {maxOverload: 0.2})
+    expect(measuredCheck.passed).toBe(false)
+    const policy = measuredCheck.services[0]!.results.find((r) => r.policy === 'max-overload')!
+    expect(policy.message).toBe('worst overload after the next sync 140% in zone-a, above the 20% bound (client mix measured by --traffic-from)')
+    expect(check(explainAdvised(st, st.services, {}, 0.2), st.services, {maxOverload: 0.2}).passed).toBe(true)
   })
 
   it('plan: the measured figures, and every mode under the measured mix', () => {
