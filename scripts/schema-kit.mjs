@@ -63,6 +63,20 @@ const figureProps = {
 }
 const figures = obj(figureProps)
 const option = obj({...figureProps, mode: topologyMode, withinBound: bool})
+/**
+ * explain's traffic.measured and plan's measured (--traffic-from, src/explain/report.ts
+ * MeasuredTrafficReport): present only for a Service whose traffic was measured.
+ */
+export const measuredTraffic = obj({
+  source: str,
+  query: str,
+  clientMix: {type: 'object', additionalProperties: num},
+  crossZoneShare: nullable(num),
+  crossZoneSharePredicted: nullable(num),
+  matrix: nullable({type: 'array', items: obj({from: str, to: str, share: num})}),
+  ignored: obj({series: int, share: num}),
+})
+
 export const recommendation = obj({
   bound: num,
   current: topologyMode,
