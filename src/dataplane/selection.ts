@@ -8,6 +8,8 @@
 //     applied per endpoint by syncer.go apply() (projectcalico/calico#7241);
 //   * Cilium: pkg/loadbalancer/writer/writer.go DefaultSelectBackends (the version with the
 //     candidatesFound/missingHints safeguards) and pkg/loadbalancer/reflectors isTopologyAware;
+//   * kube-ovn v1.17+: the service-scoped OVN template load balancers of kubeovn/kube-ovn#7378,
+//     with #7457's node-hint rule (from the pull requests' descriptions: see ovn.ts);
 //   * kube-proxy and Antrea (pkg/agent/proxy/topology.go is kube-proxy's algorithm with its own
 //     PreferSameTrafficDistribution gate): upstream/kube-proxy/topology.ts categorizeEndpoints.
 //
@@ -137,6 +139,37 @@ export function ciliumSelectBackends(
   return {endpoints: selected, topology: checkZoneHints ? 'zone' : 'none'}
 }
 
+// ---- kube-ovn v1.17+ --------------------------------------------------------------------------
+
+/**
+ * kubeovn/kube-ovn#7378 / #7457: ClusterIP trafficDistribution in OVN template load balancers,
+ * per chassis. Only `spec.trafficDistribution` switches it on (not the topology-mode annotation),
+ * and not with internalTrafficPolicy Local (strict node-local load balancers instead). Backends
+ * are the ready endpoints (pkg/controller/endpoint_slice.go endpointReady). PreferSameNode: when
+ * every backend has node hints and one is hinted for this node, those (#7457); else the zone
+ * rule. Zone rule (PreferSameZone, PreferClose, and PreferSameNode's fallback): when every
+ * backend has zone hints and one is hinted for this zone, those; else all. The completeness
+ * condition on zone hints follows kube-proxy's rule (the pull request says "zone -> cluster").
+ */
+export function kubeOvnSelectBackends(endpoints: readonly ProxyEndpoint[], service: Service, node: NodeRef): NodeSelection {
+  const spec = service.spec ?? {}
+  const td = spec.trafficDistribution ?? ''
+  const itpLocal = spec.internalTrafficPolicy === 'Local'
+  const ready = endpoints.filter((ep) => ep.ready)
+  const local = (ep: ProxyEndpoint) => !itpLocal || ep.nodeName === node.name
+  if (itpLocal || !['PreferClose', 'PreferSameZone', 'PreferSameNode'].includes(td)) return {endpoints: ready.filter(local), topology: 'none'}
+  if (td === 'PreferSameNode' && ready.length > 0 && ready.every((ep) => size(ep.nodeHints) > 0)) {
+    const onNode = ready.filter((ep) => has(ep.nodeHints, node.name))
+    if (onNode.length > 0) return {endpoints: onNode, topology: 'node'}
+  }
+  const zone = node.labels[LABEL_ZONE] ?? ''
+  if (zone !== '' && ready.length > 0 && ready.every((ep) => size(ep.zoneHints) > 0)) {
+    const inZone = ready.filter((ep) => has(ep.zoneHints, zone))
+    if (inZone.length > 0) return {endpoints: inZone, topology: 'zone'}
+  }
+  return {endpoints: ready, topology: 'none'}
+}
+
 // ---- one entry point --------------------------------------------------------------------------
 
 export interface EndpointsForNodeOptions {
@@ -171,6 +204,8 @@ export function endpointsForNode(
       const keep = new Set(c.allReachableEndpoints.map((ep) => stripped.indexOf(ep)))
       return {endpoints: endpoints.filter((_, i) => keep.has(i)), topology: 'none'}
     }
+    case 'kube-ovn':
+      return kubeOvnSelectBackends(endpoints, service, node)
     case 'cilium':
       return ciliumSelectBackends(endpoints, service, node, plane.honoursZoneHints === true, {preferSame: atLeast(plane.version, 1, 20)})
     case 'calico-tar-td': {
