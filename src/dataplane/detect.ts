@@ -28,6 +28,7 @@ import {
   findDaemonSet,
   flagValue,
   imageVersion,
+  isCilium1180,
   mainContainer,
   parseFeatureGateFlag,
   parseSemver,
@@ -141,6 +142,9 @@ export const CILIUM_SEMANTICS =
   'Cilium uses zone hints only for Services with the topology-mode (or topology-aware-hints) annotation or trafficDistribution: PreferClose; it ignores node hints'
 export const CILIUM_SEMANTICS_120 =
   "Cilium uses zone hints only for Services with the topology-mode (or topology-aware-hints) annotation or trafficDistribution PreferClose/PreferSameZone; for PreferSameNode it keeps the endpoints on the client's node (by nodeName, not node hints), else all"
+export const CILIUM_1180_NO_SAFEGUARDS =
+  "Cilium 1.18.0 applies zone hints backend by backend without kube-proxy's safeguards: a backend without hints is kept, and a zone with no backend hinted for it gets none (fixed in 1.18.1, cilium/cilium#41116)"
+export const CILIUM_1180_FIX = 'upgrade Cilium to 1.18.1 or later'
 export const CALICO_TAR_TD_NOTE =
   "Calico's eBPF data plane honours zone and node hints, but not as kube-proxy does: with topology-mode Auto it keeps this zone's endpoints; otherwise it prefers endpoints hinted for this node, then for this zone, even when some endpoints carry no hint"
 export const CALICO_TAR_NOTE_331 =
@@ -532,7 +536,8 @@ export function detectDataPlane(objects: DataPlaneObjects, opts: {source?: 'dete
       ciliumHost ? {traffic: 'host', by: 'cilium', honoursZoneHints: f.honoursZoneHints} : kpPath()!,
     ]
     if (kp) evidence.push(...kp.evidence, 'kube-proxy runs next to Cilium: Cilium still translates ClusterIPs for pod traffic before kube-proxy sees it (cilium/cilium#23837)')
-    // PreferSameNode / PreferSameZone: cilium/cilium#44771 (merged 2026-04, first in 1.20),
+    // PreferSameNode / PreferSameZone: cilium/cilium#44771 (merged 2026-04, in v1.20.0 of
+    // 2026-07-29 per its release notes),
     // by the backend's nodeName; before that only PreferClose and the annotation.
     const v = parseSemver(f.version)
     const node: Tristate = f.honoursZoneHints !== true ? false : v === undefined ? 'unknown' : versionAtLeast(v, 1, 20)
@@ -550,8 +555,13 @@ export function detectDataPlane(objects: DataPlaneObjects, opts: {source?: 'dete
       paths,
       evidence,
     })
-    if (f.honoursZoneHints === true) d.message = node === true ? CILIUM_SEMANTICS_120 : CILIUM_SEMANTICS
-    else {
+    if (f.honoursZoneHints === true) {
+      d.message = node === true ? CILIUM_SEMANTICS_120 : CILIUM_SEMANTICS
+      if (isCilium1180(f.version)) {
+        d.message = `${d.message}; ${CILIUM_1180_NO_SAFEGUARDS}`
+        d.fix = CILIUM_1180_FIX
+      }
+    } else {
       d.message = f.kpr === 'true' ? CILIUM_NO_TOPOLOGY : kp ? CILIUM_BESIDE_KUBE_PROXY : CILIUM_NO_TOPOLOGY_NO_KPR
       d.fix = CILIUM_FIX
       if (f.serviceTopology) {

@@ -135,3 +135,8 @@ export function boolish(v: unknown): boolean | undefined {
   }
   return undefined
 }
+
+/** Cilium 1.18.0 exactly: the release without the topology safeguards (cilium/cilium#41116, fixed in 1.18.1). */
+export function isCilium1180(version: string | undefined): boolean {
+  return /^1\.18\.0(?!\d)/.test(version ?? '')
+}

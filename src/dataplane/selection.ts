@@ -22,6 +22,7 @@ import {categorizeEndpoints, type CategorizeOptions} from '../upstream/kube-prox
 import type {ProxyEndpoint} from '../upstream/kube-proxy/endpoint.js'
 import {legacyHintsAnnotation, serviceTrafficFlags} from '../upstream/kube-proxy/serviceport.js'
 import {ciliumTopologyAware} from './detect.js'
+import {isCilium1180} from './objects.js'
 import type {DataPlane, SelectionRule} from './types.js'
 
 export interface NodeRef {
@@ -101,13 +102,19 @@ export function calicoShouldAppendTopologyAwareEndpoint(nodeZone: string, hintsA
  * PreferClose, and PreferSameNode keeps the backends whose nodeName is this node's, else all
  * (pkg/loadbalancer/tests/testdata/prefer-same-node.txtar); both need service topology.
  * Active backends are the ready ones; terminating ones only when none is ready.
+ *
+ * `safeguards: false` is Cilium 1.18.0 (the new load balancer, e35c099d60bf, at da6d7b49):
+ * backend by backend, one hinted for other zones only is dropped, one without hints is kept,
+ * and nothing falls back when no backend is hinted for the zone (the zone gets none). Fixed in
+ * 1.18.1 by cilium/cilium#41116 (backport of #41024, in 1.19.0). Before 1.18 the old
+ * pkg/k8s service cache filterEndpoints had both safeguards, the rule above.
  */
 export function ciliumSelectBackends(
   endpoints: readonly ProxyEndpoint[],
   service: Service,
   node: NodeRef,
   serviceTopology: boolean,
-  opts: {preferSame?: boolean} = {},
+  opts: {preferSame?: boolean; safeguards?: boolean} = {},
 ): NodeSelection {
   const spec = service.spec ?? {}
   const itpLocal = spec.internalTrafficPolicy === 'Local'
@@ -120,6 +127,12 @@ export function ciliumSelectBackends(
   if (serviceTopology && preferSame && !itpLocal && spec.trafficDistribution === 'PreferSameNode') {
     const onNode = usable.filter((ep) => ep.nodeName === node.name)
     return onNode.length > 0 ? {endpoints: onNode, topology: 'node'} : {endpoints: usable, topology: 'none'}
+  }
+  if (opts.safeguards === false) {
+    const perBackend = serviceTopology && zone !== '' && preferClose
+    const kept = usable.filter((ep) => local(ep) && (!perBackend || size(ep.zoneHints) === 0 || has(ep.zoneHints, zone)))
+    const narrowed = perBackend && kept.length < usable.filter(local).length
+    return {endpoints: kept, topology: narrowed ? 'zone' : 'none'}
   }
   let checkZoneHints = false
   if (serviceTopology && zone !== '' && preferClose) {
@@ -207,7 +220,10 @@ export function endpointsForNode(
     case 'kube-ovn':
       return kubeOvnSelectBackends(endpoints, service, node)
     case 'cilium':
-      return ciliumSelectBackends(endpoints, service, node, plane.honoursZoneHints === true, {preferSame: atLeast(plane.version, 1, 20)})
+      return ciliumSelectBackends(endpoints, service, node, plane.honoursZoneHints === true, {
+        preferSame: atLeast(plane.version, 1, 20),
+        safeguards: !isCilium1180(plane.version),
+      })
     case 'calico-tar-td': {
       const [eps, applied] = calicoFilterByTopologyAwareRouting(endpoints, annotations[ANNOTATION_TOPOLOGY_MODE] ?? '', zone)
       if (applied) return {endpoints: eps, topology: eps.length === endpoints.length ? 'none' : 'zone'}
