@@ -58,7 +58,14 @@ function modeLine(svc: ServiceExplanation): string {
 }
 
 /** The verdict column: named after the data plane when it is not kube-proxy (the JSON keeps kubeProxy). */
-const PLANE_COLUMN: Record<string, string> = {cilium: 'CILIUM', calico: 'CALICO', antrea: 'ANTREA', 'kube-router': 'KUBE-ROUTER'}
+const PLANE_COLUMN: Record<string, string> = {
+  cilium: 'CILIUM',
+  calico: 'CALICO',
+  antrea: 'ANTREA',
+  'kube-router': 'KUBE-ROUTER',
+  'ovn-kubernetes': 'OVN-KUBERNETES',
+  'kube-ovn': 'KUBE-OVN',
+}
 const proxyColumn = (report: ExplainReport) => PLANE_COLUMN[report.dataPlane?.name ?? ''] ?? 'KUBE-PROXY'
 
 function proxyCell(v: KubeProxyVerdict, style: Style, hasNodes = true): string {
