@@ -764,7 +764,33 @@ let runChild = null
 
 /** What scripts/kube-proxy.mjs needs from this script. */
 function kubeProxyContext() {
-  return {instance: INSTANCE, version: K8S_VERSION, binDir: BIN_DIR, log, tail, readState, writeState, withLock, ensureBinaries, startProcess, stopPid, isOurs}
+  return {
+    instance: INSTANCE,
+    version: K8S_VERSION,
+    binDir: BIN_DIR,
+    log,
+    tail,
+    readState,
+    writeState,
+    withLock,
+    ensureBinaries,
+    startProcess,
+    stopPid,
+    isOurs,
+    pinnedBuild,
+    request,
+  }
+}
+
+/**
+ * `kube-proxy add --proxy-version 1.33`: the pinned version of that minor (or exact version) and
+ * its cache directory; throws naming the pinned ones when there is none.
+ */
+function pinnedBuild(asked) {
+  const m = /^v?(1\.\d+)(\.\d+)?$/.exec(String(asked ?? '').trim())
+  const pin = m && PINNED.find((p) => p.minor === `v${m[1]}` && (!m[2] || p.version === `v${m[1]}${m[2]}`))
+  if (!pin) throw new Error(`no pinned Kubernetes version ${JSON.stringify(asked)}; pinned: ${PINNED.map((p) => p.version).join(', ')}`)
+  return {version: pin.version, binDir: path.join(CACHE, `k8s-${pin.version}`)}
 }
 
 function onSignal(sig) {

@@ -222,5 +222,12 @@ export function generateKpScenario(seed: number): KpScenario {
     v4[1]!.endpoints.push({...src, conditions: {ready: false, serving: true, terminating: true}})
     s.style += ', one address in two slices'
   }
+  // Drawn last, so the scenarios of earlier seeds are otherwise unchanged: now and then the
+  // topology-mode annotation, which kube-proxy up to 1.30 needs before it reads any hint
+  // (v1.30 pkg/proxy/topology.go canUseTopology; the controller ignores a Service without a selector).
+  if (chance(0.35)) {
+    s.annotations = {'service.kubernetes.io/topology-mode': 'Auto'}
+    s.style += ', annotated Auto'
+  }
   return s
 }
