@@ -790,7 +790,19 @@ function pinnedBuild(asked) {
   const m = /^v?(1\.\d+)(\.\d+)?$/.exec(String(asked ?? '').trim())
   const pin = m && PINNED.find((p) => p.minor === `v${m[1]}` && (!m[2] || p.version === `v${m[1]}${m[2]}`))
   if (!pin) throw new Error(`no pinned Kubernetes version ${JSON.stringify(asked)}; pinned: ${PINNED.map((p) => p.version).join(', ')}`)
-  return {version: pin.version, binDir: path.join(CACHE, `k8s-${pin.version}`)}
+  const binDir = path.join(CACHE, `k8s-${pin.version}`)
+  return {
+    version: pin.version,
+    binDir,
+    /** Builds that version's binaries (first use): `cluster.mjs --version V build` as its own instance (its own lock). */
+    build() {
+      const env = {...process.env}
+      delete env.CLUSTER_INSTANCE
+      delete env.CLUSTER_VERSION
+      const r = spawnSync(process.execPath, [fileURLToPath(import.meta.url), '--version', pin.version, 'build'], {stdio: ['ignore', 2, 2], env, timeout: 3_600_000})
+      if (r.status !== 0) throw new Error(`building ${pin.version} failed (exit ${r.status}): node scripts/cluster.mjs --version ${pin.version} build`)
+    },
+  }
 }
 
 function onSignal(sig) {

@@ -376,9 +376,7 @@ async function add(node, mode, ctx, proxyVersion) {
     // The control plane's kube-proxy, or a pinned older (or newer) minor's for version skew.
     const build = proxyVersion === undefined ? {version: ctx.version, binDir: ctx.binDir} : ctx.pinnedBuild(proxyVersion)
     if (build.version === ctx.version) await ctx.ensureBinaries(['kube-proxy'])
-    else if (!existsSync(path.join(build.binDir, 'kube-proxy'))) {
-      throw new Error(`kube-proxy ${build.version} is not built: node scripts/cluster.mjs --version ${build.version} build`)
-    }
+    else if (!existsSync(path.join(build.binDir, 'kube-proxy'))) build.build()
     ensureNetTools(ctx.log)
     const t0 = Date.now()
     // kube-proxy runs iptables / ip6tables / nft by name: make sure it finds them.
