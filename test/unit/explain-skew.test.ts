@@ -2,6 +2,8 @@
 // (src/dataplane/proxy-nodes.ts), each node's own minor's rules in explain's --per-node rows,
 // zone verdicts and in-zone estimate (src/explain/proxy-skew.ts), the notice naming the nodes,
 // the JSON and table, and the snapshot round trip. Literals only.
+import Ajv2020 from 'ajv/dist/2020.js'
+import {readFileSync} from 'node:fs'
 import {stringify as toYaml} from 'yaml'
 import {describe, expect, it} from 'vitest'
 import {withProxyNodes} from '../../src/cluster/dataplane.js'
@@ -170,6 +172,16 @@ describe('explain with kube-proxy versions per node', () => {
     expect(text).toContain('kube-proxy:  1 node in zone-^[[31ma (a-1) runs kube-proxy 1.33, which ignores node hints')
     expect(text).toMatch(/NODE +ZONE +VERSION +MODE +KUBE-PROXY +ENDPOINTS/)
     expect(text).toMatch(/b-0 +zone-b +1\.30\.14 +- +falls back \(annotation-required\)/)
+  })
+
+  it('the JSON validates against schema/explain.v1.json, with and without the versions', () => {
+    const schema = JSON.parse(readFileSync(new URL('../../schema/explain.v1.json', import.meta.url), 'utf8'))
+    const validate = new Ajv2020.default({allErrors: true, strict: true}).compile(schema)
+    for (const dataPlane of [skewed, plain]) {
+      const ok = validate(JSON.parse(renderExplain(explain(STATE, [SVC], {kubeVersion: '1.37', dataPlane, perNode: true}), {format: 'json'})))
+      expect(validate.errors ?? []).toEqual([])
+      expect(ok).toBe(true)
+    }
   })
 
   it('a snapshot records each node kube-proxy Pod and gives the same report', () => {
