@@ -22,7 +22,8 @@
 // each Node's version from its Pod and must predict each kube-proxy with its own minor's rules;
 // every Node's kubeProxyVersion must be the one started, and a Service that asks for
 // PreferSameNode must name, in its kubeProxySkew notices, exactly the Nodes whose kube-proxy
-// ignores node hints (before 1.34).
+// ignores node hints (before 1.34). With skew the scenarios are drawn with focus 'skew' (mostly
+// PreferSameNode and node hints: kube-proxy-scenarios.ts).
 //
 // KP_SCENARIOS (default 20), KP_SEED (default 1), KP_MODE (iptables | nftables | mixed);
 // KP_OUT (default test-results/kube-proxy) is where mismatches are dumped, and KP_RESULTS, when
@@ -317,7 +318,7 @@ describe.skipIf(!ROOT_USER)(`kube-proxy differential: explain --per-node vs the 
   const seeds = Array.from({length: COUNT}, (_, i) => FIRST_SEED + i)
   it.each(seeds)('seed %i', async (seed) => {
     const t0 = Date.now()
-    const s = generateKpScenario(seed)
+    const s = generateKpScenario(seed, PROXY_VERSIONS.length > 0 ? 'skew' : undefined)
     let ns = ''
     let diffs: string[] = []
     let explained: ExplainJson | undefined
