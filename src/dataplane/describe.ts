@@ -45,7 +45,10 @@ export function describeDataPlane(p: DataPlane): string {
   return plain(describe(p) + versionsSuffix(p))
 }
 
-/** "; kube-proxy Pods: 1.37 on 3 nodes, 1.33 on 2 nodes" when the kube-proxy Pods show more than one minor. */
+/**
+ * "; kube-proxy Pods: 1.37 on 3 nodes, 1.33 on 2 nodes" when the kube-proxy Pods show more than
+ * one minor, or another one than the DaemonSet's.
+ */
 function versionsSuffix(p: DataPlane): string {
   if (p.proxyNodes === undefined) return ''
   const counts = new Map<string, number>()
@@ -53,7 +56,8 @@ function versionsSuffix(p: DataPlane): string {
     const m = proxyMinor(n.version) ?? 'untagged'
     counts.set(m, (counts.get(m) ?? 0) + 1)
   }
-  if (counts.size < 2) return ''
+  const own = proxyMinor(p.proxyVersion ?? p.version)
+  if (counts.size === 0 || (counts.size === 1 && counts.has(own ?? ''))) return ''
   const minorKey = (m: string) => (m === 'untagged' ? -1 : Number(m.split('.')[1] ?? 0))
   const parts = [...counts].sort((a, b) => minorKey(b[0]) - minorKey(a[0])).map(([m, n]) => `${m} on ${n} node${n === 1 ? '' : 's'}`)
   return `; kube-proxy Pods: ${parts.join(', ')}`

@@ -16,8 +16,10 @@ export interface ProxySkew {
   versions: ReadonlyMap<string, string>
   /** The distinct rules the nodes run: the base's first. */
   classes: ProxyRules[]
-  /** More than one rule set among the nodes. */
+  /** Some node's rules are not the cluster-wide ones: each node must be categorised under its own. */
   skewed: boolean
+  /** More than one rule set among the nodes (the notices are about these differences). */
+  mixed: boolean
 }
 
 const sameRules = (a: ProxyRules, b: ProxyRules) => a.preferSameGate === b.preferSameGate && a.requireAnnotation === b.requireAnnotation
@@ -46,7 +48,7 @@ export function proxySkew(plane: DataPlane | undefined, nodes: readonly Node[], 
     if (!same) classes.push(r)
   }
   const used = new Set(nodes.map((n) => rules.get(n.metadata.name) ?? base))
-  return {rulesOf: (node) => rules.get(node) ?? base, versions, classes: classes.filter((c) => used.has(c)), skewed: used.size > 1}
+  return {rulesOf: (node) => rules.get(node) ?? base, versions, classes: classes.filter((c) => used.has(c)), skewed: used.size > 1 || !used.has(base), mixed: used.size > 1}
 }
 
 /** categorizeEndpoints' options for one rule set. */
@@ -96,7 +98,7 @@ export interface SkewNotice {
  * `hinted`: some endpoint carries hints, or the Service asks for them.
  */
 export function skewNotices(skew: ProxySkew, nodes: readonly Node[], service: Service, facts: {hinted: boolean; nodeHints: boolean}): SkewNotice[] {
-  if (!skew.skewed || !facts.hinted) return []
+  if (!skew.mixed || !facts.hinted) return []
   const newestGate = skew.classes.some((c) => c.preferSameGate)
   const annotated = !['', 'disabled', 'Disabled'].includes(legacyHintsAnnotation(service.metadata.annotations))
   const groups = new Map<string, SkewNotice>()

@@ -153,6 +153,15 @@ describe('explain with kube-proxy versions per node', () => {
     expect({...s, nodes: s.nodes!.map(({kubeProxyVersion: _v, ...n}) => n), kubeProxySkew: undefined}).toEqual({...base, kubeProxySkew: undefined})
   })
 
+  it('every node on one older minor than the DaemonSet template says (a rollout not started): their rules apply, no notice', () => {
+    const old = withProxyNodes(plain, {kubeProxyPods: NODES.map((n, i) => pod(`kube-proxy-${i}`, n.metadata.name, 'registry.k8s.io/kube-proxy:v1.33.13')), daemonSets: [DS]})
+    const s = explain(STATE, [SVC], {kubeVersion: '1.37', dataPlane: old, perNode: true}).services[0]!
+    expect(s.nodes!.map((n) => [n.kubeProxyVersion, n.mode, n.endpoints.length])).toEqual(Array(4).fill(['1.33.13', 'PreferSameZone', 2]))
+    expect(s.zones.map((z) => z.kubeProxy.nodesPreferSameNode)).toEqual([0, 0])
+    expect(s.kubeProxySkew).toEqual([])
+    expect(describeDataPlane(old)).toBe('kube-proxy v1.37.2 (iptables); kube-proxy Pods: 1.33 on 4 nodes')
+  })
+
   it('an annotated Service: the 1.30 node uses zone hints, and like the 1.33 one ignores node hints', () => {
     const annotated: Service = {...SVC, metadata: {...SVC.metadata, annotations: {'service.kubernetes.io/topology-mode': 'Auto'}}}
     const s = explain({...STATE, services: [annotated]}, [annotated], {kubeVersion: '1.37', dataPlane: skewed, perNode: true}).services[0]!
