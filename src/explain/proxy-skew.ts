@@ -95,9 +95,11 @@ export interface SkewNotice {
  * One notice per (minor, zone) of nodes whose kube-proxy treats this Service differently from
  * the newest rules among the nodes, in node-name order; empty when nothing differs.
  * `nodeHints`: some endpoint carries node hints (or the Service asks for PreferSameNode);
- * `hinted`: some endpoint carries hints, or the Service asks for them.
+ * `hinted`: some endpoint carries hints, or the Service asks for them; `emptyZoneHint`: some
+ * endpoint is hinted for zone "" (which a node without a zone label uses from 1.31 on, and 1.30
+ * never: without such a hint every minor ignores zone hints on that node, nothing differs).
  */
-export function skewNotices(skew: ProxySkew, nodes: readonly Node[], service: Service, facts: {hinted: boolean; nodeHints: boolean}): SkewNotice[] {
+export function skewNotices(skew: ProxySkew, nodes: readonly Node[], service: Service, facts: {hinted: boolean; nodeHints: boolean; emptyZoneHint: boolean}): SkewNotice[] {
   if (!skew.mixed || !facts.hinted) return []
   const newestGate = skew.classes.some((c) => c.preferSameGate)
   const annotated = !['', 'disabled', 'Disabled'].includes(legacyHintsAnnotation(service.metadata.annotations))
@@ -108,7 +110,7 @@ export function skewNotices(skew: ProxySkew, nodes: readonly Node[], service: Se
     const zone = n.metadata.labels?.[LABEL_ZONE] || null
     let effect: SkewNotice['effect'] | null = null
     if (r.requireAnnotation && !annotated) effect = 'ignores-hints-without-annotation'
-    else if (r.requireAnnotation && zone === null) effect = 'ignores-hints-without-zone'
+    else if (r.requireAnnotation && zone === null && facts.emptyZoneHint) effect = 'ignores-hints-without-zone'
     else if (!r.preferSameGate && newestGate && facts.nodeHints) effect = 'ignores-node-hints'
     if (effect === null) continue
     const minor = proxyMinor(skew.versions.get(name)) ?? r.minor ?? 'of unknown version'

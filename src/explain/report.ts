@@ -1072,9 +1072,11 @@ function explainService(input: ServiceInput): ServiceExplanation {
   }
   if (nodes) result.nodes = nodes
   if (skew !== null) {
-    const nodeHints = service.spec?.trafficDistribution === 'PreferSameNode' || slices.some((s) => (s.endpoints ?? []).some((e) => (e.hints?.forNodes?.length ?? 0) > 0))
+    const anyHint = (f: (h: NonNullable<Endpoint['hints']>) => boolean) => slices.some((s) => (s.endpoints ?? []).some((e) => e.hints != null && f(e.hints)))
+    const nodeHints = service.spec?.trafficDistribution === 'PreferSameNode' || anyHint((h) => (h.forNodes?.length ?? 0) > 0)
+    const emptyZoneHint = anyHint((h) => (h.forZones ?? []).some((z) => z.name === ''))
     const hinted = proxied && (mode.path !== 'none' || anyLiveHints || controller.hintsSet)
-    result.kubeProxySkew = skewNotices(skew, input.nodes, service, {hinted, nodeHints})
+    result.kubeProxySkew = skewNotices(skew, input.nodes, service, {hinted, nodeHints, emptyZoneHint})
   }
   if (plane) {
     result.dataPlane = dataPlaneNotice(plane, proxied && (mode.path !== 'none' || anyLiveHints || controller.hintsSet), anyLiveHints || controller.hintsSet, service)

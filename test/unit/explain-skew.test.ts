@@ -162,6 +162,24 @@ describe('explain with kube-proxy versions per node', () => {
     expect(describeDataPlane(old)).toBe('kube-proxy v1.37.2 (iptables); kube-proxy Pods: 1.33 on 4 nodes')
   })
 
+  it('a node without a zone label on 1.30: named only when an endpoint is hinted for zone "" (which 1.31+ would use)', () => {
+    const annotated: Service = {
+      ...SVC,
+      spec: {...SVC.spec, trafficDistribution: 'PreferSameZone'},
+      metadata: {...SVC.metadata, annotations: {'service.kubernetes.io/topology-mode': 'Auto'}},
+    }
+    const zoneless: Node = {metadata: {name: 'c-0', labels: {}}, status: {allocatable: {cpu: '4'}, conditions: [{type: 'Ready', status: 'False'}]}}
+    const plane = withProxyNodes(plain, {kubeProxyPods: [mirror('c-0', 'registry.k8s.io/kube-proxy:v1.30.14')], daemonSets: [DS]})
+    const zoneHintsOnly: EndpointSlice = {...SLICE, endpoints: SLICE.endpoints!.map((e) => ({...e, hints: {forZones: e.hints!.forZones!}}))}
+    const run = (slice: EndpointSlice) =>
+      explain({nodes: [...NODES, zoneless], services: [annotated], endpointSlices: [slice]}, [annotated], {kubeVersion: '1.37', dataPlane: plane, perNode: true}).services[0]!
+    expect(run(zoneHintsOnly).kubeProxySkew).toEqual([])
+    const emptyZone: EndpointSlice = {...zoneHintsOnly, endpoints: zoneHintsOnly.endpoints!.map((e) => ({...e, hints: {forZones: [...e.hints!.forZones!, {name: ''}]}}))}
+    const s = run(emptyZone)
+    expect(s.kubeProxySkew!.map((k) => [k.zone, k.nodes, k.effect])).toEqual([[null, ['c-0'], 'ignores-hints-without-zone']])
+    expect(s.nodes!.find((n) => n.name === 'c-0')).toMatchObject({kubeProxyVersion: '1.30.14', mode: '', reason: 'node-has-no-zone'})
+  })
+
   it('an annotated Service: the 1.30 node uses zone hints, and like the 1.33 one ignores node hints', () => {
     const annotated: Service = {...SVC, metadata: {...SVC.metadata, annotations: {'service.kubernetes.io/topology-mode': 'Auto'}}}
     const s = explain({...STATE, services: [annotated]}, [annotated], {kubeVersion: '1.37', dataPlane: skewed, perNode: true}).services[0]!
