@@ -51,6 +51,16 @@ export function proxySkew(plane: DataPlane | undefined, nodes: readonly Node[], 
   return {rulesOf: (node) => rules.get(node) ?? base, versions, classes: classes.filter((c) => used.has(c)), skewed: used.size > 1 || !used.has(base), mixed: used.size > 1}
 }
 
+/**
+ * The node's kube-proxy is older than 1.36, whose endpoint cache merges one address found in
+ * several slices differently: a copy on the node itself wins (v1.33.13 endpointslicecache.go
+ * addEndpoints `!exists || isLocal`; 1.36 prefers a non-terminating copy, kubernetes/kubernetes#135593).
+ */
+export function mergesLocalCopy(skew: ProxySkew | null, node: string): boolean {
+  const m = /^1\.(\d+)/.exec(skew?.versions.get(node) ?? '')
+  return m !== null && Number(m[1]) < 36
+}
+
 /** categorizeEndpoints' options for one rule set. */
 export function categorizeOptions(r: ProxyRules, service: Service): CategorizeOptions {
   return {preferSameGate: r.preferSameGate, ...(r.requireAnnotation ? {requireAnnotation: {annotations: service.metadata.annotations}} : {})}

@@ -36,7 +36,7 @@ import {countReady, isManaged, sortStrings} from './helpers.js'
 import {lintIssues} from './lint.js'
 import type {Recommendation} from '../advise/types.js'
 import {estimateTraffic, trafficModel} from './traffic.js'
-import {categorizeOptions, proxySkew, skewNotices, zoneRules, type SkewNotice} from './proxy-skew.js'
+import {categorizeOptions, mergesLocalCopy, proxySkew, skewNotices, zoneRules, type SkewNotice} from './proxy-skew.js'
 import type {ProxyRules} from '../dataplane/proxy-nodes.js'
 
 export const SCHEMA_VERSION = 'kubectl-topology.io/v1'
@@ -925,6 +925,10 @@ function explainService(input: ServiceInput): ServiceExplanation {
             i === 0 ? null : {eps: proxyEndpointsFromSlices(forPort(slices, p), {preferSameGate: gate}), flags: serviceTrafficFlags(service, {portName: p.name})},
           )
     const ownPortsByGate = new Map<boolean, ReturnType<typeof ownPortsFor>>()
+    // Some address is in several slices (kube-proxy merges the copies; the rule changed in 1.36).
+    let addresses = 0
+    for (const s of forPort(slices, firstPort)) for (const e of s.endpoints ?? []) if (e.addresses?.[0] !== undefined) addresses++
+    const duplicated = skew !== null && liveProxy.length < addresses
     // Each node's kube-proxy version, when the Pods were read (null: not known for that node).
     const versionOf = (name: string) => (skew === null ? {} : {kubeProxyVersion: skew.versions.get(name) ?? null})
     nodes = input.nodeIndex.sorted().map((node) => {
@@ -964,7 +968,12 @@ function explainService(input: ServiceInput): ServiceExplanation {
         reason: c.fallbackReason,
         endpoints: c.allReachableEndpoints.map((e) => e.ip),
       })
-      const c0 = categorize(epsOf(rules, true), flags)
+      // One address in several slices, on a kube-proxy before 1.36: its own merge rule (the local copy wins).
+      const legacy = duplicated && mergesLocalCopy(skew, node.metadata.name)
+      const c0 = categorize(
+        legacy ? proxyEndpointsFromSlices(forPort(slices, firstPort), {preferSameGate: rules.preferSameGate, localCopyWins: node.metadata.name}) : epsOf(rules, true),
+        flags,
+      )
       const v = viewOf(c0)
       let ownPorts = ownPortsByGate.get(rules.preferSameGate)
       if (ownPorts === undefined) ownPortsByGate.set(rules.preferSameGate, (ownPorts = ownPortsFor(rules.preferSameGate)))

@@ -226,7 +226,10 @@ export function generateKpScenario(seed: number, focus?: 'skew'): KpScenario {
   const v4 = s.slices.filter((sl) => sl.addressType === 'IPv4')
   // Only a non-terminating original: with two terminating copies upstream's pick depends on Go's map order.
   const src = v4[0]?.endpoints.find((e) => e.conditions.terminating !== true)
-  if (v4.length === 2 && src && chance(0.5)) {
+  // Not with focus 'skew': before 1.36 kube-proxy keeps the first copy in Go's map order of the
+  // slices unless one copy is on its own node (v1.33.13 endpointslicecache.go `!exists || isLocal`),
+  // so a node of an older minor has no certain answer (the draw is made all the same).
+  if (v4.length === 2 && src && chance(0.5) && focus !== 'skew') {
     v4[1]!.endpoints.push({...src, conditions: {ready: false, serving: true, terminating: true}})
     s.style += ', one address in two slices'
   }

@@ -180,6 +180,22 @@ describe('explain with kube-proxy versions per node', () => {
     expect(s.nodes!.find((n) => n.name === 'c-0')).toMatchObject({kubeProxyVersion: '1.30.14', mode: '', reason: 'node-has-no-zone'})
   })
 
+  it('one address in two slices: before 1.36 the copy on the node itself wins (a ghost Pod terminating there hides the running one)', () => {
+    const svc: Service = {...SVC, spec: {...SVC.spec, trafficDistribution: undefined as never}}
+    delete svc.spec!.trafficDistribution
+    const ep = (ip: string, node: string, ready: boolean) => ({addresses: [ip], conditions: {ready, serving: ready, terminating: !ready}, nodeName: node, zone: 'zone-a'})
+    const a: EndpointSlice = {...SLICE, metadata: {...SLICE.metadata, name: 'web-a'}, endpoints: [ep('10.0.0.1', 'a-0', true), ep('10.0.0.2', 'b-1', true)]}
+    const b: EndpointSlice = {...SLICE, metadata: {...SLICE.metadata, name: 'web-b'}, endpoints: [ep('10.0.0.1', 'a-1', false)]}
+    const s = explain({...STATE, services: [svc], endpointSlices: [a, b]}, [svc], {kubeVersion: '1.37', dataPlane: skewed, perNode: true}).services[0]!
+    expect(s.nodes!.map((n) => [n.name, n.endpoints])).toEqual([
+      ['a-0', ['10.0.0.1', '10.0.0.2']],
+      // 1.33 on a-1: the terminating copy is local, it replaces the running one (v1.33.13 `!exists || isLocal`).
+      ['a-1', ['10.0.0.2']],
+      ['b-0', ['10.0.0.1', '10.0.0.2']],
+      ['b-1', ['10.0.0.1', '10.0.0.2']],
+    ])
+  })
+
   it('an annotated Service: the 1.30 node uses zone hints, and like the 1.33 one ignores node hints', () => {
     const annotated: Service = {...SVC, metadata: {...SVC.metadata, annotations: {'service.kubernetes.io/topology-mode': 'Auto'}}}
     const s = explain({...STATE, services: [annotated]}, [annotated], {kubeVersion: '1.37', dataPlane: skewed, perNode: true}).services[0]!
