@@ -850,7 +850,45 @@ let runChild = null
 
 /** What scripts/kube-proxy.mjs needs from this script. */
 function kubeProxyContext() {
-  return {instance: INSTANCE, version: K8S_VERSION, binDir: BIN_DIR, log, tail, readState, writeState, withLock, ensureBinaries, startProcess, stopPid, isOurs}
+  return {
+    instance: INSTANCE,
+    version: K8S_VERSION,
+    binDir: BIN_DIR,
+    log,
+    tail,
+    readState,
+    writeState,
+    withLock,
+    ensureBinaries,
+    startProcess,
+    stopPid,
+    isOurs,
+    pinnedBuild,
+    request,
+  }
+}
+
+/**
+ * `kube-proxy add --proxy-version 1.33`: the pinned version of that minor (or exact version) and
+ * its cache directory; throws naming the pinned ones when there is none.
+ */
+function pinnedBuild(asked) {
+  const m = /^v?(1\.\d+)(\.\d+)?$/.exec(String(asked ?? '').trim())
+  const pin = m && PINNED.find((p) => p.minor === `v${m[1]}` && (!m[2] || p.version === `v${m[1]}${m[2]}`))
+  if (!pin) throw new Error(`no pinned Kubernetes version ${JSON.stringify(asked)}; pinned: ${PINNED.map((p) => p.version).join(', ')}`)
+  const binDir = path.join(CACHE, `k8s-${pin.version}`)
+  return {
+    version: pin.version,
+    binDir,
+    /** Builds that version's binaries (first use): `cluster.mjs --version V build` as its own instance (its own lock). */
+    build() {
+      const env = {...process.env}
+      delete env.CLUSTER_INSTANCE
+      delete env.CLUSTER_VERSION
+      const r = spawnSync(process.execPath, [fileURLToPath(import.meta.url), '--version', pin.version, 'build'], {stdio: ['ignore', 2, 2], env, timeout: 3_600_000})
+      if (r.status !== 0) throw new Error(`building ${pin.version} failed (exit ${r.status}): node scripts/cluster.mjs --version ${pin.version} build`)
+    },
+  }
 }
 
 function onSignal(sig) {

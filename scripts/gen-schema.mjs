@@ -148,17 +148,22 @@ const schema = {
             },
             nodes: {
               type: 'array',
-              items: obj({
-                name: str,
-                zone: nullable(str),
-                mode: proxyMode,
-                fallback: bool,
-                reason: fallbackReason,
-                endpoints: strings,
-                clusterEndpoints: strings,
-                localEndpoints: strings,
-                ports: {type: 'array', items: obj({name: str, protocol: str, mode: proxyMode, fallback: bool, reason: fallbackReason, endpoints: strings})},
-              }),
+              items: obj(
+                {
+                  name: str,
+                  zone: nullable(str),
+                  // Only when the data plane's kube-proxy Pods were read: this node's version (null: unknown).
+                  kubeProxyVersion: nullable(str),
+                  mode: proxyMode,
+                  fallback: bool,
+                  reason: fallbackReason,
+                  endpoints: strings,
+                  clusterEndpoints: strings,
+                  localEndpoints: strings,
+                  ports: {type: 'array', items: obj({name: str, protocol: str, mode: proxyMode, fallback: bool, reason: fallbackReason, endpoints: strings})},
+                },
+                ['name', 'zone', 'mode', 'fallback', 'reason', 'endpoints', 'clusterEndpoints', 'localEndpoints', 'ports'],
+              ),
             },
             traffic: obj(
               {
@@ -192,6 +197,17 @@ const schema = {
             }),
             withoutZone: nullable(obj({endpoints: int, readyEndpoints: int, nodes: int})),
             dataPlane: nullable(obj({ignoresHints: bool, message: str, fix: nullable(str)})),
+            // Only when the data plane's kube-proxy Pods were read: the nodes whose older kube-proxy treats this Service differently.
+            kubeProxySkew: {
+              type: 'array',
+              items: obj({
+                proxyVersion: str,
+                zone: nullable(str),
+                nodes: strings,
+                effect: {enum: ['ignores-node-hints', 'ignores-hints-without-annotation', 'ignores-hints-without-zone']},
+                message: str,
+              }),
+            },
             recommendation,
           },
           ['namespace', 'name', 'addressType', 'mode', 'controller', 'zones', 'totals', 'endpoints', 'traffic', 'drift', 'findings', 'advice'],

@@ -27,6 +27,11 @@ export const dataPlane = obj({
   honoursNodeHints: tristate,
   selection: nullable({enum: ['kube-proxy', 'cilium', 'calico-annotation', 'calico-tar-td', 'kube-ovn', 'all-endpoints']}),
   proxyVersion: nullable(str),
+  // Each node's kube-proxy, from its Pod (src/dataplane/proxy-nodes.ts); null when the Pods were not read.
+  proxyNodes: nullable({
+    type: 'array',
+    items: obj({node: str, version: nullable(str), image: nullable(str), from: {enum: ['pod', 'static-pod', 'daemonset']}, object: str}),
+  }),
   source: {enum: ['detected', 'flag', 'snapshot']},
   message: nullable(str),
   fix: nullable(str),

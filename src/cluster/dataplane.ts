@@ -8,7 +8,9 @@
 //     (crd.projectcalico.org/v1, else projectcalico.org/v3) and Installation "default"
 //     (operator.tigera.io/v1), cluster-scoped custom objects;
 //   * for kube-ovn (DaemonSet kube-ovn-cni): Deployment kube-ovn-controller in its namespace
-//     (one GET), whose --enable-lb decides who load-balances Services.
+//     (one GET), whose --enable-lb decides who load-balances Services;
+//   * the Pods in kube-system, of which the kube-proxy ones (DaemonSet Pods, static mirror Pods)
+//     give each node's kube-proxy version (src/dataplane/proxy-nodes.ts; issue 22).
 // A refusal (403) is never a failure: it becomes one warning naming the missing permissions,
 // and detection answers "unknown" (or assumes defaults for an unreadable ConfigMap). 401 is the
 // command's error, as everywhere. Other failures of these auxiliary reads become warnings too.
@@ -16,6 +18,7 @@
 import {detectDataPlane} from '../dataplane/detect.js'
 import {KNOWN_DATA_PLANE_DAEMONSETS} from '../dataplane/detect.js'
 import {KUBE_OVN_CONTROLLER, KUBE_OVN_DAEMONSETS} from '../dataplane/ovn.js'
+import {KUBE_PROXY_NAMESPACE, kubeProxyPodKind, proxyNodeVersions, type KubeProxyPod} from '../dataplane/proxy-nodes.js'
 import type {CalicoInstallation, ConfigMap, DaemonSet, DataPlane, DataPlaneObjects, Deployment, FelixConfiguration} from '../dataplane/types.js'
 import {apiStatusCode, toCliError, type ErrorContext} from './errors.js'
 import type {KubeContext} from './kubeconfig.js'
@@ -28,6 +31,8 @@ export interface DataPlaneRead extends Required<Pick<DataPlaneObjects, 'daemonSe
   /** Read only when calico-node was found without FELIX_BPFENABLED; undefined = not read. */
   installations?: CalicoInstallation[]
   felixConfigurations?: FelixConfiguration[]
+  /** The kube-proxy Pods in kube-system; undefined when they could not be read. */
+  kubeProxyPods?: KubeProxyPod[]
   /** At most one RBAC warning, plus one per other failed read. */
   warnings: string[]
   /** HTTP requests this call sent. */
@@ -115,7 +120,49 @@ export async function readDataPlaneObjects(ctx: KubeContext): Promise<DataPlaneR
     return out
   }
 
-  const lists = await Promise.all(DATA_PLANE_NAMESPACES.map((ns) => guard(`list daemonsets in namespace "${ns}"`, `list daemonsets.apps in ${ns}`, () => listDaemonSets(ns))))
+  // The kube-proxy Pods: every Pod of kube-system is listed (static mirror Pods need not carry
+  // the DaemonSet's label), only the kube-proxy ones are kept, with the fields read.
+  const listKubeProxyPods = async (): Promise<KubeProxyPod[]> => {
+    const out: KubeProxyPod[] = []
+    const page = async (cont: string | undefined) => {
+      const p = await core.listNamespacedPod({namespace: KUBE_PROXY_NAMESPACE, limit: LIST_PAGE_SIZE, _continue: cont}, o)
+      return {items: p.items, resourceVersion: '', ...(p.metadata?._continue ? {continue: p.metadata._continue} : {})}
+    }
+    await forEachPage(
+      page,
+      (p) => {
+        for (const pod of p.items) {
+          const m = pod.metadata
+          const kept: KubeProxyPod = {
+            apiVersion: 'v1',
+            kind: 'Pod',
+            metadata: {
+              name: m?.name ?? '',
+              namespace: m?.namespace ?? KUBE_PROXY_NAMESPACE,
+              ...(m?.labels ? {labels: m.labels} : {}),
+              ...(m?.annotations ? {annotations: m.annotations} : {}),
+              ...(m?.creationTimestamp ? {creationTimestamp: new Date(m.creationTimestamp).toISOString()} : {}),
+              ...(m?.deletionTimestamp ? {deletionTimestamp: new Date(m.deletionTimestamp).toISOString()} : {}),
+            },
+            spec: {
+              ...(pod.spec?.nodeName ? {nodeName: pod.spec.nodeName} : {}),
+              containers: (pod.spec?.containers ?? []).map((c) => ({name: c.name, ...(c.image ? {image: c.image} : {})})),
+            },
+            ...(pod.status?.phase ? {status: {phase: pod.status.phase}} : {}),
+          }
+          if (kubeProxyPodKind(kept) !== null) out.push(kept)
+        }
+      },
+      undefined,
+      `list pods in namespace "${KUBE_PROXY_NAMESPACE}"`,
+    )
+    return out
+  }
+
+  const [lists, kubeProxyPods] = await Promise.all([
+    Promise.all(DATA_PLANE_NAMESPACES.map((ns) => guard(`list daemonsets in namespace "${ns}"`, `list daemonsets.apps in ${ns}`, () => listDaemonSets(ns)))),
+    guard(`list pods in namespace "${KUBE_PROXY_NAMESPACE}"`, `list pods in ${KUBE_PROXY_NAMESPACE}`, listKubeProxyPods),
+  ])
   const daemonSets = lists.flatMap((l) => l ?? [])
   // ovn-kubernetes' own namespace: a refusal there cannot change an answer already found elsewhere.
   if (daemonSets.some((d) => KNOWN_DATA_PLANE_DAEMONSETS.includes(d.metadata.name))) {
@@ -140,6 +187,7 @@ export async function readDataPlaneObjects(ctx: KubeContext): Promise<DataPlaneR
   const configMaps = got.filter((c): c is ConfigMap => c !== undefined)
 
   const read: DataPlaneRead = {daemonSets, configMaps, warnings: [], requests: 0}
+  if (kubeProxyPods !== undefined) read.kubeProxyPods = kubeProxyPods
 
   // Calico: the mode is on the DaemonSet (manifest installs) or in the custom resources (operator).
   const calico = daemonSets.find((d) => d.metadata.name === 'calico-node')
@@ -183,5 +231,16 @@ export async function readDataPlaneObjects(ctx: KubeContext): Promise<DataPlaneR
 /** readDataPlaneObjects, then detectDataPlane on what was read (source 'detected'). */
 export async function detectLiveDataPlane(ctx: KubeContext): Promise<DataPlane> {
   const read = await readDataPlaneObjects(ctx)
-  return detectDataPlane(read, {source: 'detected', warnings: read.warnings})
+  return withProxyNodes(detectDataPlane(read, {source: 'detected', warnings: read.warnings}), read)
+}
+
+/**
+ * Each node's kube-proxy version, from its Pod (proxy-nodes.ts), on a kube-proxy answer; and on
+ * an unknown one when kube-proxy Pods were found (static Pods without a DaemonSet, as on GKE:
+ * the figures already assume kube-proxy's rules). Nodes without a Pod keep the DaemonSet's version.
+ */
+export function withProxyNodes(plane: DataPlane, read: Pick<DataPlaneRead, 'kubeProxyPods' | 'daemonSets'>): DataPlane {
+  if (read.kubeProxyPods === undefined) return plane
+  if (plane.name !== 'kube-proxy' && !(plane.name === 'unknown' && read.kubeProxyPods.length > 0)) return plane
+  return {...plane, proxyNodes: proxyNodeVersions(read.kubeProxyPods, read.daemonSets)}
 }

@@ -5,6 +5,7 @@
 // client library.
 
 import type {ObjectMeta} from '../upstream/api/types.js'
+import type {ProxyNodeVersion} from './proxy-nodes-types.js'
 
 export interface EnvVar {
   name: string
@@ -136,6 +137,11 @@ export interface DataPlane {
    * to upstream/features.ts `features()` for the kube-proxy side instead of the server version.
    */
   proxyVersion?: string
+  /**
+   * kube-proxy only: the version each node runs, from its kube-proxy Pod (or the DaemonSet for a
+   * node without one); see proxy-nodes.ts. Unset when the Pods were not read.
+   */
+  proxyNodes?: ProxyNodeVersion[]
   /** PreferSame gate value to pass to kube-proxy's CategorizeEndpoints (kube-proxy, Antrea). */
   preferSameGate?: boolean
   /** Who handles pod and host traffic when they differ (e.g. Cilium for pods, kube-proxy for hosts). */

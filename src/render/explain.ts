@@ -87,6 +87,8 @@ function renderService(svc: ServiceExplanation, report: ExplainReport, opts: Ren
     lines.push(`Data plane:  ${svc.dataPlane.ignoresHints ? style.bad(svc.dataPlane.message) : style.warn(svc.dataPlane.message)}`)
     if (svc.dataPlane.fix) lines.push(style.dim(`             fix: ${svc.dataPlane.fix}`))
   }
+  // Nodes whose older kube-proxy treats this Service differently (version skew; escaped above).
+  for (const k of svc.kubeProxySkew ?? []) lines.push(`kube-proxy:  ${style.warn(k.message)}`)
   lines.push(`Mode:        ${modeLine(svc)}`)
   for (const why of svc.mode.why) lines.push(style.dim(`             ${why}`))
   const c = svc.controller
@@ -117,9 +119,12 @@ function renderService(svc: ServiceExplanation, report: ExplainReport, opts: Ren
   }
   if (opts.perNode && svc.nodes) {
     lines.push('')
+    // Each node's kube-proxy version, when its Pods were read.
+    const versions = svc.nodes.some((n) => n.kubeProxyVersion !== undefined)
     const rows = svc.nodes.map((n) => [
       n.name,
       n.zone ?? '<none>',
+      ...(versions ? [n.kubeProxyVersion ?? '-'] : []),
       n.mode === '' ? '-' : n.mode,
       n.reason === 'not-proxied'
         ? style.dim('not proxied')
@@ -132,7 +137,7 @@ function renderService(svc: ServiceExplanation, report: ExplainReport, opts: Ren
               : style.ok('uses hints'),
       n.endpoints.join(',') || '<none>',
     ])
-    lines.push(formatTable(opts.noHeaders ? null : ['NODE', 'ZONE', 'MODE', proxyColumn(report), 'ENDPOINTS'], rows))
+    lines.push(formatTable(opts.noHeaders ? null : ['NODE', 'ZONE', ...(versions ? ['VERSION'] : []), 'MODE', proxyColumn(report), 'ENDPOINTS'], rows))
   }
   const rec = svc.recommendation !== undefined && worthSaying(svc.recommendation) ? svc.recommendation : null
   if (svc.advice.length > 0 || rec !== null) {

@@ -51,6 +51,10 @@ const handler: http.RequestListener = (req, res) => {
     const d = fake.objects.find((o) => o.kind === 'Deployment' && o.metadata.namespace === m![1] && o.metadata.name === m![2])
     return d ? send(res, 200, d) : status(res, 404, 'NotFound', `deployments.apps "${m[2]}" not found`)
   }
+  if ((m = /^\/api\/v1\/namespaces\/([^/]+)\/pods$/.exec(p))) {
+    const items = fake.objects.filter((o) => o.kind === 'Pod' && (o.metadata.namespace ?? 'default') === m![1])
+    return send(res, 200, {kind: 'PodList', apiVersion: 'v1', metadata: {resourceVersion: '1'}, items})
+  }
   if ((m = /^\/api\/v1\/namespaces\/([^/]+)\/configmaps\/([^/]+)$/.exec(p))) {
     const cm = fake.objects.find((o) => o.kind === 'ConfigMap' && o.metadata.namespace === m![1] && o.metadata.name === m![2])
     return cm ? send(res, 200, cm) : status(res, 404, 'NotFound', `configmaps "${m[2]}" not found`)
@@ -105,12 +109,14 @@ describe('readDataPlaneObjects', () => {
       '/api/v1/namespaces/kube-system/configmaps/cilium-config',
       '/api/v1/namespaces/kube-system/configmaps/kube-proxy',
       '/api/v1/namespaces/kube-system/configmaps/kube-proxy-config',
+      '/api/v1/namespaces/kube-system/pods',
       '/apis/apps/v1/namespaces/calico-system/daemonsets',
       '/apis/apps/v1/namespaces/kube-system/daemonsets',
       '/apis/apps/v1/namespaces/ovn-kubernetes/daemonsets',
     ])
-    expect(read.requests).toBe(6)
+    expect(read.requests).toBe(7)
     expect(read.deployments).toBeUndefined()
+    expect(read.kubeProxyPods).toEqual([])
     expect(read.warnings).toEqual([])
     expect(read.installations).toBeUndefined()
     // The wire round trip keeps what detection reads, and gives the same answer as the file.
@@ -154,8 +160,8 @@ describe('readDataPlaneObjects', () => {
     fake.forbid = /namespaces\/kube-system\//
     const d = await detectLiveDataPlane(ctx)
     expect(d.name).toBe('unknown')
-    expect(d.warnings).toEqual([dataPlaneForbiddenWarning(['list daemonsets.apps in kube-system'])])
-    expect(d.warnings[0]).toContain('missing permission: list daemonsets.apps in kube-system')
+    expect(d.warnings).toEqual([dataPlaneForbiddenWarning(['list daemonsets.apps in kube-system', 'list pods in kube-system'])])
+    expect(d.warnings[0]).toContain('missing permission: list daemonsets.apps in kube-system, list pods in kube-system')
     expect(d.message).toBe('the data plane could not be read: whether nodes honour the hints is unknown')
   })
 
@@ -203,6 +209,38 @@ describe('readDataPlaneObjects', () => {
     fake.objects = []
     const none = await detectLiveDataPlane(ctx)
     expect(none.warnings).toEqual([dataPlaneForbiddenWarning(['list daemonsets.apps in calico-system', 'list daemonsets.apps in ovn-kubernetes'])])
+  })
+
+  it('kube-proxy Pods: each node its own version (the DaemonSet Pods, a static mirror Pod), other Pods skipped', async () => {
+    const kpPod = (name: string, node: string, tag: string, meta: Obj = {labels: {'k8s-app': 'kube-proxy'}}) => ({
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: {name, namespace: 'kube-system', creationTimestamp: '2026-11-28T08:00:00Z', ...meta},
+      spec: {nodeName: node, containers: [{name: 'kube-proxy', image: `registry.k8s.io/kube-proxy:${tag}`}]},
+      status: {phase: 'Running'},
+    })
+    fake.objects = [
+      ...objects('kube-proxy-kubeadm-1.34.yaml'),
+      kpPod('kube-proxy-abcde', 'node-1', 'v1.34.1'),
+      kpPod('kube-proxy-node-2', 'node-2', 'v1.31.4', {labels: {component: 'kube-proxy'}, annotations: {'kubernetes.io/config.mirror': 'x'}}),
+      kpPod('coredns-1', 'node-1', 'v1.11.1', {labels: {'k8s-app': 'kube-dns'}}),
+    ]
+    const d = await detectLiveDataPlane(ctx)
+    expect(d.name).toBe('kube-proxy')
+    expect(d.proxyNodes).toEqual([
+      {node: 'node-1', version: '1.34.1', image: 'registry.k8s.io/kube-proxy:v1.34.1', from: 'pod', object: 'Pod kube-system/kube-proxy-abcde'},
+      {node: 'node-2', version: '1.31.4', image: 'registry.k8s.io/kube-proxy:v1.31.4', from: 'static-pod', object: 'Pod kube-system/kube-proxy-node-2'},
+    ])
+    expect(d.warnings).toEqual([])
+  })
+
+  it('forbidden Pods only: kube-proxy still named, no per-node versions, one warning', async () => {
+    fake.objects = objects('kube-proxy-kubeadm-1.34.yaml')
+    fake.forbid = /\/pods$/
+    const d = await detectLiveDataPlane(ctx)
+    expect(d).toMatchObject({name: 'kube-proxy', proxyVersion: '1.34.1'})
+    expect(d.proxyNodes).toBeUndefined()
+    expect(d.warnings).toEqual([dataPlaneForbiddenWarning(['list pods in kube-system'])])
   })
 
   it('401 is the command error', async () => {
