@@ -2,7 +2,7 @@
 // The schema is written by hand here (not derived from the TypeScript types) so that a change
 // of the output shape is a deliberate, reviewed change of this file; test/unit/schema.test.ts
 // validates real reports against it.
-import {nullable, num, int, str, bool, strings, obj, writeSchema, dataPlane, lintRule, recommendation} from './schema-kit.mjs'
+import {nullable, num, int, str, bool, strings, obj, writeSchema, dataPlane, lintRule, recommendation, routesFound, clientPaths} from './schema-kit.mjs'
 
 const fallbackReason = nullable({
   enum: [
@@ -57,6 +57,7 @@ const schema = {
         disablingNodes: {type: 'array', items: obj({name: str, status: str, fix: str})},
       }),
       dataPlane,
+      routes: routesFound,
       services: {
         type: 'array',
         items: obj(
@@ -189,6 +190,7 @@ const schema = {
             withoutZone: nullable(obj({endpoints: int, readyEndpoints: int, nodes: int})),
             dataPlane: nullable(obj({ignoresHints: bool, message: str, fix: nullable(str)})),
             recommendation,
+            clientPaths,
           },
           ['namespace', 'name', 'addressType', 'mode', 'controller', 'zones', 'totals', 'endpoints', 'traffic', 'drift', 'findings', 'advice'],
         ),

@@ -4,7 +4,7 @@ import {ExitCode} from '../errors.js'
 import type {ExplainReport} from '../explain/report.js'
 import type {ExplainFormat} from '../render/explain.js'
 import {parseServiceArgs, TopologyCommand} from './base.js'
-import {commonFlags, dataPlaneFlag, noHeadersFlag, outputFlag, readFlags} from './flags.js'
+import {clientPathsFlag, commonFlags, dataPlaneFlag, noHeadersFlag, outputFlag, readFlags} from './flags.js'
 import {checkKubeVersion, checkTrafficZones, parseTraffic} from './flag-values.js'
 import {escapeTerminal} from '../render/escape.js'
 
@@ -34,6 +34,7 @@ Where Go's random map order makes upstream random (which zone receives a donated
   static override flags = {
     ...readFlags,
     'data-plane': dataPlaneFlag(),
+    'client-paths': clientPathsFlag(),
     ...commonFlags,
     output: outputFlag(['table', 'wide', 'json', 'yaml'], 'table'),
     'no-headers': noHeadersFlag(),
@@ -72,7 +73,7 @@ Where Go's random map order makes upstream random (which zone receives a donated
     checkKubeVersion(flags['kube-version'])
 
     // Read.
-    const read = await openSource({flags, serviceNames: names, withEvents: 'optional', dataPlane: flags['data-plane'] ?? 'detect'})
+    const read = await openSource({flags, serviceNames: names, withEvents: 'optional', dataPlane: flags['data-plane'] ?? 'detect', clientPaths: flags['client-paths']})
     for (const w of read.warnings) this.note(`Warning: ${escapeTerminal(w)}`)
     checkTrafficZones(traffic, read.state)
 
@@ -87,6 +88,7 @@ Where Go's random map order makes upstream random (which zone receives a donated
       perNode: flags['per-node'],
       prediction: flags.prediction,
       ...(read.dataPlane ? {dataPlane: read.dataPlane} : {}),
+      ...(read.state.routes ? {routes: {objects: read.state.routes, source: read.source === 'live' ? ('detected' as const) : ('snapshot' as const)}} : {}),
     })
 
     // Render. Warnings go to stderr in every format (kubectl's way), the report to stdout.
