@@ -2,7 +2,8 @@
 //   * Deployments of the control planes and controllers, cluster-wide, by the labels their
 //     charts set (istiod: app=istiod; linkerd-destination: linkerd.io/control-plane-component=destination;
 //     ingress-nginx: app.kubernetes.io/name=ingress-nginx; Envoy Gateway: control-plane=envoy-gateway);
-//   * the ztunnel DaemonSet (app=ztunnel);
+//   * the ztunnel DaemonSet (by name: its chart labels the DaemonSet itself app.kubernetes.io/name=ztunnel
+//     from 1.24 and with nothing of its own before);
 //   * Namespaces (injection and ambient labels, annotations);
 //   * Pods carrying a mesh's proxy, by label, only when that mesh was found;
 //   * Ingresses and IngressClasses; GatewayClasses, Gateways, HTTPRoutes, GRPCRoutes
@@ -79,10 +80,10 @@ export async function readRoutesObjects(ctx: KubeContext): Promise<RoutesObjects
       return undefined
     }
   }
-  const listCustom = (group: string, version: string, plural: string, kind: string, labelSelector?: string) =>
+  const listCustom = (group: string, version: string, plural: string, kind: string, labelSelector?: string, fieldSelector?: string) =>
     list(`list ${plural}.${group}${labelSelector ? ` (${labelSelector})` : ''}`, `list ${plural}.${group}`, async (cont) => {
       const r = (await custom.listClusterCustomObject(
-        {group, version, plural, limit: LIST_PAGE_SIZE, ...(cont ? {_continue: cont} : {}), ...(labelSelector ? {labelSelector} : {})},
+        {group, version, plural, limit: LIST_PAGE_SIZE, ...(cont ? {_continue: cont} : {}), ...(labelSelector ? {labelSelector} : {}), ...(fieldSelector ? {fieldSelector} : {})},
         o,
       )) as Obj
       const items = ((r.items as Obj[] | undefined) ?? []).map((x) => ({apiVersion: `${group}/${version}`, kind, ...x}))
@@ -104,7 +105,7 @@ export async function readRoutesObjects(ctx: KubeContext): Promise<RoutesObjects
 
   const [deploymentLists, daemonSets, namespaces, ingresses, ingressClasses, gatewayClasses, gateways, httpRoutes, grpcRoutes] = await Promise.all([
     Promise.all(CONTROL_PLANE_SELECTORS.map((sel) => listCustom('apps', 'v1', 'deployments', 'Deployment', sel))),
-    listCustom('apps', 'v1', 'daemonsets', 'DaemonSet', 'app=ztunnel'),
+    listCustom('apps', 'v1', 'daemonsets', 'DaemonSet', undefined, 'metadata.name=ztunnel'),
     list('list namespaces', 'list namespaces', async (cont) => {
       const p = await core.listNamespace({limit: LIST_PAGE_SIZE, ...(cont ? {_continue: cont} : {})}, o)
       return {items: p.items.map((x) => serialize(x, 'V1Namespace', 'Namespace')), ...(p.metadata?._continue ? {continue: p.metadata._continue} : {})}

@@ -202,3 +202,33 @@ describe('Gateway API: Envoy Gateway (#9537), Istio, others', () => {
     expect(routesOf({httpRoutes: undefined}).unknown).toContain('Gateway API routes could not be read: clients entering through a Gateway are not known')
   })
 })
+
+describe('the projects own manifests (test/fixtures/routes/) are detected', () => {
+  const load = async (file: string) => {
+    const {readFileSync} = await import('node:fs')
+    const {parseAllDocuments} = await import('yaml')
+    const docs = parseAllDocuments(readFileSync(new URL(`../fixtures/routes/${file}`, import.meta.url), 'utf8')).map((d) => d.toJSON() as {kind?: string} | null)
+    return docs.filter((d): d is {kind: string} => d !== null && typeof d === 'object')
+  }
+  it('istiod and ztunnel 1.27.0, linkerd edge-25.4.4, ingress-nginx v1.15.0 (flag off), Envoy Gateway v1.9.0', async () => {
+    const all = [
+      ...(await load('istio-1.27.0.yaml')),
+      ...(await load('linkerd-edge-25.4.4.yaml')),
+      ...(await load('ingress-nginx-v1.15.0.yaml')),
+      ...(await load('envoy-gateway-v1.9.0.yaml')),
+    ]
+    const objs = {deployments: all.filter((d) => d.kind === 'Deployment'), daemonSets: all.filter((d) => d.kind === 'DaemonSet')} as RoutesObjects
+    const found = findProxies(objs)
+    expect(found.proxies.map((p) => [p.name, p.version, p.settings])).toEqual([
+      ['istio-sidecar', '1.27.0', {revision: 'default'}],
+      ['istio-ztunnel', '1.27.0', {}],
+      ['linkerd', 'edge-25.4.4', {}],
+      [
+        'ingress-nginx',
+        '1.15.0',
+        {'enable-topology-aware-routing': 'false', 'controller-class': 'k8s.io/ingress-nginx', 'ingress-class': 'nginx', 'watch-ingress-without-class': 'false'},
+      ],
+      ['envoy-gateway', '1.9.0', {}],
+    ])
+  })
+})
