@@ -24,7 +24,9 @@ export function checkProxyTopology(s: ServiceExplanation): PolicyResult {
   const notes = [...unknown.map((p) => `unknown: ${who(p)}: ${p.does}`), ...r.unknown.map((u) => `not known: ${u}`)]
   if (bad.length > 0) {
     const first = bad[0]!
-    const message = `clients reach this Service through ${bad.length === 1 ? 'a proxy' : `${bad.length} proxies`} that ${first.verdict === 'ignores' ? 'ignores' : 'honours only part of'} its topology setting (${r.setting}): ${who(first)}: ${first.does}`
+    const what =
+      bad.length === 1 ? (first.verdict === 'ignores' ? 'a proxy that ignores' : 'a proxy that honours only part of') : `${bad.length} proxies that ignore all or part of`
+    const message = `clients reach this Service through ${what} its topology setting (${r.setting}): ${who(first)}: ${first.does}`
     return res('fail', message, [...bad.slice(1).map((p) => `${p.verdict}: ${who(p)}: ${p.does}`), ...notes])
   }
   return res('pass', `every mesh and gateway path honours ${r.setting}${unknown.length > 0 ? ` (${unknown.length} not known)` : ''}`, notes)
