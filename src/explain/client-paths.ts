@@ -16,7 +16,7 @@ export interface RoutesInput {
  * Zones with counted nodes where none of the Service's ready endpoints is hinted, when every
  * ready endpoint carries a zone hint (a proxy filtering by the hints finds nothing there).
  */
-export function zonesWithoutHintedEndpoints(slices: readonly EndpointSlice[], zones: readonly string[]): string[] {
+function zonesWithoutHintedEndpoints(slices: readonly EndpointSlice[], zones: readonly string[]): string[] {
   const eps = slices.flatMap((s) => s.endpoints ?? []).filter((e) => e.conditions?.ready !== false)
   if (eps.length === 0 || eps.some((e) => (e.hints?.forZones ?? []).length === 0)) return []
   const hinted = new Set(eps.flatMap((e) => (e.hints?.forZones ?? []).map((z) => z.name)))

@@ -6,7 +6,7 @@ import type {ClientPath, PathVerdict, ProxyName, RoutesFound, ServiceRoutes} fro
 import {escapeTerminal} from './escape.js'
 import {PLAIN, type Style} from './style.js'
 
-export const PROXY_DISPLAY: Record<ProxyName | 'node', string> = {
+const PROXY_DISPLAY: Record<ProxyName | 'node', string> = {
   'istio-sidecar': 'Istio sidecar',
   'istio-ztunnel': 'Istio ztunnel',
   'istio-waypoint': 'Istio waypoint',

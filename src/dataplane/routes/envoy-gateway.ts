@@ -17,7 +17,7 @@ import {atLeast, type TopologySetting} from './setting.js'
 import type {ClientPath, ControlPlaneDeployment, ProxyFound} from './types.js'
 
 export const ENVOY_GATEWAY_CONTROLLER = 'gateway.envoyproxy.io/gatewayclass-controller'
-export const ENVOY_GATEWAY_SOURCE = 'envoyproxy/gateway internal/gatewayapi/route.go processPreferLocalZone (v1.9.0 L3162-3190; v1.4.0 isZoneAwareRoutingEnabled L1586); #9537'
+const ENVOY_GATEWAY_SOURCE = 'envoyproxy/gateway internal/gatewayapi/route.go processPreferLocalZone (v1.9.0 L3162-3190; v1.4.0 isZoneAwareRoutingEnabled L1586); #9537'
 
 /** The envoy-gateway Deployment (image .../envoyproxy/gateway:<version>). */
 export function findEnvoyGateway(deployments: readonly ControlPlaneDeployment[]): ProxyFound | undefined {

@@ -9,7 +9,7 @@ export const ISTIO_GATEWAY_CONTROLLER = 'istio.io/gateway-controller'
 export const ISTIO_MESH_CONTROLLER = 'istio.io/mesh-controller'
 
 /** A route's backendRef names the Service: kind Service (the default) in the core group, its namespace defaulting to the route's. */
-export function routeSendsTo(route: Route, svc: Service): boolean {
+function routeSendsTo(route: Route, svc: Service): boolean {
   const ns = svc.metadata.namespace ?? 'default'
   const routeNs = route.metadata.namespace ?? 'default'
   return (route.spec?.rules ?? []).some((r) =>

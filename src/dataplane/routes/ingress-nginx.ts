@@ -23,7 +23,7 @@ import {commandLine, flagValue, imageVersion, ref} from '../objects.js'
 import {atLeast, modeIsAuto, type TopologySetting} from './setting.js'
 import {ANNOTATION_TOPOLOGY_AWARE_HINTS, ANNOTATION_TOPOLOGY_MODE} from '../../upstream/api/types.js'
 
-export const INGRESS_NGINX_SOURCE =
+const INGRESS_NGINX_SOURCE =
   'kubernetes/ingress-nginx internal/ingress/controller/controller.go getIngressPodZone, endpointslices.go getEndpointsFromSlices (controller-v1.15.0 L119-170); #11342'
 export const SERVICE_UPSTREAM = 'nginx.ingress.kubernetes.io/service-upstream'
 const DEFAULT_CLASS_ANNOTATION = 'ingressclass.kubernetes.io/is-default-class'

@@ -24,8 +24,8 @@ import {findDaemonSet, imageVersion, ref} from '../objects.js'
 import {atLeast, ISTIO_TD_ANNOTATION, modeIsAuto, type TopologySetting} from './setting.js'
 import type {ClientPath, ControlPlaneDeployment, NamespaceMeta, ProxyFound} from './types.js'
 
-export const ISTIO_ENVOY_SOURCE = 'istio/istio pilot/pkg/networking/core/loadbalancer/loadbalancer.go GetLocalityLbSetting (1.25.0 L50; 1.27.0+ PreferSameZone/PreferSameNode)'
-export const ISTIO_ZTUNNEL_SOURCE =
+const ISTIO_ENVOY_SOURCE = 'istio/istio pilot/pkg/networking/core/loadbalancer/loadbalancer.go GetLocalityLbSetting (1.25.0 L50; 1.27.0+ PreferSameZone/PreferSameNode)'
+const ISTIO_ZTUNNEL_SOURCE =
   'istio/istio pilot/pkg/serviceregistry/ambient/services.go preferSameZoneLoadBalancer/preferSameNodeLoadBalancer (1.23.0: kube/controller/ambient/services.go L186)'
 
 /** istiod (or a revision's istiod-<rev>) Deployment, any namespace: container "discovery", image .../pilot:<version>. */

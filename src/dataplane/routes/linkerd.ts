@@ -15,7 +15,7 @@ import {parseSemver} from '../objects.js'
 import type {TopologySetting} from './setting.js'
 import type {ClientPath, ControlPlaneDeployment, NamespaceMeta, ProxyFound} from './types.js'
 
-export const LINKERD_SOURCE = 'linkerd/linkerd2 controller/api/destination/watcher/filtered_listener_group.go filterAddresses (stable-2.12.0: endpoint_translator.go L117)'
+const LINKERD_SOURCE = 'linkerd/linkerd2 controller/api/destination/watcher/filtered_listener_group.go filterAddresses (stable-2.12.0: endpoint_translator.go L117)'
 
 /** "stable-2.14.10" -> "2.14.10", "enterprise-2.16.1" -> "2.16.1", "edge-24.11.8" -> "edge-24.11.8", "v2.11.0" -> "2.11.0". */
 export function linkerdVersion(image: string | undefined): string | undefined {
