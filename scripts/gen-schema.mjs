@@ -2,7 +2,7 @@
 // The schema is written by hand here (not derived from the TypeScript types) so that a change
 // of the output shape is a deliberate, reviewed change of this file; test/unit/schema.test.ts
 // validates real reports against it.
-import {nullable, num, int, str, bool, strings, obj, writeSchema, dataPlane, lintRule, measuredTraffic, recommendation} from './schema-kit.mjs'
+import {nullable, num, int, str, bool, strings, obj, writeSchema, dataPlane, lintRule, measuredTraffic, recommendation, routesFound, clientPaths} from './schema-kit.mjs'
 
 const fallbackReason = nullable({
   enum: [
@@ -57,6 +57,7 @@ const schema = {
         disablingNodes: {type: 'array', items: obj({name: str, status: str, fix: str})},
       }),
       dataPlane,
+      routes: routesFound,
       services: {
         type: 'array',
         items: obj(
@@ -209,6 +210,7 @@ const schema = {
               }),
             },
             recommendation,
+            clientPaths,
           },
           ['namespace', 'name', 'addressType', 'mode', 'controller', 'zones', 'totals', 'endpoints', 'traffic', 'drift', 'findings', 'advice'],
         ),

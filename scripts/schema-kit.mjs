@@ -42,6 +42,36 @@ export const dataPlane = obj({
   warnings: strings,
 })
 
+/** Who routes each request (src/dataplane/routes/types.ts): explain's `routes` and each Service's `clientPaths`. */
+const proxyName = {enum: ['istio-sidecar', 'istio-ztunnel', 'istio-waypoint', 'istio-gateway', 'linkerd', 'ingress-nginx', 'envoy-gateway', 'gateway-api']}
+export const routesFound = obj({
+  proxies: {type: 'array', items: obj({name: proxyName, version: str, settings: {type: 'object', additionalProperties: str}, evidence: strings}, ['name', 'settings', 'evidence'])},
+  warnings: strings,
+  source: {enum: ['detected', 'snapshot']},
+})
+export const clientPaths = obj({
+  setting: str,
+  paths: {
+    type: 'array',
+    items: obj(
+      {
+        via: {enum: [...proxyName.enum, 'node']},
+        clients: str,
+        version: str,
+        bypassesNode: bool,
+        zoneHints: tristate,
+        nodeHints: tristate,
+        verdict: {enum: ['honours', 'partial', 'ignores', 'not-asked', 'unknown']},
+        does: str,
+        source: str,
+        evidence: strings,
+      },
+      ['via', 'clients', 'bypassesNode', 'zoneHints', 'nodeHints', 'verdict', 'does', 'source', 'evidence'],
+    ),
+  },
+  unknown: strings,
+})
+
 /** The rules of a configuration finding (explain's `lint`, check's lint policy, plan's `lint`). */
 export const lintRule = {
   enum: [

@@ -78,6 +78,16 @@ export const dataPlaneFlag = (o: Wording = {}) =>
     ...grouped(o, undefined),
   })()
 
+/** --client-paths: also read the meshes and gateways (live), and say per Service who picks its endpoints. */
+export const clientPathsFlag = (o: Wording = {}) =>
+  Flags.boolean({
+    description:
+      o.description ??
+      'Also read the meshes and gateways (Istio, Linkerd, ingress-nginx, Envoy Gateway, Gateway API routes) and say, per Service, which client paths bypass the node data plane and what each does with its topology setting. A snapshot that recorded them answers without the flag.',
+    default: false,
+    ...grouped(o, undefined),
+  })
+
 /** connectionFlags then sourceFlags, in the order help lists them. */
 export const readFlags = {...connectionFlags, ...sourceFlags}
 

@@ -28,6 +28,8 @@ import {controllerState, type ControllerState} from './controller-state.js'
 import type {ClusterState} from '../state/cluster-state.js'
 import {features as featuresFor, formatVersion, type Features} from '../upstream/features.js'
 import type {DataPlane} from '../dataplane/types.js'
+import type {RoutesFound, ServiceRoutes} from '../dataplane/routes/types.js'
+import {clientPathsOf, routesFound, type RoutesInput} from './client-paths.js'
 import {dataPlaneReport, type DataPlaneReport} from '../dataplane/describe.js'
 import {kubeProxyRules, planeNodeChoice, planeZoneViews} from './dataplane-views.js'
 import {advise} from './advice.js'
@@ -79,6 +81,11 @@ export interface ExplainOptions {
    * Service, are left empty. Every other field is as without it. Not for a report anyone prints.
    */
   figuresOnly?: boolean
+  /**
+   * The meshes and gateways read (src/dataplane/routes/): each Service gets `clientPaths`, the
+   * paths that bypass the node data plane, and the report `routes`. Undefined: neither field.
+   */
+  routes?: RoutesInput
 }
 
 /** Hint names as the report gives them (plan.ts's, shared with apply). */
@@ -348,6 +355,8 @@ export interface ServiceExplanation {
    * empty when none does.
    */
   kubeProxySkew?: SkewNotice[]
+  /** With explain's routes option only: the client paths that bypass the node data plane. */
+  clientPaths?: ServiceRoutes
 }
 
 export interface NodeSummary {
@@ -368,6 +377,8 @@ export interface ExplainReport {
   cluster: NodeSummary
   /** The data plane assumed (explain's dataPlane option); absent without one. */
   dataPlane?: DataPlaneReport
+  /** The meshes and gateways found (explain's routes option); absent without it. */
+  routes?: RoutesFound
   services: ServiceExplanation[]
 }
 
@@ -382,6 +393,7 @@ export function explain(state: ClusterState, services: readonly Service[], opts:
   const slicesByService = groupSlices(state.endpointSlices, new Set(services.map((s) => s.metadata.name)))
   const parts = rowParts()
   const out: ServiceExplanation[] = []
+  const found = opts.routes ? routesFound(opts.routes) : undefined
   for (const svc of services) {
     const key = `${svc.metadata.namespace ?? 'default'}/${svc.metadata.name}`
     const slices = slicesByService.get(key) ?? []
@@ -402,6 +414,10 @@ export function explain(state: ClusterState, services: readonly Service[], opts:
           parts,
         }),
       )
+      if (opts.routes && found) {
+        const zones = cluster.zones.filter((z) => z.counted > 0).map((z) => z.name)
+        out[out.length - 1]!.clientPaths = clientPathsOf(found, opts.routes, svc, slices, zones)
+      }
     }
   }
   return {
@@ -413,6 +429,7 @@ export function explain(state: ClusterState, services: readonly Service[], opts:
     nodesReadable,
     cluster,
     ...(opts.dataPlane ? {dataPlane: dataPlaneReport(opts.dataPlane)} : {}),
+    ...(found ? {routes: found} : {}),
     services: out,
   }
 }

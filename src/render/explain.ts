@@ -5,6 +5,7 @@ import type {EndpointRow, ExplainReport, HintNames, KubeProxyVerdict, MeasuredTr
 import {trafficBasis} from '../explain/traffic.js'
 import {escapeDeep} from './escape.js'
 import {dataPlaneLine} from '../dataplane/describe.js'
+import {clientPathLines, routesLine} from './client-paths.js'
 import {PLAIN, type Style} from './style.js'
 import {recommendationBlock, worthSaying} from './advice.js'
 import {formatTable} from './table.js'
@@ -28,6 +29,7 @@ export function renderExplain(raw: ExplainReport, opts: RenderOptions): string {
   const parts: string[] = []
   // report.warnings: the command prints them on stderr, in every format (as kubectl prints warnings).
   if (report.dataPlane) parts.push(dataPlaneLine(report.dataPlane))
+  if (report.routes) parts.push(routesLine(report.routes))
   if (report.services.length === 0) {
     parts.push('No Services found.')
     return `${parts.join('\n')}\n`
@@ -89,6 +91,7 @@ function renderService(svc: ServiceExplanation, report: ExplainReport, opts: Ren
   }
   // Nodes whose older kube-proxy treats this Service differently (version skew; escaped above).
   for (const k of svc.kubeProxySkew ?? []) lines.push(`kube-proxy:  ${style.warn(k.message)}`)
+  if (svc.clientPaths) lines.push(...clientPathLines(svc.clientPaths, style))
   lines.push(`Mode:        ${modeLine(svc)}`)
   for (const why of svc.mode.why) lines.push(style.dim(`             ${why}`))
   const c = svc.controller
