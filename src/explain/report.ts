@@ -24,7 +24,7 @@ import {
   type Service,
   type TopologyEvent,
 } from '../upstream/api/types.js'
-import {controllerState, type ControllerState} from './controller-state.js'
+import {controllerState, eventUnderGuess, type ControllerState} from './controller-state.js'
 import type {ClusterState} from '../state/cluster-state.js'
 import {features as featuresFor, formatVersion, type Features} from '../upstream/features.js'
 import type {DataPlane} from '../dataplane/types.js'
@@ -205,6 +205,11 @@ export interface ControllerVerdict {
   message: string
   /** The Event the controller records on the Service at that sync (none on the trafficDistribution path). */
   event: TopologyEvent | null
+  /**
+   * Set when the "hints populated" mark cannot be known (state.inferredFrom unknown: no Events read)
+   * and the event depends on it: an Event the controller may record at that sync; `event` is then null.
+   */
+  mayRecord?: TopologyEvent
   totalReadyEndpoints: number
   prediction: PredictionMode
   /** Slices the controller would rewrite at that sync. */
@@ -775,19 +780,15 @@ function explainService(input: ServiceInput): ServiceExplanation {
 
   // What the controller does with its slices at its next sync.
   let prediction: HintPrediction | null = null
+  let otherEvents: HintPrediction | null = null
   // Without Nodes (RBAC) the CPU allocation cannot be computed: say so rather than predict
   // the controller's "Insufficient Node information" refusal, which the controller does not make.
   const unpredictable = !input.nodesReadable && mode.path === 'topology-mode-auto'
   if (managedByController && !unpredictable) {
-    prediction = predictHints({
-      service,
-      slices: managedSlices,
-      addressType,
-      ratios,
-      features: f,
-      mode: predictionMode,
-      populated: state.hintsPopulated,
-    })
+    const args = {service, slices: managedSlices, addressType, ratios, features: f, mode: predictionMode}
+    prediction = predictHints({...args, populated: state.hintsPopulated})
+    // The mark is a guess (no Events read): the other guess's event is one the controller may record.
+    if (state.inferredFrom === 'unknown') otherEvents = predictHints({...args, populated: !state.hintsPopulated})
   }
   const predictedByName = new Map<string, EndpointSlice>()
   for (const s of prediction?.slices ?? []) predictedByName.set(s.metadata.name, s)
@@ -807,6 +808,10 @@ function explainService(input: ServiceInput): ServiceExplanation {
         state,
       }
     : controllerVerdict(prediction, mode.path, managedByController, predictionMode, addressType, service, countReady(slices), state)
+  if (otherEvents !== null) {
+    const other = controllerVerdict(otherEvents, mode.path, managedByController, predictionMode, addressType, service, countReady(slices), state).event
+    Object.assign(controller, eventUnderGuess(controller.event, other))
+  }
 
   // Endpoint rows, and the per-zone counts, in one pass.
   const rows = new Rows(input.parts, slices)

@@ -97,6 +97,12 @@ function renderService(svc: ServiceExplanation, report: ExplainReport, opts: Ren
   const c = svc.controller
   const verdict = c.hintsSet ? style.ok('hints set') : c.path === 'not-managed' ? style.dim('not managed') : c.path === 'none' ? style.dim('no hints') : style.bad('hints dropped')
   lines.push(`Controller:  ${verdict}: ${c.reason}: ${c.message}`)
+  if (c.mayRecord !== undefined) {
+    const e = c.mayRecord
+    lines.push(
+      style.warn(`             may record ${e.type} ${e.reason}: ${e.message} (only if it marked the Service "hints populated", which cannot be known without its Events)`),
+    )
+  }
   const others = svc.totals.readyEndpoints - c.totalReadyEndpoints
   const counted =
     c.path === 'not-managed' || others === 0
