@@ -6,11 +6,11 @@ import type {KubeContext} from '../cluster/kubeconfig.js'
 import type {DataPlane, DataPlaneName} from '../dataplane/types.js'
 import {startFeed, type Feed} from '../cluster/serve-feed.js'
 import {listen} from '../cluster/serve-http.js'
-import {ServeModel, type Change, type Row} from '../serve/model.js'
+import {ServeModel, type Change} from '../serve/model.js'
 import {sourceRows} from '../serve/source.js'
 import {negotiate} from '../serve/http-rules.js'
 import {explainOptions, resourceStatusText, statusWorthALine} from '../watch/session.js'
-import {MetricsWriter, type Format} from '../render/metrics.js'
+import {MetricsWriter, type Format, type Section} from '../render/metrics.js'
 import {escapeTerminal} from '../render/escape.js'
 import type {CommandIO} from './base.js'
 
@@ -39,7 +39,7 @@ interface Cluster {
 export async function runServe(io: CommandIO, ctxs: KubeContext[], o: ServeOptions): Promise<void> {
   const writer = new MetricsWriter(o.clusterLabel ? ['cluster'] : [])
   let version = 0
-  const cache = new Map<Format, {version: number; body: string}>()
+  const cache = new Map<Format, {version: number; body: Buffer}>()
   const clusters: Cluster[] = []
   const statuses = new Map<string, string>()
 
@@ -111,7 +111,7 @@ export async function runServe(io: CommandIO, ctxs: KubeContext[], o: ServeOptio
         const key = version * 1e6 + healthSignature(clusters)
         const hit = cache.get(format)
         if (hit && hit.version === key) return {contentType: writer.contentType(format), body: hit.body}
-        const body = await writer.write(allRows(clusters, o.clusterLabel), format)
+        const body = Buffer.from(await writer.write(sections(clusters, o.clusterLabel), format))
         cache.set(format, {version: key, body})
         return {contentType: writer.contentType(format), body}
       },
@@ -154,12 +154,10 @@ function healthSignature(clusters: readonly Cluster[]): number {
   return h
 }
 
-function allRows(clusters: readonly Cluster[], clusterLabel: boolean): Row[] {
-  const out: Row[] = []
-  for (const c of clusters) {
-    const rows: Row[] = [...(c.model?.rows() ?? []), ...sourceRows(c.feed.health()), ['kubectl_topology_data_plane_info', {labels: {data_plane: c.dataPlane.name}, value: 1}]]
-    if (!clusterLabel) out.push(...rows)
-    else for (const [f, s] of rows) out.push([f, {labels: {cluster: c.name, ...s.labels}, value: s.value}])
-  }
-  return out
+function sections(clusters: readonly Cluster[], clusterLabel: boolean): Section[] {
+  return clusters.map((c) => ({
+    labels: clusterLabel ? {cluster: c.name} : ({} as Record<string, string>),
+    groups: c.model?.groups() ?? [],
+    rows: [...(c.model?.clusterRows() ?? []), ...sourceRows(c.feed.health()), ['kubectl_topology_data_plane_info', {labels: {data_plane: c.dataPlane.name}, value: 1}]],
+  }))
 }

@@ -32,6 +32,9 @@ describe('parseListen', () => {
   })
 })
 
+/** One section without a cluster label: every row written on each call. */
+const only = (rows: readonly Row[]) => [{labels: {}, groups: [], rows}]
+
 describe('MetricsWriter', () => {
   const rows: Row[] = [
     ['kubectl_topology_service_hints_live', {labels: {namespace: 'shop', service: 'cart', address_type: 'IPv4'}, value: 1}],
@@ -40,8 +43,8 @@ describe('MetricsWriter', () => {
   ]
   it('writes the Prometheus text format and OpenMetrics, counters with _total in both', async () => {
     const w = new MetricsWriter()
-    const om = await w.write(rows, 'openmetrics')
-    const text = await w.write(rows, 'text')
+    const om = await w.write(only(rows), 'openmetrics')
+    const text = await w.write(only(rows), 'text')
     expect(w.contentType('text')).toMatch(/^text\/plain; version=0\.0\.4/)
     expect(w.contentType('openmetrics')).toMatch(/^application\/openmetrics-text; version=1\.0\.0/)
     expect(text).toContain('kubectl_topology_service_hints_live{namespace="shop",service="cart",address_type="IPv4"} 1')
@@ -51,20 +54,14 @@ describe('MetricsWriter', () => {
     expect(om).toContain('kubectl_topology_source_watch_restarts_total{resource="nodes"} 3')
     expect(om.endsWith('# EOF\n')).toBe(true)
     // The text format again after an OpenMetrics write: the counter keeps its name.
-    expect(await w.write(rows, 'text')).toBe(text)
+    expect(await w.write(only(rows), 'text')).toBe(text)
   })
   it('escapes label values from the cluster and forgets samples no longer given', async () => {
     const w = new MetricsWriter(['cluster'])
-    const text = await w.write(
-      rows.map(([f, s]) => [f, {labels: {cluster: 'eu', ...s.labels}, value: s.value}]),
-      'text',
-    )
+    const text = await w.write([{labels: {cluster: 'eu'}, groups: [], rows}], 'text')
     expect(text).toContain('kubectl_topology_counted_nodes{cluster="eu",zone="zone-a^[[2J\\"x"} 2')
     expect(text).not.toContain('\u001b')
-    const after = await w.write(
-      [rows[0]!].map(([f, s]) => [f, {labels: {cluster: 'eu', ...s.labels}, value: s.value}]),
-      'text',
-    )
+    const after = await w.write([{labels: {cluster: 'eu'}, groups: [], rows: [rows[0]!]}], 'text')
     expect(after).not.toContain('kubectl_topology_counted_nodes{')
     expect(after).toContain('kubectl_topology_service_hints_live{cluster="eu"')
   })
