@@ -25,7 +25,7 @@ export interface Section {
   /** Labels every sample of the section carries first (cluster="<context>" when several contexts are served). */
   labels: Readonly<Record<string, string>>
   /** Rows that change together (a Service's), each group written once while the same array is given again. */
-  groups: Iterable<readonly Row[]>
+  groups: readonly (readonly Row[])[]
   /** Rows written on every call (the cluster's and the source's: a few dozen). */
   rows: readonly Row[]
 }
@@ -92,7 +92,7 @@ export class MetricsWriter {
     const parts: (string | undefined)[][] = FAMILIES.map(() => [])
     for (const section of sections) {
       const key = JSON.stringify(section.labels)
-      const groups = [...section.groups]
+      const groups = section.groups
       const missing = groups.filter((g) => this.cache.get(g)?.labels !== key)
       if (missing.length > 0) await this.writeGroups(missing, section.labels, key)
       for (const group of groups) {

@@ -143,8 +143,8 @@ export class ServeModel {
    * its Service is explained again, and dropped with its Service (render/metrics.ts writes each
    * array's lines once).
    */
-  groups(): Iterable<readonly Row[]> {
-    return this.byService.values()
+  groups(): (readonly Row[])[] {
+    return [...this.byService.values()]
   }
 
   /** The cluster's samples (kubectl_topology_services included). */
