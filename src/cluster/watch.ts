@@ -53,6 +53,8 @@ export interface ReflectorOptions<T> {
   random?: () => number
   /** Milliseconds, for the length of a watch (default Date.now). */
   now?: () => number
+  /** What the cache keeps of each listed or watched object (default: all of it). */
+  keep?: (item: T) => T
 }
 
 /** client-go's reflector back-off (wait.NewExponentialBackoffManager(800ms, 30s, 2m, 2.0, 1.0)). */
@@ -179,7 +181,7 @@ export class Reflector<T extends {metadata?: {namespace?: string; name?: string;
       (cont) => this.o.list(cont),
       (page) => {
         this.lists++
-        for (const item of page.items) fresh.set(keyOf(item), item)
+        for (const item of page.items) fresh.set(keyOf(item), this.o.keep ? this.o.keep(item) : item)
         rv = page.resourceVersion || rv
       },
       () => this.stopped,
@@ -218,7 +220,7 @@ export class Reflector<T extends {metadata?: {namespace?: string; name?: string;
             this.failures = 0
             this.events++
             if (type === 'BOOKMARK') return
-            const item = obj as T
+            const item = type === 'ADDED' || type === 'MODIFIED' ? (this.o.keep?.(obj as T) ?? (obj as T)) : (obj as T)
             if (type === 'ADDED' || type === 'MODIFIED') this.items.set(keyOf(item), item)
             else if (type === 'DELETED') this.items.delete(keyOf(item))
             else return

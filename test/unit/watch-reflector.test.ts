@@ -3,6 +3,9 @@
 // resourceVersion, failures back off with doubling delays reset by the next event.
 import {describe, expect, it} from 'vitest'
 import {BACKOFF, backoffDelay, describeWatchError, Reflector, type ListPage, type WatchFn} from '../../src/cluster/watch.js'
+import {keepNode, withoutManagedFields} from '../../src/cluster/serve-feed.js'
+import {nodeSignature} from '../../src/serve/model.js'
+import type {Node} from '../../src/upstream/api/types.js'
 
 interface Obj {
   metadata: {name: string; namespace?: string; resourceVersion?: string}
@@ -15,7 +18,7 @@ type Step =
   | {refused: unknown} // the request ends before the watch call resolves (http.ts on a refused connect)
 
 /** watchMs: how long each watch seems to last (the clock advances by it on each reading). */
-function harness(lists: ListPage<Obj>[][], steps: Step[], watchMs = 0) {
+function harness(lists: ListPage<Obj>[][], steps: Step[], watchMs = 0, keep?: (o: Obj) => Obj) {
   let clock = 0
   const log: string[] = []
   const sleeps: number[] = []
@@ -67,11 +70,37 @@ function harness(lists: ListPage<Obj>[][], steps: Step[], watchMs = 0) {
     maxDelayMs: 400,
     random: () => 0,
     now: () => (clock += watchMs),
+    keep,
   })
   return {reflector, log, sleeps}
 }
 
 describe('Reflector', () => {
+  it('keeps what `keep` returns of each listed and watched object, and hands that to onChange', async () => {
+    const fat = (name: string, rv: string) => ({metadata: {name, resourceVersion: rv, managedFields: [{manager: 'kubelet'}]}})
+    const seen: unknown[] = []
+    const {reflector} = harness(
+      [[{items: [fat('a', '5')], resourceVersion: '10'}]],
+      [
+        {
+          events: [
+            ['MODIFIED', fat('a', '11')],
+            ['ADDED', fat('b', '12')],
+          ],
+        },
+      ],
+      0,
+      (o) => {
+        const x = withoutManagedFields(o)
+        seen.push(x)
+        return x
+      },
+    )
+    await reflector.run()
+    expect([...reflector.items.values()]).toEqual([obj('a', '11'), obj('b', '12')])
+    expect(seen).toHaveLength(3)
+  })
+
   it('lists every page, then watches from the list resourceVersion and applies events', async () => {
     const {reflector, log} = harness(
       [
@@ -297,5 +326,34 @@ describe('describeWatchError: the reconnect line', () => {
       'HTTP 403 Forbidden: services is forbidden: User "x" cannot watch',
     )
     expect(describeWatchError(Object.assign(new Error('fetch failed'), {cause: {code: 'ECONNREFUSED'}}))).toBe('ECONNREFUSED')
+  })
+})
+
+describe("serve's caches keep what the engine reads", () => {
+  it('a Node: labels, spec, allocatable, capacity, addresses, condition type/status/reason; not images, nodeInfo, heartbeats, managedFields', () => {
+    const n = {
+      metadata: {name: 'n1', labels: {'topology.kubernetes.io/zone': 'zone-a'}, managedFields: [{manager: 'kubelet'}]},
+      spec: {podCIDR: '10.0.0.0/24'},
+      status: {
+        allocatable: {cpu: '4'},
+        capacity: {cpu: '4'},
+        addresses: [{type: 'InternalIP', address: '10.1.2.3'}],
+        conditions: [{type: 'Ready', status: 'True', reason: 'KubeletReady', message: 'kubelet is posting ready status', lastHeartbeatTime: '2026-11-28T09:00:00Z'}],
+        images: [{names: ['registry.example/app:1'], sizeBytes: 123456789}],
+        nodeInfo: {kubeletVersion: 'v1.36.3'},
+      },
+    } as unknown as Node
+    expect(keepNode(n)).toEqual({
+      metadata: {name: 'n1', labels: {'topology.kubernetes.io/zone': 'zone-a'}},
+      spec: {podCIDR: '10.0.0.0/24'},
+      status: {
+        allocatable: {cpu: '4'},
+        capacity: {cpu: '4'},
+        addresses: [{type: 'InternalIP', address: '10.1.2.3'}],
+        conditions: [{type: 'Ready', status: 'True', reason: 'KubeletReady'}],
+      },
+    })
+    // serve's Node change filter reads the same of both.
+    expect(nodeSignature(keepNode(n))).toBe(nodeSignature(n))
   })
 })
