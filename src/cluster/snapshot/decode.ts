@@ -20,6 +20,7 @@ import {
 import type {ClusterState} from '../../state/cluster-state.js'
 import {trimRoutes} from '../../dataplane/routes/trim.js'
 import {DATA_PLANE_NAMES, type DataPlane, type DataPlaneName} from '../../dataplane/types.js'
+import type {ProxyNodeVersion} from '../../dataplane/proxy-nodes-types.js'
 import {displayName, EXPECTED, inputError, isObj, SNAPSHOT_API_VERSION, SNAPSHOT_KIND, type Obj, type Parsed, type Path} from './format.js'
 import {validateSnapshot} from './validate.js'
 import {validateObjectName} from '../../upstream/apimachinery/validation.js'
@@ -418,8 +419,23 @@ function dataPlaneOf(o: Obj): DataPlane {
     evidence: strs(o.evidence),
     warnings: strs(o.warnings),
     source: 'snapshot',
-    ...(typeof o.selection === 'string' && ['kube-proxy', 'cilium', 'calico-annotation', 'calico-tar-td', 'all-endpoints'].includes(o.selection) ? {} : {selection: undefined}),
+    ...(typeof o.selection === 'string' && ['kube-proxy', 'cilium', 'calico-annotation', 'calico-tar-td', 'kube-ovn', 'all-endpoints'].includes(o.selection)
+      ? {}
+      : {selection: undefined}),
+    ...(Array.isArray(o.proxyNodes) ? {proxyNodes: proxyNodesOf(o.proxyNodes)} : {proxyNodes: undefined}),
   }
+}
+
+/** DataPlane.proxyNodes as a snapshot holds them: entries of the wrong shape are dropped. */
+function proxyNodesOf(list: unknown[]): ProxyNodeVersion[] {
+  const str = (v: unknown) => (typeof v === 'string' ? v : null)
+  const out: ProxyNodeVersion[] = []
+  for (const e of list) {
+    if (!isObj(e) || typeof e.node !== 'string' || e.node === '') continue
+    const from = e.from === 'pod' || e.from === 'static-pod' || e.from === 'daemonset' ? e.from : 'pod'
+    out.push({node: e.node, version: str(e.version), image: str(e.image), from, object: str(e.object) ?? ''})
+  }
+  return out
 }
 
 /**
