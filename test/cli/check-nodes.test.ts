@@ -51,6 +51,7 @@ describe('check --from-file', () => {
       noDrift: true,
       lint: false,
       dataPlaneHonoursHints: false,
+      proxyHonoursTopology: false,
       hintsOverRange: false,
       hintsThroughRollout: false,
     })
