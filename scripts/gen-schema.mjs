@@ -2,7 +2,7 @@
 // The schema is written by hand here (not derived from the TypeScript types) so that a change
 // of the output shape is a deliberate, reviewed change of this file; test/unit/schema.test.ts
 // validates real reports against it.
-import {nullable, num, int, str, bool, strings, obj, writeSchema, dataPlane, lintRule, recommendation} from './schema-kit.mjs'
+import {nullable, num, int, str, bool, strings, obj, writeSchema, dataPlane, lintRule, measuredTraffic, recommendation} from './schema-kit.mjs'
 
 const fallbackReason = nullable({
   enum: [
@@ -160,15 +160,19 @@ const schema = {
                 ports: {type: 'array', items: obj({name: str, protocol: str, mode: proxyMode, fallback: bool, reason: fallbackReason, endpoints: strings})},
               }),
             },
-            traffic: obj({
-              model: {enum: ['zone-cpu', 'custom', 'none']},
-              inZoneShareLive: nullable(num),
-              inZoneSharePredicted: nullable(num),
-              maxEndpointOverloadPredicted: nullable(num),
-              maxEndpointOverloadLive: nullable(num),
-              worstZoneLive: nullable(str),
-              worstZonePredicted: nullable(str),
-            }),
+            traffic: obj(
+              {
+                model: {enum: ['zone-cpu', 'custom', 'measured', 'none']},
+                inZoneShareLive: nullable(num),
+                inZoneSharePredicted: nullable(num),
+                maxEndpointOverloadPredicted: nullable(num),
+                maxEndpointOverloadLive: nullable(num),
+                worstZoneLive: nullable(str),
+                worstZonePredicted: nullable(str),
+                measured: measuredTraffic,
+              },
+              ['model', 'inZoneShareLive', 'inZoneSharePredicted', 'maxEndpointOverloadPredicted', 'maxEndpointOverloadLive', 'worstZoneLive', 'worstZonePredicted'],
+            ),
             drift: obj({endpoints: int, zoneCounts: bool}),
             findings: {type: 'array', items: {enum: ['hints-refused', 'fallback', 'drift', 'no-endpoints-zone', 'data-plane-ignores-hints']}},
             advice: {type: 'array', items: obj({code: str, message: str, command: str}, ['code', 'message'])},

@@ -18,14 +18,14 @@ export function writeSchema(name, schema) {
 
 /** The data plane the commands assumed (src/dataplane/describe.ts DataPlaneReport); explain's and check's `dataPlane`. */
 const tristate = {enum: [true, false, 'unknown']}
-const planeName = {enum: ['kube-proxy', 'cilium', 'calico', 'antrea', 'kube-router', 'unknown']}
+const planeName = {enum: ['kube-proxy', 'cilium', 'calico', 'antrea', 'kube-router', 'ovn-kubernetes', 'kube-ovn', 'unknown']}
 export const dataPlane = obj({
   name: planeName,
   version: nullable(str),
   description: str,
   honoursZoneHints: tristate,
   honoursNodeHints: tristate,
-  selection: nullable({enum: ['kube-proxy', 'cilium', 'calico-annotation', 'calico-tar-td', 'all-endpoints']}),
+  selection: nullable({enum: ['kube-proxy', 'cilium', 'calico-annotation', 'calico-tar-td', 'kube-ovn', 'all-endpoints']}),
   proxyVersion: nullable(str),
   source: {enum: ['detected', 'flag', 'snapshot']},
   message: nullable(str),
@@ -63,6 +63,20 @@ const figureProps = {
 }
 const figures = obj(figureProps)
 const option = obj({...figureProps, mode: topologyMode, withinBound: bool})
+/**
+ * explain's traffic.measured and plan's measured (--traffic-from, src/explain/report.ts
+ * MeasuredTrafficReport): present only for a Service whose traffic was measured.
+ */
+export const measuredTraffic = obj({
+  source: str,
+  query: str,
+  clientMix: {type: 'object', additionalProperties: num},
+  crossZoneShare: nullable(num),
+  crossZoneSharePredicted: nullable(num),
+  matrix: nullable({type: 'array', items: obj({from: str, to: str, share: num})}),
+  ignored: obj({series: int, share: num}),
+})
+
 export const recommendation = obj({
   bound: num,
   current: topologyMode,

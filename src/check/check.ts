@@ -12,6 +12,7 @@ import {checkHintsOverRange, checkHintsThroughRollout} from './plan-policies.js'
 import {DEFAULT_MAX_OVERLOAD, type Recommendation} from '../advise/types.js'
 import {percent, withinBound} from '../advise/format.js'
 import {parseRatio} from '../state/ratio.js'
+import {trafficBasis} from '../explain/traffic.js'
 
 export const CHECK_SCHEMA_VERSION = 'kubectl-topology.io/v1'
 
@@ -318,7 +319,7 @@ function checkNoFallback(s: ServiceExplanation): PolicyResult {
 function checkMaxOverload(s: ServiceExplanation, max: number): PolicyResult {
   const worst = s.traffic.maxEndpointOverloadPredicted
   if (worst === null) return result('max-overload', 'skip', 'no traffic model (no zone CPU shares and no --traffic): the overload is unknown')
-  const basis = s.traffic.model === 'custom' ? 'traffic per --traffic' : 'traffic proportional to zone CPU'
+  const basis = trafficBasis(s.traffic.model)
   const where = s.traffic.worstZonePredicted !== null ? ` in ${s.traffic.worstZonePredicted}` : ''
   const figure = `worst overload after the next sync ${percent(Math.max(0, worst))}${where}`
   const zones = s.zones.filter((z) => z.expectedOverload !== null && !withinBound(z.expectedOverload, max))

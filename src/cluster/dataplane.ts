@@ -1,22 +1,30 @@
 // Reading what src/dataplane/detect.ts needs to name the data plane, read-only:
-//   * DaemonSets in kube-system, and in calico-system (tigera operator installs);
+//   * DaemonSets in kube-system, in calico-system (tigera operator installs) and in
+//     ovn-kubernetes (its helm chart and manifests); a refusal in ovn-kubernetes is reported only
+//     when no data plane was found elsewhere (it cannot change the answer otherwise);
 //   * the ConfigMaps kube-proxy, kube-proxy-config, cilium-config, antrea-config in kube-system
 //     (one GET each, only those whose DaemonSet was found);
 //   * for Calico without FELIX_BPFENABLED on calico-node: FelixConfiguration "default"
 //     (crd.projectcalico.org/v1, else projectcalico.org/v3) and Installation "default"
-//     (operator.tigera.io/v1), cluster-scoped custom objects.
+//     (operator.tigera.io/v1), cluster-scoped custom objects;
+//   * for kube-ovn (DaemonSet kube-ovn-cni): Deployment kube-ovn-controller in its namespace
+//     (one GET), whose --enable-lb decides who load-balances Services.
 // A refusal (403) is never a failure: it becomes one warning naming the missing permissions,
 // and detection answers "unknown" (or assumes defaults for an unreadable ConfigMap). 401 is the
 // command's error, as everywhere. Other failures of these auxiliary reads become warnings too.
 
 import {detectDataPlane} from '../dataplane/detect.js'
-import type {CalicoInstallation, ConfigMap, DaemonSet, DataPlane, DataPlaneObjects, FelixConfiguration} from '../dataplane/types.js'
+import {KNOWN_DATA_PLANE_DAEMONSETS} from '../dataplane/detect.js'
+import {KUBE_OVN_CONTROLLER, KUBE_OVN_DAEMONSETS} from '../dataplane/ovn.js'
+import type {CalicoInstallation, ConfigMap, DaemonSet, DataPlane, DataPlaneObjects, Deployment, FelixConfiguration} from '../dataplane/types.js'
 import {apiStatusCode, toCliError, type ErrorContext} from './errors.js'
 import type {KubeContext} from './kubeconfig.js'
 import {forEachPage} from './client.js'
 import {clean, LIST_PAGE_SIZE} from './live.js'
 
 export interface DataPlaneRead extends Required<Pick<DataPlaneObjects, 'daemonSets' | 'configMaps'>> {
+  /** kube-ovn-controller, read only when kube-ovn-cni was found; undefined = not read. */
+  deployments?: Deployment[]
   /** Read only when calico-node was found without FELIX_BPFENABLED; undefined = not read. */
   installations?: CalicoInstallation[]
   felixConfigurations?: FelixConfiguration[]
@@ -27,7 +35,10 @@ export interface DataPlaneRead extends Required<Pick<DataPlaneObjects, 'daemonSe
 }
 
 /** The namespaces whose DaemonSets are listed. */
-export const DATA_PLANE_NAMESPACES = ['kube-system', 'calico-system'] as const
+export const DATA_PLANE_NAMESPACES = ['kube-system', 'calico-system', 'ovn-kubernetes'] as const
+
+/** Namespaces whose refusal is reported only when no data plane DaemonSet was found elsewhere. */
+const OPTIONAL_NAMESPACES: readonly string[] = ['ovn-kubernetes']
 
 /** ConfigMaps read (GET) in the namespace of the DaemonSet that uses them. */
 const CONFIG_MAPS: Record<string, string[]> = {
@@ -106,6 +117,13 @@ export async function readDataPlaneObjects(ctx: KubeContext): Promise<DataPlaneR
 
   const lists = await Promise.all(DATA_PLANE_NAMESPACES.map((ns) => guard(`list daemonsets in namespace "${ns}"`, `list daemonsets.apps in ${ns}`, () => listDaemonSets(ns))))
   const daemonSets = lists.flatMap((l) => l ?? [])
+  // ovn-kubernetes' own namespace: a refusal there cannot change an answer already found elsewhere.
+  if (daemonSets.some((d) => KNOWN_DATA_PLANE_DAEMONSETS.includes(d.metadata.name))) {
+    for (const ns of OPTIONAL_NAMESPACES) {
+      const i = missing.indexOf(`list daemonsets.apps in ${ns}`)
+      if (i >= 0) missing.splice(i, 1)
+    }
+  }
 
   // The ConfigMaps of the DaemonSets found, in their namespaces.
   const wanted: {ns: string; name: string}[] = []
@@ -140,6 +158,17 @@ export async function readDataPlaneObjects(ctx: KubeContext): Promise<DataPlaneR
     else if (felix.absent) read.felixConfigurations = []
     if (install.ok) read.installations = [clean(install.v) as CalicoInstallation]
     else if (install.absent) read.installations = []
+  }
+
+  // kube-ovn: --enable-lb is a flag of the kube-ovn-controller Deployment.
+  const kubeOvn = daemonSets.find((d) => (KUBE_OVN_DAEMONSETS as readonly string[]).includes(d.metadata.name))
+  if (kubeOvn) {
+    const namespace = kubeOvn.metadata.namespace ?? 'kube-system'
+    const got = await attempt(`get deployments.apps "${KUBE_OVN_CONTROLLER}" in namespace "${namespace}"`, `get deployments.apps in ${namespace}`, async () =>
+      serialize<Deployment>(await apps.readNamespacedDeployment({name: KUBE_OVN_CONTROLLER, namespace}, o), 'V1Deployment', 'apps/v1', 'Deployment'),
+    )
+    if (got.ok) read.deployments = [got.v]
+    else if (got.absent) read.deployments = []
   }
 
   // The reads run in parallel: name the permissions in a fixed order (kube-system first), not in the order the refusals came back.

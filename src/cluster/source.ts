@@ -35,8 +35,8 @@ export interface SourceRequest {
   /** Live only: use this connection instead of opening one from the flags. */
   ctx?: KubeContext
   /**
-   * The data plane: 'detect' reads it (live: kube-system and calico-system DaemonSets and their
-   * ConfigMaps, cluster/dataplane.ts; snapshot: what the file recorded, else "unknown"); a name
+   * The data plane: 'detect' reads it (live: kube-system, calico-system and ovn-kubernetes
+   * DaemonSets and their ConfigMaps, cluster/dataplane.ts; snapshot: what the file recorded, else "unknown"); a name
    * (--data-plane) is taken as given, nothing read. Undefined: not wanted.
    */
   dataPlane?: 'detect' | DataPlaneName | undefined

@@ -7,6 +7,7 @@ import type {CheckFormat} from '../render/check.js'
 import {parseServiceArgs, TopologyCommand} from './base.js'
 import {commonFlags, dataPlaneFlag, noHeadersFlag, outputFlag, readFlags} from './flags.js'
 import {checkKubeVersion, checkTrafficZones, parseCount, parseMaxOverload, parseTraffic} from './flag-values.js'
+import {openTrafficSource, readTrafficFrom, trafficFromFlags, trafficFromOptions} from './traffic-from.js'
 import {checkSelection, selectOrFail} from './select.js'
 import {escapeTerminal} from '../render/escape.js'
 
@@ -64,6 +65,7 @@ Exit codes: 0 every check passed, 1 a check failed, 2 usage, 3 unreadable snapsh
     'hints-through-rollout': Flags.boolean({description: "No step of the workload's rollout loses hints (plan's rollout model).", helpGroup: 'POLICY'}),
     'policy-file': Flags.string({description: 'YAML file with the policies (kind: CheckPolicy; see docs/check.md). Flags add to it.', helpGroup: 'POLICY'}),
     traffic: Flags.string({description: 'Traffic share per zone for the overload estimate, e.g. zone-a=0.5,zone-b=0.5 (default: zone CPU share).'}),
+    ...trafficFromFlags,
     prediction: Flags.option({
       options: ['next-sync', 'fresh'] as const,
       default: 'next-sync' as const,
@@ -93,6 +95,7 @@ Exit codes: 0 every check passed, 1 a check failed, 2 usage, 3 unreadable snapsh
     if (flags['max-overload'] !== undefined) fromFlags.maxOverload = parseMaxOverload(flags['max-overload'])
     if (flags['min-endpoints-per-zone'] !== undefined) fromFlags.minEndpointsPerZone = parseCount(flags['min-endpoints-per-zone'])
     const traffic = flags.traffic === undefined ? undefined : parseTraffic(flags.traffic)
+    const trafficFrom = trafficFromOptions(flags)
     checkKubeVersion(flags['kube-version'])
     const file = flags['policy-file'] === undefined ? undefined : await (await import('../cluster/policy-file.js')).readPolicyFile(flags['policy-file'])
     let policies = mergePolicies(file, fromFlags)
@@ -103,11 +106,19 @@ Exit codes: 0 every check passed, 1 a check failed, 2 usage, 3 unreadable snapsh
       flags,
       serviceNames: names,
       dataPlane: flags['data-plane'] ?? 'detect',
-      ...(planned ? {withWorkloads: 'optional', withScaling: 'optional'} : {}),
+      ...(planned ? {withWorkloads: 'optional', withScaling: 'optional'} : trafficFrom?.template.includes('{workloads}') ? {withWorkloads: 'optional'} : {}),
     })
     for (const w of read.warnings) this.note(`Warning: ${escapeTerminal(w)}`)
     checkTrafficZones(traffic, read.state)
     const services = await selectOrFail(read, names, flags)
+    // --traffic-from: each Service's measured client mix, as explain and plan read it (docs/traffic.md).
+    const prometheus = trafficFrom === undefined ? undefined : await openTrafficSource(trafficFrom, flags['request-timeout'])
+    let measured: Awaited<ReturnType<typeof readTrafficFrom>> | undefined
+    try {
+      measured = prometheus === undefined ? undefined : await readTrafficFrom(prometheus, trafficFrom!, read.state, services)
+    } finally {
+      prometheus?.close()
+    }
 
     const kubeVersion = flags['kube-version'] ?? read.state.serverVersion
     const report = explainAdvised(
@@ -117,12 +128,16 @@ Exit codes: 0 every check passed, 1 a check failed, 2 usage, 3 unreadable snapsh
         kubeVersion,
         versionSource: flags['kube-version'] ? 'flag' : read.state.serverVersion ? 'server' : 'default',
         traffic,
+        ...(measured ? {measured: measured.measured} : {}),
         prediction: flags.prediction,
         ...(read.dataPlane ? {dataPlane: read.dataPlane} : {}),
       },
       policies.maxOverload,
     )
-    const plans = planned ? (await import('../plan/plan.js')).plan(read.state, services, {kubeVersion, ...(traffic ? {traffic} : {})}).services : []
+    if (measured !== undefined) report.warnings.push(...measured.warnings)
+    const plans = planned
+      ? (await import('../plan/plan.js')).plan(read.state, services, {kubeVersion, ...(traffic ? {traffic} : {}), ...(measured ? {measured: measured.measured} : {})}).services
+      : []
     const result = check(report, services, policies, plans)
 
     // Warnings go to stderr in every format (kubectl's way); -o json and yaml also carry them.

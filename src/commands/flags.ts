@@ -71,7 +71,7 @@ export const sourceFlags = {
  */
 export const dataPlaneFlag = (o: Wording = {}) =>
   Flags.option({
-    options: ['kube-proxy', 'cilium', 'calico', 'antrea', 'kube-router', 'unknown'] as const,
+    options: ['kube-proxy', 'cilium', 'calico', 'antrea', 'kube-router', 'ovn-kubernetes', 'kube-ovn', 'unknown'] as const,
     description:
       o.description ??
       'The data plane that load-balances Services (default: detected from the kube-system DaemonSets, or what the snapshot recorded). Its rules decide the per-zone verdicts.',

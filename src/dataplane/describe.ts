@@ -2,7 +2,7 @@
 // watch print ("Data plane: kube-proxy 1.36.3 (iptables), detected"), which data plane to
 // assume when nothing was read, and the summary their JSON carries. Pure.
 
-import {dataPlaneFromFlag} from './detect.js'
+import {dataPlaneFromFlag, FLAG_FIX, KNOWN_DAEMONSETS} from './detect.js'
 import type {DataPlane, DataPlaneName} from './types.js'
 
 const DISPLAY: Record<DataPlaneName, string> = {
@@ -11,6 +11,8 @@ const DISPLAY: Record<DataPlaneName, string> = {
   calico: 'Calico',
   antrea: 'Antrea',
   'kube-router': 'kube-router',
+  'ovn-kubernetes': 'ovn-kubernetes',
+  'kube-ovn': 'kube-ovn',
   unknown: 'unknown',
 }
 
@@ -31,7 +33,7 @@ export function unknownDataPlane(why: string, source: DataPlane['source'] = 'sna
     source,
     evidence: [why],
     message: `the data plane is unknown (${why}): the figures assume kube-proxy's rules`,
-    fix: 'name it with --data-plane kube-proxy|cilium|calico|antrea|kube-router',
+    fix: FLAG_FIX,
   }
 }
 
@@ -66,13 +68,17 @@ function describe(p: DataPlane): string {
       return `${name}${v} (Antrea Proxy${s['antreaProxy.proxyAll'] === 'true' ? ', proxyAll' : ''})`
     case 'kube-router':
       return `${name}${v} (IPVS service proxy)`
+    case 'ovn-kubernetes':
+      return `${name}${v} (OVN load balancers)`
+    case 'kube-ovn':
+      return `${name}${v} (OVN load balancers${p.paths.some((x) => x.traffic === 'host' && x.by === 'kube-proxy') ? ', kube-proxy for host traffic' : ''})`
     case 'unknown': {
       const why =
         p.warnings.length > 0
           ? "the data plane's configuration could not be read"
           : p.evidence[0] === '--data-plane unknown'
             ? 'named with --data-plane'
-            : 'no kube-proxy, cilium, calico-node, antrea-agent or kube-router DaemonSet found'
+            : `no ${KNOWN_DAEMONSETS} DaemonSet found`
       // Said plainly, once (issue 19 finding 11): not "unknown (not detected: not recorded ...), from the snapshot".
       if (p.evidence[0] === NOT_IN_SNAPSHOT) return `${NOT_IN_SNAPSHOT}; kube-proxy's rules assumed`
       return `unknown (${why}); kube-proxy's rules assumed`

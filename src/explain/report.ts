@@ -36,6 +36,15 @@ import {countReady, isManaged, sortStrings} from './helpers.js'
 import {lintIssues} from './lint.js'
 import type {Recommendation} from '../advise/types.js'
 import {estimateTraffic, trafficModel} from './traffic.js'
+import type {MeasuredTraffic} from './measured.js'
+
+/** One Service's measured traffic and where it was read (explain/measured.ts). */
+export interface MeasuredTrafficInput extends MeasuredTraffic {
+  /** The Prometheus base URL, as shown. */
+  source: string
+  /** The query sent, placeholders filled. */
+  query: string
+}
 
 export const SCHEMA_VERSION = 'kubectl-topology.io/v1'
 
@@ -46,6 +55,12 @@ export interface ExplainOptions {
   versionSource?: 'server' | 'flag' | 'default'
   /** Traffic share per zone (any positive weights; normalised). Default: zone CPU share (upstream's assumption). */
   traffic?: Record<string, number>
+  /**
+   * Measured traffic (--traffic-from), by "namespace/name": a Service found here takes its
+   * measured client mix instead of `traffic` or the CPU shares (model "measured"), and its report
+   * carries the measured cross-zone share next to the predicted one. Others keep the default.
+   */
+  measured?: ReadonlyMap<string, MeasuredTrafficInput>
   /** Add a per-node kube-proxy view. */
   perNode?: boolean
   /** next-sync (default): what the controller does at its next sync; fresh: as if every slice were rewritten. */
@@ -220,7 +235,7 @@ export interface Advice {
 }
 
 export interface TrafficEstimate {
-  model: 'zone-cpu' | 'custom' | 'none'
+  model: 'zone-cpu' | 'custom' | 'measured' | 'none'
   /** Expected share of requests served in the zone they come from, with the live hints. */
   inZoneShareLive: number | null
   /** Same, once the predicted hints are written. */
@@ -232,6 +247,24 @@ export interface TrafficEstimate {
   worstZoneLive: string | null
   /** Same, once the predicted hints are written. */
   worstZonePredicted: string | null
+  /** With --traffic-from, when the Service's traffic was measured: what was measured (absent otherwise). */
+  measured?: MeasuredTrafficReport
+}
+
+/** The measured traffic of a Service, next to what the model predicts under the measured client mix. */
+export interface MeasuredTrafficReport {
+  source: string
+  query: string
+  /** Per client zone, its share of the measured traffic: the model's traffic shares. */
+  clientMix: Record<string, number>
+  /** Measured share of the traffic served in another zone than its client's (null: the answer has no dst_zone). */
+  crossZoneShare: number | null
+  /** Predicted share served in another zone with the live hints, under the measured mix: 1 - inZoneShareLive. */
+  crossZoneSharePredicted: number | null
+  /** Zone to zone, the measured share (null: no dst_zone). */
+  matrix: {from: string; to: string; share: number}[] | null
+  /** Series of the answer left out (no client zone, a zone the cluster does not have, not a finite value >= 0). */
+  ignored: {series: number; share: number}
 }
 
 export type Finding = 'hints-refused' | 'fallback' | 'drift' | 'no-endpoints-zone' | 'data-plane-ignores-hints'
@@ -686,6 +719,18 @@ class Rows {
   }
 }
 
+function measuredReport(m: MeasuredTrafficInput, t: TrafficEstimate): MeasuredTrafficReport {
+  return {
+    source: m.source,
+    query: m.query,
+    clientMix: m.mix,
+    crossZoneShare: m.crossZoneShare,
+    crossZoneSharePredicted: t.inZoneShareLive === null ? null : 1 - t.inZoneShareLive,
+    matrix: m.matrix,
+    ignored: m.ignored,
+  }
+}
+
 function explainService(input: ServiceInput): ServiceExplanation {
   const {service, slices, addressType, capacity, features: f, opts} = input
   const mode = serviceMode(service, f)
@@ -787,7 +832,8 @@ function explainService(input: ServiceInput): ServiceExplanation {
   }
   const liveSameNode = sameNodeNodes(liveProxy)
   const predSameNode = sameNodeNodes(predProxy)
-  const trafficShares = trafficModel(opts.traffic, ratios, capacity)
+  const measured = opts.measured?.get(`${service.metadata.namespace ?? 'default'}/${service.metadata.name}`)
+  const trafficShares = trafficModel(measured?.mix ?? opts.traffic, ratios, capacity)
   // The zone-wide view (a node of the zone that holds no node-hinted endpoint) of every zone
   // shown or weighted by the traffic model, once per endpoint list: the zone rows and the
   // traffic estimate both use it.
@@ -924,9 +970,18 @@ function explainService(input: ServiceInput): ServiceExplanation {
     return true
   }
   // Not proxied: clients pick endpoints themselves (DNS), there is nothing to estimate.
-  const traffic = proxied
-    ? estimateTraffic(trafficShares, opts.traffic ? 'custom' : 'zone-cpu', {rows: endpoints, stats, rowZone, rowProxyReady, byRow}, liveProxy, liveViews, predProxy, predViews)
+  const estimate = proxied
+    ? estimateTraffic(
+        trafficShares,
+        measured ? 'measured' : opts.traffic ? 'custom' : 'zone-cpu',
+        {rows: endpoints, stats, rowZone, rowProxyReady, byRow},
+        liveProxy,
+        liveViews,
+        predProxy,
+        predViews,
+      )
     : estimateTraffic(null, 'zone-cpu', {rows: endpoints, stats, rowZone, rowProxyReady, byRow}, liveProxy, liveViews, predProxy, predViews)
+  const traffic: TrafficEstimate = measured === undefined ? estimate : {...estimate, measured: measuredReport(measured, estimate)}
 
   const driftCount = managedByController ? driftedRows : 0
   // The live per-zone counts against every count the controller can produce (Auto, hints set).

@@ -40,7 +40,7 @@ export interface RowFacts {
 
 export function estimateTraffic(
   shares: Record<string, number> | null,
-  model: 'zone-cpu' | 'custom',
+  model: 'zone-cpu' | 'custom' | 'measured',
   facts: RowFacts,
   live: readonly ProxyEndpoint[],
   liveViews: Map<string, ZoneView>,
@@ -129,4 +129,16 @@ function spread(targets: Readonly<ArrayLike<number>>, each: number, load: Float6
     load[j] = load[j]! + each
   }
   return local
+}
+
+/** How a traffic model is named after a figure: one wording for explain, check, plan and watch. */
+export function trafficBasis(model: TrafficEstimate['model']): string {
+  switch (model) {
+    case 'custom':
+      return 'traffic per --traffic'
+    case 'measured':
+      return 'client mix measured by --traffic-from'
+    default:
+      return 'traffic proportional to zone CPU'
+  }
 }

@@ -93,7 +93,13 @@ export class ServeModel {
   private clusterRows: Row[] = []
   private explained = 0
 
-  constructor(private readonly opts: ExplainOptions) {}
+  constructor(private opts: ExplainOptions) {}
+
+  /** serve --traffic-from: the measured traffic of the Services from now on (call update with {all: true} after). */
+  setMeasured(measured: ExplainOptions['measured']): void {
+    const {measured: _old, ...rest} = this.opts
+    this.opts = measured === undefined ? rest : {...rest, measured}
+  }
 
   /** Recomputes what the change touches; returns how many Services were explained again. */
   update(index: StateIndex, change: Change): number {
@@ -204,8 +210,11 @@ function serviceRows(s: ServiceExplanation, ratios: Record<string, number> | nul
   add('kubectl_topology_service_drift_endpoints', s.drift.endpoints)
   add('kubectl_topology_service_drift_zone_counts', bool(s.drift.zoneCounts))
   add('kubectl_topology_service_data_plane_honours_hints', bool(s.dataPlane?.ignoresHints !== true))
+  const m = t.measured
+  if (m !== undefined) add('kubectl_topology_service_measured_cross_zone_traffic_ratio', m.crossZoneShare)
   for (const z of s.zones) {
     const zone = {zone: z.name}
+    if (m !== undefined) add('kubectl_topology_zone_measured_client_traffic_ratio', m.clientMix[z.name] ?? 0, zone)
     add('kubectl_topology_zone_ready_endpoints', z.readyEndpoints, zone)
     add('kubectl_topology_zone_live_hinted_endpoints', z.liveHints, zone)
     add('kubectl_topology_zone_expected_overload_ratio', z.expectedOverload, zone)

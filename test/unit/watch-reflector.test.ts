@@ -2,7 +2,7 @@
 // (as an HTTP status and as an ERROR event), a closed watch resumes from the last
 // resourceVersion, failures back off with doubling delays reset by the next event.
 import {describe, expect, it} from 'vitest'
-import {BACKOFF, backoffDelay, Reflector, type ListPage, type WatchFn} from '../../src/cluster/watch.js'
+import {BACKOFF, backoffDelay, describeWatchError, Reflector, type ListPage, type WatchFn} from '../../src/cluster/watch.js'
 
 interface Obj {
   metadata: {name: string; namespace?: string; resourceVersion?: string}
@@ -12,6 +12,7 @@ const obj = (name: string, rv: string): Obj => ({metadata: {name, resourceVersio
 type Step =
   | {events: [string, unknown][]; end?: unknown} // a watch that delivers events, then ends (end = error or null)
   | {fail: unknown} // the watch request fails right away
+  | {refused: unknown} // the request ends before the watch call resolves (http.ts on a refused connect)
 
 /** watchMs: how long each watch seems to last (the clock advances by it on each reading). */
 function harness(lists: ListPage<Obj>[][], steps: Step[], watchMs = 0) {
@@ -28,6 +29,10 @@ function harness(lists: ListPage<Obj>[][], steps: Step[], watchMs = 0) {
     if (!step) {
       reflector.stop()
       done(null)
+      return {abort() {}}
+    }
+    if ('refused' in step) {
+      done(step.refused)
       return {abort() {}}
     }
     setTimeout(() => {
@@ -100,6 +105,38 @@ describe('Reflector', () => {
       'change DELETED b',
       // the server closed the watch: resume from the bookmark's resourceVersion, no re-list
       'watch rv=14',
+    ])
+  })
+
+  it('a watch that worked for 10 s or more and then broke backs off from the base again (an API server restart)', async () => {
+    const closed = new Error('other side closed')
+    const steps: Step[] = [
+      {events: [], end: closed},
+      {events: [], end: closed},
+      {events: [], end: closed},
+    ]
+    const long = harness([[{items: [], resourceVersion: '1'}]], steps, 10_000)
+    await long.reflector.run()
+    expect(long.sleeps).toEqual([100, 100, 100])
+    // Refused at once (no watch under way): the back-off grows.
+    const short = harness([[{items: [], resourceVersion: '1'}]], steps, 0)
+    await short.reflector.run()
+    expect(short.sleeps).toEqual([100, 200, 400])
+  })
+
+  it('a watch refused before it was under way is not reported as watching (serve would count the source up)', async () => {
+    const refused = Object.assign(new Error('fetch failed'), {cause: {code: 'ECONNREFUSED'}})
+    const {reflector, log} = harness([[{items: [], resourceVersion: '1'}]], [{refused}, {refused}, {events: [['BOOKMARK', obj('', '2')]]}])
+    await reflector.run()
+    expect(log.filter((l) => l.startsWith('status') || l.startsWith('watch'))).toEqual([
+      'status synced',
+      'watch rv=1',
+      'status backoff 100',
+      'watch rv=1',
+      'status backoff 200',
+      'watch rv=1',
+      'status watching',
+      'watch rv=2',
     ])
   })
 
@@ -246,5 +283,19 @@ describe('backoffDelay (wait.Backoff with jitter 1.0)', () => {
   })
   it("defaults are client-go's reflector's", () => {
     expect(BACKOFF).toEqual({baseMs: 800, maxMs: 30_000, factor: 2, jitter: 1})
+  })
+})
+
+describe('describeWatchError: the reconnect line', () => {
+  it('says what a 401 means and what happens next, once, and never repeats "HTTP 401"', () => {
+    expect(describeWatchError(Object.assign(new Error('HTTP 401'), {statusCode: 401}))).toBe(
+      'HTTP 401 Unauthorized: the API server refused the credentials (an expired or revoked token?); each retry picks up a rotated tokenFile or exec credential',
+    )
+    expect(describeWatchError(Object.assign(new Error('HTTP 403'), {statusCode: 403}))).toBe('HTTP 403 Forbidden')
+    expect(describeWatchError(Object.assign(new Error('too old resource version: 1 (2)'), {statusCode: 410}))).toBe('HTTP 410 too old resource version: 1 (2)')
+    expect(describeWatchError(Object.assign(new Error('services is forbidden: User "x" cannot watch'), {statusCode: 403}))).toBe(
+      'HTTP 403 Forbidden: services is forbidden: User "x" cannot watch',
+    )
+    expect(describeWatchError(Object.assign(new Error('fetch failed'), {cause: {code: 'ECONNREFUSED'}}))).toBe('ECONNREFUSED')
   })
 })

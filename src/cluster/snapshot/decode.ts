@@ -411,7 +411,9 @@ function dataPlaneOf(o: Obj): DataPlane {
     evidence: strs(o.evidence),
     warnings: strs(o.warnings),
     source: 'snapshot',
-    ...(typeof o.selection === 'string' && ['kube-proxy', 'cilium', 'calico-annotation', 'calico-tar-td', 'all-endpoints'].includes(o.selection) ? {} : {selection: undefined}),
+    ...(typeof o.selection === 'string' && ['kube-proxy', 'cilium', 'calico-annotation', 'calico-tar-td', 'kube-ovn', 'all-endpoints'].includes(o.selection)
+      ? {}
+      : {selection: undefined}),
   }
 }
 
