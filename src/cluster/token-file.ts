@@ -9,8 +9,9 @@
 // so a later request reads the file again (here: when the refused request carried the token
 // held now, whenever it was read); and a read that fails while a token is cached keeps
 // the cached one ("Unable to rotate token"). The same here: the file's content with
-// surrounding white space trimmed; an empty or unreadable file keeps the last token and says
-// why once (lastError), so a rotation caught half-written heals at the next read.
+// surrounding white space trimmed; an empty or unreadable file keeps the last token (lastError
+// holds why, never the token) and is read again on the next request, so a rotation caught
+// half-written heals at once.
 import {CliError, ExitCode} from '../errors.js'
 import {describeFileError, readTextBounded} from './files.js'
 import type {KubeConfig} from './k8s.js'
