@@ -336,7 +336,7 @@ export async function loadKubeConfig(opts: LoadKubeConfigOptions = {}): Promise<
       throw kubeconfigError(`cannot use the in-cluster configuration: ${(e as Error).message}`, e)
     }
     const tokenFile = inClusterTokenFile(kc)
-    const transport = installTransport(k8s, kc, timeoutMs, undefined, tokenFile && ((sentAt) => tokenFile.resetOlderThan(sentAt)))
+    const transport = installTransport(k8s, kc, timeoutMs, undefined, tokenFile && ((authorization) => tokenFile.refused(authorization)))
     const ctxObj = kc.getContextObject(kc.getCurrentContext())
     const cluster = kc.getCurrentCluster()
     return {
@@ -414,7 +414,7 @@ export async function loadKubeConfig(opts: LoadKubeConfigOptions = {}): Promise<
   }
   const proxy = proxyUrl && {url: proxyUrl, insecure: cluster.value['insecure-skip-tls-verify'] === true}
   const tokenFile = creds?.tokenFile && rotateTokenFile(kc, creds.tokenFile.file, creds.tokenFile.token)
-  const transport = installTransport(k8s, kc, timeoutMs, proxy, tokenFile && ((sentAt) => tokenFile.resetOlderThan(sentAt)))
+  const transport = installTransport(k8s, kc, timeoutMs, proxy, tokenFile && ((authorization) => tokenFile.refused(authorization)))
   const exec = user?.value.exec
   const execCommand = isObj(exec) && typeof exec.command === 'string' ? exec.command : undefined
   const ctxNs = typeof ctx.value.namespace === 'string' ? ctx.value.namespace : undefined

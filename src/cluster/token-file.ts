@@ -6,10 +6,12 @@
 // wraps a fileTokenSource whose tokens expire a minute after they were read
 // (cachingTokenSource: read again once the cached one is within 10 s of that, so about every
 // 50 s); tokenSourceTransport.RoundTrip calls ResetTokenOlderThan(start) when a response is 401,
-// so the next request reads the file again; and a read that fails while a token is cached keeps
+// so a later request reads the file again (here: when the refused request carried the token
+// held now, whenever it was read); and a read that fails while a token is cached keeps
 // the cached one ("Unable to rotate token"). The same here: the file's content with
-// surrounding white space trimmed; an empty or unreadable file keeps the last token and says
-// why once (lastError), so a rotation caught half-written heals at the next read.
+// surrounding white space trimmed; an empty or unreadable file keeps the last token (lastError
+// holds why, never the token) and is read again on the next request, so a rotation caught
+// half-written heals at once.
 import {CliError, ExitCode} from '../errors.js'
 import {describeFileError, readTextBounded} from './files.js'
 import type {KubeConfig} from './k8s.js'
@@ -70,9 +72,13 @@ export class TokenFile {
     return next
   }
 
-  /** A request sent at `sentAt` was answered 401: a token read before then is not used again unread. */
-  resetOlderThan(sentAt: number): void {
-    if (this.readAt <= sentAt) this.stale = true
+  /**
+   * A request was answered 401 with this Authorization header: when it carried the token held
+   * now, the next request reads the file again (client-go's ResetTokenOlderThan); a refusal of
+   * a token already replaced changes nothing.
+   */
+  refused(authorization: string | undefined): void {
+    if (authorization === `Bearer ${this.current}`) this.stale = true
   }
 }
 

@@ -129,13 +129,14 @@ export class Reflector<T extends {metadata?: {namespace?: string; name?: string;
     const max = this.o.maxDelayMs ?? BACKOFF.maxMs
     const random = this.o.random ?? Math.random
     const now = this.o.now ?? Date.now
-    const backoff = async (error: unknown) => {
-      const delayMs = backoffDelay(this.failures, base, max, random())
+    const backoff = async (error: unknown, n = this.failures) => {
+      const delayMs = backoffDelay(n, base, max, random())
       this.failures++
       this.o.onStatus(this.o.resource, {state: 'backoff', delayMs, error: describeWatchError(error)})
       await sleep(delayMs, this.stopCtl.signal)
     }
-    // 410s in a row with no event in between: the first re-lists at once, the next back off.
+    // 410s in a row with no event in between: the first re-lists at once, the next back off,
+    // longer each time (counted apart: a list that works starts the failures' count afresh).
     let gone = 0
     while (!this.stopped) {
       let error: unknown = null
@@ -163,7 +164,7 @@ export class Reflector<T extends {metadata?: {namespace?: string; name?: string;
       if (isGone(error)) {
         this.resourceVersion = ''
         this.o.onStatus(this.o.resource, {state: 'relisting', reason: '410 Gone: the resourceVersion expired'})
-        if (gone++ > 0) await backoff(error)
+        if (gone++ > 0) await backoff(error, gone - 2)
         continue
       }
       if (error === null || isTimeout(error)) {
@@ -190,6 +191,9 @@ export class Reflector<T extends {metadata?: {namespace?: string; name?: string;
     this.items.clear()
     for (const [k, v] of fresh) this.items.set(k, v)
     this.resourceVersion = rv
+    // The server answers: a failure after this backs off from the base again (after an outage
+    // the delay would otherwise stay near its cap once the server is back).
+    this.failures = 0
     this.o.onStatus(this.o.resource, {state: 'synced', items: this.items.size})
     this.o.onChange(this.o.resource, 'LIST', null)
     if (!this.synced) {

@@ -190,13 +190,8 @@ describe('serve across a kube-apiserver restart and an expired token', () => {
     await harness('etcd-compact')
 
     await harness('apiserver', 'start')
-    const t0 = Date.now()
-    await waitFor(
-      'source_up 1 again',
-      async () => value(await metrics(), 'kubectl_topology_source_up') === 1,
-      60_000, // the longest back-off is 30 s
-    )
-    const recoveredMs = Date.now() - t0
+    // Bounded: the longest back-off is 30 s plus as much jitter, started afresh after a working watch.
+    await waitFor('source_up 1 again', async () => value(await metrics(), 'kubectl_topology_source_up') === 1, 60_000)
     body = await waitFor('the Service deleted meanwhile gone', async () => {
       const b = await metrics()
       return b.includes(gone) ? null : b
@@ -210,7 +205,6 @@ describe('serve across a kube-apiserver restart and an expired token', () => {
     for (const r of RESOURCES) expect(stderr).toContain(`${r}: re-listing (410 Gone: the resourceVersion expired)`)
     expect(value(body, 'kubectl_topology_source_up')).toBe(1)
     expect(value(body, web)).toBe(1)
-    expect(recoveredMs).toBeLessThan(60_000)
   })
 
   it('an expired token: source down with one clear line (no token), recovers when the token file is rotated', async () => {
@@ -249,9 +243,7 @@ describe('serve across a kube-apiserver restart and an expired token', () => {
 
     // Rotated to a valid token: serve recovers by itself (the next retry reads the file again).
     writeFileSync(tokenPath, `${saToken(uid2, 3600)}\n`)
-    const t0 = Date.now()
     await waitFor('source_up 1 after the rotation', async () => value(await metrics(), 'kubectl_topology_source_up') === 1, 60_000)
-    expect(Date.now() - t0).toBeLessThan(60_000)
     expect(value(await metrics(), `kubectl_topology_service_hints_live{namespace="${ns}",service="web",address_type="IPv4"}`)).toBe(1)
 
     // No token, nor any part of one, was ever printed.

@@ -42,25 +42,24 @@ describe('TokenFile', () => {
     expect(tf.rereads).toBe(1)
   })
 
-  it('after a 401 reads the file again at once, unless the token was read after the refused request was sent', () => {
+  it('after a 401 with the token held now reads the file again at once; a refusal of a token already replaced changes nothing', () => {
     const {f, tf} = fakeFile('rotated')
-    const sent = f.t
-    f.t += 5
-    tf.resetOlderThan(sent - 1) // a request sent before this token was read: nothing to do
+    tf.refused('Bearer something-else')
+    tf.refused(undefined)
     expect(tf.token()).toBe('first')
     expect(f.reads).toBe(0)
-    tf.resetOlderThan(sent)
+    tf.refused('Bearer first')
     expect(tf.token()).toBe('rotated')
     expect(f.reads).toBe(1)
     // A request sent with the old token comes back 401 after the new one was read: kept.
-    tf.resetOlderThan(sent)
+    tf.refused('Bearer first')
     expect(tf.token()).toBe('rotated')
     expect(f.reads).toBe(1)
   })
 
   it('an unreadable or empty file keeps the last token and says why (never the token), and heals at the next read', () => {
     const {f, tf} = fakeFile('')
-    tf.resetOlderThan(f.t)
+    tf.refused('Bearer first')
     expect(tf.token()).toBe('first')
     expect(tf.lastError).toBe('/run/token is empty')
     f.content = Object.assign(new Error('ENOENT: no such file'), {code: 'ENOENT'})
@@ -118,7 +117,7 @@ describe("loadKubeConfig: a kubeconfig's tokenFile is read again after a 401", (
 
       // A watch refused with 401 marks the token stale as well.
       fs.writeFileSync(tokenPath, 'old-token\n')
-      ctx.tokenFile!.resetOlderThan(Date.now()) // next request reads old-token
+      ctx.tokenFile!.refused('Bearer new-token') // as if refused: the next request reads old-token
       await expect(version()).rejects.toMatchObject({code: 401})
       const watchOnce = () =>
         new Promise<unknown>((resolve) => {
@@ -131,7 +130,6 @@ describe("loadKubeConfig: a kubeconfig's tokenFile is read again after a 401", (
           ).catch(resolve)
         })
       fs.writeFileSync(tokenPath, 'stale-again\n')
-      ctx.tokenFile!.resetOlderThan(Date.now())
       expect(await watchOnce()).toMatchObject({statusCode: 401})
       fs.writeFileSync(tokenPath, 'new-token\n')
       expect(await watchOnce()).toEqual(['BOOKMARK'])

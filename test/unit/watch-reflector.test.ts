@@ -153,6 +153,18 @@ describe('Reflector', () => {
     expect(short.sleeps).toEqual([100, 200, 400])
   })
 
+  it('a list that works starts the back-off afresh (after an outage, a 410 and a re-list)', async () => {
+    const refused = Object.assign(new Error('fetch failed'), {cause: {code: 'ECONNREFUSED'}})
+    const {reflector, sleeps, log} = harness(
+      [[{items: [], resourceVersion: '1'}]],
+      [{fail: refused}, {fail: refused}, {fail: refused}, {fail: Object.assign(new Error('Gone'), {statusCode: 410})}, {fail: refused}],
+    )
+    await reflector.run()
+    expect(sleeps).toEqual([100, 200, 400, 100])
+    expect(reflector.lists).toBe(2)
+    expect(log.filter((l) => l.startsWith('status relisting'))).toHaveLength(1)
+  })
+
   it('a watch refused before it was under way is not reported as watching (serve would count the source up)', async () => {
     const refused = Object.assign(new Error('fetch failed'), {cause: {code: 'ECONNREFUSED'}})
     const {reflector, log} = harness([[{items: [], resourceVersion: '1'}]], [{refused}, {refused}, {events: [['BOOKMARK', obj('', '2')]]}])
