@@ -199,7 +199,9 @@ describe('explain, the advisor and plan under a measured mix', () => {
     expect(p.recommendation).toEqual(adviseService(st, st.services[0]!, {traffic: m.mix, maxOverload: 0.2}))
     expect(plan(st, st.services, {}).services[0]!.measured).toBeUndefined()
     const text = renderPlan(plan(st, st.services, {measured}), {format: 'table', style: PLAIN, noHeaders: false})
-    expect(text).toContain('Measured (http://127.0.0.1:9090): 20% crossed zones (predicted with the hints live now: 0%); clients zone-a 80%, zone-b 10%, zone-c 10%: every figure above uses this mix')
+    expect(text).toContain(
+      'Measured (http://127.0.0.1:9090): 20% crossed zones (predicted with the hints live now: 0%); clients zone-a 80%, zone-b 10%, zone-c 10%: every figure above uses this mix',
+    )
   })
 })
 
