@@ -196,9 +196,10 @@ function raceSignal<T>(p: Promise<T>, signal: AbortSignal | undefined): Promise<
 /**
  * Installs the transport on kc (its dispatchers) and returns the httpApi to pass with every
  * call (ctx.apiOptions) and the watch function. timeoutMs: --request-timeout (0: none); proxy:
- * the cluster's proxy-url, checked (kubeconfig.ts).
+ * the cluster's proxy-url, checked (kubeconfig.ts); onUnauthorized: told when a request sent at
+ * that time (Date.now) was answered 401 (a rotated token file is then read again: token-file.ts).
  */
-export function installTransport(k8s: K8s, kc: KubeConfig, timeoutMs: number, proxy?: ProxySetting): {httpApi: unknown; watch: WatchFn} {
+export function installTransport(k8s: K8s, kc: KubeConfig, timeoutMs: number, proxy?: ProxySetting, onUnauthorized?: (sentAt: number) => void): {httpApi: unknown; watch: WatchFn} {
   const patched = kc as unknown as {createDispatcher(cluster: Cluster, o: AgentOptions): unknown}
   const connectTimeout = timeoutMs > 0 ? {timeout: timeoutMs} : {}
   const agents = new SharedAgents((connect) => new k8s.UndiciAgent({connect}))
@@ -226,6 +227,7 @@ export function installTransport(k8s: K8s, kc: KubeConfig, timeoutMs: number, pr
       // The only signal here is --request-timeout's: it ends the request and retires the Agent.
       signal?.addEventListener('abort', () => finish(true), {once: true})
       let res: Awaited<ReturnType<K8s['undiciRequest']>>
+      const sentAt = Date.now()
       try {
         res = await raceSignal(
           k8s.undiciRequest(rc.getUrl(), {
@@ -247,6 +249,7 @@ export function installTransport(k8s: K8s, kc: KubeConfig, timeoutMs: number, pr
         res.body.once('close', () => finish(false))
         res.body.once('error', () => finish(false))
       }
+      if (res.statusCode === 401) onUnauthorized?.(sentAt)
       const headers: Record<string, string> = {}
       for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(', ') : v
       // A success that is not JSON (a login page, a proxy's HTML): client-node would hand the
@@ -289,6 +292,7 @@ export function installTransport(k8s: K8s, kc: KubeConfig, timeoutMs: number, pr
       timer.unref()
     }
     const rc = new k8s.RequestContext(url.toString(), k8s.HttpMethod.GET)
+    const sentAt = Date.now()
     await kc.applySecurityAuthentication(rc)
     const dispatcher = (rc.getDispatcher() as Dispatcher | undefined) ?? fallback()
     const release = begin(dispatcher)
@@ -313,6 +317,7 @@ export function installTransport(k8s: K8s, kc: KubeConfig, timeoutMs: number, pr
         controller.signal,
       )
       if (res.statusCode !== 200) {
+        if (res.statusCode === 401) onUnauthorized?.(sentAt)
         res.body.destroy()
         throw Object.assign(new Error(`HTTP ${res.statusCode}`), {statusCode: res.statusCode})
       }

@@ -4,7 +4,7 @@ import {ExitCode} from '../errors.js'
 import type {ExplainReport} from '../explain/report.js'
 import type {ExplainFormat} from '../render/explain.js'
 import {parseServiceArgs, TopologyCommand} from './base.js'
-import {commonFlags, dataPlaneFlag, noHeadersFlag, outputFlag, readFlags} from './flags.js'
+import {clientPathsFlag, commonFlags, dataPlaneFlag, noHeadersFlag, outputFlag, readFlags} from './flags.js'
 import {checkKubeVersion, checkTrafficZones, parseTraffic} from './flag-values.js'
 import {escapeTerminal} from '../render/escape.js'
 import {openTrafficSource, readTrafficFrom, trafficFromFlags, trafficFromOptions} from './traffic-from.js'
@@ -39,6 +39,7 @@ Where Go's random map order makes upstream random (which zone receives a donated
   static override flags = {
     ...readFlags,
     'data-plane': dataPlaneFlag(),
+    'client-paths': clientPathsFlag(),
     ...commonFlags,
     output: outputFlag(['table', 'wide', 'json', 'yaml'], 'table'),
     'no-headers': noHeadersFlag(),
@@ -85,6 +86,7 @@ Where Go's random map order makes upstream random (which zone receives a donated
       serviceNames: names,
       withEvents: 'optional',
       dataPlane: flags['data-plane'] ?? 'detect',
+      clientPaths: flags['client-paths'],
       // The presets narrow the flows to the workloads behind each Service.
       ...(trafficFrom?.template.includes('{workloads}') ? {withWorkloads: 'optional' as const} : {}),
     })
@@ -109,6 +111,7 @@ Where Go's random map order makes upstream random (which zone receives a donated
       perNode: flags['per-node'],
       prediction: flags.prediction,
       ...(read.dataPlane ? {dataPlane: read.dataPlane} : {}),
+      ...(read.state.routes ? {routes: {objects: read.state.routes, source: read.source === 'live' ? ('detected' as const) : ('snapshot' as const)}} : {}),
     })
 
     // Render. Warnings go to stderr in every format (kubectl's way), the report to stdout.

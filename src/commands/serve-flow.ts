@@ -12,7 +12,7 @@ import type {PrometheusClient} from '../cluster/prometheus.js'
 import type {TrafficPoller} from '../cluster/serve-traffic.js'
 import {negotiate} from '../serve/http-rules.js'
 import {explainOptions, resourceStatusText, statusWorthALine} from '../watch/session.js'
-import {MetricsWriter, type Format} from '../render/metrics.js'
+import {MetricsWriter, type Format, type Section} from '../render/metrics.js'
 import {escapeTerminal} from '../render/escape.js'
 import type {CommandIO} from './base.js'
 
@@ -45,7 +45,7 @@ interface Cluster {
 export async function runServe(io: CommandIO, ctxs: KubeContext[], o: ServeOptions): Promise<void> {
   const writer = new MetricsWriter(o.clusterLabel ? ['cluster'] : [])
   let version = 0
-  const cache = new Map<Format, {version: number; body: string}>()
+  const cache = new Map<Format, {version: number; body: Buffer}>()
   const clusters: Cluster[] = []
   const statuses = new Map<string, string>()
 
@@ -118,7 +118,7 @@ export async function runServe(io: CommandIO, ctxs: KubeContext[], o: ServeOptio
         const key = version * 1e6 + healthSignature(clusters)
         const hit = cache.get(format)
         if (hit && hit.version === key) return {contentType: writer.contentType(format), body: hit.body}
-        const body = await writer.write(allRows(clusters, o.clusterLabel), format)
+        const body = Buffer.from(await writer.write(sections(clusters, o.clusterLabel), format))
         cache.set(format, {version: key, body})
         return {contentType: writer.contentType(format), body}
       },
@@ -180,13 +180,14 @@ function healthSignature(clusters: readonly Cluster[]): number {
   return h
 }
 
-function allRows(clusters: readonly Cluster[], clusterLabel: boolean): Row[] {
-  const out: Row[] = []
-  for (const c of clusters) {
-    const rows: Row[] = [...(c.model?.rows() ?? []), ...sourceRows(c.feed.health()), ['kubectl_topology_data_plane_info', {labels: {data_plane: c.dataPlane.name}, value: 1}]]
+function sections(clusters: readonly Cluster[], clusterLabel: boolean): Section[] {
+  return clusters.map((c) => {
+    const rows: Row[] = [
+      ...(c.model?.clusterRows() ?? []),
+      ...sourceRows(c.feed.health()),
+      ['kubectl_topology_data_plane_info', {labels: {data_plane: c.dataPlane.name}, value: 1}],
+    ]
     if (c.traffic) rows.push(...trafficSourceRows(c.traffic.poller.health(), c.traffic.measured))
-    if (!clusterLabel) out.push(...rows)
-    else for (const [f, s] of rows) out.push([f, {labels: {cluster: c.name, ...s.labels}, value: s.value}])
-  }
-  return out
+    return {labels: clusterLabel ? {cluster: c.name} : ({} as Record<string, string>), groups: c.model?.groups() ?? [], rows}
+  })
 }

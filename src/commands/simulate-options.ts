@@ -62,6 +62,12 @@ export function simulateOptions(flags: SimulateFlags, argv: string[]): SimulateR
     previousMode: flags['previous-mode'],
     padding: flags.padding,
   }
+  if (flags['per-node']) {
+    const scoresKeys = chosen === undefined ? keys !== undefined : chosen.includes('topology-keys')
+    if (!scoresKeys) throw new CliError('--per-node lists the routes of topology-keys: add --keys k1,k2,* (or topology-keys to --strategies)', ExitCode.USAGE)
+    if (flags.dataset !== undefined) throw new CliError('--per-node lists the client nodes of a cluster, not of a dataset: drop --dataset', ExitCode.USAGE)
+    engine.perNode = true
+  }
   if (chosen !== undefined) engine.strategies = chosen
   if (flags.research) engine.research = true
   const request: SimulateRequest = {names, strategies, keys, whatIfs, rollout, workload, engine, warnings}

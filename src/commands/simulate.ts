@@ -39,8 +39,8 @@ Settings: ${CLUSTER_STRATEGIES.join(', ')} (none: no topology-aware routing). Re
     },
     {description: 'How many pods each zone can lose', command: '<%= config.bin %> simulate svc/web --disruption'},
     {
-      description: 'KEP-536 topologyKeys with a rack label',
-      command: '<%= config.bin %> simulate svc/web --strategies topology-keys --keys example.com/rack,topology.kubernetes.io/zone',
+      description: "KEP-536 topologyKeys: each client node's route (same node, else same zone, else none)",
+      command: '<%= config.bin %> simulate svc/web --strategies topology-keys --keys kubernetes.io/hostname,topology.kubernetes.io/zone --per-node',
     },
     {description: 'One synthetic cluster', command: '<%= config.bin %> simulate --synthetic --seed 7'},
     {description: "Score every strategy over the evaluation tool's representative rows", command: '<%= config.bin %> simulate --dataset representative -o csv'},
@@ -73,6 +73,10 @@ Settings: ${CLUSTER_STRATEGIES.join(', ')} (none: no topology-aware routing). Re
     })(),
     traffic: Flags.string({description: 'Traffic share per zone, e.g. zone-a=0.5,zone-b=0.3,zone-c=0.2 (overrides --traffic-model).'}),
     keys: Flags.string({description: 'topology-keys: ordered node label keys, "*" last for "anywhere" (default kubernetes.io/hostname,topology.kubernetes.io/zone,*).'}),
+    'per-node': Flags.boolean({
+      description: 'topology-keys: list each client node, the key that matched and the endpoints it routes to (a table after the ranking; "clients" in JSON/YAML).',
+      default: false,
+    }),
     'previous-mode': Flags.option({options: ['subsetting', 'disabled'] as const, description: "local: apply KEP-2004's padding (hysteresis) given the mode the Service was in."})(),
     padding: Flags.integer({description: 'local with --previous-mode: the padding (default: the number of zones).', min: 0}),
     'without-zone': Flags.string({description: 'What-if: the zone is lost (its nodes and endpoints are gone). Repeatable.', multiple: true}),
@@ -146,7 +150,8 @@ Settings: ${CLUSTER_STRATEGIES.join(', ')} (none: no topology-aware routing). Re
     const report: SimulateReport = {apiVersion: 'kubectl-topology.io/v1', kind: 'TopologySimulation', source, trafficModel, whatIf: whatIfLabels(o.whatIfs), services: reports}
     if (reports.length === 0 && (flags.output === 'table' || flags.output === 'wide')) return this.note('No Services found.')
     const style = this.style(flags.color)
-    if (chooseSimulateView({format: flags.output, isTTY: Boolean(process.stdout.isTTY), noHeaders: flags['no-headers'], plain: flags.plain, env: process.env}) === 'ink') {
+    const plain = flags.plain || flags['per-node']
+    if (chooseSimulateView({format: flags.output, isTTY: Boolean(process.stdout.isTTY), noHeaders: flags['no-headers'], plain, env: process.env}) === 'ink') {
       // On a terminal: the ink view, drawn once (its own chunk: pipes never load ink).
       const {renderSimulateView} = await import('../render/simulate-view.js')
       return this.out(renderSimulateView({report, style, columns: process.stdout.columns || 80, allStrategies: o.strategies !== undefined || o.keys !== undefined}))

@@ -8,6 +8,8 @@ import {features} from '../upstream/features.js'
 import type {KubeContext} from '../cluster/kubeconfig.js'
 import type {DataPlane} from '../dataplane/types.js'
 import {dataPlaneLine} from '../dataplane/describe.js'
+import {clientPathLines, routesLine} from '../render/client-paths.js'
+import type {RoutesInput} from '../explain/client-paths.js'
 import {startServiceWatch} from '../cluster/watch.js'
 import {diffFrames, watchFrame, type WatchFrame} from '../watch/model.js'
 import {eventKey, eventSignature, eventTime, explainOptions, nextView, resourceStatusText, restatesSummary, statusText, statusWorthALine, type WatchView} from '../watch/session.js'
@@ -28,6 +30,8 @@ export interface WatchOptions {
   style: Style
   /** The data plane (detected once at start, or --data-plane); its verdicts follow it. */
   dataPlane?: DataPlane
+  /** The meshes and gateways (read once at start with --client-paths). */
+  routes?: RoutesInput
 }
 
 const now = () => new Date().toISOString().replace(/\.\d{3}Z$/, 'Z')
@@ -45,7 +49,7 @@ export async function runWatch(io: CommandIO, ctx: KubeContext, o: WatchOptions)
 
   const recompute = () => {
     if (!session) return
-    const next = watchFrame(session.state(), ns, name, explainOptions(o.kubeVersion, session.state().serverVersion, o.traffic, o.dataPlane))
+    const next = watchFrame(session.state(), ns, name, explainOptions(o.kubeVersion, session.state().serverVersion, o.traffic, o.dataPlane, o.routes))
     if (frame === null && !interactive) {
       // As explain: a --kube-version outside the modelled range is a warning, on stderr.
       const warning = features(o.kubeVersion ?? session.state().serverVersion).warning
@@ -143,6 +147,8 @@ function printFrame(io: CommandIO, prev: WatchFrame | null, next: WatchFrame, ch
     const f = escapeDeep(next)
     if (f.dataPlane) io.out(`${time}  ${dataPlaneLine(f.dataPlane)}`)
     for (const e of f.explanations) if (e.dataPlane) io.out(`${time}  data plane: ${e.dataPlane.message}${e.dataPlane.fix ? ` (fix: ${e.dataPlane.fix})` : ''}`)
+    if (f.routes) io.out(`${time}  ${routesLine(f.routes)}`)
+    for (const e of f.explanations) if (e.clientPaths) for (const l of clientPathLines(e.clientPaths, undefined, 'clients: ', 'clients: ')) io.out(`${time}  ${l}`)
     for (const l of firstFrameLines(time, next)) io.out(l)
   } else if (changes.length > 0) {
     for (const c of changes) io.out(changeLine(time, c))

@@ -22,8 +22,11 @@
 //    Events were read (no Enabled recorded), else populated only without trafficDistribution.
 // Events expire (the API server's --event-ttl, 1 h by default), so an old Auto Service with
 // own-zone hints and trafficDistribution set is taken for trafficDistribution's.
+// Without the Events (a List file, or no permission to list them), own-zone hints only cannot
+// tell whose they are: the mark is then `unknown` (hintsPopulated keeps the guess above), and
+// an Event that depends on it is predicted as one the controller may record, not as a fact.
 
-import {CONTROLLER_NAME, type EndpointSlice, type EventObject, type Service} from '../upstream/api/types.js'
+import {CONTROLLER_NAME, type EndpointSlice, type EventObject, type Service, type TopologyEvent} from '../upstream/api/types.js'
 import type {TopologyPath} from '../upstream/endpointslice/reconciler.js'
 
 /** The component name the EndpointSlice controller records Events under. */
@@ -32,8 +35,12 @@ const CONTROLLER_EVENT_SOURCE = 'endpoint-slice-controller'
 export interface ControllerState {
   /** Whether the controller has the Service marked "hints populated" before its next sync. */
   hintsPopulated: boolean
-  /** events: the latest Enabled/Disabled Event; live-hints: the hints on its slices; assumed: nothing said (no Event, no hints). */
-  inferredFrom: 'events' | 'live-hints' | 'assumed'
+  /**
+   * events: the latest Enabled/Disabled Event (or, read and none recorded, their absence); live-hints: the
+   * hints on its slices; assumed: nothing said (no Event, no hints); unknown: Events not read and the
+   * hints could be either path's (hintsPopulated is then a guess).
+   */
+  inferredFrom: 'events' | 'live-hints' | 'assumed' | 'unknown'
 }
 
 const time = (e: EventObject): number => {
@@ -90,7 +97,21 @@ export function controllerState(service: Service, path: TopologyPath, managedSli
   // Own-zone hints only: AddHints with nothing to donate, or trafficDistribution.
   const td = service.spec?.trafficDistribution
   const tdSet = td !== undefined && td !== null && td !== ''
-  if (path === 'topology-mode-auto') return tdSet && events !== undefined ? {hintsPopulated: false, inferredFrom: 'events'} : {hintsPopulated: true, inferredFrom: 'live-hints'}
+  if (path === 'topology-mode-auto') {
+    if (!tdSet) return {hintsPopulated: true, inferredFrom: 'live-hints'}
+    return events !== undefined ? {hintsPopulated: false, inferredFrom: 'events'} : {hintsPopulated: true, inferredFrom: 'unknown'}
+  }
   if (events !== undefined) return {hintsPopulated: false, inferredFrom: 'events'}
-  return {hintsPopulated: !tdSet, inferredFrom: 'live-hints'}
+  return {hintsPopulated: !tdSet, inferredFrom: 'unknown'}
+}
+
+/**
+ * The event under a guessed mark (`guessed`) and under the other value (`other`): the same, it is
+ * certain; else no event is certain and the one either guess records is one the controller may record.
+ */
+export function eventUnderGuess(guessed: TopologyEvent | null, other: TopologyEvent | null): {event: TopologyEvent | null; mayRecord?: TopologyEvent} {
+  const same = guessed === null || other === null ? guessed === other : guessed.type === other.type && guessed.reason === other.reason && guessed.message === other.message
+  if (same) return {event: guessed}
+  const may = guessed ?? other
+  return may === null ? {event: null} : {event: null, mayRecord: may}
 }

@@ -5,6 +5,7 @@ import type {EndpointRow, ExplainReport, HintNames, KubeProxyVerdict, MeasuredTr
 import {trafficBasis} from '../explain/traffic.js'
 import {escapeDeep} from './escape.js'
 import {dataPlaneLine} from '../dataplane/describe.js'
+import {clientPathLines, routesLine} from './client-paths.js'
 import {PLAIN, type Style} from './style.js'
 import {recommendationBlock, worthSaying} from './advice.js'
 import {formatTable} from './table.js'
@@ -28,6 +29,7 @@ export function renderExplain(raw: ExplainReport, opts: RenderOptions): string {
   const parts: string[] = []
   // report.warnings: the command prints them on stderr, in every format (as kubectl prints warnings).
   if (report.dataPlane) parts.push(dataPlaneLine(report.dataPlane))
+  if (report.routes) parts.push(routesLine(report.routes))
   if (report.services.length === 0) {
     parts.push('No Services found.')
     return `${parts.join('\n')}\n`
@@ -58,7 +60,14 @@ function modeLine(svc: ServiceExplanation): string {
 }
 
 /** The verdict column: named after the data plane when it is not kube-proxy (the JSON keeps kubeProxy). */
-const PLANE_COLUMN: Record<string, string> = {cilium: 'CILIUM', calico: 'CALICO', antrea: 'ANTREA', 'kube-router': 'KUBE-ROUTER'}
+const PLANE_COLUMN: Record<string, string> = {
+  cilium: 'CILIUM',
+  calico: 'CALICO',
+  antrea: 'ANTREA',
+  'kube-router': 'KUBE-ROUTER',
+  'ovn-kubernetes': 'OVN-KUBERNETES',
+  'kube-ovn': 'KUBE-OVN',
+}
 const proxyColumn = (report: ExplainReport) => PLANE_COLUMN[report.dataPlane?.name ?? ''] ?? 'KUBE-PROXY'
 
 function proxyCell(v: KubeProxyVerdict, style: Style, hasNodes = true): string {
@@ -80,11 +89,20 @@ function renderService(svc: ServiceExplanation, report: ExplainReport, opts: Ren
     lines.push(`Data plane:  ${svc.dataPlane.ignoresHints ? style.bad(svc.dataPlane.message) : style.warn(svc.dataPlane.message)}`)
     if (svc.dataPlane.fix) lines.push(style.dim(`             fix: ${svc.dataPlane.fix}`))
   }
+  // Nodes whose older kube-proxy treats this Service differently (version skew; escaped above).
+  for (const k of svc.kubeProxySkew ?? []) lines.push(`kube-proxy:  ${style.warn(k.message)}`)
+  if (svc.clientPaths) lines.push(...clientPathLines(svc.clientPaths, style))
   lines.push(`Mode:        ${modeLine(svc)}`)
   for (const why of svc.mode.why) lines.push(style.dim(`             ${why}`))
   const c = svc.controller
   const verdict = c.hintsSet ? style.ok('hints set') : c.path === 'not-managed' ? style.dim('not managed') : c.path === 'none' ? style.dim('no hints') : style.bad('hints dropped')
   lines.push(`Controller:  ${verdict}: ${c.reason}: ${c.message}`)
+  if (c.mayRecord !== undefined) {
+    const e = c.mayRecord
+    lines.push(
+      style.warn(`             may record ${e.type} ${e.reason}: ${e.message} (only if it marked the Service "hints populated", which cannot be known without its Events)`),
+    )
+  }
   const others = svc.totals.readyEndpoints - c.totalReadyEndpoints
   const counted =
     c.path === 'not-managed' || others === 0
@@ -110,9 +128,12 @@ function renderService(svc: ServiceExplanation, report: ExplainReport, opts: Ren
   }
   if (opts.perNode && svc.nodes) {
     lines.push('')
+    // Each node's kube-proxy version, when its Pods were read.
+    const versions = svc.nodes.some((n) => n.kubeProxyVersion !== undefined)
     const rows = svc.nodes.map((n) => [
       n.name,
       n.zone ?? '<none>',
+      ...(versions ? [n.kubeProxyVersion ?? '-'] : []),
       n.mode === '' ? '-' : n.mode,
       n.reason === 'not-proxied'
         ? style.dim('not proxied')
@@ -125,7 +146,7 @@ function renderService(svc: ServiceExplanation, report: ExplainReport, opts: Ren
               : style.ok('uses hints'),
       n.endpoints.join(',') || '<none>',
     ])
-    lines.push(formatTable(opts.noHeaders ? null : ['NODE', 'ZONE', 'MODE', proxyColumn(report), 'ENDPOINTS'], rows))
+    lines.push(formatTable(opts.noHeaders ? null : ['NODE', 'ZONE', ...(versions ? ['VERSION'] : []), 'MODE', proxyColumn(report), 'ENDPOINTS'], rows))
   }
   const rec = svc.recommendation !== undefined && worthSaying(svc.recommendation) ? svc.recommendation : null
   if (svc.advice.length > 0 || rec !== null) {

@@ -77,6 +77,7 @@ export function renderSimulate(raw: SimulateReport, opts: {format: SimulateForma
       out.push('')
       out.push(...zoneBars(ranked.slice(0, 3), style))
     }
+    for (const r of ranked) if (r.clients !== undefined) out.push('', ...clientRoutes(r, opts.noHeaders === true, style))
     if (svc.rollout) {
       out.push('')
       out.push(svc.rolloutParameters ? `${style.bold('Rollout')} ${rolloutText(svc.rolloutParameters)}` : style.bold('Rollout'))
@@ -146,6 +147,18 @@ export function rolloutText(p: RolloutPlan): string {
   if (p.maxUnavailable !== null) parts.push(`maxUnavailable ${p.maxUnavailable} (${pods(p.resolved.maxUnavailable)})`)
   const overridden = p.workload !== null && p.overridden.length > 0 ? `; from --rollout: ${p.overridden.join(', ')}` : ''
   return `${who}, ${parts.join(', ')}${overridden}`
+}
+
+/** topology-keys --per-node: one row per client node, the key that matched and the endpoints it uses. */
+function clientRoutes(r: StrategyResult, noHeaders: boolean, style: Style): string[] {
+  const rows = (r.clients ?? []).map((c) => [
+    c.node,
+    c.zone === '' ? '(no zone)' : c.zone,
+    c.matchedKey === null ? style.bad('none: no backends') : c.matchedKey,
+    String(c.endpoints.length),
+    c.endpoints.join(',') || '-',
+  ])
+  return [style.bold(`${strategyLabel(r.strategy)}: routes per client node`), formatTable(noHeaders ? null : ['NODE', 'ZONE', 'MATCHED-KEY', 'ENDPOINTS', 'ADDRESSES'], rows)]
 }
 
 function wideZoneRows(ranked: StrategyResult[]): string[][] {

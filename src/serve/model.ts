@@ -90,7 +90,7 @@ function push<T>(m: Map<string, T[]>, key: string | null, v: T): void {
 /** The samples of every Service and of the cluster, updated by change. */
 export class ServeModel {
   private readonly byService = new Map<string, Row[]>()
-  private clusterRows: Row[] = []
+  private clusterRowsOfNodes: Row[] = []
   private explained = 0
 
   constructor(private opts: ExplainOptions) {}
@@ -108,7 +108,7 @@ export class ServeModel {
     if (change.all) {
       this.byService.clear()
       this.explained = 0
-      this.clusterRows = clusterRows(nodes)
+      this.clusterRowsOfNodes = clusterRows(nodes)
     }
     const services: Service[] = []
     const slices: EndpointSlice[] = []
@@ -144,11 +144,25 @@ export class ServeModel {
     return services.length
   }
 
-  /** Every sample: per Service, then the cluster's (kubectl_topology_services included). */
+  /**
+   * Each Service's samples, one array per Service: an array is replaced, never changed, when
+   * its Service is explained again, and dropped with its Service (render/metrics.ts writes each
+   * array's lines once).
+   */
+  groups(): (readonly Row[])[] {
+    return [...this.byService.values()]
+  }
+
+  /** The cluster's samples (kubectl_topology_services included). */
+  clusterRows(): Row[] {
+    return [...this.clusterRowsOfNodes, ['kubectl_topology_services', {labels: {}, value: this.explained}]]
+  }
+
+  /** Every sample: per Service, then the cluster's. */
   rows(): Row[] {
     const out: Row[] = []
     for (const rows of this.byService.values()) out.push(...rows)
-    out.push(...this.clusterRows, ['kubectl_topology_services', {labels: {}, value: this.explained}])
+    out.push(...this.clusterRows())
     return out
   }
 }

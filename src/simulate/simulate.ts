@@ -74,6 +74,8 @@ export interface SimulateOptions {
   traffic?: Record<string, number>
   kubeVersion?: string
   topologyKeys?: readonly string[]
+  /** topology-keys: list each client node's route (StrategyResult.clients) */
+  perNode?: boolean
   /** KEP-2004 padding for `local`: the previous subsetting mode (unset: the tool's stateless rule) */
   previousMode?: SubsettingMode
   padding?: number
@@ -135,6 +137,16 @@ export interface StrategyResult {
   unassignedEndpoints: number
   zones: ZoneResult[]
   groups?: GroupResult[]
+  /** topology-keys with --per-node: each client node, the key that matched and the endpoints (addresses) it routes to */
+  clients?: ClientRoute[]
+}
+
+export interface ClientRoute {
+  node: string
+  zone: string
+  /** the key that gave the endpoints ("*" included); null: none did, the node has no backends */
+  matchedKey: string | null
+  endpoints: string[]
 }
 
 export interface SimulationInput {
@@ -243,6 +255,7 @@ interface Evaluated {
   fallback: string | null
   groups?: GroupResult[]
   noBackends?: string[]
+  clients?: ClientRoute[]
 }
 
 function hintStrategy(view: ServiceView, plan: TrafficPlan, service: Service, kubeVersion: string | undefined, perNode: boolean): Evaluated {
@@ -360,7 +373,7 @@ function kepStrategy(name: Kep2004Strategy, region: Region, opts: SimulateOption
 
 // ---- topology-keys -------------------------------------------------------------------------------
 
-function keysStrategy(view: ServiceView, plan: TrafficPlan, keys: readonly string[]): Evaluated {
+function keysStrategy(view: ServiceView, plan: TrafficPlan, keys: readonly string[], perNode: boolean): Evaluated {
   const zoneIndex = new Map(plan.zones.map((z, i) => [z, i]))
   const endpointZones = view.ready.map((e) => zoneIndex.get(e.zone ?? '') ?? 0)
   const result: TopologyKeysResult = topologyKeysReach(view.nodes, view.ready, keys)
@@ -377,14 +390,18 @@ function keysStrategy(view: ServiceView, plan: TrafficPlan, keys: readonly strin
   const groups = groupsFromReach(plan.zones, endpointZones, consumers.length, {sets})
   const measures = measure(plan.zones.length, view.ready.length, consumers, groups, {slices: Math.ceil(view.ready.length / 100)})
   const noBackends = result.clients.filter((c) => c.matchedKey === null).map((c) => c.node)
-  return {
+  const notes = result.keysNeverMatching.map((k) => `key ${k} matches no endpoint (endpoint topology carried only hostname, zone and region)`)
+  if (noBackends.length > 0) notes.push(`${noBackends.length} node(s) match no topology key and have no backends`)
+  const ev: Evaluated = {
     measures,
     consumers,
     consumerNames: names,
     consumerFallback: why,
-    fallback: noBackends.length > 0 ? `${noBackends.length} node(s) match no topology key and have no backends` : null,
+    fallback: notes.length > 0 ? notes.join('; ') : null,
     noBackends,
   }
+  if (perNode) ev.clients = result.clients.map((c) => ({node: c.node, zone: c.zone, matchedKey: c.matchedKey, endpoints: c.endpoints.map((i) => view.ready[i]!.address)}))
+  return ev
 }
 
 // ---- one Service ----------------------------------------------------------------------------------
@@ -414,7 +431,7 @@ export function simulateService(state: ClusterState, svc: Service, opts: Simulat
         ev = hintStrategy(view, plan, withTopologyMode(svc, s), versionKeeping(s, opts.kubeVersion), s === 'PreferSameNode')
         break
       case 'topology-keys':
-        ev = keysStrategy(view, plan, opts.topologyKeys ?? DEFAULT_TOPOLOGY_KEYS)
+        ev = keysStrategy(view, plan, opts.topologyKeys ?? DEFAULT_TOPOLOGY_KEYS, opts.perNode === true)
         break
       default:
         ev = kepStrategy(s, region, opts)
@@ -492,6 +509,7 @@ function toResult(strategy: StrategyName, ev: Evaluated, plan: TrafficPlan, regi
     zones,
   }
   if (ev.groups !== undefined) out.groups = ev.groups
+  if (ev.clients !== undefined) out.clients = ev.clients
   return out
 }
 

@@ -66,7 +66,7 @@ describe('check --from-file', () => {
     const r = runCli(['check', '-A', '-f', EXAMPLE, '--policy-file', file])
     expect(r.code).toBe(3)
     expect(r.stderr.trim()).toBe(
-      `error: --policy-file ${file}: unknown policy "policies.maxOverlaod" (known: requireHints, noFallback, maxOverload, minEndpointsPerZone, noDrift, lint, dataPlaneHonoursHints, hintsOverRange, hintsThroughRollout)`,
+      `error: --policy-file ${file}: unknown policy "policies.maxOverlaod" (known: requireHints, noFallback, maxOverload, minEndpointsPerZone, noDrift, lint, dataPlaneHonoursHints, proxyHonoursTopology, hintsOverRange, hintsThroughRollout)`,
     )
     expect(r.stdout).toBe('')
   })

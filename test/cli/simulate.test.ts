@@ -160,6 +160,39 @@ describe('simulate on a snapshot', () => {
     expect(lines[0]).toBe('namespace,service,strategy,valid,score,inZoneTraffic,maxOverload,meanOverload,sdOverload,endpointSlices,fallbackZones,fallback,research')
     expect(lines).toHaveLength(3)
   })
+  it('--per-node: each client node, the key that matched and the addresses it routes to, in the table and in JSON (issue 23)', () => {
+    const args = [
+      'simulate',
+      'svc/checkout',
+      '-n',
+      'shop',
+      '-f',
+      EXAMPLE,
+      '--strategies',
+      'topology-keys',
+      '--keys',
+      'kubernetes.io/hostname,topology.kubernetes.io/zone',
+      '--per-node',
+    ]
+    const t = runCli(args)
+    expect(t.code, t.stderr).toBe(0)
+    expect(t.stdout).toMatch(/^NODE\s+ZONE\s+MATCHED-KEY\s+ENDPOINTS\s+ADDRESSES$/m)
+    expect(t.stdout).toMatch(/^ip-10-0-3-22\.eu-west-1\.compute\.internal\s+eu-west-1c\s+topology\.kubernetes\.io\/zone\s+2\s+10\.100\.3\.11,10\.100\.3\.10$/m)
+    const j = runCli([...args, '-o', 'json'])
+    expect(j.code, j.stderr).toBe(0)
+    const report = JSON.parse(j.stdout)
+    expect(validate(report), JSON.stringify(validate.errors)).toBe(true)
+    const clients = report.services[0].strategies[0].clients
+    expect(clients).toHaveLength(9)
+    expect(clients[0]).toEqual({
+      node: 'ip-10-0-1-20.eu-west-1.compute.internal',
+      zone: 'eu-west-1a',
+      matchedKey: 'kubernetes.io/hostname',
+      endpoints: ['10.100.1.10', '10.100.1.13'],
+    })
+    const none = runCli(['simulate', 'svc/checkout', '-n', 'shop', '-f', EXAMPLE, '--per-node'])
+    expect([none.code, none.stderr.trim()]).toEqual([2, 'error: --per-node lists the routes of topology-keys: add --keys k1,k2,* (or topology-keys to --strategies)'])
+  })
 })
 
 describe('simulate --rollout from the workload behind the Service (examples/rollouts.yaml)', () => {

@@ -144,10 +144,30 @@ describe('the controller\'s "hints populated" mark and its events', () => {
     expect(c).toMatchObject({path: 'traffic-distribution', hintsSet: true, event: {reason: 'TopologyAwareHintsDisabled'}})
   })
 
-  it('PreferSameZone in its steady state (own-zone hints, no event): nothing recorded', () => {
-    const c = run(service('web', {trafficDistribution: 'PreferSameZone'}), hinted)
-    expect(c.state).toEqual({hintsPopulated: false, inferredFrom: 'live-hints'})
+  it('PreferSameZone in its steady state (own-zone hints, Events read, none recorded): nothing recorded', () => {
+    const c = run(service('web', {trafficDistribution: 'PreferSameZone'}), hinted, [])
+    expect(c.state).toEqual({hintsPopulated: false, inferredFrom: 'events'})
     expect(c.event).toBeNull()
+    expect(c.mayRecord).toBeUndefined()
+  })
+
+  it('issue 23: own-zone hints written by trafficDistribution, switched to none, Events not read (a List file): the Disabled Event is a "may", not a fact', () => {
+    // Before: state {hintsPopulated: true, inferredFrom: 'live-hints'} and event TopologyAwareHintsDisabled
+    // "has been disabled", which the controller does not record (its mark is set only on the Auto path).
+    const c = run(service('web'), hinted)
+    expect(c.state).toEqual({hintsPopulated: true, inferredFrom: 'unknown'})
+    expect(c.event).toBeNull()
+    expect(c.mayRecord).toEqual({type: 'Warning', reason: 'TopologyAwareHintsDisabled', message: 'Topology Aware Hints has been disabled, addressType: IPv4'})
+    // The same switch with the Events read (none recorded: the hints were trafficDistribution's): no event at all.
+    const read = run(service('web'), hinted, [])
+    expect([read.state.inferredFrom, read.event, read.mayRecord]).toEqual(['events', null, undefined])
+  })
+
+  it('PreferSameZone steady state without Events: no event is certain; the Disabled one is a "may"', () => {
+    const c = run(service('web', {trafficDistribution: 'PreferSameZone'}), hinted)
+    expect(c.state).toEqual({hintsPopulated: false, inferredFrom: 'unknown'})
+    expect(c.event).toBeNull()
+    expect(c.mayRecord?.reason).toBe('TopologyAwareHintsDisabled')
   })
 
   it('refused: the Warning with its reason at every sync, populated or not', () => {

@@ -58,14 +58,37 @@ describe('KEP-536 topologyKeys', () => {
     ])
   })
   it('hard requirement: no key matches and no "*" -> no backends; "*" last -> everything', () => {
-    const hard = topologyKeysReach(nodes, eps, ['rack'])
-    expect(hard.clients.map((c) => c.matchedKey)).toEqual(['rack', null, null])
-    const soft = topologyKeysReach(nodes, eps, ['rack', '*'])
+    const hard = topologyKeysReach(nodes, eps, ['kubernetes.io/hostname'])
+    expect(hard.clients.map((c) => c.matchedKey)).toEqual(['kubernetes.io/hostname', null, 'kubernetes.io/hostname'])
+    const soft = topologyKeysReach(nodes, eps, ['kubernetes.io/hostname', '*'])
     expect(soft.clients.map((c) => [c.matchedKey, c.endpoints.length])).toEqual([
-      ['rack', 1],
+      ['kubernetes.io/hostname', 1],
+      ['*', 2],
+      ['kubernetes.io/hostname', 1],
+    ])
+  })
+  it('a rack key matches no endpoint: endpoint topology carried only hostname, zone and region (podToEndpoint)', () => {
+    // n1 and its endpoint share rack r1, but the controller never copied "rack" into the endpoint's topology
+    const r = topologyKeysReach(nodes, eps, ['rack', '*'])
+    expect(r.clients.map((c) => [c.matchedKey, c.endpoints.length])).toEqual([
+      ['*', 2],
       ['*', 2],
       ['*', 2],
     ])
+    expect(r.keysNeverMatching).toEqual(['rack'])
+    expect(topologyKeysReach(nodes, eps, ['rack']).clients.map((c) => c.matchedKey)).toEqual([null, null, null])
+  })
+  it('--per-node: each client node with the key that matched and the addresses it routes to', () => {
+    const state = cluster([2, 1, 1], [1, 1, 1])
+    const [tk] = run(state, ['topology-keys'], {topologyKeys: ['kubernetes.io/hostname', 'topology.kubernetes.io/zone'], perNode: true})
+    const eps = Object.fromEntries(state.endpointSlices.flatMap((s) => (s.endpoints ?? []).map((e) => [e.nodeName, e.addresses[0]])))
+    expect(tk!.clients).toEqual([
+      {node: 'zone-a-node-1', zone: 'zone-a', matchedKey: 'kubernetes.io/hostname', endpoints: [eps['zone-a-node-1']]},
+      {node: 'zone-a-node-2', zone: 'zone-a', matchedKey: 'topology.kubernetes.io/zone', endpoints: [eps['zone-a-node-1']]},
+      {node: 'zone-b-node-1', zone: 'zone-b', matchedKey: 'kubernetes.io/hostname', endpoints: [eps['zone-b-node-1']]},
+      {node: 'zone-c-node-1', zone: 'zone-c', matchedKey: 'kubernetes.io/hostname', endpoints: [eps['zone-c-node-1']]},
+    ])
+    expect(run(state, ['topology-keys'], {topologyKeys: ['kubernetes.io/hostname']})[0]!.clients).toBeUndefined()
   })
   it('validation: "*" only last, at most 16 keys, valid label keys', () => {
     expect(validateTopologyKeys(['*', 'kubernetes.io/hostname'])).toMatch(/last/)

@@ -1,14 +1,17 @@
-// KEP-536 Service Topology (spec.topologyKeys; alpha 1.17, removed 1.22), kube-proxy's alpha
-// FilterTopologyEndpoint (pkg/proxy/topology.go, Kubernetes 1.17-1.21) as a pure function:
-// for a client node, walk the keys in order; "*" takes every endpoint; a key the client node
-// does not carry is skipped; otherwise the endpoints whose node has the same value for the key
-// are used if there is at least one. No key matches: the Service has NO backends for that node
-// (connections fail). Any node label works the same (rack, region, custom).
+// KEP-536 Service Topology (spec.topologyKeys; alpha 1.17, removed 1.22) per client node, with
+// kube-proxy's own filter (upstream/kube-proxy/service-topology.ts `filterTopologyEndpoint`, a port
+// of pkg/proxy/topology.go v1.18-v1.21 `FilterTopologyEndpoint`): for a client node, walk the keys
+// in order; "*" takes every endpoint; a key the client node does not carry is skipped; otherwise
+// the endpoints whose topology has the node's value for the key are used if there is at least
+// one. No key matches: the Service has NO backends for that node (connections fail).
 //
-// Endpoint topology came from the endpoint's node labels (EndpointSlice.endpoints[].topology);
-// for an endpoint whose node is not in the state, its zone field stands for the zone label and
-// its nodeName for the hostname label.
-import {LABEL_HOSTNAME, LABEL_ZONE} from '../../upstream/api/types.js'
+// The client side is the node's full label set (kube-proxy read its own Node). The endpoint side
+// is what the EndpointSlice controller wrote into endpoint topology (`endpointTopology`, upstream's
+// podToEndpoint): the hostname, zone and region only; any other key (a rack label) matched no
+// endpoint, which `keysNeverMatching` states. Ours: for an endpoint whose node is not in the state,
+// its zone field stands for the zone label (the controller set both from the same node label).
+import {LABEL_ZONE} from '../../upstream/api/types.js'
+import {ENDPOINT_TOPOLOGY_KEYS, endpointTopology, filterTopologyEndpoint, TOPOLOGY_KEY_ANY} from '../../upstream/kube-proxy/service-topology.js'
 import type {SimEndpoint, SimNode} from './cluster.js'
 
 const MAX_TOPOLOGY_KEYS = 16
@@ -44,40 +47,37 @@ export interface ClientReach {
 
 export interface TopologyKeysResult {
   clients: ClientReach[]
+  /** keys (other than "*") no endpoint topology can carry: they never match (upstream's podToEndpoint) */
+  keysNeverMatching: string[]
 }
 
-function endpointLabel(ep: SimEndpoint, nodes: Map<string, SimNode>, key: string): string | undefined {
+function topologyOf(ep: SimEndpoint, nodes: Map<string, SimNode>): Record<string, string> {
   const node = ep.nodeName === null ? undefined : nodes.get(ep.nodeName)
-  if (node !== undefined) return Object.hasOwn(node.labels, key) ? node.labels[key] : undefined
-  if (key === LABEL_ZONE) return ep.zone ?? undefined
-  if (key === LABEL_HOSTNAME) return ep.nodeName ?? undefined
-  return undefined
+  const t = endpointTopology(ep.nodeName, node?.labels ?? null)
+  if (node === undefined && ep.zone !== null && ep.zone !== '') t[LABEL_ZONE] = ep.zone
+  return t
+}
+
+/** The key of `keys` that gave a node its endpoints: FilterTopologyEndpoint's walk, reporting where it stopped. */
+function matchedKeyOf(labels: Readonly<Record<string, string>>, keys: readonly string[], topologies: readonly Record<string, string>[]): string | null {
+  if (Object.keys(labels).length === 0) return keys[keys.length - 1] === TOPOLOGY_KEY_ANY ? TOPOLOGY_KEY_ANY : null
+  for (const key of keys) {
+    if (key === TOPOLOGY_KEY_ANY) return key
+    if (Object.hasOwn(labels, key) && topologies.some((t) => Object.hasOwn(t, key) && t[key] === labels[key])) return key
+  }
+  return null
 }
 
 /** Per counted client node with a zone: the endpoints kube-proxy there would use. */
 export function topologyKeysReach(nodes: readonly SimNode[], ready: readonly SimEndpoint[], keys: readonly string[]): TopologyKeysResult {
   const byName = new Map(nodes.map((n) => [n.name, n]))
+  const topologies = ready.map((ep) => topologyOf(ep, byName))
   const clients: ClientReach[] = []
   for (const n of nodes) {
     if (!n.counted || n.zone === null) continue
-    let matchedKey: string | null = null
-    let endpoints: number[] = []
-    for (const key of keys) {
-      if (key === '*') {
-        matchedKey = '*'
-        endpoints = ready.map((_, i) => i)
-        break
-      }
-      if (!Object.hasOwn(n.labels, key)) continue
-      const value = n.labels[key]
-      const hits = ready.flatMap((ep, i) => (endpointLabel(ep, byName, key) === value ? [i] : []))
-      if (hits.length > 0) {
-        matchedKey = key
-        endpoints = hits
-        break
-      }
-    }
+    const endpoints = filterTopologyEndpoint(n.labels, keys, topologies)
+    const matchedKey = matchedKeyOf(n.labels, keys, topologies)
     clients.push({node: n.name, zone: n.zone, matchedKey, endpoints})
   }
-  return {clients}
+  return {clients, keysNeverMatching: keys.filter((k) => k !== TOPOLOGY_KEY_ANY && !ENDPOINT_TOPOLOGY_KEYS.includes(k))}
 }
