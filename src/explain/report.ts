@@ -1081,10 +1081,19 @@ function explainService(input: ServiceInput): ServiceExplanation {
     return out
   }
   const estimate = proxied
-    ? estimateTraffic(trafficShares, measured ? 'measured' : opts.traffic ? 'custom' : 'zone-cpu', {rows: endpoints, stats, rowZone, rowProxyReady, byRow}, liveProxy, liveViews, predProxy, predViews, {
-        live: mix(liveClasses),
-        predicted: mix(predClasses),
-      })
+    ? estimateTraffic(
+        trafficShares,
+        measured ? 'measured' : opts.traffic ? 'custom' : 'zone-cpu',
+        {rows: endpoints, stats, rowZone, rowProxyReady, byRow},
+        liveProxy,
+        liveViews,
+        predProxy,
+        predViews,
+        {
+          live: mix(liveClasses),
+          predicted: mix(predClasses),
+        },
+      )
     : estimateTraffic(null, 'zone-cpu', {rows: endpoints, stats, rowZone, rowProxyReady, byRow}, liveProxy, liveViews, predProxy, predViews)
   const traffic: TrafficEstimate = measured === undefined ? estimate : {...estimate, measured: measuredReport(measured, estimate)}
 
