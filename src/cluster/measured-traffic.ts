@@ -8,8 +8,11 @@ import {expandTrafficQuery, measuredFromSamples, parsePromAnswer, usesPlaceholde
 import type {ClusterState} from '../state/cluster-state.js'
 import {workloadsBehind} from '../simulate/workload.js'
 import {LABEL_ZONE, type Service} from '../upstream/api/types.js'
-import {clip, scrub} from './errors.js'
+import {Client} from './client.js'
+import {apiStatusCode, clip, scrub} from './errors.js'
+import type {KubeContext} from './kubeconfig.js'
 import type {PrometheusClient} from './prometheus.js'
+import {listDeployments, listStatefulSets} from './resources.js'
 
 /** Queries under way at once (one per Service). */
 const PARALLEL = 4
@@ -73,4 +76,35 @@ export async function readMeasuredTraffic(client: PrometheusClient, template: st
   }
   for (let i = 0; i < todo.length; i += PARALLEL) await Promise.all(todo.slice(i, i + PARALLEL).map(one))
   return {measured, warnings: keys.filter((k) => notes.has(k)).map((k) => notes.get(k)!)}
+}
+
+/**
+ * watch --traffic-from: the measured traffic of the watched Service, read once at start (as the
+ * data plane is): with a query that narrows by {workloads}, the Deployments and StatefulSets of
+ * its namespace are listed first (watch does not watch them; without permission, a warning).
+ */
+export async function readWatchedTraffic(
+  ctx: KubeContext,
+  client: PrometheusClient,
+  template: string,
+  window: string,
+  state: ClusterState,
+  namespace: string,
+): Promise<MeasuredRead> {
+  const st: ClusterState = {...state}
+  const warnings: string[] = []
+  if (usesPlaceholder(template, 'workloads')) {
+    try {
+      const c = await Client.connect(ctx)
+      const scope = {namespace, all: false}
+      const [d, s] = await Promise.all([listDeployments(c, scope), listStatefulSets(c, scope)])
+      st.deployments = d
+      st.statefulSets = s
+    } catch (e) {
+      if (!(e instanceof CliError && apiStatusCode(e.cause) === 403)) throw e
+      warnings.push(`cannot list deployments and statefulsets in namespace "${namespace}" (403): the traffic query narrows by the workloads behind the Service`)
+    }
+  }
+  const r = await readMeasuredTraffic(client, template, window, st, st.services)
+  return {measured: r.measured, warnings: [...warnings, ...r.warnings]}
 }

@@ -18,6 +18,8 @@ import {escapeDeep} from '../render/escape.js'
 import type {Style} from '../render/style.js'
 import type {CommandIO} from './base.js'
 import {checkTrafficZones} from './flag-values.js'
+import type {PrometheusClient} from '../cluster/prometheus.js'
+import type {ExplainOptions} from '../explain/report.js'
 import {escapeTerminal} from '../render/escape.js'
 
 export interface WatchOptions {
@@ -32,6 +34,8 @@ export interface WatchOptions {
   dataPlane?: DataPlane
   /** The meshes and gateways (read once at start with --client-paths). */
   routes?: RoutesInput
+  /** --traffic-from: the watched Service's measured traffic, read once at start (docs/traffic.md). */
+  trafficFrom?: {client: PrometheusClient; template: string; window: string}
 }
 
 const now = () => new Date().toISOString().replace(/\.\d{3}Z$/, 'Z')
@@ -46,10 +50,12 @@ export async function runWatch(io: CommandIO, ctx: KubeContext, o: WatchOptions)
   const listeners = new Set<() => void>()
   const statuses = new Map<string, string>()
   const pendingEvents: {time: string; event: EventObject}[] = []
+  let measured: ExplainOptions['measured']
 
   const recompute = () => {
     if (!session) return
-    const next = watchFrame(session.state(), ns, name, explainOptions(o.kubeVersion, session.state().serverVersion, o.traffic, o.dataPlane, o.routes))
+    const base = explainOptions(o.kubeVersion, session.state().serverVersion, o.traffic, o.dataPlane, o.routes)
+    const next = watchFrame(session.state(), ns, name, measured ? {...base, measured} : base)
     if (frame === null && !interactive) {
       // As explain: a --kube-version outside the modelled range is a warning, on stderr.
       const warning = features(o.kubeVersion ?? session.state().serverVersion).warning
@@ -108,6 +114,17 @@ export async function runWatch(io: CommandIO, ctx: KubeContext, o: WatchOptions)
     await session.synced
     // As explain and simulate: --traffic names zones of the cluster just read.
     checkTrafficZones(o.traffic, session.state())
+    if (o.trafficFrom && session.state().services.length > 0) {
+      const t = o.trafficFrom
+      const {readWatchedTraffic} = await import('../cluster/measured-traffic.js')
+      try {
+        const r = await readWatchedTraffic(ctx, t.client, t.template, t.window, session.state(), ns)
+        for (const w of r.warnings) io.err(`Warning: ${escapeTerminal(w)}`)
+        measured = r.measured
+      } finally {
+        t.client.close()
+      }
+    }
   } catch (e) {
     stopAll()
     throw e

@@ -7,6 +7,7 @@ import type {RoutesObjects} from '../dataplane/routes/types.js'
 import {parseServiceArgs, TopologyCommand} from './base.js'
 import {clientPathsFlag, commonFlags, connectionFlags, dataPlaneFlag, kubeVersionFlag, namespaceFlag} from './flags.js'
 import {checkKubeVersion, parseTraffic} from './flag-values.js'
+import {openTrafficSource, trafficFromFlags, trafficFromOptions} from './traffic-from.js'
 import {escapeTerminal} from '../render/escape.js'
 
 export default class Watch extends TopologyCommand {
@@ -34,6 +35,7 @@ Expired watches (410 Gone) are re-listed; lost connections are retried with back
     namespace: namespaceFlag(),
     plain: Flags.boolean({description: 'One line per change even on a terminal (no live view).', default: false}),
     traffic: Flags.string({description: 'Traffic share per zone for the overload estimate, e.g. zone-a=0.5,zone-b=0.5.'}),
+    ...trafficFromFlags,
     'kube-version': kubeVersionFlag({description: "Behave as this Kubernetes version (default: the API server's version)."}),
     'client-paths': clientPathsFlag({
       description:
@@ -49,7 +51,10 @@ Expired watches (410 Gone) are re-listed; lost connections are retried with back
     const names = parseServiceArgs(argv as string[])
     const name = (await import('./select.js')).watchedService(names, flags.namespace)
     const traffic = flags.traffic === undefined ? undefined : parseTraffic(flags.traffic)
+    const trafficFrom = trafficFromOptions(flags)
     checkKubeVersion(flags['kube-version'])
+    // Read once at start, after the first sync (docs/traffic.md); the URL, token and CA are checked now.
+    const prometheus = trafficFrom === undefined ? undefined : await openTrafficSource(trafficFrom, flags['request-timeout'])
     const interactive = Boolean(process.stdout.isTTY && process.stdin.isTTY) && !flags.plain && process.env.TERM !== 'dumb' && !process.env.CI
     // Loaded here, not with the command class (docs/design.md "Startup").
     const [{connect}, {runWatch}] = await Promise.all([import('../cluster/source.js'), import('./watch-flow.js')])
@@ -75,6 +80,7 @@ Expired watches (410 Gone) are re-listed; lost connections are retried with back
       style: this.style(flags.color),
       dataPlane,
       ...(routes ? {routes} : {}),
+      ...(prometheus && trafficFrom ? {trafficFrom: {client: prometheus, template: trafficFrom.template, window: trafficFrom.window}} : {}),
     }
     await runWatch(this.io(), ctx, options)
   }

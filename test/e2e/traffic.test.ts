@@ -141,6 +141,24 @@ describe('--traffic-from a real Prometheus', () => {
     expect((await run(['check', 'svc/web', '-n', ns, '--max-overload', '20%'])).code).toBe(0)
   })
 
+  it("watch: reads the Service's measured traffic once at start; its advice line has the measured overload", async () => {
+    const w = spawn(process.execPath, [BIN, 'watch', 'svc/web', '-n', ns, '--plain', '--context', 'admin', '--traffic-from', prom.url, '--traffic-preset', 'beyla'], {
+      cwd: ROOT,
+      env: {...process.env, KUBECONFIG: proxy.kubeconfig, NO_COLOR: '1'},
+    })
+    let out = ''
+    let err = ''
+    w.stdout.on('data', (d) => (out += d))
+    w.stderr.on('data', (d) => (err += d))
+    const deadline = Date.now() + 60_000
+    while (!out.includes('worst overload after the next sync') && w.exitCode === null && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200))
+    w.kill('SIGTERM')
+    await new Promise((r) => (w.exitCode !== null ? r(null) : w.once('exit', r)))
+    expect(err).toBe('')
+    // PreferSameZone keeps every zone home: 100% in-zone; the zone-a endpoints carry 0.8 / 2 each: 140%.
+    expect(out).toContain('in-zone 100% now, 100% after the next sync; worst overload after the next sync 140% in zone-a')
+  })
+
   it('a Service with no measured traffic: a warning naming it, and the CPU assumption', async () => {
     const r = await run(['explain', 'svc/quiet', '-n', ns, '-o', 'json', '--traffic-from', prom.url, '--traffic-preset', 'beyla'])
     expect(r.code).toBe(0)

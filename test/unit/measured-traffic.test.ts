@@ -9,6 +9,8 @@ import {explainAdvised} from '../../src/advise/report.js'
 import {adviseService} from '../../src/advise/advisor.js'
 import {plan} from '../../src/plan/plan.js'
 import {check} from '../../src/check/check.js'
+import {renderPlan} from '../../src/render/plan.js'
+import {PLAIN} from '../../src/render/style.js'
 import {parseTrafficInterval, trafficFromOptions} from '../../src/commands/traffic-from.js'
 import {indexState, ServeModel} from '../../src/serve/model.js'
 import {trafficSourceRows} from '../../src/serve/source.js'
@@ -196,6 +198,10 @@ describe('explain, the advisor and plan under a measured mix', () => {
     expect(p.measured?.crossZoneShare).toBe(0.2)
     expect(p.recommendation).toEqual(adviseService(st, st.services[0]!, {traffic: m.mix, maxOverload: 0.2}))
     expect(plan(st, st.services, {}).services[0]!.measured).toBeUndefined()
+    const text = renderPlan(plan(st, st.services, {measured}), {format: 'table', style: PLAIN, noHeaders: false})
+    expect(text).toContain(
+      'Measured (http://127.0.0.1:9090): 20% crossed zones (predicted with the hints live now: 0%); clients zone-a 80%, zone-b 10%, zone-c 10%: every figure above uses this mix',
+    )
   })
 })
 
