@@ -22,13 +22,11 @@ export interface ProxySkew {
   mixed: boolean
 }
 
-const sameRules = (a: ProxyRules, b: ProxyRules) => a.preferSameGate === b.preferSameGate && a.requireAnnotation === b.requireAnnotation
-
 /**
  * The per-node rules when the data plane is kube-proxy and its Pods were read; null otherwise
  * (every node then runs `base`, the cluster-wide rules).
  */
-export function proxySkew(plane: DataPlane | undefined, nodes: readonly Node[], base: ProxyRules): ProxySkew | null {
+function proxySkew(plane: DataPlane | undefined, nodes: readonly Node[], base: ProxyRules): ProxySkew | null {
   if ((plane?.name !== 'kube-proxy' && plane?.name !== 'unknown') || plane.proxyNodes === undefined) return null
   const settings = plane.settings ?? {}
   const versions = new Map<string, string>()
@@ -60,6 +58,22 @@ export function mergesLocalCopy(skew: ProxySkew | null, node: string): boolean {
   const m = /^1\.(\d+)/.exec(skew?.versions.get(node) ?? '')
   return m !== null && Number(m[1]) < 36
 }
+
+/**
+ * proxySkew once per explain() call and cluster-wide rule set (every Service of a call shares
+ * them): a pass over the Nodes, not one per Service.
+ */
+export function proxySkewMemo(plane: DataPlane | undefined, nodes: readonly Node[]): (base: ProxyRules) => ProxySkew | null {
+  const memo = new Map<string, ProxySkew | null>()
+  return (base) => {
+    const key = `${base.preferSameGate}/${base.requireAnnotation}`
+    if (!memo.has(key)) memo.set(key, proxySkew(plane, nodes, base))
+    return memo.get(key)!
+  }
+}
+
+/** Two rule sets categorise alike. */
+export const sameRules = (a: ProxyRules, b: ProxyRules) => a.preferSameGate === b.preferSameGate && a.requireAnnotation === b.requireAnnotation
 
 /** categorizeEndpoints' options for one rule set. */
 export function categorizeOptions(r: ProxyRules, service: Service): CategorizeOptions {

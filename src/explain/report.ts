@@ -39,7 +39,7 @@ import {lintIssues} from './lint.js'
 import type {Recommendation} from '../advise/types.js'
 import {estimateTraffic, trafficModel} from './traffic.js'
 import type {MeasuredTraffic} from './measured.js'
-import {categorizeOptions, mergesLocalCopy, proxySkew, skewNotices, zoneRules, type SkewNotice} from './proxy-skew.js'
+import {categorizeOptions, mergesLocalCopy, proxySkewMemo, sameRules, skewNotices, zoneRules, type ProxySkew, type SkewNotice} from './proxy-skew.js'
 import type {ProxyRules} from '../dataplane/proxy-nodes.js'
 
 /** One Service's measured traffic and where it was read (explain/measured.ts). */
@@ -397,6 +397,7 @@ export function explain(state: ClusterState, services: readonly Service[], opts:
   const {capacity, cluster, nodeIndex} = nodeFacts(state.nodes)
   const slicesByService = groupSlices(state.endpointSlices, new Set(services.map((s) => s.metadata.name)))
   const parts = rowParts()
+  const skewOf = proxySkewMemo(opts.dataPlane, state.nodes)
   const out: ServiceExplanation[] = []
   const found = opts.routes ? routesFound(opts.routes) : undefined
   for (const svc of services) {
@@ -417,6 +418,7 @@ export function explain(state: ClusterState, services: readonly Service[], opts:
           nodesReadable,
           opts,
           parts,
+          skewOf,
         }),
       )
       if (opts.routes && found) {
@@ -526,6 +528,8 @@ interface ServiceInput {
   nodesReadable: boolean
   opts: ExplainOptions
   parts: RowParts
+  /** Each node's kube-proxy rules (proxy-skew.ts), computed once per call. */
+  skewOf: (base: ProxyRules) => ProxySkew | null
 }
 
 /** Parts of endpoint rows that many rows share, read-only (frozen). */
@@ -843,7 +847,7 @@ function explainService(input: ServiceInput): ServiceExplanation {
   // Each node's own kube-proxy version (its Pod) when the data plane's Pods were read: the
   // rules of each node's minor (src/explain/proxy-skew.ts). `skewed` when they differ.
   const baseRules: ProxyRules = {minor: null, preferSameGate, requireAnnotation: proxyF.kubeProxyRequiresAnnotation}
-  const skew = planeRules ? null : proxySkew(plane, input.nodes, baseRules)
+  const skew = planeRules ? null : input.skewOf(baseRules)
   const skewed = proxied && skew?.skewed === true ? skew : null
   // The endpoint lists for the other PreferSame gate: they differ from these only in node hints (same positions).
   const otherGate =
@@ -897,7 +901,7 @@ function explainService(input: ServiceInput): ServiceExplanation {
     const out: ClassViews = new Map()
     for (const c of skewed!.classes) {
       const eps = epsOf(c, live)
-      const base = c === baseRules
+      const base = sameRules(c, baseRules)
       out.set(c, {
         views: base ? (live ? liveViews : predViews) : categorizeZones(eps, flags, viewZones, categorizeOptions(c, service)),
         sameNode: sameNodeNodes(eps, c.preferSameGate),
@@ -1028,7 +1032,7 @@ function explainService(input: ServiceInput): ServiceExplanation {
       }
       // The node's own kube-proxy rules (the cluster-wide ones without skew).
       const rules = skewed ? skewed.rulesOf(node.metadata.name) : baseRules
-      const nodeOpts = rules === baseRules ? categorizeOpts : categorizeOptions(rules, service)
+      const nodeOpts = sameRules(rules, baseRules) ? categorizeOpts : categorizeOptions(rules, service)
       const categorize = (eps: readonly ProxyEndpoint[], f: typeof flags) => categorizeEndpoints(eps, f, {name: node.metadata.name, labels: node.metadata.labels ?? {}}, nodeOpts)
       const viewOf = (c: ReturnType<typeof categorize>) => ({
         mode: c.topologyMode,
