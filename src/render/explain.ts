@@ -62,7 +62,7 @@ const proxyColumn = (report: ExplainReport) => PLANE_COLUMN[report.dataPlane?.na
 
 function proxyCell(v: KubeProxyVerdict, style: Style, hasNodes = true): string {
   if (v.reason === 'not-proxied') return style.dim('not proxied')
-  if (!hasNodes) return style.dim('no nodes')
+  if (!hasNodes || v.reason === 'no-nodes') return style.dim('no nodes')
   if (v.reason === 'ignored-by-data-plane') return style.bad('ignores hints')
   if (v.fallback) return style.bad(`falls back (${v.reason})`)
   if (v.mode === '') return style.dim('no hints')

@@ -29,4 +29,6 @@ export interface ClusterState {
    * or recorded in a snapshot; absent when not read (older snapshots, `kubectl get` output).
    */
   dataPlane?: DataPlane
+  /** Statements about a file's contents the reader should see (an object given twice with different contents); absent when none. */
+  inputNotes?: string[]
 }
