@@ -61,7 +61,7 @@ const schema = {
       warnings: strings,
       result: obj(
         {
-          status: {enum: ['no-changes', 'preview', 'dry-run', 'applied', 'partial', 'interrupted', 'refused']},
+          status: {enum: ['no-changes', 'hints-differ', 'preview', 'dry-run', 'applied', 'partial', 'interrupted', 'refused']},
           written: {type: 'array', items: ref},
           unknown: {description: 'sent, but the answer was lost: may have been written (present only when not empty; exit 9)', type: 'array', items: ref},
           failed: {type: 'array', items: obj({kind: {enum: ['Service', 'EndpointSlice']}, name: str, error: str})},

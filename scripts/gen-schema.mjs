@@ -15,6 +15,7 @@ const fallbackReason = nullable({
     'annotation-required',
     'local-traffic-policy-only',
     'not-proxied',
+    'no-nodes',
     'ignored-by-data-plane',
     'not-topology-aware-for-data-plane',
   ],

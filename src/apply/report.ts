@@ -4,7 +4,7 @@ import type {ExplainReport} from '../explain/report.js'
 import type {ChangeSet, FieldChange, HintDifference, HintStrategy, ModeValue, SliceChange} from './plan.js'
 import type {APPLY_SCHEMA_VERSION} from './plan.js'
 
-export type ResultStatus = 'no-changes' | 'preview' | 'dry-run' | 'applied' | 'partial' | 'interrupted' | 'refused'
+export type ResultStatus = 'no-changes' | 'hints-differ' | 'preview' | 'dry-run' | 'applied' | 'partial' | 'interrupted' | 'refused'
 
 export interface ObjectRef {
   kind: 'Service' | 'EndpointSlice'

@@ -60,7 +60,7 @@ export interface SourceResult {
 }
 
 /** What `kubectl topology nodes` reads: only the Nodes (live: one list, nothing else). */
-export type NodesResult = Pick<ClusterState, 'nodes' | 'nodesReadable'>
+export type NodesResult = Pick<ClusterState, 'nodes' | 'nodesReadable' | 'inputNotes'>
 
 /** The source rules, checked before any I/O: -A with names, --from-file with a connection flag. */
 export function validateSource(flags: SourceFlagValues, serviceNames: readonly string[] = []): void {
@@ -106,7 +106,12 @@ export async function openSource(req: SourceRequest & {read?: 'state' | 'nodes'}
     const {readSnapshotFile} = await import('./snapshot/snapshot.js')
     const state = await readSnapshotFile(flags['from-file'], req.read === 'nodes' ? 'nodes' : 'services')
     if (req.read === 'nodes') return state
-    const result: SourceResult = {state, namespace: flags['all-namespaces'] ? undefined : await snapshotNamespace(flags.namespace), source: 'snapshot', warnings: []}
+    const result: SourceResult = {
+      state,
+      namespace: flags['all-namespaces'] ? undefined : await snapshotNamespace(flags.namespace),
+      source: 'snapshot',
+      warnings: [...(state.inputNotes ?? [])],
+    }
     if (req.dataPlane !== undefined) result.dataPlane = await resolveDataPlane(req.dataPlane, state.dataPlane)
     return result
   }

@@ -331,7 +331,9 @@ async function settleUnknown(writer: Writer, service: string, outcome: WriteOutc
 }
 
 function waitFailed(io: CommandIO, report: ApplyReport, w: NonNullable<ApplyReport['wait']>, finish: Finish, json: boolean): void {
-  const status = report.result.status === 'preview' ? 'no-changes' : 'applied'
+  // Nothing to write, yet the live hints are not what the controller writes (issue 23: the JSON
+  // said no-changes): hints-differ. After a write: applied, with wait.matched false.
+  const status = report.result.status === 'preview' ? 'hints-differ' : 'applied'
   if (!json) io.err(`The live hints differ from the prediction${w.perZone ? ' (per zone)' : ''}:\n${renderDifferences(w.differences)}`)
   finish(status, json ? 'live hints differ from the prediction' : '', ExitCode.FINDING)
 }

@@ -1,4 +1,5 @@
 // kubectl topology nodes: the cluster-wide basis of the topology-mode Auto heuristic.
+import {escapeTerminal} from '../render/escape.js'
 import type {NodesFormat} from '../render/nodes.js'
 import {TopologyCommand} from './base.js'
 import {commonFlags, connectionFlags, fromFileFlag, noHeadersFlag, outputFlag} from './flags.js'
@@ -27,6 +28,7 @@ Also lists "threshold cliffs": single nodes whose loss would leave counted nodes
     const {flags} = await this.parse(Nodes)
     const [{nodesReport}, {renderNodes}, {openSource}] = await Promise.all([import('../explain/nodes-report.js'), import('../render/nodes.js'), import('../cluster/source.js')])
     const state = await openSource({flags, read: 'nodes'})
+    for (const w of state.inputNotes ?? []) this.note(`Warning: ${escapeTerminal(w)}`)
     const format: NodesFormat = flags.output
     this.out(renderNodes(nodesReport(state), {format, style: this.style(flags.color), noHeaders: flags['no-headers']}))
   }

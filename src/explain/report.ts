@@ -119,7 +119,7 @@ export interface EndpointRow {
  * ExternalName) and for an address family the Service has no ClusterIP of, and the data
  * plane's own reasons when it is not kube-proxy.
  */
-export type ProxyReason = FallbackReason | 'not-proxied' | 'ignored-by-data-plane' | 'not-topology-aware-for-data-plane'
+export type ProxyReason = FallbackReason | 'not-proxied' | 'no-nodes' | 'ignored-by-data-plane' | 'not-topology-aware-for-data-plane'
 
 export interface KubeProxyVerdict {
   /** Topology mode kube-proxy on a node of this zone takes: "" means no topology (all endpoints). */
@@ -953,6 +953,7 @@ function explainService(input: ServiceInput): ServiceExplanation {
   const auto = mode.path === 'topology-mode-auto'
   const figures = auto && allocations === null && ratios !== null && n > 0 ? allocationFigures(n, ratios) : null
 
+  const noNodes = (z: {counted: number; ignored: number}) => input.nodesReadable && proxied && z.counted + z.ignored === 0
   const zones: ZoneRow[] = sortStrings(zoneNames).map((zone) => {
     const zoneNodes = input.nodeIndex.verdicts.get(zone) ?? {counted: 0, ignored: 0, cpuMilli: 0}
     const counts = stats.get(zone)
@@ -964,8 +965,11 @@ function explainService(input: ServiceInput): ServiceExplanation {
     // Traffic spreads over every ready endpoint kube-proxy routes to (every slice of the
     // Service, whoever wrote it); the Auto figures above are over the controller's own.
     const desiredForOverload = share !== null ? share * readyCount : null
-    // desired/minimum/target/maximum are the Auto heuristic's; on other paths only the
-    // traffic-proportional desired count is shown (what the overload is measured against).
+    const overload = hinted && assigned > 0 && desiredForOverload !== null ? desiredForOverload / assigned - 1 : null
+    // desired/minimum/target/maximum are the Auto heuristic's; on other paths, and where the
+    // heuristic gives the zone no figure (e.g. the controller's slices have no ready endpoint, the
+    // hints are another manager's), the traffic-proportional desired count the overload is
+    // measured against: a row with an overload figure always shows its desired count.
     return {
       name: zone,
       nodes: {counted: zoneNodes.counted, ignored: zoneNodes.ignored},
@@ -973,17 +977,18 @@ function explainService(input: ServiceInput): ServiceExplanation {
       cpuRatio: own(ratios, zone) ?? null,
       trafficShare: share,
       readyEndpoints: ready,
-      desired: alloc?.desired ?? (auto ? null : desiredForOverload),
+      desired: alloc?.desired ?? (auto && overload === null ? null : desiredForOverload),
       minimum: alloc?.minimum ?? null,
       target: alloc?.target ?? null,
       maximum: alloc?.maximum ?? null,
       assigned,
-      expectedOverload: hinted && assigned > 0 && desiredForOverload !== null ? desiredForOverload / assigned - 1 : null,
+      expectedOverload: overload,
       donatedIn: counts?.donatedIn ?? 0,
       donatedOut: counts?.donatedOut ?? 0,
       liveHints,
-      kubeProxy: liveClasses ? skewVerdict(liveClasses, zone) : zoneVerdict(liveViews, liveSameNode, zone, liveProxy),
-      kubeProxyPredicted: predClasses ? skewVerdict(predClasses, zone) : zoneVerdict(predViews, predSameNode, zone, predProxy),
+      // A zone no node is in (named only by hints or --traffic) runs no kube-proxy: no verdict to give.
+      kubeProxy: noNodes(zoneNodes) ? NO_NODES : liveClasses ? skewVerdict(liveClasses, zone) : zoneVerdict(liveViews, liveSameNode, zone, liveProxy),
+      kubeProxyPredicted: noNodes(zoneNodes) ? NO_NODES : predClasses ? skewVerdict(predClasses, zone) : zoneVerdict(predViews, predSameNode, zone, predProxy),
     }
   })
 
@@ -1256,6 +1261,8 @@ function controllerVerdict(
 }
 
 const NO_RANDOM_CHOICES: RandomChoices = Object.freeze({tieBreaks: 0, receiverChoices: 0, sliceOrder: 0, unchangedOrder: false, uncertainEndpoints: 0, countsCertain: true})
+
+const NO_NODES: KubeProxyVerdict = Object.freeze({mode: '' as const, fallback: false, reason: 'no-nodes' as const, routedEndpoints: 0, nodesPreferSameNode: 0})
 
 const NOT_PROXIED: KubeProxyVerdict = Object.freeze({mode: '' as const, fallback: false, reason: 'not-proxied' as const, routedEndpoints: 0, nodesPreferSameNode: 0})
 

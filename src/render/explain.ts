@@ -72,7 +72,7 @@ const proxyColumn = (report: ExplainReport) => PLANE_COLUMN[report.dataPlane?.na
 
 function proxyCell(v: KubeProxyVerdict, style: Style, hasNodes = true): string {
   if (v.reason === 'not-proxied') return style.dim('not proxied')
-  if (!hasNodes) return style.dim('no nodes')
+  if (!hasNodes || v.reason === 'no-nodes') return style.dim('no nodes')
   if (v.reason === 'ignored-by-data-plane') return style.bad('ignores hints')
   if (v.fallback) return style.bad(`falls back (${v.reason})`)
   if (v.mode === '') return style.dim('no hints')
@@ -246,7 +246,8 @@ const cond = (v: boolean | null) => (v === null ? '<unset>' : String(v))
 
 /** -o wide's endpoint rows, sorted by zone, node, then address (no zone, no node last). */
 function endpointTable(rows: readonly EndpointRow[], opts: RenderOptions, style: Style): string {
-  const header = ['ADDRESS', 'NODE', 'ZONE', 'READY', 'SERVING', 'TERMINATING', 'SLICE', 'LIVE HINTS', 'PREDICTED HINTS', 'DONATED']
+  // ALTERNATIVES: where upstream picks at random (Go's map order), every zone the predicted hint can name.
+  const header = ['ADDRESS', 'NODE', 'ZONE', 'READY', 'SERVING', 'TERMINATING', 'SLICE', 'LIVE HINTS', 'PREDICTED HINTS', 'ALTERNATIVES', 'DONATED']
   const last = '\uffff'
   const key = (e: EndpointRow) => [e.zone ?? last, e.nodeName ?? last, e.addresses.join(','), e.slice]
   const cmp = (a: EndpointRow, b: EndpointRow) => {
@@ -267,6 +268,7 @@ function endpointTable(rows: readonly EndpointRow[], opts: RenderOptions, style:
       e.slice,
       hintCell(e.liveHints),
       e.drift ? style.changed(hintCell(e.predictedHints)) : hintCell(e.predictedHints),
+      e.alternatives === null ? '-' : style.warn(`any of ${e.alternatives.join(',')}`),
       e.donatedTo ? `-> ${e.donatedTo}` : '-',
     ])
   if (body.length === 0) return 'No endpoints.'

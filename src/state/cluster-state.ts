@@ -35,4 +35,6 @@ export interface ClusterState {
    * for (--client-paths) or recorded in a snapshot; absent when not read.
    */
   routes?: RoutesObjects
+  /** Statements about a file's contents the reader should see (an object given twice with different contents); absent when none. */
+  inputNotes?: string[]
 }

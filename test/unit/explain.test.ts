@@ -210,3 +210,38 @@ describe('events explain reports', () => {
     expect(s.advice[0]!.code).toBe('nodes-unreadable')
   })
 })
+
+describe('rows that must add up (issue 23)', () => {
+  it("slices of another manager, hinted, and none ready of the controller's: every zone with an overload figure shows the desired count it is measured against", () => {
+    // Before: desired null (the Auto heuristic has no figure) next to an overload of +0%.
+    const own = slice('web', [{zone: 'zone-a', ready: false}], {name: 'web-own'})
+    const mesh = slice('web', spread({'zone-a': 3, 'zone-b': 3, 'zone-c': 3}, true), {name: 'web-mesh', managed: false})
+    mesh.endpoints!.forEach((e, i) => (e.addresses = [`10.9.0.${i + 1}`]))
+    const st = state([node('zone-a-0', 'zone-a'), node('zone-b-0', 'zone-b'), node('zone-c-0', 'zone-c')], [service('web', AUTO)], [own, mesh])
+    const s = only(st)
+    expect(s.zones.map((z) => [z.name, z.desired, z.assigned, z.expectedOverload])).toEqual([
+      ['zone-a', 3, 3, 0],
+      ['zone-b', 3, 3, 0],
+      ['zone-c', 3, 3, 0],
+    ])
+    for (const z of s.zones) if (z.expectedOverload !== null) expect(z.desired).not.toBeNull()
+  })
+
+  it('a zone named only by hints (no node in it) gets no kube-proxy verdict: reason no-nodes, nothing routed', () => {
+    // Before: zone-x got {mode: PreferSameZone, routedEndpoints: 1}, although no kube-proxy runs there.
+    const sl = slice(
+      'web',
+      [
+        {zone: 'zone-a', hint: ['zone-x']},
+        {zone: 'zone-b', hint: ['zone-b']},
+      ],
+      {name: 'web-mesh', managed: false},
+    )
+    const st = state([node('zone-a-0', 'zone-a'), node('zone-b-0', 'zone-b')], [service('web', {selector: null})], [sl])
+    const x = only(st).zones.find((z) => z.name === 'zone-x')!
+    const none = {mode: '', fallback: false, reason: 'no-nodes', routedEndpoints: 0, nodesPreferSameNode: 0}
+    expect([x.kubeProxy, x.kubeProxyPredicted]).toEqual([none, none])
+    // Nodes unreadable: no zone is known to be empty, the verdict stays.
+    expect(only({...st, nodes: [], nodesReadable: false}).zones.find((z) => z.name === 'zone-x')!.kubeProxy.reason).not.toBe('no-nodes')
+  })
+})

@@ -4,6 +4,7 @@
 // first sync (an Enabled event, never the Disabled one of leaving Auto).
 import {describe, expect, it} from 'vitest'
 import {explain, type ServiceExplanation} from '../../src/explain/report.js'
+import {renderExplain} from '../../src/render/explain.js'
 import {checkNoDrift} from '../../src/check/check.js'
 import {givingReceivingOutcomes, hintAlternatives} from '../../src/upstream/endpointslice/topologycache/randomness.js'
 import {ANNOTATION_TOPOLOGY_MODE, type EndpointSlice, type EventObject} from '../../src/upstream/api/types.js'
@@ -35,6 +36,17 @@ describe('several slices, topology-mode Auto: the slice order is random', () => 
     expect(s.drift).toEqual({endpoints: 0, zoneCounts: false})
     expect(s.findings).not.toContain('drift')
     expect(checkNoDrift(s).status).toBe('pass')
+  })
+
+  it('-o wide shows the alternatives where upstream picks at random, not only our pick (issue 23)', () => {
+    const st = twoSlices([], [])
+    const text = renderExplain(explain(st, st.services, {prediction: 'fresh'}), {format: 'wide'})
+    const rows = text.split('\n').filter((l) => /^10\.[12]\.0\.\d/.test(l))
+    expect(text).toMatch(/PREDICTED HINTS\s+ALTERNATIVES\s+DONATED/)
+    // 10.1.0.1: predicted zone-b (donated), but upstream may as well keep it in zone-a
+    expect(rows.find((l) => l.startsWith('10.1.0.1 '))).toMatch(/\szones=zone-b\s+any of zone-a,zone-b\s+-> zone-b$/)
+    expect(rows.find((l) => l.startsWith('10.1.0.3 '))).toMatch(/\szones=zone-a\s+-\s+-$/)
+    expect(rows.filter((l) => l.includes('any of zone-a,zone-b'))).toHaveLength(4)
   })
 
   it('says which endpoints are uncertain and what they can get; the per-zone counts are certain', () => {

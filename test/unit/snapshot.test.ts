@@ -228,6 +228,27 @@ describe('parseSnapshot: input forms', () => {
     expect(state.services).toHaveLength(1)
     expect(state.services[0]!.metadata.namespace).toBe('default')
     expect(state.services[0]!.spec?.ports?.[0]?.port).toBe(81)
+    // Given twice with different contents: said, naming both places (issue 23: taken silently before).
+    expect(state.inputNotes).toEqual([
+      's.yaml:8:3: Service "default/api" is given twice with different contents (first at s.yaml:1:3): the later one is used; if the file mixes two clusters, keep one',
+    ])
+  })
+
+  it('two Nodes with one name and different contents: a statement naming both; the same object twice: none', () => {
+    const n = (cpu: string) => ({apiVersion: 'v1', kind: 'Node', metadata: {name: 'n1', labels: {'topology.kubernetes.io/zone': 'a'}}, status: {allocatable: {cpu}}})
+    const two = parseSnapshot(toYaml({apiVersion: 'v1', kind: 'List', items: [n('4'), n('8')]}), 'n.yaml', 'nodes')
+    expect(two.nodes).toHaveLength(1)
+    expect(two.inputNotes).toHaveLength(1)
+    expect(two.inputNotes![0]).toMatch(/^n\.yaml(:\d+:\d+)?: Node "n1" is given twice with different contents \(first at n\.yaml(:\d+:\d+)?\): the later one is used/)
+    expect(parseSnapshot(toYaml({apiVersion: 'v1', kind: 'List', items: [n('4'), n('4')]}), 'n.yaml', 'nodes').inputNotes).toBeUndefined()
+  })
+
+  it('a List item without "kind" is refused, not dropped (issue 23)', () => {
+    const svc = {apiVersion: 'v1', kind: 'Service', metadata: {name: 'api'}, spec: {ports: [{port: 80}]}}
+    const noKind = {apiVersion: 'v1', metadata: {name: 'web'}, spec: {ports: [{port: 80}]}}
+    expect(() => parseSnapshot(toYaml({apiVersion: 'v1', kind: 'List', items: [svc, noKind]}), 'k.yaml', 'objects')).toThrow(
+      /^k\.yaml(:\d+:\d+)?: an object without "kind": say what it is/,
+    )
   })
 
   it('coerces non-string label values from hand-written YAML', () => {

@@ -248,6 +248,22 @@ describe('runApply with fake effects', () => {
     expect(out).toEqual(['No changes: service shop/web already has --mode Auto.'])
     expect(calls).toEqual([])
   })
+
+  it('no changes, --wait, the live hints differ from the prediction: the JSON says hints-differ, not no-changes (issue 23); exit 1', async () => {
+    const {writer, calls} = fakeWriter()
+    const {io, out, exits} = fakeIO()
+    const psz: Service = {...svc(), spec: {...svc().spec, trafficDistribution: 'PreferSameZone'}}
+    await runApply(
+      io,
+      applyOptions({mode: 'PreferSameZone', json: true, wait: true, waitMs: 1}),
+      fakeDeps(writer, {file: null, log: []}, () => target(psz)),
+    )
+    expect(calls).toEqual([])
+    const report = JSON.parse(out[0]!)
+    expect(report.result).toMatchObject({status: 'hints-differ', message: 'live hints differ from the prediction'})
+    expect(report.wait.matched).toBe(false)
+    expect(exits).toEqual([1])
+  })
 })
 
 describe('runReset with fake effects', () => {

@@ -107,6 +107,8 @@ class Collector {
     if (allowList && value.items !== undefined && kind?.endsWith('List')) {
       this.fail(doc, [...path, 'items'], `${kind}: "items" must be a list`)
     }
+    // An object that does not say what it is would vanish without a word (issue 23): said.
+    if (kind === undefined) this.fail(doc, path, 'an object without "kind": say what it is (kind: Node, Service, EndpointSlice, ...), as `kubectl get -o yaml` writes it')
     switch (kind) {
       case 'Node':
       case 'Service':
@@ -470,10 +472,23 @@ export function decode(parsed: Parsed, source: string, need: SnapshotNeed = 'ser
   const c = new Collector(parsed, source)
   parsed.docs.forEach((d, i) => c.document(d, i))
 
-  // The same object twice (two files concatenated, a re-export): the later one wins.
+  // The same object twice (two files concatenated, a re-export): the later one wins. A Node,
+  // Service or EndpointSlice given twice with different contents may be two objects under one
+  // name (two clusters' files mixed): said (ClusterState.inputNotes, printed as a warning),
+  // naming both places, rather than one taken silently.
+  const notes: string[] = []
   const byKey = new Map<string, unknown>()
-  const add = (kind: Kind, meta: ObjectMeta, v: unknown) => {
+  const firstAt = new Map<string, Located>()
+  const add = (kind: Kind, meta: ObjectMeta, v: unknown, at: Located) => {
     const key = `${kind}\u0000${meta.namespace ?? ''}\u0000${meta.name}`
+    const before = firstAt.get(key)
+    if (before !== undefined && (kind === 'Node' || kind === 'Service' || kind === 'EndpointSlice') && JSON.stringify(byKey.get(key)) !== JSON.stringify(v)) {
+      const name = kind === 'Node' ? meta.name : `${meta.namespace ?? 'default'}/${meta.name}`
+      notes.push(
+        `${c.where(at.doc, at.path)}: ${kind} "${name}" is given twice with different contents (first at ${c.where(before.doc, before.path)}): the later one is used; if the file mixes two clusters, keep one`,
+      )
+    }
+    if (before === undefined) firstAt.set(key, at)
     byKey.delete(key)
     byKey.set(key, v)
   }
@@ -481,38 +496,38 @@ export function decode(parsed: Parsed, source: string, need: SnapshotNeed = 'ser
     switch (at.kind) {
       case 'Node': {
         const n = toNode(c, at)
-        add('Node', n.metadata, n)
+        add('Node', n.metadata, n, at)
         break
       }
       case 'Service': {
         const s = toService(c, at)
-        add('Service', s.metadata, s)
+        add('Service', s.metadata, s, at)
         break
       }
       case 'EndpointSlice': {
         const s = toEndpointSlice(c, at)
-        add('EndpointSlice', s.metadata, s)
+        add('EndpointSlice', s.metadata, s, at)
         break
       }
       case 'Event': {
         const e = toEvent(c, at)
-        add('Event', e.metadata, e)
+        add('Event', e.metadata, e, at)
         break
       }
       case 'Deployment':
       case 'StatefulSet': {
         const w = toWorkload(c, at)
-        add(at.kind, w.metadata, w)
+        add(at.kind, w.metadata, w, at)
         break
       }
       case 'HorizontalPodAutoscaler': {
         const h = toHpa(c, at)
-        add(at.kind, h.metadata, h)
+        add(at.kind, h.metadata, h, at)
         break
       }
       case 'PodDisruptionBudget': {
         const p = toPdb(c, at)
-        add(at.kind, p.metadata, p)
+        add(at.kind, p.metadata, p, at)
         break
       }
     }
@@ -553,6 +568,7 @@ export function decode(parsed: Parsed, source: string, need: SnapshotNeed = 'ser
     )
   }
   if (events.length > 0) state.events = events
+  if (notes.length > 0) state.inputNotes = notes
   // Present when the input lists them (our Snapshot, even empty) or holds any (kubectl get).
   if (c.workloadsListed || deployments.length > 0 || statefulSets.length > 0) {
     state.deployments = deployments
