@@ -12,7 +12,8 @@
 //      is written again), and with nothing changed (cached), as Prometheus asks and plain (text,
 //      no gzip): p50, p95 of --scrapes GETs each;
 //   4. steady RSS of the serve process (/proc/PID/status VmRSS) after the changes, and its CPU
-//      time (/proc/PID/stat utime+stime) over --idle seconds with nothing changing.
+//      time (/proc/PID/stat utime+stime) over two windows of --idle seconds with nothing
+//      changing (the first holds the garbage collector giving back the burst's heap).
 //
 //   CLUSTER_INSTANCE=bench node scripts/cluster.mjs up
 //   eval "$(CLUSTER_INSTANCE=bench node scripts/cluster.mjs env)"
@@ -186,6 +187,11 @@ const cpu0 = cpuSeconds(s.child.pid)
 await sleep(IDLE * 1000)
 const cpuIdle = cpuSeconds(s.child.pid) - cpu0
 const rssIdle = rssMiB(s.child.pid)
+// A second window: the first holds the garbage collector giving back the burst's heap.
+const cpu1 = cpuSeconds(s.child.pid)
+await sleep(IDLE * 1000)
+const cpuIdle2 = cpuSeconds(s.child.pid) - cpu1
+const rssIdle2 = rssMiB(s.child.pid)
 await stop(s.child)
 
 const f = (x) => x.toFixed(0)
@@ -205,5 +211,7 @@ console.log(
   `/metrics unchanged, as Prometheus scrapes (OpenMetrics, gzip): p50 ${quantile(cached, 0.5).toFixed(1)} ms, p95 ${quantile(cached, 0.95).toFixed(1)} ms; body ${(bytes / 1e6).toFixed(1)} MB, ${(gzBytes / 1e6).toFixed(2)} MB sent`,
 )
 console.log(`/metrics unchanged, plain (text format, no gzip): p50 ${quantile(cachedPlain, 0.5).toFixed(1)} ms, p95 ${quantile(cachedPlain, 0.95).toFixed(1)} ms`)
-console.log(`RSS after the changes: ${f(rss)} MiB; after ${IDLE} s idle: ${f(rssIdle)} MiB`)
-console.log(`CPU while idle: ${cpuIdle.toFixed(2)} s over ${IDLE} s (${((cpuIdle / IDLE) * 100).toFixed(1)}% of a core)`)
+console.log(`RSS after the changes: ${f(rss)} MiB; after ${IDLE} s idle: ${f(rssIdle)} MiB; after ${2 * IDLE} s: ${f(rssIdle2)} MiB`)
+console.log(
+  `CPU while idle: ${cpuIdle.toFixed(2)} s over the first ${IDLE} s (${((cpuIdle / IDLE) * 100).toFixed(1)}% of a core), ${cpuIdle2.toFixed(2)} s over the next ${IDLE} s (${((cpuIdle2 / IDLE) * 100).toFixed(1)}%)`,
+)

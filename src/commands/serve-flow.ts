@@ -118,7 +118,7 @@ export async function runServe(io: CommandIO, ctxs: KubeContext[], o: ServeOptio
         const key = version * 1e6 + healthSignature(clusters)
         const hit = cache.get(format)
         if (hit && hit.version === key) return {contentType: writer.contentType(format), body: hit.body}
-        const body = Buffer.from(await writer.write(sections(clusters, o.clusterLabel), format))
+        const body = await writer.write(sections(clusters, o.clusterLabel), format)
         cache.set(format, {version: key, body})
         return {contentType: writer.contentType(format), body}
       },

@@ -30,12 +30,17 @@ export interface Section {
   rows: readonly Row[]
 }
 
-/** A group's sample lines by family index (undefined: no sample of that family), for one section's labels. */
+/** A group's sample lines ("line\n" each) by family index (undefined: no sample of that family), for one section's labels. */
 interface Lines {
   /** The section's labels (JSON) the lines were written with. */
   labels: string
-  byFamily: (string | undefined)[]
+  byFamily: (Buffer | undefined)[]
 }
+
+/** Groups written per fill of prom-client's metrics. */
+const BATCH = 250
+const NEWLINE = Buffer.from('\n')
+const EOF = Buffer.from('# EOF\n')
 
 const INDEX = new Map<FamilyName, number>(FAMILIES.map((f, i) => [f.name, i]))
 
@@ -44,8 +49,8 @@ interface Writer {
   metrics: Map<FamilyName, Metric>
   /** The name each family's metric is registered under (OpenMetrics counters without _total). */
   names: Map<FamilyName, string>
-  /** "# HELP ...\n# TYPE ..." of each family, by index. */
-  headers: string[]
+  /** "# HELP ...\n# TYPE ...\n" of each family, by index. */
+  headers: Buffer[]
 }
 
 /** One registry per format: prom-client names counters differently in OpenMetrics, so the two never share a metric object. */
@@ -86,24 +91,35 @@ export class MetricsWriter {
    * only), and within a family each section's groups then its rows. The same text as
    * prom-client's registry.metrics() with every sample set in that order.
    */
-  async write(sections: readonly Section[], format: Format): Promise<string> {
+  async write(sections: readonly Section[], format: Format): Promise<Buffer> {
     const w = this.writers[format]
     if (w.headers.length === 0) await this.fillHeaders(w)
-    const parts: (string | undefined)[][] = FAMILIES.map(() => [])
+    const parts: Buffer[][] = FAMILIES.map(() => [])
     for (const section of sections) {
       const key = JSON.stringify(section.labels)
       const groups = section.groups
       const missing = groups.filter((g) => this.cache.get(g)?.labels !== key)
-      if (missing.length > 0) await this.writeGroups(missing, section.labels, key)
+      // In batches: one batch's garbage (prom-client's samples, the texts) dies young, so the
+      // first write of 2,000 Services does not grow the heap (RSS) as one fill of all would.
+      for (let i = 0; i < missing.length; i += BATCH) await this.writeGroups(missing.slice(i, i + BATCH), section.labels, key)
       for (const group of groups) {
         const lines = this.cache.get(group)!.byFamily
-        for (let i = 0; i < lines.length; i++) if (lines[i] !== undefined) parts[i]!.push(lines[i])
+        for (let i = 0; i < lines.length; i++) if (lines[i] !== undefined) parts[i]!.push(lines[i]!)
       }
       const rest = await this.lines(w, section.rows, section.labels)
-      for (let i = 0; i < rest.length; i++) if (rest[i] !== undefined) parts[i]!.push(rest[i])
+      for (let i = 0; i < rest.length; i++) if (rest[i] !== undefined) parts[i]!.push(Buffer.from(`${rest[i]}\n`))
     }
-    const families = FAMILIES.map((_, i) => (parts[i]!.length === 0 ? w.headers[i]! : `${w.headers[i]}\n${parts[i]!.join('\n')}`))
-    return format === 'openmetrics' ? `${families.join('\n')}\n# EOF\n` : `${families.join('\n\n')}\n`
+    // registry.metrics(): the families joined by a blank line (text format) or by nothing
+    // (OpenMetrics, then "# EOF"), each its HELP and TYPE lines then its samples. Copied once
+    // into one Buffer: no 7 MB string is built for a body.
+    const chunks: Buffer[] = []
+    FAMILIES.forEach((_, i) => {
+      if (i > 0 && format === 'text') chunks.push(NEWLINE)
+      chunks.push(w.headers[i]!)
+      for (const b of parts[i]!) chunks.push(b)
+    })
+    if (format === 'openmetrics') chunks.push(EOF)
+    return Buffer.concat(chunks)
   }
 
   /**
@@ -128,18 +144,19 @@ export class MetricsWriter {
     for (const c of counts) for (let i = 0; i < c.length; i++) total[i] = (total[i] ?? 0) + (c[i] ?? 0)
     if (total.length > split.length || split.some((lines, i) => lines.length !== (total[i] ?? 0))) {
       // Two samples with the same labels (prom-client keeps one): each group on its own.
-      for (const g of groups) this.cache.set(g, {labels: key, byFamily: await this.lines(this.writers.text, g, extra)})
+      for (const g of groups)
+        this.cache.set(g, {labels: key, byFamily: (await this.lines(this.writers.text, g, extra)).map((t) => (t === undefined ? undefined : Buffer.from(`${t}\n`)))})
       return
     }
     const at: number[] = []
     groups.forEach((g, n) => {
-      const byFamily: (string | undefined)[] = []
+      const byFamily: (Buffer | undefined)[] = []
       const c = counts[n]!
       for (let i = 0; i < c.length; i++) {
         const k = c[i]
         if (!k) continue
         const from = at[i] ?? 0
-        byFamily[i] = k === 1 ? split[i]![from] : split[i]!.slice(from, from + k).join('\n')
+        byFamily[i] = Buffer.from(`${k === 1 ? split[i]![from] : split[i]!.slice(from, from + k).join('\n')}\n`)
         at[i] = from + k
       }
       this.cache.set(g, {labels: key, byFamily})
@@ -170,11 +187,11 @@ export class MetricsWriter {
   }
 
   private async fillHeaders(w: Writer): Promise<void> {
-    const headers: string[] = []
+    const headers: Buffer[] = []
     for (const f of FAMILIES) {
       w.metrics.get(f.name)!.reset()
       const text = await w.registry.getSingleMetricAsString(w.names.get(f.name)!)
-      headers.push(text.split('\n', 2).join('\n'))
+      headers.push(Buffer.from(`${text.split('\n', 2).join('\n')}\n`))
     }
     w.headers = headers
   }

@@ -87,6 +87,9 @@ function push<T>(m: Map<string, T[]>, key: string | null, v: T): void {
   else m.set(key, [v])
 }
 
+/** Services explained per call of the engine in a large update. */
+const CHUNK = 100
+
 /** The samples of every Service and of the cluster, updated by change. */
 export class ServeModel {
   private readonly byService = new Map<string, Row[]>()
@@ -110,6 +113,15 @@ export class ServeModel {
       this.explained = 0
       this.clusterRowsOfNodes = clusterRows(nodes)
     }
+    const ratios = zoneCapacity(nodes).cpuRatiosByZone
+    // A few Services at a time: each chunk's reports are garbage before the next is made, so a
+    // full recompute (start, a Node change) does not hold 2,000 reports at once (RSS).
+    let explained = 0
+    for (let i = 0; i < keys.length; i += CHUNK) explained += this.explain(index, nodes, ratios, keys.slice(i, i + CHUNK))
+    return explained
+  }
+
+  private explain(index: StateIndex, nodes: Node[], ratios: Record<string, number> | null, keys: readonly string[]): number {
     const services: Service[] = []
     const slices: EndpointSlice[] = []
     const events: EventObject[] = []
@@ -127,7 +139,6 @@ export class ServeModel {
     if (services.length === 0) return 0
     const state: ClusterState = {nodes, services, endpointSlices: slices, events, nodesReadable: index.nodesReadable}
     const report = explainAdvised(state, services, this.opts)
-    const ratios = zoneCapacity(nodes).cpuRatiosByZone
     const fresh = new Map<string, Row[]>()
     for (const s of report.services) {
       const k = serviceKey(s.namespace, s.name)

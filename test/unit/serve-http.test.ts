@@ -56,6 +56,9 @@ describe('parseListen', () => {
 /** One section without a cluster label: every row written on each call. */
 const only = (rows: readonly Row[]) => [{labels: {}, groups: [], rows}]
 
+/** The exposition as text (write gives the body's bytes). */
+const written = async (w: MetricsWriter, ...args: Parameters<MetricsWriter['write']>) => String(await w.write(...args))
+
 describe('MetricsWriter', () => {
   const rows: Row[] = [
     ['kubectl_topology_service_hints_live', {labels: {namespace: 'shop', service: 'cart', address_type: 'IPv4'}, value: 1}],
@@ -64,8 +67,8 @@ describe('MetricsWriter', () => {
   ]
   it('writes the Prometheus text format and OpenMetrics, counters with _total in both', async () => {
     const w = new MetricsWriter()
-    const om = await w.write(only(rows), 'openmetrics')
-    const text = await w.write(only(rows), 'text')
+    const om = await written(w, only(rows), 'openmetrics')
+    const text = await written(w, only(rows), 'text')
     expect(w.contentType('text')).toMatch(/^text\/plain; version=0\.0\.4/)
     expect(w.contentType('openmetrics')).toMatch(/^application\/openmetrics-text; version=1\.0\.0/)
     expect(text).toContain('kubectl_topology_service_hints_live{namespace="shop",service="cart",address_type="IPv4"} 1')
@@ -75,14 +78,14 @@ describe('MetricsWriter', () => {
     expect(om).toContain('kubectl_topology_source_watch_restarts_total{resource="nodes"} 3')
     expect(om.endsWith('# EOF\n')).toBe(true)
     // The text format again after an OpenMetrics write: the counter keeps its name.
-    expect(await w.write(only(rows), 'text')).toBe(text)
+    expect(await written(w, only(rows), 'text')).toBe(text)
   })
   it('escapes label values from the cluster and forgets samples no longer given', async () => {
     const w = new MetricsWriter(['cluster'])
-    const text = await w.write([{labels: {cluster: 'eu'}, groups: [], rows}], 'text')
+    const text = await written(w, [{labels: {cluster: 'eu'}, groups: [], rows}], 'text')
     expect(text).toContain('kubectl_topology_counted_nodes{cluster="eu",zone="zone-a^[[2J\\"x"} 2')
     expect(text).not.toContain('\u001b')
-    const after = await w.write([{labels: {cluster: 'eu'}, groups: [], rows: [rows[0]!]}], 'text')
+    const after = await written(w, [{labels: {cluster: 'eu'}, groups: [], rows: [rows[0]!]}], 'text')
     expect(after).not.toContain('kubectl_topology_counted_nodes{')
     expect(after).toContain('kubectl_topology_service_hints_live{cluster="eu"')
   })
@@ -132,7 +135,7 @@ describe('MetricsWriter with groups (each Service written once)', () => {
     const b = model()
     for (const format of ['text', 'openmetrics'] as const) {
       const one: Section[] = [{labels: {}, groups: a.groups(), rows: [...a.clusterRows(), ...health]}]
-      expect(await new MetricsWriter().write(one, format)).toBe(await reference([{labels: {}, rows: [...a.rows(), ...health]}], format))
+      expect(String(await new MetricsWriter().write(one, format))).toBe(await reference([{labels: {}, rows: [...a.rows(), ...health]}], format))
       const two: Section[] = [
         {labels: {cluster: 'eu'}, groups: a.groups(), rows: [...a.clusterRows(), ...health]},
         {labels: {cluster: 'us'}, groups: b.groups(), rows: b.clusterRows()},
@@ -145,9 +148,9 @@ describe('MetricsWriter with groups (each Service written once)', () => {
         ],
         format,
       )
-      expect(await w.write(two, format)).toBe(want)
+      expect(await written(w, two, format)).toBe(want)
       // Again from the cached lines: the same text.
-      expect(await w.write(two, format)).toBe(want)
+      expect(await written(w, two, format)).toBe(want)
     }
   })
 
@@ -157,16 +160,16 @@ describe('MetricsWriter with groups (each Service written once)', () => {
     const cart: Row[] = [['kubectl_topology_service_ready_endpoints', {labels, value: 3}]]
     const other: Row[] = [['kubectl_topology_service_ready_endpoints', {labels: {...labels, service: 'web'}, value: 5}]]
     const line = (text: string, svc: string) => text.split('\n').find((l) => l.includes(`service="${svc}"`))
-    expect(line(await w.write([{labels: {}, groups: [cart, other], rows: []}], 'text'), 'cart')).toMatch(/ 3$/)
+    expect(line(await written(w, [{labels: {}, groups: [cart, other], rows: []}], 'text'), 'cart')).toMatch(/ 3$/)
     // The same array (changed in place here, which the model never does): its cached line.
     cart[0] = ['kubectl_topology_service_ready_endpoints', {labels, value: 4}]
-    expect(line(await w.write([{labels: {}, groups: [cart, other], rows: []}], 'openmetrics'), 'cart')).toMatch(/ 3$/)
+    expect(line(await written(w, [{labels: {}, groups: [cart, other], rows: []}], 'openmetrics'), 'cart')).toMatch(/ 3$/)
     // A new array (the Service explained again): written again.
-    const text = await w.write([{labels: {}, groups: [[...cart], other], rows: []}], 'text')
+    const text = await written(w, [{labels: {}, groups: [[...cart], other], rows: []}], 'text')
     expect(line(text, 'cart')).toMatch(/ 4$/)
     expect(line(text, 'web')).toMatch(/ 5$/)
     // cart deleted: none of its samples.
-    expect(await w.write([{labels: {}, groups: [other], rows: []}], 'text')).not.toContain('cart')
+    expect(await written(w, [{labels: {}, groups: [other], rows: []}], 'text')).not.toContain('cart')
   })
 
   it('refuses a counter in a group (a group is written once for both formats)', async () => {

@@ -138,7 +138,7 @@ describe('serve model', () => {
 })
 
 describe('serve model and exposition, change by change', () => {
-  const expose = (w: MetricsWriter, model: ServeModel) => w.write([{labels: {}, groups: model.groups(), rows: model.clusterRows()}], 'text')
+  const expose = async (w: MetricsWriter, model: ServeModel) => String(await w.write([{labels: {}, groups: model.groups(), rows: model.clusterRows()}], 'text'))
 
   it('keeps the samples (the same arrays) of the Services a change does not name, so they are not written again', () => {
     const st = cluster()
