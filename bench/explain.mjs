@@ -49,8 +49,12 @@ const TIME = '/usr/bin/time'
 for (const [p, what] of [
   [NODE, 'the project Node (npm install)'],
   [join(ROOT, 'dist', 'app.cjs'), 'dist/app.cjs (npm run build)'],
-  [HYPERFINE, 'hyperfine'],
-  [TIME, 'GNU time'],
+  ...(ENGINE_ONLY
+    ? []
+    : [
+        [HYPERFINE, 'hyperfine'],
+        [TIME, 'GNU time'],
+      ]),
 ]) {
   if (!existsSync(p)) {
     process.stderr.write(`bench: ${p} is missing: ${what}\n`)

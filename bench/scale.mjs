@@ -2,7 +2,9 @@
 // Whole-cluster scale bench: `explain -A` and `check -A` on 2,000 Services, 20,000 endpoints
 // and 1,000 nodes, against `kubectl get endpointslices,services,nodes -A -o json` on the same
 // API server, in the same run. Reports wall time (median) and peak RSS (max) of each, and
-// the ratios against kubectl. Targets (issue 6): <= 1.5x kubectl's wall time, <= 300 MB RSS.
+// the ratios against kubectl and against the raw fetch floor (the same four lists fetched by
+// `kubectl get --raw` in parallel). Targets (issue 23): <= 2x the raw floor, <= 200 MB RSS
+// (issue 6's were <= 1.5x kubectl get, <= 300 MB).
 //
 //   CLUSTER_INSTANCE=bench node scripts/cluster.mjs up
 //   eval "$(CLUSTER_INSTANCE=bench node scripts/cluster.mjs env)"
@@ -44,7 +46,13 @@ const {server, createLoad, PER_SLICE} = await connectLoad({services: SERVICES, n
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'topology-scale-'))
 const NODE = process.execPath
 const BIN = path.join(ROOT, 'bin', 'kubectl-topology.js')
+// The raw fetch floor (issue 23): the same reads as explain -A (Services, EndpointSlices, Nodes
+// and the Services' Events), fetched by kubectl in parallel with no decoding into objects and no
+// printing: what any tool reading this state must at least wait for.
+const RAW = ['/api/v1/services', '/apis/discovery.k8s.io/v1/endpointslices', '/api/v1/nodes', '/api/v1/events?fieldSelector=involvedObject.kind%3DService']
+const rawScript = `${RAW.map((p) => `"$0" get --raw '${p}' &`).join(' ')} wait`
 const cases = [
+  {name: 'raw fetch floor: kubectl get --raw of the 4 lists, in parallel', argv: ['/bin/sh', '-c', rawScript, KUBECTL], ok: [0], floor: true},
   {name: 'kubectl get endpointslices,services,nodes -A -o json', argv: [KUBECTL, 'get', 'endpointslices,services,nodes', '-A', '-o', 'json'], ok: [0]},
   {name: 'kubectl topology explain -A -o json', argv: [NODE, BIN, 'explain', '-A', '-o', 'json'], ok: [0]},
   {name: 'kubectl topology check -A -o json', argv: [NODE, BIN, 'check', '-A', '-o', 'json'], ok: [0, 1]},
@@ -84,25 +92,32 @@ for (let round = -1; round < RUNS; round++) {
 }
 rmSync(tmp, {recursive: true, force: true})
 
-const base = median(results[0].map((r) => r.wall))
+const base = median(results[1].map((r) => r.wall))
+const floor = median(results[0].map((r) => r.wall))
 const rows = cases.map((c, i) => {
   const wall = median(results[i].map((r) => r.wall))
   const rss = Math.max(...results[i].map((r) => r.rssKiB)) / 1024
-  return {case: c.name, wall, min: Math.min(...results[i].map((r) => r.wall)), rss, bytes: results[i][0].bytes, items: c.parsed, ratio: wall / base}
+  return {case: c.name, wall, min: Math.min(...results[i].map((r) => r.wall)), rss, bytes: results[i][0].bytes, items: c.parsed, ratio: wall / base, xfloor: wall / floor}
 })
 console.log(
   `Load: ${NODES} nodes, ${SERVICES} Services, ${SERVICES * PER_SLICE} endpoints in ${SERVICES} EndpointSlices; ${RUNS} runs each; server ${server}; node ${process.version}; ${os.cpus().length} CPUs`,
 )
 console.log('')
-const header = ['command', 'wall median (s)', 'wall min (s)', 'x kubectl', 'peak RSS (MB)', 'stdout (MB)']
-const table = [header, ...rows.map((r) => [r.case, r.wall.toFixed(2), r.min.toFixed(2), r.ratio.toFixed(2), r.rss.toFixed(0), (r.bytes / 1e6).toFixed(1)])]
+const header = ['command', 'wall median (s)', 'wall min (s)', 'x kubectl', 'x raw floor', 'peak RSS (MB)', 'stdout (MB)']
+const table = [header, ...rows.map((r) => [r.case, r.wall.toFixed(2), r.min.toFixed(2), r.ratio.toFixed(2), r.xfloor.toFixed(2), r.rss.toFixed(0), (r.bytes / 1e6).toFixed(1)])]
 const widths = header.map((_, i) => Math.max(...table.map((row) => row[i].length)))
 for (const row of table) console.log(row.map((cell, i) => cell.padEnd(widths[i])).join('  '))
 console.log('')
-for (const r of rows.slice(1)) {
-  const okWall = r.ratio <= 1.5
-  const okRss = r.rss <= 300
+for (const r of rows.slice(2)) {
+  const okWall = r.xfloor <= 2
+  const okRss = r.rss <= 200
   console.log(
-    `${r.case}: ${okWall ? 'meets' : 'MISSES'} the wall-time target (<= 1.5x kubectl: ${r.ratio.toFixed(2)}x), ${okRss ? 'meets' : 'MISSES'} the RSS target (<= 300 MB: ${r.rss.toFixed(0)} MB)`,
+    `${r.case}: ${okWall ? 'meets' : 'MISSES'} the wall-time target (<= 2x the raw fetch floor: ${r.xfloor.toFixed(2)}x; ${r.ratio.toFixed(2)}x kubectl get), ${okRss ? 'meets' : 'MISSES'} the RSS target (<= 200 MB: ${r.rss.toFixed(0)} MB)`,
   )
 }
+console.log(
+  `load average (1, 5, 15 min) at the end: ${os
+    .loadavg()
+    .map((x) => x.toFixed(1))
+    .join(' ')}`,
+)

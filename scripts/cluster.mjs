@@ -11,6 +11,15 @@
 //   node scripts/cluster.mjs status             print server and KUBECONFIG, exit 1 when not up
 //   node scripts/cluster.mjs pause-controller   SIGSTOP / SIGCONT kube-controller-manager
 //   node scripts/cluster.mjs resume-controller
+//   node scripts/cluster.mjs apiserver stop     stop kube-apiserver only (SIGTERM, by pid); etcd and
+//                                               kube-controller-manager keep running
+//   node scripts/cluster.mjs apiserver start    start it again: same flags, ports, certificates and
+//                                               service-account key; returns once /readyz is 200
+//   node scripts/cluster.mjs etcd-delete KEY    delete one key straight from etcd (a /registry/...
+//                                               key), behind the API server's back: what a watch
+//                                               cannot see while kube-apiserver is stopped
+//   node scripts/cluster.mjs etcd-compact       compact etcd's history to its current revision:
+//                                               a watch from an older resourceVersion gets 410
 //   node scripts/cluster.mjs run -- CMD ARGS    up, run CMD with KUBECONFIG set, down (even on
 //                                               failure or SIGINT/SIGTERM); exits with CMD's
 //                                               code. A control plane that was already up is
@@ -413,6 +422,89 @@ async function stopAll(state, {keepDir = false} = {}) {
   if (state.dir && !keepDir) rmSync(state.dir, {recursive: true, force: true})
 }
 
+async function waitForReadyz(apiserver, server, token) {
+  await waitFor(apiserver, '/readyz', 120_000, async () => {
+    const r = await request(`${server}/readyz`, {token})
+    return r.status === 200 || `HTTP ${r.status} ${r.body.slice(0, 300)}`
+  })
+}
+
+// ---- apiserver stop|start, etcd-delete (fault tests) -----------------------------------
+
+/** The state of a running instance whose etcd still runs (the API server may be stopped). */
+function runningState() {
+  const state = readState()
+  const etcd = state?.processes?.etcd
+  if (!state || !etcd || !isOurs(etcd.pid, etcd.bin)) throw new Error('control plane is not up (no running etcd): run `node scripts/cluster.mjs up` first')
+  return state
+}
+
+/**
+ * Stops or starts kube-apiserver alone. stop: SIGTERM by pid (SIGKILL after 10 s), the state
+ * keeps its flags; start: the same binary and flags (ports, --cert-dir with the serving
+ * certificate generated at `up`, the service-account keys, etcd), then waits for /readyz. While
+ * it is stopped `status` says "not up" and `up` would restart the whole instance.
+ */
+async function apiserverVerb(verb) {
+  const state = runningState()
+  const p = state.processes['kube-apiserver']
+  if (!p?.args) throw new Error('this instance was started before `apiserver start` existed (no recorded flags): `down` and `up` it first')
+  const running = isOurs(p.pid, p.bin)
+  if (verb === 'stop') {
+    if (!running) {
+      log('kube-apiserver is not running')
+      return 0
+    }
+    const t0 = Date.now()
+    await stopPid('kube-apiserver', p.pid, p.bin)
+    log(`stopped kube-apiserver (pid ${p.pid}, ${secs(t0)}); etcd and kube-controller-manager keep running`)
+    return 0
+  }
+  if (verb !== 'start') throw new Error(`usage: cluster.mjs apiserver stop|start (got ${JSON.stringify(verb ?? '')})`)
+  if (running) {
+    log(`kube-apiserver already runs (pid ${p.pid})`)
+    return 0
+  }
+  const t0 = Date.now()
+  const proc = startProcess('kube-apiserver', p.bin, p.args, state.dir)
+  state.processes['kube-apiserver'] = {...p, pid: proc.pid}
+  writeState(state)
+  await waitForReadyz(proc, state.server, state.adminToken)
+  log(`kube-apiserver up again on ${state.server} (pid ${proc.pid}, ${secs(t0)})`)
+  return 0
+}
+
+/** Deletes one /registry/ key in etcd through its v3 JSON gateway (etcd 3.4+); says how many keys went. */
+async function etcdDelete(key) {
+  if (typeof key !== 'string' || !/^\/registry\/[\x21-\x7e]+$/.test(key))
+    throw new Error(`usage: cluster.mjs etcd-delete /registry/<resource>/<namespace>/<name> (got ${JSON.stringify(key ?? '')})`)
+  const state = runningState()
+  const r = await request(`http://${HOST}:${state.ports.etcd}/v3/kv/deleterange`, {method: 'POST', body: {key: Buffer.from(key).toString('base64')}})
+  if (r.status !== 200) throw new Error(`etcd deleterange ${key}: HTTP ${r.status} ${r.body.slice(0, 300)}`)
+  const deleted = Number(JSON.parse(r.body).deleted ?? 0)
+  log(`etcd: deleted ${deleted} key(s) ${key}`)
+  return deleted === 1 ? 0 : 1
+}
+
+/**
+ * Compacts etcd's history up to its current revision (the v3 JSON gateway): every
+ * resourceVersion before now is gone from etcd, so a watch from one of them is answered 410 Gone
+ * whether the API server serves it from its watch cache or from etcd.
+ */
+async function etcdCompact() {
+  const state = runningState()
+  const etcd = `http://${HOST}:${state.ports.etcd}`
+  // A range read of one key: its header holds the store's current revision.
+  const head = await request(`${etcd}/v3/kv/range`, {method: 'POST', body: {key: Buffer.from('/registry/').toString('base64'), limit: 1}})
+  if (head.status !== 200) throw new Error(`etcd range: HTTP ${head.status} ${head.body.slice(0, 300)}`)
+  const revision = JSON.parse(head.body).header?.revision
+  if (!revision) throw new Error(`etcd range: no revision in ${head.body.slice(0, 300)}`)
+  const r = await request(`${etcd}/v3/kv/compaction`, {method: 'POST', body: {revision, physical: true}})
+  if (r.status !== 200) throw new Error(`etcd compaction to ${revision}: HTTP ${r.status} ${r.body.slice(0, 300)}`)
+  log(`etcd: compacted to revision ${revision}`)
+  return 0
+}
+
 // ---- kubeconfig -------------------------------------------------------------------------
 
 function kubeconfig({server, caData, users, current}) {
@@ -489,8 +581,8 @@ async function upUnlocked() {
     startedAt: new Date().toISOString(),
   }
   // Record as we go so `down` can clean up after a half-finished start.
-  const record = (proc) => {
-    state.processes[proc.name] = {pid: proc.pid, bin: proc.bin, log: proc.logFile}
+  const record = (proc, args) => {
+    state.processes[proc.name] = {pid: proc.pid, bin: proc.bin, log: proc.logFile, ...(args ? {args} : {})}
     writeState(state)
   }
   writeState(state)
@@ -533,35 +625,29 @@ async function upUnlocked() {
     writeFileSync(path.join(dir, 'sa.key'), privateKey, {mode: 0o600})
     writeFileSync(path.join(dir, 'sa.pub'), publicKey)
     const certDir = path.join(dir, 'pki')
-    const apiserver = startProcess(
-      'kube-apiserver',
-      apiserverBin,
-      [
-        `--etcd-servers=${etcdUrl}`,
-        `--bind-address=${HOST}`,
-        `--advertise-address=${HOST}`,
-        `--secure-port=${apiPort}`,
-        `--cert-dir=${certDir}`, // self-signed serving cert (CA + leaf) generated here
-        `--token-auth-file=${path.join(dir, 'tokens.csv')}`,
-        '--authorization-mode=RBAC',
-        `--service-account-issuer=https://kubernetes.default.svc`,
-        `--service-account-key-file=${path.join(dir, 'sa.pub')}`,
-        `--service-account-signing-key-file=${path.join(dir, 'sa.key')}`,
-        `--service-cluster-ip-range=${SERVICE_CIDR}`,
-        // No service-account controller runs, so the ServiceAccount admission plugin would
-        // reject every Pod ("serviceaccount default not found").
-        '--disable-admission-plugins=ServiceAccount',
-        // The built-in `kubernetes` Service would get 127.0.0.1 endpoints, which Endpoints
-        // validation rejects (loopback) and the reconciler would retry forever.
-        '--endpoint-reconciler-type=none',
-      ],
-      dir,
-    )
-    record(apiserver)
-    await waitFor(apiserver, '/readyz', 120_000, async () => {
-      const r = await request(`${server}/readyz`, {token: adminToken})
-      return r.status === 200 || `HTTP ${r.status} ${r.body.slice(0, 300)}`
-    })
+    const apiserverArgs = [
+      `--etcd-servers=${etcdUrl}`,
+      `--bind-address=${HOST}`,
+      `--advertise-address=${HOST}`,
+      `--secure-port=${apiPort}`,
+      `--cert-dir=${certDir}`, // self-signed serving cert (CA + leaf) generated here, reused on restart
+      `--token-auth-file=${path.join(dir, 'tokens.csv')}`,
+      '--authorization-mode=RBAC',
+      `--service-account-issuer=https://kubernetes.default.svc`,
+      `--service-account-key-file=${path.join(dir, 'sa.pub')}`,
+      `--service-account-signing-key-file=${path.join(dir, 'sa.key')}`,
+      `--service-cluster-ip-range=${SERVICE_CIDR}`,
+      // No service-account controller runs, so the ServiceAccount admission plugin would
+      // reject every Pod ("serviceaccount default not found").
+      '--disable-admission-plugins=ServiceAccount',
+      // The built-in `kubernetes` Service would get 127.0.0.1 endpoints, which Endpoints
+      // validation rejects (loopback) and the reconciler would retry forever.
+      '--endpoint-reconciler-type=none',
+    ]
+    const apiserver = startProcess('kube-apiserver', apiserverBin, apiserverArgs, dir)
+    // The flags are kept for `apiserver start` (the same ports, certificates and keys).
+    record(apiserver, apiserverArgs)
+    await waitForReadyz(apiserver, server, adminToken)
     // The generated apiserver.crt holds the leaf and its self-signed CA: trust that bundle.
     ca = readFileSync(path.join(certDir, 'apiserver.crt'), 'utf8')
     const verified = await request(`${server}/readyz`, {token: adminToken, ca})
@@ -764,7 +850,45 @@ let runChild = null
 
 /** What scripts/kube-proxy.mjs needs from this script. */
 function kubeProxyContext() {
-  return {instance: INSTANCE, version: K8S_VERSION, binDir: BIN_DIR, log, tail, readState, writeState, withLock, ensureBinaries, startProcess, stopPid, isOurs}
+  return {
+    instance: INSTANCE,
+    version: K8S_VERSION,
+    binDir: BIN_DIR,
+    log,
+    tail,
+    readState,
+    writeState,
+    withLock,
+    ensureBinaries,
+    startProcess,
+    stopPid,
+    isOurs,
+    pinnedBuild,
+    request,
+  }
+}
+
+/**
+ * `kube-proxy add --proxy-version 1.33`: the pinned version of that minor (or exact version) and
+ * its cache directory; throws naming the pinned ones when there is none.
+ */
+function pinnedBuild(asked) {
+  const m = /^v?(1\.\d+)(\.\d+)?$/.exec(String(asked ?? '').trim())
+  const pin = m && PINNED.find((p) => p.minor === `v${m[1]}` && (!m[2] || p.version === `v${m[1]}${m[2]}`))
+  if (!pin) throw new Error(`no pinned Kubernetes version ${JSON.stringify(asked)}; pinned: ${PINNED.map((p) => p.version).join(', ')}`)
+  const binDir = path.join(CACHE, `k8s-${pin.version}`)
+  return {
+    version: pin.version,
+    binDir,
+    /** Builds that version's binaries (first use): `cluster.mjs --version V build` as its own instance (its own lock). */
+    build() {
+      const env = {...process.env}
+      delete env.CLUSTER_INSTANCE
+      delete env.CLUSTER_VERSION
+      const r = spawnSync(process.execPath, [fileURLToPath(import.meta.url), '--version', pin.version, 'build'], {stdio: ['ignore', 2, 2], env, timeout: 3_600_000})
+      if (r.status !== 0) throw new Error(`building ${pin.version} failed (exit ${r.status}): node scripts/cluster.mjs --version ${pin.version} build`)
+    },
+  }
 }
 
 function onSignal(sig) {
@@ -817,6 +941,12 @@ async function main() {
       process.kill(pid, command === 'pause-controller' ? 'SIGSTOP' : 'SIGCONT')
       return 0
     }
+    case 'apiserver':
+      return apiserverVerb(rest[0])
+    case 'etcd-delete':
+      return etcdDelete(rest[0])
+    case 'etcd-compact':
+      return etcdCompact()
     case 'run': {
       const i = rest.indexOf('--')
       return run(i >= 0 ? rest.slice(i + 1) : rest)
@@ -845,7 +975,7 @@ async function main() {
     }
     default:
       process.stderr.write(
-        'usage: node scripts/cluster.mjs [--version 1.X] up | down | env | status | pause-controller | resume-controller | versions | build | build-kubectl | run -- CMD [ARGS...] | kube-proxy ...\n',
+        'usage: node scripts/cluster.mjs [--version 1.X] up | down | env | status | pause-controller | resume-controller | apiserver stop|start | etcd-delete KEY | etcd-compact | versions | build | build-kubectl | run -- CMD [ARGS...] | kube-proxy ...\n',
       )
       return 2
   }

@@ -5,7 +5,18 @@
 import {nullable, num, int, str, bool, strings, obj, writeSchema, dataPlane, lintRule, recommendation} from './schema-kit.mjs'
 
 const policyName = {
-  enum: ['require-hints', 'no-fallback', 'max-overload', 'min-endpoints-per-zone', 'no-drift', 'lint', 'data-plane-hints', 'hints-over-range', 'hints-through-rollout'],
+  enum: [
+    'require-hints',
+    'no-fallback',
+    'max-overload',
+    'min-endpoints-per-zone',
+    'no-drift',
+    'lint',
+    'data-plane-hints',
+    'proxy-topology',
+    'hints-over-range',
+    'hints-through-rollout',
+  ],
 }
 
 const check = {
@@ -27,6 +38,7 @@ const check = {
         noDrift: bool,
         lint: bool,
         dataPlaneHonoursHints: bool,
+        proxyHonoursTopology: bool,
         hintsOverRange: bool,
         hintsThroughRollout: bool,
       }),

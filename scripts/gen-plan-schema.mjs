@@ -1,7 +1,7 @@
 // Writes schema/plan.v1.json (`plan -o json`, kind TopologyPlan). Written by hand, like the
 // other generators, so an output change is a reviewed change of this file;
 // test/unit/plan.engine.test.ts validates real reports against it.
-import {nullable, num, int, str, bool, strings, obj, writeSchema, lintRule, recommendation} from './schema-kit.mjs'
+import {nullable, num, int, str, bool, strings, obj, writeSchema, lintRule, measuredTraffic, recommendation} from './schema-kit.mjs'
 
 const mode = {enum: ['Auto', 'PreferClose', 'PreferSameZone', 'PreferSameNode', 'none']}
 const figures = obj({hints: bool, reason: str, inZone: nullable(num), maxOverload: nullable(num), fallbackZones: strings})
@@ -72,9 +72,14 @@ const plan = {
         cost: obj({volumeBytes: nullable(num), pricePerGiB: nullable(num), now: costLine, recommended: costLine, byMode: {type: 'array', items: costLine}}),
         notes: strings,
         lint: {type: 'array', items: obj({rule: lintRule, severity: {enum: ['error', 'warning']}, message: str})},
+        measured: measuredTraffic,
       }),
     },
   }),
 }
+
+// measured: only with --traffic-from, for a Service whose traffic was measured.
+const service = plan.properties.services.items
+service.required = service.required.filter((k) => k !== 'measured')
 
 writeSchema('plan.v1.json', plan)

@@ -2,7 +2,7 @@
 // The schema is written by hand here (not derived from the TypeScript types) so that a change
 // of the output shape is a deliberate, reviewed change of this file; test/unit/schema.test.ts
 // validates real reports against it.
-import {nullable, num, int, str, bool, strings, obj, writeSchema, dataPlane, lintRule, recommendation} from './schema-kit.mjs'
+import {nullable, num, int, str, bool, strings, obj, writeSchema, dataPlane, lintRule, measuredTraffic, recommendation, routesFound, clientPaths} from './schema-kit.mjs'
 
 const fallbackReason = nullable({
   enum: [
@@ -58,6 +58,7 @@ const schema = {
         disablingNodes: {type: 'array', items: obj({name: str, status: str, fix: str})},
       }),
       dataPlane,
+      routes: routesFound,
       services: {
         type: 'array',
         items: obj(
@@ -153,27 +154,36 @@ const schema = {
             },
             nodes: {
               type: 'array',
-              items: obj({
-                name: str,
-                zone: nullable(str),
-                mode: proxyMode,
-                fallback: bool,
-                reason: fallbackReason,
-                endpoints: strings,
-                clusterEndpoints: strings,
-                localEndpoints: strings,
-                ports: {type: 'array', items: obj({name: str, protocol: str, mode: proxyMode, fallback: bool, reason: fallbackReason, endpoints: strings})},
-              }),
+              items: obj(
+                {
+                  name: str,
+                  zone: nullable(str),
+                  // Only when the data plane's kube-proxy Pods were read: this node's version (null: unknown).
+                  kubeProxyVersion: nullable(str),
+                  mode: proxyMode,
+                  fallback: bool,
+                  reason: fallbackReason,
+                  endpoints: strings,
+                  clusterEndpoints: strings,
+                  localEndpoints: strings,
+                  ports: {type: 'array', items: obj({name: str, protocol: str, mode: proxyMode, fallback: bool, reason: fallbackReason, endpoints: strings})},
+                },
+                ['name', 'zone', 'mode', 'fallback', 'reason', 'endpoints', 'clusterEndpoints', 'localEndpoints', 'ports'],
+              ),
             },
-            traffic: obj({
-              model: {enum: ['zone-cpu', 'custom', 'none']},
-              inZoneShareLive: nullable(num),
-              inZoneSharePredicted: nullable(num),
-              maxEndpointOverloadPredicted: nullable(num),
-              maxEndpointOverloadLive: nullable(num),
-              worstZoneLive: nullable(str),
-              worstZonePredicted: nullable(str),
-            }),
+            traffic: obj(
+              {
+                model: {enum: ['zone-cpu', 'custom', 'measured', 'none']},
+                inZoneShareLive: nullable(num),
+                inZoneSharePredicted: nullable(num),
+                maxEndpointOverloadPredicted: nullable(num),
+                maxEndpointOverloadLive: nullable(num),
+                worstZoneLive: nullable(str),
+                worstZonePredicted: nullable(str),
+                measured: measuredTraffic,
+              },
+              ['model', 'inZoneShareLive', 'inZoneSharePredicted', 'maxEndpointOverloadPredicted', 'maxEndpointOverloadLive', 'worstZoneLive', 'worstZonePredicted'],
+            ),
             drift: obj({endpoints: int, zoneCounts: bool}),
             findings: {type: 'array', items: {enum: ['hints-refused', 'fallback', 'drift', 'no-endpoints-zone', 'data-plane-ignores-hints']}},
             advice: {type: 'array', items: obj({code: str, message: str, command: str}, ['code', 'message'])},
@@ -193,7 +203,19 @@ const schema = {
             }),
             withoutZone: nullable(obj({endpoints: int, readyEndpoints: int, nodes: int})),
             dataPlane: nullable(obj({ignoresHints: bool, message: str, fix: nullable(str)})),
+            // Only when the data plane's kube-proxy Pods were read: the nodes whose older kube-proxy treats this Service differently.
+            kubeProxySkew: {
+              type: 'array',
+              items: obj({
+                proxyVersion: str,
+                zone: nullable(str),
+                nodes: strings,
+                effect: {enum: ['ignores-node-hints', 'ignores-hints-without-annotation', 'ignores-hints-without-zone']},
+                message: str,
+              }),
+            },
             recommendation,
+            clientPaths,
           },
           ['namespace', 'name', 'addressType', 'mode', 'controller', 'zones', 'totals', 'endpoints', 'traffic', 'drift', 'findings', 'advice'],
         ),

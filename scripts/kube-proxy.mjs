@@ -3,8 +3,19 @@
 // which hands in its state-file and process helpers; the rest of this module (reading the
 // rules, the sync metrics) is plain functions the tests import. Docs: docs/testing.md.
 //
-//   kube-proxy add NODE --mode iptables|nftables   start kube-proxy for the Node (which must
-//                                                   exist, with an InternalIP); prints the namespace
+//   kube-proxy add NODE --mode iptables|nftables [--proxy-version 1.X]
+//                                                   start kube-proxy for the Node (which must
+//                                                   exist, with an InternalIP); prints the namespace.
+//                                                   --proxy-version runs that pinned minor's
+//                                                   kube-proxy (version skew; built with
+//                                                   `cluster.mjs --version 1.X build`) instead of
+//                                                   the control plane's. Either way it creates the
+//                                                   Node's kube-proxy Pod object in kube-system
+//                                                   (kube-proxy-NODE, label k8s-app=kube-proxy,
+//                                                   image registry.k8s.io/kube-proxy:vVERSION),
+//                                                   as a DaemonSet would on a real cluster: there
+//                                                   is no kubelet here, the Pod never runs, it only
+//                                                   tells the tool the Node's kube-proxy version
 //   kube-proxy remove NODE                          stop it, delete its namespace and socket
 //   kube-proxy list [--json]                        what runs, per Node
 //   kube-proxy rules NODE [--json]                  the endpoints it programmed, per Service port
@@ -28,7 +39,7 @@
 // Plain Node ESM with built-ins only, like cluster.mjs.
 
 import {spawnSync} from 'node:child_process'
-import {rmSync} from 'node:fs'
+import {existsSync, rmSync} from 'node:fs'
 import path from 'node:path'
 import {aptInstall, which} from './debian.mjs'
 
@@ -320,7 +331,33 @@ export async function stopKubeProxies(state, ctx) {
   for (const netns of listNetns()) if (netns.startsWith(netnsPrefix(ctx.instance))) deleteNetns(netns, ctx)
 }
 
-async function add(node, mode, ctx) {
+/** The kube-proxy Pod object for the Node (no kubelet runs it): name, labels and image as a kubeadm DaemonSet's Pod. */
+export function kubeProxyPodObject(node, version) {
+  return {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: {name: `kube-proxy-${node}`, namespace: 'kube-system', labels: {'k8s-app': 'kube-proxy'}},
+    spec: {nodeName: node, hostNetwork: true, containers: [{name: 'kube-proxy', image: `registry.k8s.io/kube-proxy:${version}`}]},
+  }
+}
+
+/** Creates (or replaces) the Node's kube-proxy Pod object; deletes it with `version` null. */
+async function syncPodObject(state, node, version, ctx) {
+  const base = `${state.server}/api/v1/namespaces/kube-system/pods`
+  const auth = {token: state.adminToken, ca: state.ca}
+  const del = await ctx.request(`${base}/kube-proxy-${node}?gracePeriodSeconds=0`, {method: 'DELETE', ...auth})
+  if (del.status !== 200 && del.status !== 202 && del.status !== 404) throw new Error(`delete Pod kube-system/kube-proxy-${node}: HTTP ${del.status} ${del.body.slice(0, 200)}`)
+  if (version === null) return
+  // A Pod deleted with grace period 0 and no kubelet goes at once; a create racing it gets 409: retry, bounded.
+  for (let i = 0; ; i++) {
+    const r = await ctx.request(base, {method: 'POST', body: kubeProxyPodObject(node, version), ...auth})
+    if (r.status === 201) return
+    if (r.status !== 409 || i >= 50) throw new Error(`create Pod kube-system/kube-proxy-${node}: HTTP ${r.status} ${r.body.slice(0, 200)}`)
+    await sleep(100)
+  }
+}
+
+async function add(node, mode, ctx, proxyVersion) {
   if (!/^[a-z0-9]([a-z0-9.-]{0,40}[a-z0-9])?$/.test(node)) throw new Error(`not a Node name this harness takes: ${JSON.stringify(node)}`)
   if (!MODES.includes(mode)) throw new Error(`--mode must be one of ${MODES.join(', ')}`)
   return ctx.withLock(async () => {
@@ -336,17 +373,20 @@ async function add(node, mode, ctx) {
       delete state.kubeProxies[node]
       ctx.writeState(state)
     }
-    await ctx.ensureBinaries(['kube-proxy'])
+    // The control plane's kube-proxy, or a pinned older (or newer) minor's for version skew.
+    const build = proxyVersion === undefined ? {version: ctx.version, binDir: ctx.binDir} : ctx.pinnedBuild(proxyVersion)
+    if (build.version === ctx.version) await ctx.ensureBinaries(['kube-proxy'])
+    else if (!existsSync(path.join(build.binDir, 'kube-proxy'))) build.build()
     ensureNetTools(ctx.log)
     const t0 = Date.now()
     // kube-proxy runs iptables / ip6tables / nft by name: make sure it finds them.
     process.env.PATH = [...SBIN, process.env.PATH ?? ''].join(path.delimiter)
     const ip = tool('ip')
     const socat = tool('socat')
-    const bin = path.join(ctx.binDir, 'kube-proxy')
+    const bin = path.join(build.binDir, 'kube-proxy')
     const netns = netnsName(ctx.instance, node)
     const socket = path.join(state.dir, `kp-${node}.sock`)
-    const entry = {node, mode, netns, socket, processes: {}, startedAt: new Date().toISOString()}
+    const entry = {node, mode, version: build.version, netns, socket, processes: {}, startedAt: new Date().toISOString()}
     // Recorded before anything exists, so `down` cleans up after a crash in between.
     state.kubeProxies[node] = entry
     ctx.writeState(state)
@@ -387,7 +427,7 @@ async function add(node, mode, ctx) {
           `--healthz-bind-address=127.0.0.1:${HEALTHZ_PORT}`,
           // The nftables proxier is alpha behind NFTablesProxyMode (off) up to 1.30, beta (on)
           // from 1.31: on an older version, nftables mode means the operator turned the gate on.
-          ...(mode === 'nftables' && minorOf(ctx.version) < 31 ? ['--feature-gates=NFTablesProxyMode=true'] : []),
+          ...(mode === 'nftables' && minorOf(build.version) < 31 ? ['--feature-gates=NFTablesProxyMode=true'] : []),
         ],
         state.dir,
       )
@@ -407,7 +447,8 @@ async function add(node, mode, ctx) {
         if (Date.now() > deadline) throw Object.assign(new Error(`kube-proxy for ${node}: no first sync within 90 s (metrics: ${JSON.stringify(last)})`), {logFile: kp.logFile})
         await sleep(200)
       }
-      ctx.log(`kube-proxy ${mode} for ${node} up in ${netns} (${((Date.now() - t0) / 1000).toFixed(1)}s; families ${Object.keys(last).join(', ')})`)
+      await syncPodObject(state, node, build.version, ctx)
+      ctx.log(`kube-proxy ${build.version} ${mode} for ${node} up in ${netns} (${((Date.now() - t0) / 1000).toFixed(1)}s; families ${Object.keys(last).join(', ')})`)
     } catch (e) {
       ctx.log(`kube-proxy add ${node} failed: ${e.message}`)
       if (e.logFile) process.stderr.write(`---- last lines of ${e.logFile} ----\n${ctx.tail(e.logFile)}\n----\n`)
@@ -431,6 +472,7 @@ async function remove(node, ctx) {
     await stopEntry(entry, ctx)
     delete state.kubeProxies[node]
     ctx.writeState(state)
+    await syncPodObject(state, node, null, ctx).catch((e) => ctx.log(`kube-proxy remove ${node}: ${e.message}`))
     return true
   })
 }
@@ -440,7 +482,7 @@ function listEntries(ctx) {
   return Object.values(state?.kubeProxies ?? {}).map((e) => {
     const p = e.processes?.kubeProxy
     const alive = !!p && ctx.isOurs(p.pid, p.bin)
-    return {node: e.node, mode: e.mode, netns: e.netns, pid: p?.pid ?? null, alive, log: p?.log ?? null, sync: alive ? syncStatus(e.netns) : {}}
+    return {node: e.node, mode: e.mode, version: e.version ?? ctx.version, netns: e.netns, pid: p?.pid ?? null, alive, log: p?.log ?? null, sync: alive ? syncStatus(e.netns) : {}}
   })
 }
 
@@ -480,7 +522,7 @@ function flag(args, name) {
 }
 
 const USAGE = `usage: node scripts/cluster.mjs kube-proxy
-  add NODE --mode iptables|nftables
+  add NODE --mode iptables|nftables [--proxy-version 1.X]
   remove NODE
   list [--json]
   rules NODE [--json]
@@ -496,8 +538,9 @@ export async function kubeProxyMain(argv, ctx) {
   switch (sub) {
     case 'add': {
       const mode = flag(args, '--mode') ?? 'iptables'
+      const proxyVersion = flag(args, '--proxy-version')
       if (args.length !== 1) break
-      process.stdout.write(`${await add(args[0], mode, ctx)}\n`)
+      process.stdout.write(`${await add(args[0], mode, ctx, proxyVersion)}\n`)
       return 0
     }
     case 'remove':
@@ -512,7 +555,7 @@ export async function kubeProxyMain(argv, ctx) {
           const sync = Object.entries(r.sync)
             .map(([f, s]) => `${f} synced ${new Date(s.lastSync * 1000).toISOString()}`)
             .join(', ')
-          process.stdout.write(`${r.node}\t${r.mode}\t${r.netns}\tpid ${r.pid}\t${r.alive ? 'running' : 'DEAD'}\t${sync}\n`)
+          process.stdout.write(`${r.node}\t${r.version}\t${r.mode}\t${r.netns}\tpid ${r.pid}\t${r.alive ? 'running' : 'DEAD'}\t${sync}\n`)
         }
       }
       return 0

@@ -18,6 +18,9 @@
 //   npm run test:matrix                                  every pinned version, every suite
 //   MATRIX_VERSIONS=1.30,1.33 npm run test:matrix        some versions
 //   npm run test:matrix -- --versions 1.30,1.37 --scenarios 100 --seed 1 --suites differential
+//   npm run test:matrix -- --versions 1.37 --suites kube-proxy --kp-proxy-versions 1.37,1.33,1.36,1.30,1.30
+//                          the kube-proxy suite with the proxy Nodes at those minors in turn
+//                          (version skew, issue 22); results under v1.X-skew*, apart from the rest
 //
 // Env: MATRIX_VERSIONS, DIFF_SCENARIOS (default 30), DIFF_SEED, KP_SCENARIOS (default 20),
 // KP_SEED, MATRIX_SUITES (flags win), DIFF_FOCUS=traffic (the trafficDistribution variant of the
@@ -42,6 +45,7 @@ const {values} = parseArgs({
     seed: {type: 'string', default: process.env.DIFF_SEED ?? '1'},
     'kp-scenarios': {type: 'string', default: process.env.KP_SCENARIOS ?? '20'},
     'kp-seed': {type: 'string', default: process.env.KP_SEED ?? '1'},
+    'kp-proxy-versions': {type: 'string', default: process.env.KP_PROXY_VERSIONS ?? ''},
     suites: {type: 'string', default: process.env.MATRIX_SUITES ?? 'differential,versions,kube-proxy,advice'},
   },
 })
@@ -112,7 +116,8 @@ const tAll = Date.now()
 for (const version of versions) {
   if (stopping) break
   const minor = minorOf(version)
-  const label = `v${minor}`
+  // With --kp-proxy-versions (skew) the results and the instance are kept apart from a plain run's.
+  const label = `v${minor}${values['kp-proxy-versions'] ? '-skew' : ''}`
   const focus = process.env.DIFF_FOCUS ? `-${process.env.DIFF_FOCUS}` : ''
   const out = path.join(ROOT, 'test-results', 'matrix', `${label}${focus}`)
   const resultsFile = path.join(ROOT, 'test-results', 'matrix', `${label}${focus}.json`)
@@ -132,6 +137,7 @@ for (const version of versions) {
   process.stderr.write(
     `\nmatrix: ${version}: ${suites.join(', ')}; ${values.scenarios} scenarios from seed ${values.seed}` +
       (suites.includes('kube-proxy') ? `, kube-proxy ${values['kp-scenarios']} from seed ${values['kp-seed']}` : '') +
+      (values['kp-proxy-versions'] ? ` at kube-proxy ${values['kp-proxy-versions']}` : '') +
       ` (instance ${instance})\n`,
   )
   const t0 = Date.now()
@@ -152,6 +158,7 @@ for (const version of versions) {
         KP_SEED: values['kp-seed'],
         KP_OUT: kpOut,
         KP_RESULTS: kpFile,
+        KP_PROXY_VERSIONS: values['kp-proxy-versions'],
         ...(suites.includes('advice') ? {ADVICE_COMMANDS_LOG: adviceLog} : {}),
       },
     }))
@@ -183,7 +190,7 @@ for (const version of versions) {
   // Per file, from vitest's JSON reporter: passed / failed / - (not run).
   const fileStatus = (file) => readJson(vitestFile)?.testResults?.find((t) => t.name.endsWith(file))?.status ?? '-'
   rows.push({
-    version,
+    version: values['kp-proxy-versions'] ? `${version} (kube-proxy ${values['kp-proxy-versions']})` : version,
     server: report?.serverVersion ?? '-',
     exit: code,
     secs: Math.round((Date.now() - t0) / 1000),

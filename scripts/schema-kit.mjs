@@ -18,15 +18,20 @@ export function writeSchema(name, schema) {
 
 /** The data plane the commands assumed (src/dataplane/describe.ts DataPlaneReport); explain's and check's `dataPlane`. */
 const tristate = {enum: [true, false, 'unknown']}
-const planeName = {enum: ['kube-proxy', 'cilium', 'calico', 'antrea', 'kube-router', 'unknown']}
+const planeName = {enum: ['kube-proxy', 'cilium', 'calico', 'antrea', 'kube-router', 'ovn-kubernetes', 'kube-ovn', 'unknown']}
 export const dataPlane = obj({
   name: planeName,
   version: nullable(str),
   description: str,
   honoursZoneHints: tristate,
   honoursNodeHints: tristate,
-  selection: nullable({enum: ['kube-proxy', 'cilium', 'calico-annotation', 'calico-tar-td', 'all-endpoints']}),
+  selection: nullable({enum: ['kube-proxy', 'cilium', 'calico-annotation', 'calico-tar-td', 'kube-ovn', 'all-endpoints']}),
   proxyVersion: nullable(str),
+  // Each node's kube-proxy, from its Pod (src/dataplane/proxy-nodes.ts); null when the Pods were not read.
+  proxyNodes: nullable({
+    type: 'array',
+    items: obj({node: str, version: nullable(str), image: nullable(str), from: {enum: ['pod', 'static-pod', 'daemonset']}, object: str}),
+  }),
   source: {enum: ['detected', 'flag', 'snapshot']},
   message: nullable(str),
   fix: nullable(str),
@@ -35,6 +40,36 @@ export const dataPlane = obj({
   alsoFound: {type: 'array', items: planeName},
   evidence: strings,
   warnings: strings,
+})
+
+/** Who routes each request (src/dataplane/routes/types.ts): explain's `routes` and each Service's `clientPaths`. */
+const proxyName = {enum: ['istio-sidecar', 'istio-ztunnel', 'istio-waypoint', 'istio-gateway', 'linkerd', 'ingress-nginx', 'envoy-gateway', 'gateway-api']}
+export const routesFound = obj({
+  proxies: {type: 'array', items: obj({name: proxyName, version: str, settings: {type: 'object', additionalProperties: str}, evidence: strings}, ['name', 'settings', 'evidence'])},
+  warnings: strings,
+  source: {enum: ['detected', 'snapshot']},
+})
+export const clientPaths = obj({
+  setting: str,
+  paths: {
+    type: 'array',
+    items: obj(
+      {
+        via: {enum: [...proxyName.enum, 'node']},
+        clients: str,
+        version: str,
+        bypassesNode: bool,
+        zoneHints: tristate,
+        nodeHints: tristate,
+        verdict: {enum: ['honours', 'partial', 'ignores', 'not-asked', 'unknown']},
+        does: str,
+        source: str,
+        evidence: strings,
+      },
+      ['via', 'clients', 'bypassesNode', 'zoneHints', 'nodeHints', 'verdict', 'does', 'source', 'evidence'],
+    ),
+  },
+  unknown: strings,
 })
 
 /** The rules of a configuration finding (explain's `lint`, check's lint policy, plan's `lint`). */
@@ -63,6 +98,20 @@ const figureProps = {
 }
 const figures = obj(figureProps)
 const option = obj({...figureProps, mode: topologyMode, withinBound: bool})
+/**
+ * explain's traffic.measured and plan's measured (--traffic-from, src/explain/report.ts
+ * MeasuredTrafficReport): present only for a Service whose traffic was measured.
+ */
+export const measuredTraffic = obj({
+  source: str,
+  query: str,
+  clientMix: {type: 'object', additionalProperties: num},
+  crossZoneShare: nullable(num),
+  crossZoneSharePredicted: nullable(num),
+  matrix: nullable({type: 'array', items: obj({from: str, to: str, share: num})}),
+  ignored: obj({series: int, share: num}),
+})
+
 export const recommendation = obj({
   bound: num,
   current: topologyMode,

@@ -15,7 +15,7 @@ const adviseOptionsOf = (o: ExplainOptions, maxOverload?: number): AdviseOptions
 })
 
 /** Adds the advisor's recommendation to each Service of an explain report (a new report; the input is not changed). */
-function withRecommendations(report: ExplainReport, state: ClusterState, services: readonly Service[], opts: AdviseOptions): ExplainReport {
+function withRecommendations(report: ExplainReport, state: ClusterState, services: readonly Service[], opts: AdviseOptions, measured?: ExplainOptions['measured']): ExplainReport {
   const byKey = new Map<string, Recommendation>()
   const keyOf = (ns: string, name: string) => `${ns}/${name}`
   const svcOf = new Map(services.map((s) => [keyOf(s.metadata.namespace ?? 'default', s.metadata.name), s]))
@@ -24,7 +24,9 @@ function withRecommendations(report: ExplainReport, state: ClusterState, service
     let r = byKey.get(key)
     const svc = svcOf.get(key)
     if (r === undefined && svc !== undefined) {
-      r = adviseExplained(state, svc, s, opts)
+      // A measured Service: the advisor judges each mode under the same measured client mix.
+      const m = measured?.get(key)
+      r = adviseExplained(state, svc, s, m === undefined ? opts : {...opts, traffic: m.mix})
       byKey.set(key, r)
     }
     return r === undefined ? s : {...s, recommendation: r}
@@ -34,5 +36,5 @@ function withRecommendations(report: ExplainReport, state: ClusterState, service
 
 /** explain() with the advisor's recommendation on each Service. */
 export function explainAdvised(state: ClusterState, services: readonly Service[], opts: ExplainOptions = {}, maxOverload?: number): ExplainReport {
-  return withRecommendations(explain(state, services, opts), state, services, adviseOptionsOf(opts, maxOverload))
+  return withRecommendations(explain(state, services, opts), state, services, adviseOptionsOf(opts, maxOverload), opts.measured)
 }

@@ -9,9 +9,11 @@ import type {ServicePlan} from '../plan/plan.js'
 import type {Service} from '../upstream/api/types.js'
 import type {DataPlaneReport} from '../dataplane/describe.js'
 import {checkHintsOverRange, checkHintsThroughRollout} from './plan-policies.js'
+import {checkProxyTopology} from './proxy-policy.js'
 import {DEFAULT_MAX_OVERLOAD, type Recommendation} from '../advise/types.js'
 import {percent, withinBound} from '../advise/format.js'
 import {parseRatio} from '../state/ratio.js'
+import {trafficBasis} from '../explain/traffic.js'
 
 export const CHECK_SCHEMA_VERSION = 'kubectl-topology.io/v1'
 
@@ -23,6 +25,7 @@ export type PolicyName =
   | 'no-drift'
   | 'lint'
   | 'data-plane-hints'
+  | 'proxy-topology'
   | 'hints-over-range'
   | 'hints-through-rollout'
 
@@ -35,6 +38,7 @@ const POLICY_ORDER: readonly PolicyName[] = [
   'no-drift',
   'lint',
   'data-plane-hints',
+  'proxy-topology',
   'hints-over-range',
   'hints-through-rollout',
 ]
@@ -54,6 +58,8 @@ export interface CheckPolicies {
   lint?: boolean
   /** A Service that has or asks for hints runs on a data plane that honours them (--require-data-plane-hints). */
   dataPlaneHonoursHints?: boolean
+  /** No client path through a mesh or gateway ignores the Service's topology setting (--require-proxy-topology; needs --client-paths). */
+  proxyHonoursTopology?: boolean
   /** plan: the Service's mode keeps hints at every count of the HPA's range (without an HPA: plan's default range). */
   hintsOverRange?: boolean
   /** plan: no step of the workload's rollout loses hints. */
@@ -111,6 +117,7 @@ export interface EffectivePolicies {
   noDrift: boolean
   lint: boolean
   dataPlaneHonoursHints: boolean
+  proxyHonoursTopology: boolean
   hintsOverRange: boolean
   hintsThroughRollout: boolean
 }
@@ -127,6 +134,7 @@ function effectivePolicies(p: CheckPolicies): EffectivePolicies {
     noDrift: p.noDrift === true,
     lint: p.lint === true,
     dataPlaneHonoursHints: p.dataPlaneHonoursHints === true,
+    proxyHonoursTopology: p.proxyHonoursTopology === true,
     hintsOverRange: p.hintsOverRange === true,
     hintsThroughRollout: p.hintsThroughRollout === true,
   }
@@ -142,6 +150,7 @@ export function hasAnyPolicy(p: CheckPolicies): boolean {
     e.noDrift ||
     e.lint ||
     e.dataPlaneHonoursHints ||
+    e.proxyHonoursTopology ||
     e.hintsOverRange ||
     e.hintsThroughRollout
   )
@@ -185,6 +194,8 @@ export function check(report: ExplainReport, _services: readonly Service[], poli
     if (eff.lint) results.push(checkLint(s))
     // An unknown data plane: one warning for the report (below), not a SKIP row per Service.
     if (eff.dataPlaneHonoursHints && !planeUnknown) results.push(checkDataPlaneHints(s, report.dataPlane))
+    // Without the meshes and gateways read: one warning for the report (below), not a SKIP row per Service.
+    if (eff.proxyHonoursTopology && report.routes) results.push(checkProxyTopology(s))
     if (eff.hintsOverRange) results.push(checkHintsOverRange(planOf(s)))
     if (eff.hintsThroughRollout) results.push(checkHintsThroughRollout(planOf(s)))
     out.push({
@@ -210,6 +221,9 @@ export function check(report: ExplainReport, _services: readonly Service[], poli
       ...report.warnings,
       ...(eff.dataPlaneHonoursHints && planeUnknown && report.dataPlane && out.length > 0
         ? [`data-plane-hints not checked (data plane: ${report.dataPlane.description}): name the data plane with --data-plane to check that nodes honour the hints`]
+        : []),
+      ...(eff.proxyHonoursTopology && !report.routes && out.length > 0
+        ? ['proxy-topology not checked: the meshes and gateways were not read (add --client-paths, or use a snapshot taken with it)']
         : []),
     ],
     ...(report.dataPlane ? {dataPlane: report.dataPlane} : {}),
@@ -318,7 +332,7 @@ function checkNoFallback(s: ServiceExplanation): PolicyResult {
 function checkMaxOverload(s: ServiceExplanation, max: number): PolicyResult {
   const worst = s.traffic.maxEndpointOverloadPredicted
   if (worst === null) return result('max-overload', 'skip', 'no traffic model (no zone CPU shares and no --traffic): the overload is unknown')
-  const basis = s.traffic.model === 'custom' ? 'traffic per --traffic' : 'traffic proportional to zone CPU'
+  const basis = trafficBasis(s.traffic.model)
   const where = s.traffic.worstZonePredicted !== null ? ` in ${s.traffic.worstZonePredicted}` : ''
   const figure = `worst overload after the next sync ${percent(Math.max(0, worst))}${where}`
   const zones = s.zones.filter((z) => z.expectedOverload !== null && !withinBound(z.expectedOverload, max))
@@ -400,6 +414,7 @@ const POLICY_KEYS: Record<string, 'boolean' | 'ratio' | 'count'> = {
   noDrift: 'boolean',
   lint: 'boolean',
   dataPlaneHonoursHints: 'boolean',
+  proxyHonoursTopology: 'boolean',
   hintsOverRange: 'boolean',
   hintsThroughRollout: 'boolean',
 }

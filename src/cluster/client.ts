@@ -73,6 +73,53 @@ export interface ModelList {
   metadata?: {resourceVersion?: string; _continue?: string}
 }
 
+/**
+ * The lists a Client's list calls answered with the API server's own JSON (rawLists below):
+ * their items are wire objects already, and their continue token is `metadata.continue`.
+ */
+const RAW_LISTS = new WeakSet<object>()
+
+/** A raw list as the API server sends it. */
+interface WireList {
+  items?: Obj[]
+  metadata?: {resourceVersion?: string; continue?: string}
+}
+
+/**
+ * Makes every list call of a client-node API client answer a 2xx with the API server's JSON as
+ * it came (parsed, nothing else), instead of client-node's model objects, which Client.wire
+ * then serialized back into wire JSON. That round trip (ObjectSerializer.deserialize and
+ * serialize of every object, and the copies and garbage between) was about a fifth of the
+ * CPU time of `explain -A` on 2,000 Services (docs/design.md, "Reading a whole cluster"). The
+ * request is sent as before (client-node's request factory, the middleware that counts requests
+ * and sets --request-timeout, the transport of http.ts); any answer other than a 2xx goes to
+ * client-node's own response processor, so errors are exactly what they were.
+ *
+ * The processor is the ObservableAPI's `responseProcessor` (client-node 2.0.1,
+ * dist/gen/types/ObjectParamAPI.js: the object API's `api`), whose `list*WithHttpInfo` methods
+ * are replaced on this instance only. If that shape ever changes, the client is left as it is
+ * and lists take the model path (Client.page handles both).
+ */
+function rawLists(k8s: K8s, api: unknown): void {
+  const observable = (api as {api?: {responseProcessor?: Record<string, unknown>}}).api
+  const processor = observable?.responseProcessor
+  if (observable === undefined || processor === undefined || processor === null) return
+  const raw = Object.create(processor) as Record<string, unknown>
+  for (let proto: object | null = processor; proto !== null && proto !== Object.prototype; proto = Object.getPrototypeOf(proto)) {
+    for (const name of Object.getOwnPropertyNames(proto)) {
+      const base = processor[name]
+      if (!/^list\w*WithHttpInfo$/.test(name) || typeof base !== 'function' || Object.hasOwn(raw, name)) continue
+      raw[name] = async (response: InstanceType<K8s['ResponseContext']>) => {
+        if (response.httpStatusCode < 200 || response.httpStatusCode > 299) return (base as (r: unknown) => unknown).call(processor, response)
+        const data = JSON.parse(await response.body.text()) as object
+        if (data !== null && typeof data === 'object') RAW_LISTS.add(data)
+        return new k8s.HttpInfo(response.httpStatusCode, response.headers, response.body, data)
+      }
+    }
+  }
+  observable.responseProcessor = raw
+}
+
 /** The list call of one resource: one page from the continue token (undefined: the first page). */
 export type PageCall = (query: {limit: number; _continue: string | undefined}) => Promise<ModelList>
 
@@ -181,6 +228,7 @@ export class Client {
     let a = this.apis.get(ctor) as T | undefined
     if (a === undefined) {
       a = this.ctx.kc.makeApiClient(ctor as never) as T
+      rawLists(this.k8s, a)
       this.apis.set(ctor, a)
     }
     return a
@@ -219,8 +267,30 @@ export class Client {
     return out as T
   }
 
+  /**
+   * An item of a raw list (rawLists) as a wire object: its apiVersion and kind first (a list's
+   * items carry neither), then its fields as the server sent them, without managedFields except
+   * on a Service (as wire()).
+   */
+  wireItem<T>(model: Model<T>, item: Obj): T {
+    const meta = item.metadata as Obj | undefined
+    if (model.kind !== 'Service' && meta !== undefined && meta !== null && 'managedFields' in meta) {
+      const {managedFields: _, ...rest} = meta
+      return {apiVersion: model.apiVersion, kind: model.kind, ...item, metadata: rest} as T
+    }
+    return {apiVersion: model.apiVersion, kind: model.kind, ...item} as T
+  }
+
   /** One list response as a page of wire objects. */
   page<T>(model: Model<T>, res: ModelList): Page<T> {
+    if (RAW_LISTS.has(res)) {
+      const w = res as WireList
+      const items = w.items ?? []
+      const out: Page<T> = {items: new Array<T>(items.length), resourceVersion: w.metadata?.resourceVersion ?? ''}
+      for (let i = 0; i < items.length; i++) out.items[i] = this.wireItem(model, items[i]!)
+      if (w.metadata?.continue) out.continue = w.metadata.continue
+      return out
+    }
     const out: Page<T> = {items: (res.items ?? []).map((i) => this.wire(model, i)), resourceVersion: res.metadata?.resourceVersion ?? ''}
     if (res.metadata?._continue) out.continue = res.metadata._continue
     return out

@@ -1,25 +1,38 @@
 // Reading what src/dataplane/detect.ts needs to name the data plane, read-only:
-//   * DaemonSets in kube-system, and in calico-system (tigera operator installs);
+//   * DaemonSets in kube-system, in calico-system (tigera operator installs) and in
+//     ovn-kubernetes (its helm chart and manifests); a refusal in ovn-kubernetes is reported only
+//     when no data plane was found elsewhere (it cannot change the answer otherwise);
 //   * the ConfigMaps kube-proxy, kube-proxy-config, cilium-config, antrea-config in kube-system
 //     (one GET each, only those whose DaemonSet was found);
 //   * for Calico without FELIX_BPFENABLED on calico-node: FelixConfiguration "default"
 //     (crd.projectcalico.org/v1, else projectcalico.org/v3) and Installation "default"
-//     (operator.tigera.io/v1), cluster-scoped custom objects.
+//     (operator.tigera.io/v1), cluster-scoped custom objects;
+//   * for kube-ovn (DaemonSet kube-ovn-cni): Deployment kube-ovn-controller in its namespace
+//     (one GET), whose --enable-lb decides who load-balances Services;
+//   * the Pods in kube-system, of which the kube-proxy ones (DaemonSet Pods, static mirror Pods)
+//     give each node's kube-proxy version (src/dataplane/proxy-nodes.ts; issue 22).
 // A refusal (403) is never a failure: it becomes one warning naming the missing permissions,
 // and detection answers "unknown" (or assumes defaults for an unreadable ConfigMap). 401 is the
 // command's error, as everywhere. Other failures of these auxiliary reads become warnings too.
 
 import {detectDataPlane} from '../dataplane/detect.js'
-import type {CalicoInstallation, ConfigMap, DaemonSet, DataPlane, DataPlaneObjects, FelixConfiguration} from '../dataplane/types.js'
+import {KNOWN_DATA_PLANE_DAEMONSETS} from '../dataplane/detect.js'
+import {KUBE_OVN_CONTROLLER, KUBE_OVN_DAEMONSETS} from '../dataplane/ovn.js'
+import {KUBE_PROXY_NAMESPACE, kubeProxyPodKind, proxyNodeVersions, type KubeProxyPod} from '../dataplane/proxy-nodes.js'
+import type {CalicoInstallation, ConfigMap, DaemonSet, DataPlane, DataPlaneObjects, Deployment, FelixConfiguration} from '../dataplane/types.js'
 import {apiStatusCode, toCliError, type ErrorContext} from './errors.js'
 import type {KubeContext} from './kubeconfig.js'
 import {forEachPage} from './client.js'
 import {clean, LIST_PAGE_SIZE} from './live.js'
 
 export interface DataPlaneRead extends Required<Pick<DataPlaneObjects, 'daemonSets' | 'configMaps'>> {
+  /** kube-ovn-controller, read only when kube-ovn-cni was found; undefined = not read. */
+  deployments?: Deployment[]
   /** Read only when calico-node was found without FELIX_BPFENABLED; undefined = not read. */
   installations?: CalicoInstallation[]
   felixConfigurations?: FelixConfiguration[]
+  /** The kube-proxy Pods in kube-system; undefined when they could not be read. */
+  kubeProxyPods?: KubeProxyPod[]
   /** At most one RBAC warning, plus one per other failed read. */
   warnings: string[]
   /** HTTP requests this call sent. */
@@ -27,7 +40,10 @@ export interface DataPlaneRead extends Required<Pick<DataPlaneObjects, 'daemonSe
 }
 
 /** The namespaces whose DaemonSets are listed. */
-export const DATA_PLANE_NAMESPACES = ['kube-system', 'calico-system'] as const
+export const DATA_PLANE_NAMESPACES = ['kube-system', 'calico-system', 'ovn-kubernetes'] as const
+
+/** Namespaces whose refusal is reported only when no data plane DaemonSet was found elsewhere. */
+const OPTIONAL_NAMESPACES: readonly string[] = ['ovn-kubernetes']
 
 /** ConfigMaps read (GET) in the namespace of the DaemonSet that uses them. */
 const CONFIG_MAPS: Record<string, string[]> = {
@@ -104,8 +120,57 @@ export async function readDataPlaneObjects(ctx: KubeContext): Promise<DataPlaneR
     return out
   }
 
-  const lists = await Promise.all(DATA_PLANE_NAMESPACES.map((ns) => guard(`list daemonsets in namespace "${ns}"`, `list daemonsets.apps in ${ns}`, () => listDaemonSets(ns))))
+  // The kube-proxy Pods: every Pod of kube-system is listed (static mirror Pods need not carry
+  // the DaemonSet's label), only the kube-proxy ones are kept, with the fields read.
+  const listKubeProxyPods = async (): Promise<KubeProxyPod[]> => {
+    const out: KubeProxyPod[] = []
+    const page = async (cont: string | undefined) => {
+      const p = await core.listNamespacedPod({namespace: KUBE_PROXY_NAMESPACE, limit: LIST_PAGE_SIZE, _continue: cont}, o)
+      return {items: p.items, resourceVersion: '', ...(p.metadata?._continue ? {continue: p.metadata._continue} : {})}
+    }
+    await forEachPage(
+      page,
+      (p) => {
+        for (const pod of p.items) {
+          const m = pod.metadata
+          const kept: KubeProxyPod = {
+            apiVersion: 'v1',
+            kind: 'Pod',
+            metadata: {
+              name: m?.name ?? '',
+              namespace: m?.namespace ?? KUBE_PROXY_NAMESPACE,
+              ...(m?.labels ? {labels: m.labels} : {}),
+              ...(m?.annotations ? {annotations: m.annotations} : {}),
+              ...(m?.creationTimestamp ? {creationTimestamp: new Date(m.creationTimestamp).toISOString()} : {}),
+              ...(m?.deletionTimestamp ? {deletionTimestamp: new Date(m.deletionTimestamp).toISOString()} : {}),
+            },
+            spec: {
+              ...(pod.spec?.nodeName ? {nodeName: pod.spec.nodeName} : {}),
+              containers: (pod.spec?.containers ?? []).map((c) => ({name: c.name, ...(c.image ? {image: c.image} : {})})),
+            },
+            ...(pod.status?.phase ? {status: {phase: pod.status.phase}} : {}),
+          }
+          if (kubeProxyPodKind(kept) !== null) out.push(kept)
+        }
+      },
+      undefined,
+      `list pods in namespace "${KUBE_PROXY_NAMESPACE}"`,
+    )
+    return out
+  }
+
+  const [lists, kubeProxyPods] = await Promise.all([
+    Promise.all(DATA_PLANE_NAMESPACES.map((ns) => guard(`list daemonsets in namespace "${ns}"`, `list daemonsets.apps in ${ns}`, () => listDaemonSets(ns)))),
+    guard(`list pods in namespace "${KUBE_PROXY_NAMESPACE}"`, `list pods in ${KUBE_PROXY_NAMESPACE}`, listKubeProxyPods),
+  ])
   const daemonSets = lists.flatMap((l) => l ?? [])
+  // ovn-kubernetes' own namespace: a refusal there cannot change an answer already found elsewhere.
+  if (daemonSets.some((d) => KNOWN_DATA_PLANE_DAEMONSETS.includes(d.metadata.name))) {
+    for (const ns of OPTIONAL_NAMESPACES) {
+      const i = missing.indexOf(`list daemonsets.apps in ${ns}`)
+      if (i >= 0) missing.splice(i, 1)
+    }
+  }
 
   // The ConfigMaps of the DaemonSets found, in their namespaces.
   const wanted: {ns: string; name: string}[] = []
@@ -122,6 +187,7 @@ export async function readDataPlaneObjects(ctx: KubeContext): Promise<DataPlaneR
   const configMaps = got.filter((c): c is ConfigMap => c !== undefined)
 
   const read: DataPlaneRead = {daemonSets, configMaps, warnings: [], requests: 0}
+  if (kubeProxyPods !== undefined) read.kubeProxyPods = kubeProxyPods
 
   // Calico: the mode is on the DaemonSet (manifest installs) or in the custom resources (operator).
   const calico = daemonSets.find((d) => d.metadata.name === 'calico-node')
@@ -142,6 +208,17 @@ export async function readDataPlaneObjects(ctx: KubeContext): Promise<DataPlaneR
     else if (install.absent) read.installations = []
   }
 
+  // kube-ovn: --enable-lb is a flag of the kube-ovn-controller Deployment.
+  const kubeOvn = daemonSets.find((d) => (KUBE_OVN_DAEMONSETS as readonly string[]).includes(d.metadata.name))
+  if (kubeOvn) {
+    const namespace = kubeOvn.metadata.namespace ?? 'kube-system'
+    const got = await attempt(`get deployments.apps "${KUBE_OVN_CONTROLLER}" in namespace "${namespace}"`, `get deployments.apps in ${namespace}`, async () =>
+      serialize<Deployment>(await apps.readNamespacedDeployment({name: KUBE_OVN_CONTROLLER, namespace}, o), 'V1Deployment', 'apps/v1', 'Deployment'),
+    )
+    if (got.ok) read.deployments = [got.v]
+    else if (got.absent) read.deployments = []
+  }
+
   // The reads run in parallel: name the permissions in a fixed order (kube-system first), not in the order the refusals came back.
   const rank = (p: string) => (p.endsWith(' in kube-system') ? 0 : p.includes(' in ') ? 1 : 2)
   missing.sort((a, b) => rank(a) - rank(b) || (a < b ? -1 : a > b ? 1 : 0))
@@ -154,5 +231,16 @@ export async function readDataPlaneObjects(ctx: KubeContext): Promise<DataPlaneR
 /** readDataPlaneObjects, then detectDataPlane on what was read (source 'detected'). */
 export async function detectLiveDataPlane(ctx: KubeContext): Promise<DataPlane> {
   const read = await readDataPlaneObjects(ctx)
-  return detectDataPlane(read, {source: 'detected', warnings: read.warnings})
+  return withProxyNodes(detectDataPlane(read, {source: 'detected', warnings: read.warnings}), read)
+}
+
+/**
+ * Each node's kube-proxy version, from its Pod (proxy-nodes.ts), on a kube-proxy answer; and on
+ * an unknown one when kube-proxy Pods were found (static Pods without a DaemonSet, as on GKE:
+ * the figures already assume kube-proxy's rules). Nodes without a Pod keep the DaemonSet's version.
+ */
+export function withProxyNodes(plane: DataPlane, read: Pick<DataPlaneRead, 'kubeProxyPods' | 'daemonSets'>): DataPlane {
+  if (read.kubeProxyPods === undefined) return plane
+  if (plane.name !== 'kube-proxy' && !(plane.name === 'unknown' && read.kubeProxyPods.length > 0)) return plane
+  return {...plane, proxyNodes: proxyNodeVersions(read.kubeProxyPods, read.daemonSets)}
 }

@@ -196,9 +196,16 @@ function raceSignal<T>(p: Promise<T>, signal: AbortSignal | undefined): Promise<
 /**
  * Installs the transport on kc (its dispatchers) and returns the httpApi to pass with every
  * call (ctx.apiOptions) and the watch function. timeoutMs: --request-timeout (0: none); proxy:
- * the cluster's proxy-url, checked (kubeconfig.ts).
+ * the cluster's proxy-url, checked (kubeconfig.ts); onUnauthorized: told the Authorization header
+ * of a request answered 401 (a rotated token file is then read again: token-file.ts).
  */
-export function installTransport(k8s: K8s, kc: KubeConfig, timeoutMs: number, proxy?: ProxySetting): {httpApi: unknown; watch: WatchFn} {
+export function installTransport(
+  k8s: K8s,
+  kc: KubeConfig,
+  timeoutMs: number,
+  proxy?: ProxySetting,
+  onUnauthorized?: (authorization: string | undefined) => void,
+): {httpApi: unknown; watch: WatchFn} {
   const patched = kc as unknown as {createDispatcher(cluster: Cluster, o: AgentOptions): unknown}
   const connectTimeout = timeoutMs > 0 ? {timeout: timeoutMs} : {}
   const agents = new SharedAgents((connect) => new k8s.UndiciAgent({connect}))
@@ -247,6 +254,7 @@ export function installTransport(k8s: K8s, kc: KubeConfig, timeoutMs: number, pr
         res.body.once('close', () => finish(false))
         res.body.once('error', () => finish(false))
       }
+      if (res.statusCode === 401) onUnauthorized?.(rc.getHeaders().Authorization)
       const headers: Record<string, string> = {}
       for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(', ') : v
       // A success that is not JSON (a login page, a proxy's HTML): client-node would hand the
@@ -313,6 +321,7 @@ export function installTransport(k8s: K8s, kc: KubeConfig, timeoutMs: number, pr
         controller.signal,
       )
       if (res.statusCode !== 200) {
+        if (res.statusCode === 401) onUnauthorized?.(rc.getHeaders().Authorization)
         res.body.destroy()
         throw Object.assign(new Error(`HTTP ${res.statusCode}`), {statusCode: res.statusCode})
       }

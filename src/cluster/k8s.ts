@@ -35,7 +35,7 @@ export {of} from '@kubernetes/client-node/dist/gen/rxjsStub.js'
 export {ObjectSerializer} from '@kubernetes/client-node/dist/gen/models/ObjectSerializer.js'
 // The transport (http.ts): undici's request() and Agent, and client-node's request/response types.
 export {Agent as UndiciAgent, request as undiciRequest} from 'undici'
-export {HttpMethod, RequestContext, ResponseContext, wrapHttpLibrary} from '@kubernetes/client-node'
+export {HttpInfo, HttpMethod, RequestContext, ResponseContext, wrapHttpLibrary} from '@kubernetes/client-node'
 // The transport of clusters behind a proxy-url (proxy.ts): sockets, TLS and SOCKS5.
 export {connect as netConnect, isIP} from 'node:net'
 export {connect as tlsConnect, getCACertificates} from 'node:tls'

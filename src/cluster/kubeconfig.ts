@@ -21,6 +21,7 @@ import {describeFileError, readFileBounded, readTextBounded} from './files.js'
 import {installTransport, type WatchFn} from './http.js'
 import {proxyFromEnvironment} from './env-proxy.js'
 import {checkProxyUrl} from './proxy.js'
+import {inClusterTokenFile, rotateTokenFile, type TokenFile} from './token-file.js'
 import type {ConfigurationOptions, KubeConfig, RequestContext, ResponseContext} from './k8s.js'
 
 export interface LoadKubeConfigOptions {
@@ -64,6 +65,8 @@ export interface KubeContext {
   stats: RequestStats
   /** Starts one watch request on the same transport (http.ts); absent: client-node's Watch. */
   watch?: WatchFn
+  /** The user's bearer token comes from this file, read again as it rotates (token-file.ts). */
+  tokenFile?: TokenFile
 }
 
 // ---- --request-timeout ------------------------------------------------------------------
@@ -333,7 +336,8 @@ export async function loadKubeConfig(opts: LoadKubeConfigOptions = {}): Promise<
     } catch (e) {
       throw kubeconfigError(`cannot use the in-cluster configuration: ${(e as Error).message}`, e)
     }
-    const transport = installTransport(k8s, kc, timeoutMs)
+    const tokenFile = inClusterTokenFile(kc)
+    const transport = installTransport(k8s, kc, timeoutMs, undefined, tokenFile && ((authorization) => tokenFile.refused(authorization)))
     const ctxObj = kc.getContextObject(kc.getCurrentContext())
     const cluster = kc.getCurrentCluster()
     return {
@@ -348,6 +352,7 @@ export async function loadKubeConfig(opts: LoadKubeConfigOptions = {}): Promise<
       apiOptions: makeApiOptions(timeoutMs, stats, k8s.of, transport.httpApi),
       stats,
       watch: transport.watch,
+      ...(tokenFile ? {tokenFile} : {}),
     }
   }
 
@@ -396,7 +401,8 @@ export async function loadKubeConfig(opts: LoadKubeConfigOptions = {}): Promise<
   // unless insecure-skip-tls-verify is set, which means nothing without TLS anyway.
   if (server.startsWith('http:')) clusterValue['insecure-skip-tls-verify'] = true
   inlineFiles(clusterValue, [['certificate-authority', 'certificate-authority-data']], `cluster "${clusterName}" (${cluster.file})`)
-  const userValue: Obj | undefined = user && userCredentials(user)
+  const creds = user && userCredentials(user)
+  const userValue: Obj | undefined = creds?.value
   const single = {
     apiVersion: 'v1',
     kind: 'Config',
@@ -415,7 +421,8 @@ export async function loadKubeConfig(opts: LoadKubeConfigOptions = {}): Promise<
     throw kubeconfigError(`invalid ${where}: ${err.message}`, e)
   }
   const proxy = proxyUrl && {url: proxyUrl, insecure: cluster.value['insecure-skip-tls-verify'] === true}
-  const transport = installTransport(k8s, kc, timeoutMs, proxy)
+  const tokenFile = creds?.tokenFile && rotateTokenFile(kc, creds.tokenFile.file, creds.tokenFile.token)
+  const transport = installTransport(k8s, kc, timeoutMs, proxy, tokenFile && ((authorization) => tokenFile.refused(authorization)))
   const exec = user?.value.exec
   const execCommand = isObj(exec) && typeof exec.command === 'string' ? exec.command : undefined
   const ctxNs = typeof ctx.value.namespace === 'string' ? ctx.value.namespace : undefined
@@ -432,6 +439,7 @@ export async function loadKubeConfig(opts: LoadKubeConfigOptions = {}): Promise<
     watch: transport.watch,
   }
   if (proxyUrl) result.proxy = redactServer(proxyUrl.href)
+  if (tokenFile) result.tokenFile = tokenFile
   if (userName !== undefined) result.userName = userName
   if (execCommand !== undefined) {
     result.execCommand = execCommand
@@ -468,10 +476,11 @@ function inlineFiles(value: Obj, keys: [file: string, data: string][], owner: st
  * (clientcmd client_config.go: `token` wins over `tokenFile`; transport/token_source.go
  * NewCachedFileTokenSource: the file's content with surrounding white space trimmed, an empty
  * one refused as "read empty token from file"), the token is read here, bounded (1 MiB), for
- * both spellings. client-go re-reads the file once a minute; a command here reads it once at
- * start (`watch` longer than a token's life needs a restart: docs/troubleshooting.md).
+ * both spellings, and refused at start when empty or unreadable. Later requests read the file
+ * again about once a minute and after a 401, as client-go does (token-file.ts,
+ * rotateTokenFile): `watch` and `serve` outlive a projected token.
  */
-function userCredentials(user: Named): Obj {
+function userCredentials(user: Named): {value: Obj; tokenFile?: {file: string; token: string}} {
   const value: Obj = {...user.value}
   inlineFiles(
     value,
@@ -483,11 +492,11 @@ function userCredentials(user: Named): Obj {
   )
   const fileKey =
     typeof value.tokenFile === 'string' && value.tokenFile !== '' ? 'tokenFile' : typeof value['token-file'] === 'string' && value['token-file'] !== '' ? 'token-file' : null
-  if (fileKey === null) return value
+  if (fileKey === null) return {value}
   const file = value[fileKey] as string
   delete value.tokenFile
   delete value['token-file']
-  if (typeof value.token === 'string' && value.token !== '') return value
+  if (typeof value.token === 'string' && value.token !== '') return {value}
   let token: string
   try {
     token = readTextBounded(file, 'token').trim()
@@ -496,7 +505,7 @@ function userCredentials(user: Named): Obj {
   }
   if (token === '') throw kubeconfigError(`${fileKey} "${file}" of user "${user.name}" (${user.file}) is empty: it must hold the bearer token`)
   value.token = token
-  return value
+  return {value, tokenFile: {file, token}}
 }
 
 /**

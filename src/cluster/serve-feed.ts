@@ -59,6 +59,36 @@ interface Health {
 /** A watch open this long without failing counts as recovered (a refused watch fails within milliseconds). */
 const RECOVERED_AFTER_MS = 1000
 
+/**
+ * What the caches keep of an object: all of it but metadata.managedFields (every watch event
+ * carries them; the engine never reads them). A Service keeps them: the advisor reads who owns
+ * its topology fields (advise/commands.ts).
+ */
+export function withoutManagedFields<T extends {metadata?: object}>(o: T): T {
+  const meta = o.metadata as {managedFields?: unknown} | undefined
+  if (meta?.managedFields === undefined) return o
+  const {managedFields: _drop, ...rest} = meta
+  return {...o, metadata: rest}
+}
+
+/**
+ * What the Node cache keeps: metadata (labels: zone, hostname, roles), spec, and of the status
+ * what the engine and nodeSignature read (allocatable, capacity, addresses, each condition's
+ * type, status and reason). Images, nodeInfo, volumes and heartbeats are most of a real Node's
+ * bytes and change all the time.
+ */
+export function keepNode(n: Node): Node {
+  const out = withoutManagedFields(n)
+  const st = n.status as (NonNullable<Node['status']> & {addresses?: unknown}) | undefined
+  if (!st) return out
+  const status: NonNullable<Node['status']> & {addresses?: unknown} = {}
+  if (st.allocatable) status.allocatable = st.allocatable
+  if (st.capacity) status.capacity = st.capacity
+  if (st.addresses) status.addresses = st.addresses
+  if (st.conditions) status.conditions = st.conditions.map((c) => ({type: c.type, status: c.status, ...(c.reason ? {reason: c.reason} : {})}))
+  return {...out, status}
+}
+
 type Obj = {metadata?: {namespace?: string; name?: string}}
 const objKey = (o: Obj) => `${o.metadata?.namespace ?? ''}/${o.metadata?.name ?? ''}`
 
@@ -139,6 +169,7 @@ export async function startFeed(ctx: KubeContext, opts: FeedOptions, h: FeedHand
     path: '/api/v1/nodes',
     query: {},
     list: c.pager(NODE, (q) => core.listNode(q, o)),
+    keep: keepNode,
     onChange: (_r, type, obj) => {
       if (type === 'LIST' || !obj) {
         nodeSigs.clear()
@@ -173,6 +204,7 @@ export async function startFeed(ctx: KubeContext, opts: FeedOptions, h: FeedHand
     path: '/apis/discovery.k8s.io/v1/endpointslices',
     query: {},
     list: c.pager(ENDPOINT_SLICE, (q) => disc.listEndpointSliceForAllNamespaces(q, o)),
+    keep: withoutManagedFields,
     onChange: (_r, type, obj) => {
       if (type === 'LIST' || !obj) {
         rebuild(slicesBy, sliceOwner, slices.items.values(), sliceServiceKey)
@@ -189,6 +221,7 @@ export async function startFeed(ctx: KubeContext, opts: FeedOptions, h: FeedHand
     path: '/api/v1/events',
     query: {fieldSelector},
     list: c.pager(EVENT, (q) => core.listEventForAllNamespaces({fieldSelector, ...q}, o)),
+    keep: withoutManagedFields,
     onChange: (_r, type, obj) => {
       if (type === 'LIST' || !obj) {
         rebuild(eventsBy, eventOwner, events.items.values(), eventServiceKey)

@@ -1,12 +1,18 @@
 // serve's HTTP server: /metrics, /healthz, /readyz. What each answers is given by the caller;
 // this file only listens and writes.
 import {createServer, type Server} from 'node:http'
+import {gzip} from 'node:zlib'
 import {CliError, ExitCode} from '../errors.js'
+import {acceptsGzip} from '../serve/http-rules.js'
 
 export interface Exposition {
   contentType: string
-  body: string
+  /** A Buffer given again (the same object) for the same content is compressed once. */
+  body: string | Buffer
 }
+
+/** Bodies smaller than this are sent as they are (compressing them saves nothing worth the time). */
+const GZIP_FROM_BYTES = 8 * 1024
 
 export interface ServeRoutes {
   /** The metrics for this Accept header. */
@@ -22,6 +28,18 @@ export interface Listening {
 }
 
 export function listen(host: string, port: number, routes: ServeRoutes): Promise<Listening> {
+  // The gzip of each body Buffer, made once (zlib's thread pool: the event loop stays free) and
+  // dropped with its body. Prometheus asks for gzip on every scrape; /metrics of 2,000 Services
+  // is ~7 MB of text and ~0.2 MB compressed (level 1).
+  const gzipped = new WeakMap<Buffer, Promise<Buffer>>()
+  const compressed = (body: Buffer): Promise<Buffer> => {
+    let z = gzipped.get(body)
+    if (!z) {
+      z = new Promise<Buffer>((resolve, reject) => gzip(body, {level: 1}, (err, out) => (err ? reject(err) : resolve(out))))
+      gzipped.set(body, z)
+    }
+    return z
+  }
   const server: Server = createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0]
     const text = (status: number, body: string) => {
@@ -35,13 +53,21 @@ export function listen(host: string, port: number, routes: ServeRoutes): Promise
       return why === null ? text(200, 'ok\n') : text(503, `${why}\n`)
     }
     if (path === '/metrics') {
-      routes.metrics(req.headers.accept).then(
-        (e) => {
-          res.writeHead(200, {'Content-Type': e.contentType, 'Content-Length': Buffer.byteLength(e.body)})
-          res.end(req.method === 'HEAD' ? undefined : e.body)
-        },
-        (err: unknown) => text(500, `${(err as Error)?.message ?? String(err)}\n`),
-      )
+      routes
+        .metrics(req.headers.accept)
+        .then(async (e) => {
+          const plain = typeof e.body === 'string' ? Buffer.from(e.body) : e.body
+          const zip = plain.length >= GZIP_FROM_BYTES && acceptsGzip(req.headers['accept-encoding'])
+          const body = zip ? await compressed(plain) : plain
+          res.writeHead(200, {
+            'Content-Type': e.contentType,
+            'Content-Length': body.length,
+            Vary: 'Accept, Accept-Encoding',
+            ...(zip ? {'Content-Encoding': 'gzip'} : {}),
+          })
+          res.end(req.method === 'HEAD' ? undefined : body)
+        })
+        .catch((err: unknown) => text(500, `${(err as Error)?.message ?? String(err)}\n`))
       return
     }
     text(404, 'not found: try /metrics, /healthz or /readyz\n')

@@ -35,11 +35,16 @@ export interface SourceRequest {
   /** Live only: use this connection instead of opening one from the flags. */
   ctx?: KubeContext
   /**
-   * The data plane: 'detect' reads it (live: kube-system and calico-system DaemonSets and their
-   * ConfigMaps, cluster/dataplane.ts; snapshot: what the file recorded, else "unknown"); a name
+   * The data plane: 'detect' reads it (live: kube-system, calico-system and ovn-kubernetes
+   * DaemonSets and their ConfigMaps, cluster/dataplane.ts; snapshot: what the file recorded, else "unknown"); a name
    * (--data-plane) is taken as given, nothing read. Undefined: not wanted.
    */
   dataPlane?: 'detect' | DataPlaneName | undefined
+  /**
+   * Live only: also read the meshes and gateways (cluster/routes.ts) into state.routes; their
+   * warnings join `warnings`. A snapshot gives what it recorded, asked or not.
+   */
+  clientPaths?: boolean
 }
 
 export interface SourceResult {
@@ -134,6 +139,12 @@ export async function openSource(req: SourceRequest & {read?: 'state' | 'nodes'}
     out.warnings = [...out.warnings, ...plane.warnings]
     result.dataPlane = plane
   } else if (req.dataPlane !== undefined) out.dataPlane = await resolveDataPlane(req.dataPlane, undefined)
+  if (req.clientPaths) {
+    const {readRoutesObjects} = await import('./routes.js')
+    const {requests: _, ...routes} = await readRoutesObjects(ctx)
+    result.routes = routes
+    out.warnings = [...out.warnings, ...(routes.warnings ?? [])]
+  }
   return out
 }
 

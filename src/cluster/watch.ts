@@ -53,12 +53,16 @@ export interface ReflectorOptions<T> {
   random?: () => number
   /** Milliseconds, for the length of a watch (default Date.now). */
   now?: () => number
+  /** What the cache keeps of each listed or watched object (default: all of it). */
+  keep?: (item: T) => T
 }
 
 /** client-go's reflector back-off (wait.NewExponentialBackoffManager(800ms, 30s, 2m, 2.0, 1.0)). */
 export const BACKOFF = {baseMs: 800, maxMs: 30_000, factor: 2, jitter: 1}
 /** A watch that ends with no event sooner than this is "very short" (client-go's reflector: 1 s). */
 const MIN_WATCH_MS = 1000
+/** A watch open this long before it failed was a working connection: the back-off starts again from its base. */
+const HEALTHY_WATCH_MS = 10_000
 
 /**
  * The n-th delay (0-based) of a jittered exponential back-off, as wait.Backoff.Step: the base
@@ -125,13 +129,14 @@ export class Reflector<T extends {metadata?: {namespace?: string; name?: string;
     const max = this.o.maxDelayMs ?? BACKOFF.maxMs
     const random = this.o.random ?? Math.random
     const now = this.o.now ?? Date.now
-    const backoff = async (error: unknown) => {
-      const delayMs = backoffDelay(this.failures, base, max, random())
+    const backoff = async (error: unknown, n = this.failures) => {
+      const delayMs = backoffDelay(n, base, max, random())
       this.failures++
-      this.o.onStatus(this.o.resource, {state: 'backoff', delayMs, error: describe(error)})
+      this.o.onStatus(this.o.resource, {state: 'backoff', delayMs, error: describeWatchError(error)})
       await sleep(delayMs, this.stopCtl.signal)
     }
-    // 410s in a row with no event in between: the first re-lists at once, the next back off.
+    // 410s in a row with no event in between: the first re-lists at once, the next back off,
+    // longer each time (counted apart: a list that works starts the failures' count afresh).
     let gone = 0
     while (!this.stopped) {
       let error: unknown = null
@@ -150,12 +155,16 @@ export class Reflector<T extends {metadata?: {namespace?: string; name?: string;
         }
       }
       if (this.stopped) break
+      // A watch that worked for a while and then broke (the API server restarted) starts the
+      // back-off afresh, as client-go's reflector does after a quiet spell: without this, each
+      // outage waited as long as the last one's longest delay.
+      if (started > 0 && error !== null && !isGone(error) && !isTimeout(error) && now() - started >= HEALTHY_WATCH_MS) this.failures = 0
       const progressed = this.events > eventsBefore
       if (progressed) gone = 0
       if (isGone(error)) {
         this.resourceVersion = ''
         this.o.onStatus(this.o.resource, {state: 'relisting', reason: '410 Gone: the resourceVersion expired'})
-        if (gone++ > 0) await backoff(error)
+        if (gone++ > 0) await backoff(error, gone - 2)
         continue
       }
       if (error === null || isTimeout(error)) {
@@ -173,7 +182,7 @@ export class Reflector<T extends {metadata?: {namespace?: string; name?: string;
       (cont) => this.o.list(cont),
       (page) => {
         this.lists++
-        for (const item of page.items) fresh.set(keyOf(item), item)
+        for (const item of page.items) fresh.set(keyOf(item), this.o.keep ? this.o.keep(item) : item)
         rv = page.resourceVersion || rv
       },
       () => this.stopped,
@@ -182,6 +191,9 @@ export class Reflector<T extends {metadata?: {namespace?: string; name?: string;
     this.items.clear()
     for (const [k, v] of fresh) this.items.set(k, v)
     this.resourceVersion = rv
+    // The server answers: a failure after this backs off from the base again (after an outage
+    // the delay would otherwise stay near its cap once the server is back).
+    this.failures = 0
     this.o.onStatus(this.o.resource, {state: 'synced', items: this.items.size})
     this.o.onChange(this.o.resource, 'LIST', null)
     if (!this.synced) {
@@ -194,6 +206,7 @@ export class Reflector<T extends {metadata?: {namespace?: string; name?: string;
   private watchOnce(): Promise<unknown> {
     return new Promise<unknown>((resolve) => {
       let gone: unknown = null
+      let ended = false
       const query = {...this.o.query, resourceVersion: this.resourceVersion, allowWatchBookmarks: 'true'}
       this.watches++
       this.o
@@ -211,18 +224,23 @@ export class Reflector<T extends {metadata?: {namespace?: string; name?: string;
             this.failures = 0
             this.events++
             if (type === 'BOOKMARK') return
-            const item = obj as T
+            const item = type === 'ADDED' || type === 'MODIFIED' ? (this.o.keep?.(obj as T) ?? (obj as T)) : (obj as T)
             if (type === 'ADDED' || type === 'MODIFIED') this.items.set(keyOf(item), item)
             else if (type === 'DELETED') this.items.delete(keyOf(item))
             else return
             this.o.onChange(this.o.resource, type, item)
           },
-          (err) => resolve(err ?? gone),
+          (err) => {
+            ended = true
+            resolve(err ?? gone)
+          },
         )
         .then((req) => {
           this.current = req
           if (this.stopped) req.abort()
-          else this.o.onStatus(this.o.resource, {state: 'watching'})
+          // A request refused before it was under way (connection refused: http.ts ends it
+          // before it resolves) never watched: saying so would mark a source up that is down.
+          else if (!ended) this.o.onStatus(this.o.resource, {state: 'watching'})
         }, resolve)
     })
   }
@@ -234,9 +252,21 @@ const isGone = (e: unknown) => {
 }
 const isTimeout = (e: unknown) => (e as {name?: string} | null)?.name === 'TimeoutError'
 
-function describe(e: unknown): string {
+/** What an HTTP status means for a reflector that retries by itself (one line; never a credential). */
+const STATUS_WORDS: Record<number, string> = {
+  401: 'Unauthorized: the API server refused the credentials (an expired or revoked token?); each retry picks up a rotated tokenFile or exec credential',
+  403: 'Forbidden',
+}
+
+export function describeWatchError(e: unknown): string {
   const x = e as {statusCode?: number; message?: string; cause?: {code?: string; message?: string}} | null
-  if (x?.statusCode) return `HTTP ${x.statusCode}${x.message ? ` ${x.message}` : ''}`
+  if (x?.statusCode) {
+    const words = STATUS_WORDS[x.statusCode]
+    const msg = (x.message ?? '').split('\n')[0]!
+    // The watch's own error says only "HTTP 401": not twice.
+    const said = msg === '' || msg === `HTTP ${x.statusCode}` || (words !== undefined && /^(Unauthorized|Forbidden)$/.test(msg))
+    return `HTTP ${x.statusCode}${words ? ` ${words}` : ''}${said ? '' : `${words ? ':' : ''} ${msg}`}`
+  }
   const code = x?.cause?.code
   return code ? `${code}` : (x?.message ?? String(e)).split('\n')[0]!
 }

@@ -5,8 +5,9 @@ import {ExitCode} from '../errors.js'
 import type {CheckPolicies} from '../check/check.js'
 import type {CheckFormat} from '../render/check.js'
 import {parseServiceArgs, TopologyCommand} from './base.js'
-import {commonFlags, dataPlaneFlag, noHeadersFlag, outputFlag, readFlags} from './flags.js'
+import {clientPathsFlag, commonFlags, dataPlaneFlag, noHeadersFlag, outputFlag, readFlags} from './flags.js'
 import {checkKubeVersion, checkTrafficZones, parseCount, parseMaxOverload, parseTraffic} from './flag-values.js'
+import {openTrafficSource, readTrafficFrom, trafficFromFlags, trafficFromOptions} from './traffic-from.js'
 import {checkSelection, selectOrFail} from './select.js'
 import {escapeTerminal} from '../render/escape.js'
 
@@ -21,13 +22,14 @@ export default class Check extends TopologyCommand {
   --min-endpoints-per-zone N every zone with counted nodes has at least N ready endpoints
   --no-drift                 live hints equal what the controller writes at its next sync
   --lint                     configuration lint: both annotations, ignored values (AUTO), annotation overriding trafficDistribution, a mode the version does not support, topology on a single-zone cluster, internalTrafficPolicy Local with topology
+  --require-proxy-topology   clients do not reach a Service through a mesh or gateway proxy that ignores its topology setting (with --client-paths)
   --require-data-plane-hints a Service with hints (or asking for them) runs on a data plane that honours them (Cilium without service topology, kube-router, ... do not)
   --hints-over-range         (plan) the Service's mode keeps hints at every replica count of its HPA's range (without an HPA: 1 to 3x today)
   --hints-through-rollout    (plan) no step of the Deployment's or StatefulSet's rollout loses hints
 
 The data plane is detected (kube-system DaemonSets), recorded in the snapshot, or named with --data-plane; see docs/dataplane.md.
 
-Policies come from flags, a --policy-file (YAML, see docs/check.md), or both (flags add to the file). With none: --require-hints --no-fallback --lint --require-data-plane-hints.
+Policies come from flags, a --policy-file (YAML, see docs/check.md), or both (flags add to the file). With none: --require-hints --no-fallback --lint --require-data-plane-hints (and --require-proxy-topology with --client-paths).
 
 Exit codes: 0 every check passed, 1 a check failed, 2 usage, 3 unreadable snapshot or policy file, 4 Service or namespace not found, 5 kubeconfig, 6 API server unreachable, 7 forbidden, 70 internal error.`
 
@@ -60,10 +62,16 @@ Exit codes: 0 every check passed, 1 a check failed, 2 usage, 3 unreadable snapsh
       description: 'A Service with hints (or asking for them) must run on a data plane that honours them (skipped when the data plane is unknown).',
       helpGroup: 'POLICY',
     }),
+    'require-proxy-topology': Flags.boolean({
+      description: 'Clients must not reach a Service through a mesh or gateway proxy that ignores its topology setting (needs --client-paths, or a snapshot taken with it).',
+      helpGroup: 'POLICY',
+    }),
+    'client-paths': clientPathsFlag(),
     'hints-over-range': Flags.boolean({description: "The Service's mode keeps hints at every count of its HPA's range (plan's placement model).", helpGroup: 'POLICY'}),
     'hints-through-rollout': Flags.boolean({description: "No step of the workload's rollout loses hints (plan's rollout model).", helpGroup: 'POLICY'}),
     'policy-file': Flags.string({description: 'YAML file with the policies (kind: CheckPolicy; see docs/check.md). Flags add to it.', helpGroup: 'POLICY'}),
     traffic: Flags.string({description: 'Traffic share per zone for the overload estimate, e.g. zone-a=0.5,zone-b=0.5 (default: zone CPU share).'}),
+    ...trafficFromFlags,
     prediction: Flags.option({
       options: ['next-sync', 'fresh'] as const,
       default: 'next-sync' as const,
@@ -88,26 +96,38 @@ Exit codes: 0 every check passed, 1 a check failed, 2 usage, 3 unreadable snapsh
     if (flags['no-drift']) fromFlags.noDrift = true
     if (flags.lint) fromFlags.lint = true
     if (flags['require-data-plane-hints']) fromFlags.dataPlaneHonoursHints = true
+    if (flags['require-proxy-topology']) fromFlags.proxyHonoursTopology = true
     if (flags['hints-over-range']) fromFlags.hintsOverRange = true
     if (flags['hints-through-rollout']) fromFlags.hintsThroughRollout = true
     if (flags['max-overload'] !== undefined) fromFlags.maxOverload = parseMaxOverload(flags['max-overload'])
     if (flags['min-endpoints-per-zone'] !== undefined) fromFlags.minEndpointsPerZone = parseCount(flags['min-endpoints-per-zone'])
     const traffic = flags.traffic === undefined ? undefined : parseTraffic(flags.traffic)
+    const trafficFrom = trafficFromOptions(flags)
     checkKubeVersion(flags['kube-version'])
     const file = flags['policy-file'] === undefined ? undefined : await (await import('../cluster/policy-file.js')).readPolicyFile(flags['policy-file'])
     let policies = mergePolicies(file, fromFlags)
-    if (!hasAnyPolicy(policies)) policies = {...DEFAULT_POLICIES}
+    // The defaults, and proxy-topology when the meshes and gateways are read.
+    if (!hasAnyPolicy(policies)) policies = {...DEFAULT_POLICIES, ...(flags['client-paths'] ? {proxyHonoursTopology: true} : {})}
 
     const planned = needsPlan(policies)
     const read = await openSource({
       flags,
       serviceNames: names,
       dataPlane: flags['data-plane'] ?? 'detect',
-      ...(planned ? {withWorkloads: 'optional', withScaling: 'optional'} : {}),
+      clientPaths: flags['client-paths'],
+      ...(planned ? {withWorkloads: 'optional', withScaling: 'optional'} : trafficFrom?.template.includes('{workloads}') ? {withWorkloads: 'optional'} : {}),
     })
     for (const w of read.warnings) this.note(`Warning: ${escapeTerminal(w)}`)
     checkTrafficZones(traffic, read.state)
     const services = await selectOrFail(read, names, flags)
+    // --traffic-from: each Service's measured client mix, as explain and plan read it (docs/traffic.md).
+    const prometheus = trafficFrom === undefined ? undefined : await openTrafficSource(trafficFrom, flags['request-timeout'])
+    let measured: Awaited<ReturnType<typeof readTrafficFrom>> | undefined
+    try {
+      measured = prometheus === undefined ? undefined : await readTrafficFrom(prometheus, trafficFrom!, read.state, services)
+    } finally {
+      prometheus?.close()
+    }
 
     const kubeVersion = flags['kube-version'] ?? read.state.serverVersion
     const report = explainAdvised(
@@ -117,12 +137,17 @@ Exit codes: 0 every check passed, 1 a check failed, 2 usage, 3 unreadable snapsh
         kubeVersion,
         versionSource: flags['kube-version'] ? 'flag' : read.state.serverVersion ? 'server' : 'default',
         traffic,
+        ...(measured ? {measured: measured.measured} : {}),
         prediction: flags.prediction,
         ...(read.dataPlane ? {dataPlane: read.dataPlane} : {}),
+        ...(read.state.routes ? {routes: {objects: read.state.routes, source: read.source === 'live' ? ('detected' as const) : ('snapshot' as const)}} : {}),
       },
       policies.maxOverload,
     )
-    const plans = planned ? (await import('../plan/plan.js')).plan(read.state, services, {kubeVersion, ...(traffic ? {traffic} : {})}).services : []
+    if (measured !== undefined) report.warnings.push(...measured.warnings)
+    const plans = planned
+      ? (await import('../plan/plan.js')).plan(read.state, services, {kubeVersion, ...(traffic ? {traffic} : {}), ...(measured ? {measured: measured.measured} : {})}).services
+      : []
     const result = check(report, services, policies, plans)
 
     // Warnings go to stderr in every format (kubectl's way); -o json and yaml also carry them.

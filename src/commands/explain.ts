@@ -4,9 +4,10 @@ import {ExitCode} from '../errors.js'
 import type {ExplainReport} from '../explain/report.js'
 import type {ExplainFormat} from '../render/explain.js'
 import {parseServiceArgs, TopologyCommand} from './base.js'
-import {commonFlags, dataPlaneFlag, noHeadersFlag, outputFlag, readFlags} from './flags.js'
+import {clientPathsFlag, commonFlags, dataPlaneFlag, noHeadersFlag, outputFlag, readFlags} from './flags.js'
 import {checkKubeVersion, checkTrafficZones, parseTraffic} from './flag-values.js'
 import {escapeTerminal} from '../render/escape.js'
+import {openTrafficSource, readTrafficFrom, trafficFromFlags, trafficFromOptions} from './traffic-from.js'
 
 export default class Explain extends TopologyCommand {
   static override summary = 'Explain why a Service does or does not get topology-aware routing.'
@@ -26,6 +27,10 @@ Where Go's random map order makes upstream random (which zone receives a donated
     {description: 'One row per endpoint: live and predicted hints', command: '<%= config.bin %> explain svc/web -o wide'},
     {description: 'Fail a CI step when hints are dropped, a zone falls back, or hints drift', command: '<%= config.bin %> explain -l tier=frontend --exit-code'},
     {description: 'Assume traffic comes mostly from one zone', command: '<%= config.bin %> explain svc/web --traffic zone-a=0.6,zone-b=0.2,zone-c=0.2'},
+    {
+      description: 'Use the traffic Grafana Beyla measured (zone to zone) instead of the CPU assumption',
+      command: '<%= config.bin %> explain svc/web --traffic-from http://127.0.0.1:9090 --traffic-preset beyla',
+    },
   ]
 
   static override strict = false
@@ -34,6 +39,7 @@ Where Go's random map order makes upstream random (which zone receives a donated
   static override flags = {
     ...readFlags,
     'data-plane': dataPlaneFlag(),
+    'client-paths': clientPathsFlag(),
     ...commonFlags,
     output: outputFlag(['table', 'wide', 'json', 'yaml'], 'table'),
     'no-headers': noHeadersFlag(),
@@ -47,6 +53,7 @@ Where Go's random map order makes upstream random (which zone receives a donated
       default: 'next-sync' as const,
       description: 'next-sync: what the controller does at its next sync (reusing valid live hints); fresh: as if every EndpointSlice were rewritten.',
     })(),
+    ...trafficFromFlags,
     'exit-code': Flags.boolean({
       description:
         'Exit 1 when a Service has a finding (hints refused, a zone falling back, drift between live and predicted hints), when its worst overload after the next sync is above 20%, or when the advice is to change its setting.',
@@ -69,14 +76,30 @@ Where Go's random map order makes upstream random (which zone receives a donated
     const names = parseServiceArgs(argv as string[])
     checkSelection(names, flags)
     const traffic = flags.traffic === undefined ? undefined : parseTraffic(flags.traffic)
+    const trafficFrom = trafficFromOptions(flags)
     checkKubeVersion(flags['kube-version'])
+    const prometheus = trafficFrom === undefined ? undefined : await openTrafficSource(trafficFrom, flags['request-timeout'])
 
     // Read.
-    const read = await openSource({flags, serviceNames: names, withEvents: 'optional', dataPlane: flags['data-plane'] ?? 'detect'})
+    const read = await openSource({
+      flags,
+      serviceNames: names,
+      withEvents: 'optional',
+      dataPlane: flags['data-plane'] ?? 'detect',
+      clientPaths: flags['client-paths'],
+      // The presets narrow the flows to the workloads behind each Service.
+      ...(trafficFrom?.template.includes('{workloads}') ? {withWorkloads: 'optional' as const} : {}),
+    })
     for (const w of read.warnings) this.note(`Warning: ${escapeTerminal(w)}`)
     checkTrafficZones(traffic, read.state)
 
     const services = await selectOrFail(read, names, flags)
+    let measured: Awaited<ReturnType<typeof readTrafficFrom>> | undefined
+    try {
+      measured = prometheus === undefined ? undefined : await readTrafficFrom(prometheus, trafficFrom!, read.state, services)
+    } finally {
+      prometheus?.close()
+    }
 
     // Engine.
     const kubeVersion = flags['kube-version'] ?? read.state.serverVersion
@@ -84,13 +107,17 @@ Where Go's random map order makes upstream random (which zone receives a donated
       kubeVersion,
       versionSource: flags['kube-version'] ? 'flag' : read.state.serverVersion ? 'server' : 'default',
       traffic,
+      ...(measured ? {measured: measured.measured} : {}),
       perNode: flags['per-node'],
       prediction: flags.prediction,
       ...(read.dataPlane ? {dataPlane: read.dataPlane} : {}),
+      ...(read.state.routes ? {routes: {objects: read.state.routes, source: read.source === 'live' ? ('detected' as const) : ('snapshot' as const)}} : {}),
     })
 
     // Render. Warnings go to stderr in every format (kubectl's way), the report to stdout.
     const errStyle = this.style(flags.color, process.stderr)
+    // A Service without measured traffic keeps the CPU assumption: said on stderr and in the report's warnings.
+    if (measured !== undefined) report.warnings.push(...measured.warnings)
     for (const w of report.warnings) this.note(errStyle.warn(`Warning: ${escapeTerminal(w)}`))
     const format: ExplainFormat = flags.output
     if (report.services.length === 0 && (format === 'table' || format === 'wide')) {

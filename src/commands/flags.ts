@@ -71,12 +71,22 @@ export const sourceFlags = {
  */
 export const dataPlaneFlag = (o: Wording = {}) =>
   Flags.option({
-    options: ['kube-proxy', 'cilium', 'calico', 'antrea', 'kube-router', 'unknown'] as const,
+    options: ['kube-proxy', 'cilium', 'calico', 'antrea', 'kube-router', 'ovn-kubernetes', 'kube-ovn', 'unknown'] as const,
     description:
       o.description ??
       'The data plane that load-balances Services (default: detected from the kube-system DaemonSets, or what the snapshot recorded). Its rules decide the per-zone verdicts.',
     ...grouped(o, undefined),
   })()
+
+/** --client-paths: also read the meshes and gateways (live), and say per Service who picks its endpoints. */
+export const clientPathsFlag = (o: Wording = {}) =>
+  Flags.boolean({
+    description:
+      o.description ??
+      'Also read the meshes and gateways (Istio, Linkerd, ingress-nginx, Envoy Gateway, Gateway API routes) and say, per Service, which client paths bypass the node data plane and what each does with its topology setting. A snapshot that recorded them answers without the flag.',
+    default: false,
+    ...grouped(o, undefined),
+  })
 
 /** connectionFlags then sourceFlags, in the order help lists them. */
 export const readFlags = {...connectionFlags, ...sourceFlags}

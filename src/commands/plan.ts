@@ -5,6 +5,7 @@ import * as Flags from '@oclif/core/flags'
 import type {PlanFormat} from '../render/plan.js'
 import {parseServiceArgs, TopologyCommand} from './base.js'
 import {checkKubeVersion, checkTrafficZones, parseMaxOverload, parseTraffic} from './flag-values.js'
+import {openTrafficSource, readTrafficFrom, trafficFromFlags, trafficFromOptions} from './traffic-from.js'
 import {commonFlags, noHeadersFlag, outputFlag, readFlags} from './flags.js'
 import {parseCost, parseMaxCounts} from './plan-options.js'
 
@@ -46,6 +47,7 @@ Models and their limits: docs/plan.md.`
     'traffic-volume': Flags.string({description: "The Service's traffic per month, e.g. 40TiB or 500GB (with --cross-zone-price: the monthly cost)."}),
     'cross-zone-price': Flags.string({description: 'Price per GiB of traffic crossing zones, e.g. 0.01 (with --traffic-volume).'}),
     'max-counts': Flags.string({description: 'Evaluate at most this many replica counts from the bottom of the range (default 1000).'}),
+    ...trafficFromFlags,
   }
 
   async run(): Promise<void> {
@@ -64,7 +66,9 @@ Models and their limits: docs/plan.md.`
     const traffic = flags.traffic === undefined ? undefined : parseTraffic(flags.traffic)
     const cost = parseCost(flags['traffic-volume'], flags['cross-zone-price'])
     const maxCounts = flags['max-counts'] === undefined ? undefined : parseMaxCounts(flags['max-counts'])
+    const trafficFrom = trafficFromOptions(flags)
     checkKubeVersion(flags['kube-version'])
+    const prometheus = trafficFrom === undefined ? undefined : await openTrafficSource(trafficFrom, flags['request-timeout'])
 
     // Read: the Services with their workloads, HPAs and PDBs (without permission: a warning each).
     const read = await openSource({flags, serviceNames: names, withWorkloads: 'optional', withScaling: 'optional'})
@@ -72,6 +76,12 @@ Models and their limits: docs/plan.md.`
     // As explain, check and simulate: --traffic names the cluster's zones, every one with nodes.
     checkTrafficZones(traffic, read.state)
     const services = await selectOrFail(read, names, flags)
+    let measured: Awaited<ReturnType<typeof readTrafficFrom>> | undefined
+    try {
+      measured = prometheus === undefined ? undefined : await readTrafficFrom(prometheus, trafficFrom!, read.state, services)
+    } finally {
+      prometheus?.close()
+    }
 
     const kubeVersion = flags['kube-version'] ?? read.state.serverVersion
     const report = plan(read.state, services, {
@@ -79,9 +89,11 @@ Models and their limits: docs/plan.md.`
       versionSource: flags['kube-version'] ? 'flag' : read.state.serverVersion ? 'server' : 'default',
       maxOverload,
       ...(traffic ? {traffic} : {}),
+      ...(measured ? {measured: measured.measured} : {}),
       ...(cost ? {cost} : {}),
       ...(maxCounts ? {maxCounts} : {}),
     })
+    if (measured !== undefined) report.warnings.push(...measured.warnings)
     for (const w of report.warnings) this.note(`Warning: ${w}`)
 
     const format: PlanFormat = flags.output

@@ -7,10 +7,12 @@ import type {DataPlane, DataPlaneName} from '../dataplane/types.js'
 import {startFeed, type Feed} from '../cluster/serve-feed.js'
 import {listen} from '../cluster/serve-http.js'
 import {ServeModel, type Change, type Row} from '../serve/model.js'
-import {sourceRows} from '../serve/source.js'
+import {sourceRows, trafficSourceRows} from '../serve/source.js'
+import type {PrometheusClient} from '../cluster/prometheus.js'
+import type {TrafficPoller} from '../cluster/serve-traffic.js'
 import {negotiate} from '../serve/http-rules.js'
 import {explainOptions, resourceStatusText, statusWorthALine} from '../watch/session.js'
-import {MetricsWriter, type Format} from '../render/metrics.js'
+import {MetricsWriter, type Format, type Section} from '../render/metrics.js'
 import {escapeTerminal} from '../render/escape.js'
 import type {CommandIO} from './base.js'
 
@@ -20,6 +22,8 @@ export interface ServeOptions {
   dataPlane: DataPlaneName | undefined
   /** Add cluster="<context>" to every sample (several contexts). */
   clusterLabel: boolean
+  /** --traffic-from (one context only): the measured traffic, read again every intervalMs. */
+  traffic?: {client: PrometheusClient; template: string; window: string; intervalMs: number}
 }
 
 /** Changes are gathered this long before the model is updated. */
@@ -34,12 +38,14 @@ interface Cluster {
   dataPlane: DataPlane
   pending: Change | null
   timer: NodeJS.Timeout | undefined
+  /** --traffic-from: the poller, and how many Services its last successful read measured. */
+  traffic?: {poller: TrafficPoller; measured: number}
 }
 
 export async function runServe(io: CommandIO, ctxs: KubeContext[], o: ServeOptions): Promise<void> {
   const writer = new MetricsWriter(o.clusterLabel ? ['cluster'] : [])
   let version = 0
-  const cache = new Map<Format, {version: number; body: string}>()
+  const cache = new Map<Format, {version: number; body: Buffer}>()
   const clusters: Cluster[] = []
   const statuses = new Map<string, string>()
 
@@ -60,6 +66,7 @@ export async function runServe(io: CommandIO, ctxs: KubeContext[], o: ServeOptio
   const stopAll = async () => {
     for (const c of clusters) {
       if (c.timer) clearTimeout(c.timer)
+      c.traffic?.poller.stop()
       c.feed.stop()
     }
     await server?.close()
@@ -111,7 +118,7 @@ export async function runServe(io: CommandIO, ctxs: KubeContext[], o: ServeOptio
         const key = version * 1e6 + healthSignature(clusters)
         const hit = cache.get(format)
         if (hit && hit.version === key) return {contentType: writer.contentType(format), body: hit.body}
-        const body = await writer.write(allRows(clusters, o.clusterLabel), format)
+        const body = await writer.write(sections(clusters, o.clusterLabel), format)
         cache.set(format, {version: key, body})
         return {contentType: writer.contentType(format), body}
       },
@@ -124,6 +131,20 @@ export async function runServe(io: CommandIO, ctxs: KubeContext[], o: ServeOptio
       c.model.update(c.feed.index, {all: true})
       version++
       io.err(`${now()}  ${escapeTerminal(prefix(o, c.name))}synced: ${[...c.feed.index.serviceKeys()].length} Services, ${c.feed.index.nodes().length} Nodes`)
+    }
+    const t = o.traffic
+    const first = clusters[0]
+    if (t !== undefined && first !== undefined) {
+      const {startTrafficPoller} = await import('../cluster/serve-traffic.js')
+      const poller = startTrafficPoller(ctxs[0]!, t.client, t, first.feed.index, {
+        onMeasured: (measured) => {
+          if (first.traffic) first.traffic.measured = measured.size
+          first.model?.setMeasured(measured)
+          schedule(first, {all: true})
+        },
+        onProblem: (line) => io.err(`${now()}  ${escapeTerminal(line)}`),
+      })
+      first.traffic = {poller, measured: 0}
     }
   } catch (e) {
     await stopAll()
@@ -149,17 +170,24 @@ function merge(a: Change | null, b: Change): Change {
 /** A number that changes when any source health figure does. */
 function healthSignature(clusters: readonly Cluster[]): number {
   let h = 0
-  for (const c of clusters)
+  for (const c of clusters) {
     for (const r of c.feed.health()) h = (h * 31 + (r.up ? 1 : 2) + r.watchRestarts * 7 + r.relists * 13 + r.errors * 17 + (r.lastSyncSeconds ?? 0)) % 999_983
+    if (c.traffic) {
+      const t = c.traffic.poller.health()
+      h = (h * 31 + (t.up ? 1 : 2) + t.errors * 19 + (t.lastSuccessSeconds ?? 0) + c.traffic.measured * 23) % 999_983
+    }
+  }
   return h
 }
 
-function allRows(clusters: readonly Cluster[], clusterLabel: boolean): Row[] {
-  const out: Row[] = []
-  for (const c of clusters) {
-    const rows: Row[] = [...(c.model?.rows() ?? []), ...sourceRows(c.feed.health()), ['kubectl_topology_data_plane_info', {labels: {data_plane: c.dataPlane.name}, value: 1}]]
-    if (!clusterLabel) out.push(...rows)
-    else for (const [f, s] of rows) out.push([f, {labels: {cluster: c.name, ...s.labels}, value: s.value}])
-  }
-  return out
+function sections(clusters: readonly Cluster[], clusterLabel: boolean): Section[] {
+  return clusters.map((c) => {
+    const rows: Row[] = [
+      ...(c.model?.clusterRows() ?? []),
+      ...sourceRows(c.feed.health()),
+      ['kubectl_topology_data_plane_info', {labels: {data_plane: c.dataPlane.name}, value: 1}],
+    ]
+    if (c.traffic) rows.push(...trafficSourceRows(c.traffic.poller.health(), c.traffic.measured))
+    return {labels: clusterLabel ? {cluster: c.name} : ({} as Record<string, string>), groups: c.model?.groups() ?? [], rows}
+  })
 }

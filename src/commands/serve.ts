@@ -7,6 +7,7 @@ import {commonFlags, connectionFlags, dataPlaneFlag, kubeVersionFlag} from './fl
 import {checkKubeVersion} from './flag-values.js'
 import {DEFAULT_LISTEN, parseListen} from '../serve/http-rules.js'
 import {CliError, ExitCode} from '../errors.js'
+import {openTrafficSource, parseTrafficInterval, trafficFromFlags, trafficFromOptions, trafficIntervalFlag} from './traffic-from.js'
 
 export default class Serve extends TopologyCommand {
   static override summary = 'Serve the topology-aware routing health of every Service as Prometheus metrics (/metrics, /healthz, /readyz).'
@@ -22,6 +23,10 @@ Several --context flags serve several clusters from one process (kubectl topolog
   static override examples = [
     {description: 'Serve the current context on the default address', command: '<%= config.bin %> serve'},
     {description: 'Serve on another loopback port', command: '<%= config.bin %> serve --listen 127.0.0.1:9090'},
+    {
+      description: 'Use the traffic Beyla measured, read again every 5 minutes',
+      command: '<%= config.bin %> serve --traffic-from http://127.0.0.1:9090 --traffic-preset beyla --traffic-interval 5m',
+    },
   ]
 
   static override flags = {
@@ -35,6 +40,8 @@ Several --context flags serve several clusters from one process (kubectl topolog
     listen: Flags.string({description: `Address to serve on: HOST:PORT, [IPv6]:PORT, or :PORT for every address (port 0: any free port).`, default: DEFAULT_LISTEN}),
     'kube-version': kubeVersionFlag({description: "Behave as this Kubernetes version (default: each API server's version)."}),
     'data-plane': dataPlaneFlag({description: 'The data plane that load-balances Services (default: detected once at start per cluster from the kube-system DaemonSets).'}),
+    ...trafficFromFlags,
+    'traffic-interval': trafficIntervalFlag,
   }
 
   async run(): Promise<void> {
@@ -44,9 +51,22 @@ Several --context flags serve several clusters from one process (kubectl topolog
     const contexts: (string | undefined)[] = flags.context ?? [undefined]
     const dup = contexts.find((c, i) => c !== undefined && contexts.indexOf(c) !== i)
     if (dup !== undefined) throw new CliError(`--context ${JSON.stringify(dup)} is given twice: name each context once`, ExitCode.USAGE)
+    const trafficFrom = trafficFromOptions(flags)
+    const trafficIntervalMs = parseTrafficInterval(flags['traffic-interval'])
+    if (trafficFrom !== undefined && contexts.length > 1) {
+      throw new CliError('--traffic-from with several --context: one Prometheus query template cannot tell the clusters apart; run one serve per cluster', ExitCode.USAGE)
+    }
+    // The URL, token and CA are checked before any connection (no request yet).
+    const prometheus = trafficFrom === undefined ? undefined : await openTrafficSource(trafficFrom, flags['request-timeout'])
     const [{connect}, {runServe}] = await Promise.all([import('../cluster/source.js'), import('./serve-flow.js')])
     const ctxs = []
     for (const context of contexts) ctxs.push(await connect({kubeconfig: flags.kubeconfig, context, 'request-timeout': flags['request-timeout']}))
-    await runServe(this.io(), ctxs, {listen, kubeVersion: flags['kube-version'], dataPlane: flags['data-plane'], clusterLabel: contexts.length > 1})
+    await runServe(this.io(), ctxs, {
+      listen,
+      kubeVersion: flags['kube-version'],
+      dataPlane: flags['data-plane'],
+      clusterLabel: contexts.length > 1,
+      ...(prometheus && trafficFrom ? {traffic: {client: prometheus, template: trafficFrom.template, window: trafficFrom.window, intervalMs: trafficIntervalMs}} : {}),
+    })
   }
 }

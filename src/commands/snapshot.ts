@@ -2,7 +2,7 @@
 // server version, and the Deployments/StatefulSets behind the Services) to a file, so explain/check/simulate can run later without the cluster.
 import * as Flags from '@oclif/core/flags'
 import {parseServiceArgs, TopologyCommand} from './base.js'
-import {allNamespacesFlag, commonFlags, connectionFlags, namespaceFlag, outputFlag, selectorFlag} from './flags.js'
+import {allNamespacesFlag, clientPathsFlag, commonFlags, connectionFlags, namespaceFlag, outputFlag, selectorFlag} from './flags.js'
 import {escapeTerminal} from '../render/escape.js'
 
 export default class Snapshot extends TopologyCommand {
@@ -22,6 +22,10 @@ export default class Snapshot extends TopologyCommand {
     'all-namespaces': allNamespacesFlag({description: 'All namespaces.'}),
     selector: selectorFlag({description: 'Label selector for Services.'}),
     redact: Flags.boolean({default: false, description: 'Replace addresses and names with stable pseudonyms.'}),
+    'client-paths': clientPathsFlag({
+      description:
+        'Also record the meshes and gateways (control-plane Deployments with their images and flags, the ztunnel DaemonSet, Namespaces, the Pods carrying a proxy, Ingresses, Gateway API classes, Gateways and routes), so explain --from-file says who routes each request.',
+    }),
     output: outputFlag(['yaml', 'json'], 'yaml'),
     debug: commonFlags.debug,
   }
@@ -31,7 +35,16 @@ export default class Snapshot extends TopologyCommand {
     const names = parseServiceArgs(argv as string[])
     const [{checkSelection}, {openSource}] = await Promise.all([import('./select.js'), import('../cluster/source.js')])
     checkSelection(names, flags)
-    const read = await openSource({flags, liveOnly: true, serviceNames: names, withEvents: true, withWorkloads: 'optional', withScaling: 'optional', dataPlane: 'detect'})
+    const read = await openSource({
+      flags,
+      liveOnly: true,
+      serviceNames: names,
+      withEvents: true,
+      withWorkloads: 'optional',
+      withScaling: 'optional',
+      dataPlane: 'detect',
+      clientPaths: flags['client-paths'],
+    })
     for (const w of read.warnings) this.note(`Warning: ${escapeTerminal(w)}`)
     const {serializeSnapshot} = await import('../cluster/snapshot/snapshot.js')
     const {jsonText, yamlText} = await import('../render/encode.js')

@@ -8,6 +8,8 @@ import {features} from '../upstream/features.js'
 import type {KubeContext} from '../cluster/kubeconfig.js'
 import type {DataPlane} from '../dataplane/types.js'
 import {dataPlaneLine} from '../dataplane/describe.js'
+import {clientPathLines, routesLine} from '../render/client-paths.js'
+import type {RoutesInput} from '../explain/client-paths.js'
 import {startServiceWatch} from '../cluster/watch.js'
 import {diffFrames, watchFrame, type WatchFrame} from '../watch/model.js'
 import {eventKey, eventSignature, eventTime, explainOptions, nextView, resourceStatusText, restatesSummary, statusText, statusWorthALine, type WatchView} from '../watch/session.js'
@@ -16,6 +18,8 @@ import {escapeDeep} from '../render/escape.js'
 import type {Style} from '../render/style.js'
 import type {CommandIO} from './base.js'
 import {checkTrafficZones} from './flag-values.js'
+import type {PrometheusClient} from '../cluster/prometheus.js'
+import type {ExplainOptions} from '../explain/report.js'
 import {escapeTerminal} from '../render/escape.js'
 
 export interface WatchOptions {
@@ -28,6 +32,10 @@ export interface WatchOptions {
   style: Style
   /** The data plane (detected once at start, or --data-plane); its verdicts follow it. */
   dataPlane?: DataPlane
+  /** The meshes and gateways (read once at start with --client-paths). */
+  routes?: RoutesInput
+  /** --traffic-from: the watched Service's measured traffic, read once at start (docs/traffic.md). */
+  trafficFrom?: {client: PrometheusClient; template: string; window: string}
 }
 
 const now = () => new Date().toISOString().replace(/\.\d{3}Z$/, 'Z')
@@ -42,10 +50,12 @@ export async function runWatch(io: CommandIO, ctx: KubeContext, o: WatchOptions)
   const listeners = new Set<() => void>()
   const statuses = new Map<string, string>()
   const pendingEvents: {time: string; event: EventObject}[] = []
+  let measured: ExplainOptions['measured']
 
   const recompute = () => {
     if (!session) return
-    const next = watchFrame(session.state(), ns, name, explainOptions(o.kubeVersion, session.state().serverVersion, o.traffic, o.dataPlane))
+    const base = explainOptions(o.kubeVersion, session.state().serverVersion, o.traffic, o.dataPlane, o.routes)
+    const next = watchFrame(session.state(), ns, name, measured ? {...base, measured} : base)
     if (frame === null && !interactive) {
       // As explain: a --kube-version outside the modelled range is a warning, on stderr.
       const warning = features(o.kubeVersion ?? session.state().serverVersion).warning
@@ -104,6 +114,17 @@ export async function runWatch(io: CommandIO, ctx: KubeContext, o: WatchOptions)
     await session.synced
     // As explain and simulate: --traffic names zones of the cluster just read.
     checkTrafficZones(o.traffic, session.state())
+    if (o.trafficFrom && session.state().services.length > 0) {
+      const t = o.trafficFrom
+      const {readWatchedTraffic} = await import('../cluster/measured-traffic.js')
+      try {
+        const r = await readWatchedTraffic(ctx, t.client, t.template, t.window, session.state(), ns)
+        for (const w of r.warnings) io.err(`Warning: ${escapeTerminal(w)}`)
+        measured = r.measured
+      } finally {
+        t.client.close()
+      }
+    }
   } catch (e) {
     stopAll()
     throw e
@@ -143,6 +164,8 @@ function printFrame(io: CommandIO, prev: WatchFrame | null, next: WatchFrame, ch
     const f = escapeDeep(next)
     if (f.dataPlane) io.out(`${time}  ${dataPlaneLine(f.dataPlane)}`)
     for (const e of f.explanations) if (e.dataPlane) io.out(`${time}  data plane: ${e.dataPlane.message}${e.dataPlane.fix ? ` (fix: ${e.dataPlane.fix})` : ''}`)
+    if (f.routes) io.out(`${time}  ${routesLine(f.routes)}`)
+    for (const e of f.explanations) if (e.clientPaths) for (const l of clientPathLines(e.clientPaths, undefined, 'clients: ', 'clients: ')) io.out(`${time}  ${l}`)
     for (const l of firstFrameLines(time, next)) io.out(l)
   } else if (changes.length > 0) {
     for (const c of changes) io.out(changeLine(time, c))

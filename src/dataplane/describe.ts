@@ -2,8 +2,10 @@
 // watch print ("Data plane: kube-proxy 1.36.3 (iptables), detected"), which data plane to
 // assume when nothing was read, and the summary their JSON carries. Pure.
 
-import {dataPlaneFromFlag} from './detect.js'
+import {dataPlaneFromFlag, FLAG_FIX, KNOWN_DAEMONSETS} from './detect.js'
 import type {DataPlane, DataPlaneName} from './types.js'
+import {proxyMinor} from './proxy-nodes.js'
+import type {ProxyNodeVersion} from './proxy-nodes-types.js'
 
 const DISPLAY: Record<DataPlaneName, string> = {
   'kube-proxy': 'kube-proxy',
@@ -11,6 +13,8 @@ const DISPLAY: Record<DataPlaneName, string> = {
   calico: 'Calico',
   antrea: 'Antrea',
   'kube-router': 'kube-router',
+  'ovn-kubernetes': 'ovn-kubernetes',
+  'kube-ovn': 'kube-ovn',
   unknown: 'unknown',
 }
 
@@ -31,7 +35,7 @@ export function unknownDataPlane(why: string, source: DataPlane['source'] = 'sna
     source,
     evidence: [why],
     message: `the data plane is unknown (${why}): the figures assume kube-proxy's rules`,
-    fix: 'name it with --data-plane kube-proxy|cilium|calico|antrea|kube-router',
+    fix: FLAG_FIX,
   }
 }
 
@@ -40,7 +44,25 @@ const plain = (s: string) => s.replace(/[\u0000-\u001f\u007f-\u009f]/g, '?')
 
 /** "kube-proxy 1.36.3 (iptables)", "Cilium 1.18.4 kube-proxy replacement without service topology", "not recorded in the snapshot; ...", "unknown (...)". */
 export function describeDataPlane(p: DataPlane): string {
-  return plain(describe(p))
+  return plain(describe(p) + versionsSuffix(p))
+}
+
+/**
+ * "; kube-proxy Pods: 1.37 on 3 nodes, 1.33 on 2 nodes" when the kube-proxy Pods show more than
+ * one minor, or another one than the DaemonSet's.
+ */
+function versionsSuffix(p: DataPlane): string {
+  if (p.proxyNodes === undefined) return ''
+  const counts = new Map<string, number>()
+  for (const n of p.proxyNodes) {
+    const m = proxyMinor(n.version) ?? 'untagged'
+    counts.set(m, (counts.get(m) ?? 0) + 1)
+  }
+  const own = proxyMinor(p.proxyVersion ?? p.version)
+  if (counts.size === 0 || (counts.size === 1 && counts.has(own ?? ''))) return ''
+  const minorKey = (m: string) => (m === 'untagged' ? -1 : Number(m.split('.')[1] ?? 0))
+  const parts = [...counts].sort((a, b) => minorKey(b[0]) - minorKey(a[0])).map(([m, n]) => `${m} on ${n} node${n === 1 ? '' : 's'}`)
+  return `; kube-proxy Pods: ${parts.join(', ')}`
 }
 
 function describe(p: DataPlane): string {
@@ -66,13 +88,17 @@ function describe(p: DataPlane): string {
       return `${name}${v} (Antrea Proxy${s['antreaProxy.proxyAll'] === 'true' ? ', proxyAll' : ''})`
     case 'kube-router':
       return `${name}${v} (IPVS service proxy)`
+    case 'ovn-kubernetes':
+      return `${name}${v} (OVN load balancers)`
+    case 'kube-ovn':
+      return `${name}${v} (OVN load balancers${p.paths.some((x) => x.traffic === 'host' && x.by === 'kube-proxy') ? ', kube-proxy for host traffic' : ''})`
     case 'unknown': {
       const why =
         p.warnings.length > 0
           ? "the data plane's configuration could not be read"
           : p.evidence[0] === '--data-plane unknown'
             ? 'named with --data-plane'
-            : 'no kube-proxy, cilium, calico-node, antrea-agent or kube-router DaemonSet found'
+            : `no ${KNOWN_DAEMONSETS} DaemonSet found`
       // Said plainly, once (issue 19 finding 11): not "unknown (not detected: not recorded ...), from the snapshot".
       if (p.evidence[0] === NOT_IN_SNAPSHOT) return `${NOT_IN_SNAPSHOT}; kube-proxy's rules assumed`
       return `unknown (${why}); kube-proxy's rules assumed`
@@ -101,6 +127,8 @@ export interface DataPlaneReport {
   honoursNodeHints: DataPlane['honoursNodeHints']
   selection: NonNullable<DataPlane['selection']> | null
   proxyVersion: string | null
+  /** Each node's kube-proxy version from its Pod (src/dataplane/proxy-nodes.ts); null when the Pods were not read. */
+  proxyNodes: ProxyNodeVersion[] | null
   source: DataPlane['source']
   message: string | null
   fix: string | null
@@ -120,6 +148,7 @@ export function dataPlaneReport(p: DataPlane): DataPlaneReport {
     honoursNodeHints: p.honoursNodeHints,
     selection: p.selection ?? null,
     proxyVersion: p.proxyVersion ?? null,
+    proxyNodes: p.proxyNodes ?? null,
     source: p.source,
     message: p.message ?? null,
     fix: p.fix ?? null,

@@ -9,11 +9,14 @@
 //   2. Calico node DaemonSet with the eBPF data plane on: Felix's BPF proxy replaces kube-proxy.
 //   3. Antrea agent DaemonSet with Antrea Proxy on: Antrea load-balances pod traffic to
 //      ClusterIPs in OVS (all traffic with proxyAll).
-//   4. kube-router DaemonSet with --run-service-proxy (its default): IPVS service proxy.
-//   5. kube-proxy DaemonSet.
-//   6. none of these: "unknown".
-// Calico without eBPF, Antrea without its proxy and kube-router without the service proxy
-// leave Services to kube-proxy; they are listed in `alsoFound`.
+//   4. ovn-kubernetes (ovnkube-node DaemonSet): OVN load-balances all Service traffic (ovn.ts).
+//   5. kube-ovn (kube-ovn-cni DaemonSet) with kube-ovn-controller --enable-lb (its default):
+//      OVN load-balances pod traffic to ClusterIPs (ovn.ts).
+//   6. kube-router DaemonSet with --run-service-proxy (its default): IPVS service proxy.
+//   7. kube-proxy DaemonSet.
+//   8. none of these: "unknown".
+// Calico without eBPF, Antrea without its proxy, kube-ovn with --enable-lb=false and kube-router
+// without the service proxy leave Services to kube-proxy; they are listed in `alsoFound`.
 
 import {ANNOTATION_TOPOLOGY_AWARE_HINTS, ANNOTATION_TOPOLOGY_MODE} from '../upstream/api/types.js'
 import {
@@ -25,6 +28,7 @@ import {
   findDaemonSet,
   flagValue,
   imageVersion,
+  isCilium1180,
   mainContainer,
   parseFeatureGateFlag,
   parseSemver,
@@ -33,17 +37,28 @@ import {
   yamlObject,
   type Semver,
 } from './objects.js'
+import {inspectKubeOvn, inspectOvnKubernetes, KUBE_OVN_SEMANTICS, kubeOvnAnswer, OVN_KUBERNETES_FIX, OVN_KUBERNETES_MESSAGE, ovnKubernetesAnswer} from './ovn.js'
 import {DATA_PLANE_NAMES, type ConfigMap, type DataPlane, type DataPlaneName, type DataPlaneObjects, type DaemonSet, type TrafficPath, type Tristate} from './types.js'
 
 // ---- the --data-plane override ---------------------------------------------------------------
 
 /**
- * `--data-plane kube-proxy|cilium|calico|antrea|kube-router|unknown`. Throws an Error naming
+ * `--data-plane kube-proxy|cilium|calico|antrea|kube-router|ovn-kubernetes|kube-ovn|unknown`. Throws an Error naming
  * the accepted values for anything else (the command turns it into a usage error).
  */
 export function parseDataPlaneFlag(value: string): DataPlaneName {
   const v = value.trim().toLowerCase()
-  const aliases: Record<string, DataPlaneName> = {kubeproxy: 'kube-proxy', kube_proxy: 'kube-proxy', kuberouter: 'kube-router', kube_router: 'kube-router'}
+  const aliases: Record<string, DataPlaneName> = {
+    kubeproxy: 'kube-proxy',
+    kube_proxy: 'kube-proxy',
+    kuberouter: 'kube-router',
+    kube_router: 'kube-router',
+    'ovn-k8s': 'ovn-kubernetes',
+    ovn_kubernetes: 'ovn-kubernetes',
+    ovnkubernetes: 'ovn-kubernetes',
+    kubeovn: 'kube-ovn',
+    kube_ovn: 'kube-ovn',
+  }
   const name = (DATA_PLANE_NAMES as readonly string[]).includes(v) ? (v as DataPlaneName) : aliases[v]
   if (name === undefined) {
     throw new Error(`invalid data plane "${value}": expected one of ${DATA_PLANE_NAMES.join(', ')}`)
@@ -53,8 +68,9 @@ export function parseDataPlaneFlag(value: string): DataPlaneName {
 
 /**
  * The answer for a data plane named with --data-plane: its rules at its current release, as
- * nothing was read. Cilium is assumed to run without service topology (its default) and
- * Calico with the eBPF data plane (otherwise kube-proxy would be named).
+ * nothing was read. Cilium is assumed to run without service topology (its default), Calico
+ * with the eBPF data plane (otherwise kube-proxy would be named), kube-ovn with --enable-lb at
+ * v1.17 or later.
  */
 export function dataPlaneFromFlag(name: DataPlaneName): DataPlane {
   const base = (o: Partial<DataPlane> & Pick<DataPlane, 'honoursZoneHints' | 'honoursNodeHints'>): DataPlane => ({
@@ -92,12 +108,30 @@ export function dataPlaneFromFlag(name: DataPlaneName): DataPlane {
       return base({honoursZoneHints: true, honoursNodeHints: false, selection: 'kube-proxy', preferSameGate: false, message: ANTREA_NO_NODE_HINTS, fix: ANTREA_NODE_FIX})
     case 'kube-router':
       return base({honoursZoneHints: false, honoursNodeHints: false, selection: 'all-endpoints', message: KUBE_ROUTER_MESSAGE, fix: KUBE_ROUTER_FIX})
+    case 'ovn-kubernetes':
+      return base({honoursZoneHints: false, honoursNodeHints: false, selection: 'all-endpoints', message: OVN_KUBERNETES_MESSAGE, fix: OVN_KUBERNETES_FIX})
+    case 'kube-ovn':
+      return base({
+        honoursZoneHints: true,
+        honoursNodeHints: true,
+        selection: 'kube-ovn',
+        preferSameGate: true,
+        settings: {'enable-lb': 'true (assumed)'},
+        message: KUBE_OVN_SEMANTICS,
+      })
     case 'unknown':
       return base({honoursZoneHints: 'unknown', honoursNodeHints: 'unknown'})
   }
 }
 
 // ---- messages --------------------------------------------------------------------------------
+
+/** The DaemonSet names that identify a data plane (any of them found: a data plane is known). */
+export const KNOWN_DATA_PLANE_DAEMONSETS: readonly string[] = ['kube-proxy', 'cilium', 'calico-node', 'antrea-agent', 'ovnkube-node', 'kube-ovn-cni', 'kube-router']
+/** The DaemonSets detection looks for, for "no ... DaemonSet found". */
+export const KNOWN_DAEMONSETS = 'kube-proxy, cilium, calico-node, antrea-agent, ovnkube-node, kube-ovn-cni or kube-router'
+/** The fix of an unknown data plane. */
+export const FLAG_FIX = `name it with --data-plane ${DATA_PLANE_NAMES.filter((n) => n !== 'unknown').join('|')}`
 
 export const CILIUM_NO_TOPOLOGY = "hints are set, but Cilium's kube-proxy replacement runs without service topology: every node routes to all endpoints"
 export const CILIUM_BESIDE_KUBE_PROXY =
@@ -108,6 +142,9 @@ export const CILIUM_SEMANTICS =
   'Cilium uses zone hints only for Services with the topology-mode (or topology-aware-hints) annotation or trafficDistribution: PreferClose; it ignores node hints'
 export const CILIUM_SEMANTICS_120 =
   "Cilium uses zone hints only for Services with the topology-mode (or topology-aware-hints) annotation or trafficDistribution PreferClose/PreferSameZone; for PreferSameNode it keeps the endpoints on the client's node (by nodeName, not node hints), else all"
+export const CILIUM_1180_NO_SAFEGUARDS =
+  "Cilium 1.18.0 applies zone hints backend by backend without kube-proxy's safeguards: a backend without hints is kept, and a zone with no backend hinted for it gets none (fixed in 1.18.1, cilium/cilium#41116)"
+export const CILIUM_1180_FIX = 'upgrade Cilium to 1.18.1 or later'
 export const CALICO_TAR_TD_NOTE =
   "Calico's eBPF data plane honours zone and node hints, but not as kube-proxy does: with topology-mode Auto it keeps this zone's endpoints; otherwise it prefers endpoints hinted for this node, then for this zone, even when some endpoints carry no hint"
 export const CALICO_TAR_NOTE_331 =
@@ -470,12 +507,16 @@ export function detectDataPlane(objects: DataPlaneObjects, opts: {source?: 'dete
   const calicoDs = findDaemonSet(dss, ['calico-node'])
   const antreaDs = findDaemonSet(dss, ['antrea-agent'])
   const routerDs = findDaemonSet(dss, ['kube-router'])
+  const ovnk = inspectOvnKubernetes(objects)
+  const kubeOvn = inspectKubeOvn(objects)
   const kp = kubeProxyDs ? inspectKubeProxy(kubeProxyDs, cms) : undefined
 
   const found: DataPlaneName[] = []
   if (ciliumDs) found.push('cilium')
   if (calicoDs) found.push('calico')
   if (antreaDs) found.push('antrea')
+  if (ovnk) found.push('ovn-kubernetes')
+  if (kubeOvn) found.push('kube-ovn')
   if (routerDs) found.push('kube-router')
   if (kubeProxyDs) found.push('kube-proxy')
   const others = (name: DataPlaneName) => found.filter((n) => n !== name)
@@ -495,7 +536,8 @@ export function detectDataPlane(objects: DataPlaneObjects, opts: {source?: 'dete
       ciliumHost ? {traffic: 'host', by: 'cilium', honoursZoneHints: f.honoursZoneHints} : kpPath()!,
     ]
     if (kp) evidence.push(...kp.evidence, 'kube-proxy runs next to Cilium: Cilium still translates ClusterIPs for pod traffic before kube-proxy sees it (cilium/cilium#23837)')
-    // PreferSameNode / PreferSameZone: cilium/cilium#44771 (merged 2026-04, first in 1.20),
+    // PreferSameNode / PreferSameZone: cilium/cilium#44771 (merged 2026-04, in v1.20.0 of
+    // 2026-07-29 per its release notes),
     // by the backend's nodeName; before that only PreferClose and the annotation.
     const v = parseSemver(f.version)
     const node: Tristate = f.honoursZoneHints !== true ? false : v === undefined ? 'unknown' : versionAtLeast(v, 1, 20)
@@ -513,8 +555,13 @@ export function detectDataPlane(objects: DataPlaneObjects, opts: {source?: 'dete
       paths,
       evidence,
     })
-    if (f.honoursZoneHints === true) d.message = node === true ? CILIUM_SEMANTICS_120 : CILIUM_SEMANTICS
-    else {
+    if (f.honoursZoneHints === true) {
+      d.message = node === true ? CILIUM_SEMANTICS_120 : CILIUM_SEMANTICS
+      if (isCilium1180(f.version)) {
+        d.message = `${d.message}; ${CILIUM_1180_NO_SAFEGUARDS}`
+        d.fix = CILIUM_1180_FIX
+      }
+    } else {
       d.message = f.kpr === 'true' ? CILIUM_NO_TOPOLOGY : kp ? CILIUM_BESIDE_KUBE_PROXY : CILIUM_NO_TOPOLOGY_NO_KPR
       d.fix = CILIUM_FIX
       if (f.serviceTopology) {
@@ -626,7 +673,11 @@ export function detectDataPlane(objects: DataPlaneObjects, opts: {source?: 'dete
     return d
   }
 
-  // 4. kube-router's service proxy
+  // 4. ovn-kubernetes, 5. kube-ovn with its OVN load balancers (ovn.ts)
+  if (ovnk) return answer(ovnKubernetesAnswer(ovnk, kp))
+  if (kubeOvn?.enableLb) return answer(kubeOvnAnswer(kubeOvn, kp))
+
+  // 6. kube-router's service proxy
   if (routerDs) {
     const argv = commandLine(mainContainer(routerDs, 'kube-router'))
     // pkg/options/options.go: --run-service-proxy defaults to true.
@@ -654,12 +705,13 @@ export function detectDataPlane(objects: DataPlaneObjects, opts: {source?: 'dete
     }
   }
 
-  // 5. kube-proxy
+  // 7. kube-proxy
   if (kubeProxyDs && kp) {
     const evidence = [...kp.evidence]
     if (calicoDs && calico)
       evidence.push(`Calico runs without the eBPF data plane (${calico.evidence.slice(1).join('; ') || 'FELIX_BPFENABLED unset'}): Services are left to kube-proxy`)
     if (antreaDs && antrea) evidence.push('Antrea Proxy is disabled: Services are left to kube-proxy')
+    if (kubeOvn) evidence.push(...kubeOvn.evidence, 'kube-ovn runs with --enable-lb=false: Services are left to kube-proxy')
     if (routerDs) evidence.push('kube-router runs with --run-service-proxy=false: Services are left to kube-proxy')
     return answer({
       name: 'kube-proxy',
@@ -679,12 +731,13 @@ export function detectDataPlane(objects: DataPlaneObjects, opts: {source?: 'dete
     })
   }
 
-  // 6. unknown
+  // 8. unknown
   const evidence: string[] = []
   if (calicoDs && calico) evidence.push(...calico.evidence, 'Calico without the eBPF data plane leaves Services to kube-proxy, and no kube-proxy DaemonSet was found')
   if (antreaDs && antrea) evidence.push(...antrea.evidence, 'Antrea Proxy is disabled, and no kube-proxy DaemonSet was found')
+  if (kubeOvn) evidence.push(...kubeOvn.evidence, 'kube-ovn runs with --enable-lb=false, and no kube-proxy DaemonSet was found')
   if (routerDs) evidence.push('kube-router runs without its service proxy, and no kube-proxy DaemonSet was found')
-  if (found.length === 0) evidence.push('no kube-proxy, cilium, calico-node, antrea-agent or kube-router DaemonSet found')
+  if (found.length === 0) evidence.push(`no ${KNOWN_DAEMONSETS} DaemonSet found`)
   return {
     name: 'unknown',
     settings: {},
@@ -698,7 +751,7 @@ export function detectDataPlane(objects: DataPlaneObjects, opts: {source?: 'dete
       warnings.length > 0
         ? 'the data plane could not be read: whether nodes honour the hints is unknown'
         : 'no known data plane found (kube-proxy may run outside the cluster, e.g. as a static pod or a systemd unit): whether nodes honour the hints is unknown',
-    fix: 'name it with --data-plane kube-proxy|cilium|calico|antrea|kube-router',
+    fix: FLAG_FIX,
     warnings,
   }
 }

@@ -55,8 +55,8 @@ export function findConfigMap(all: readonly ConfigMap[], name: string, namespace
   return all.find((c) => c.metadata.name === name && (namespace === undefined || (c.metadata.namespace ?? '') === namespace))
 }
 
-/** The container named `name`, else the first one. */
-export function mainContainer(ds: DaemonSet, name: string): Container | undefined {
+/** The container named `name`, else the first one (of a DaemonSet's or a Deployment's pod template). */
+export function mainContainer(ds: Pick<DaemonSet, 'spec'>, name: string): Container | undefined {
   const cs = ds.spec?.template?.spec?.containers ?? []
   return cs.find((c) => c.name === name) ?? cs[0]
 }
@@ -134,4 +134,9 @@ export function boolish(v: unknown): boolean | undefined {
     if (/^false$/i.test(v.trim())) return false
   }
   return undefined
+}
+
+/** Cilium 1.18.0 exactly: the release without the topology safeguards (cilium/cilium#41116, fixed in 1.18.1). */
+export function isCilium1180(version: string | undefined): boolean {
+  return /^1\.18\.0(?!\d)/.test(version ?? '')
 }

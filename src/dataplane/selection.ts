@@ -8,6 +8,8 @@
 //     applied per endpoint by syncer.go apply() (projectcalico/calico#7241);
 //   * Cilium: pkg/loadbalancer/writer/writer.go DefaultSelectBackends (the version with the
 //     candidatesFound/missingHints safeguards) and pkg/loadbalancer/reflectors isTopologyAware;
+//   * kube-ovn v1.17+: the service-scoped OVN template load balancers of kubeovn/kube-ovn#7378,
+//     with #7457's node-hint rule (from the pull requests' descriptions: see ovn.ts);
 //   * kube-proxy and Antrea (pkg/agent/proxy/topology.go is kube-proxy's algorithm with its own
 //     PreferSameTrafficDistribution gate): upstream/kube-proxy/topology.ts categorizeEndpoints.
 //
@@ -20,6 +22,7 @@ import {categorizeEndpoints, type CategorizeOptions} from '../upstream/kube-prox
 import type {ProxyEndpoint} from '../upstream/kube-proxy/endpoint.js'
 import {legacyHintsAnnotation, serviceTrafficFlags} from '../upstream/kube-proxy/serviceport.js'
 import {ciliumTopologyAware} from './detect.js'
+import {isCilium1180} from './objects.js'
 import type {DataPlane, SelectionRule} from './types.js'
 
 export interface NodeRef {
@@ -99,13 +102,19 @@ export function calicoShouldAppendTopologyAwareEndpoint(nodeZone: string, hintsA
  * PreferClose, and PreferSameNode keeps the backends whose nodeName is this node's, else all
  * (pkg/loadbalancer/tests/testdata/prefer-same-node.txtar); both need service topology.
  * Active backends are the ready ones; terminating ones only when none is ready.
+ *
+ * `safeguards: false` is Cilium 1.18.0 (the new load balancer, e35c099d60bf, at da6d7b49):
+ * backend by backend, one hinted for other zones only is dropped, one without hints is kept,
+ * and nothing falls back when no backend is hinted for the zone (the zone gets none). Fixed in
+ * 1.18.1 by cilium/cilium#41116 (backport of #41024, in 1.19.0). Before 1.18 the old
+ * pkg/k8s service cache filterEndpoints had both safeguards, the rule above.
  */
 export function ciliumSelectBackends(
   endpoints: readonly ProxyEndpoint[],
   service: Service,
   node: NodeRef,
   serviceTopology: boolean,
-  opts: {preferSame?: boolean} = {},
+  opts: {preferSame?: boolean; safeguards?: boolean} = {},
 ): NodeSelection {
   const spec = service.spec ?? {}
   const itpLocal = spec.internalTrafficPolicy === 'Local'
@@ -118,6 +127,12 @@ export function ciliumSelectBackends(
   if (serviceTopology && preferSame && !itpLocal && spec.trafficDistribution === 'PreferSameNode') {
     const onNode = usable.filter((ep) => ep.nodeName === node.name)
     return onNode.length > 0 ? {endpoints: onNode, topology: 'node'} : {endpoints: usable, topology: 'none'}
+  }
+  if (opts.safeguards === false) {
+    const perBackend = serviceTopology && zone !== '' && preferClose
+    const kept = usable.filter((ep) => local(ep) && (!perBackend || size(ep.zoneHints) === 0 || has(ep.zoneHints, zone)))
+    const narrowed = perBackend && kept.length < usable.filter(local).length
+    return {endpoints: kept, topology: narrowed ? 'zone' : 'none'}
   }
   let checkZoneHints = false
   if (serviceTopology && zone !== '' && preferClose) {
@@ -135,6 +150,37 @@ export function ciliumSelectBackends(
   }
   const selected = usable.filter((ep) => local(ep) && (!checkZoneHints || has(ep.zoneHints, zone)))
   return {endpoints: selected, topology: checkZoneHints ? 'zone' : 'none'}
+}
+
+// ---- kube-ovn v1.17+ --------------------------------------------------------------------------
+
+/**
+ * kubeovn/kube-ovn#7378 / #7457: ClusterIP trafficDistribution in OVN template load balancers,
+ * per chassis. Only `spec.trafficDistribution` switches it on (not the topology-mode annotation),
+ * and not with internalTrafficPolicy Local (strict node-local load balancers instead). Backends
+ * are the ready endpoints (pkg/controller/endpoint_slice.go endpointReady). PreferSameNode: when
+ * every backend has node hints and one is hinted for this node, those (#7457); else the zone
+ * rule. Zone rule (PreferSameZone, PreferClose, and PreferSameNode's fallback): when every
+ * backend has zone hints and one is hinted for this zone, those; else all. The completeness
+ * condition on zone hints follows kube-proxy's rule (the pull request says "zone -> cluster").
+ */
+export function kubeOvnSelectBackends(endpoints: readonly ProxyEndpoint[], service: Service, node: NodeRef): NodeSelection {
+  const spec = service.spec ?? {}
+  const td = spec.trafficDistribution ?? ''
+  const itpLocal = spec.internalTrafficPolicy === 'Local'
+  const ready = endpoints.filter((ep) => ep.ready)
+  const local = (ep: ProxyEndpoint) => !itpLocal || ep.nodeName === node.name
+  if (itpLocal || !['PreferClose', 'PreferSameZone', 'PreferSameNode'].includes(td)) return {endpoints: ready.filter(local), topology: 'none'}
+  if (td === 'PreferSameNode' && ready.length > 0 && ready.every((ep) => size(ep.nodeHints) > 0)) {
+    const onNode = ready.filter((ep) => has(ep.nodeHints, node.name))
+    if (onNode.length > 0) return {endpoints: onNode, topology: 'node'}
+  }
+  const zone = node.labels[LABEL_ZONE] ?? ''
+  if (zone !== '' && ready.length > 0 && ready.every((ep) => size(ep.zoneHints) > 0)) {
+    const inZone = ready.filter((ep) => has(ep.zoneHints, zone))
+    if (inZone.length > 0) return {endpoints: inZone, topology: 'zone'}
+  }
+  return {endpoints: ready, topology: 'none'}
 }
 
 // ---- one entry point --------------------------------------------------------------------------
@@ -171,8 +217,13 @@ export function endpointsForNode(
       const keep = new Set(c.allReachableEndpoints.map((ep) => stripped.indexOf(ep)))
       return {endpoints: endpoints.filter((_, i) => keep.has(i)), topology: 'none'}
     }
+    case 'kube-ovn':
+      return kubeOvnSelectBackends(endpoints, service, node)
     case 'cilium':
-      return ciliumSelectBackends(endpoints, service, node, plane.honoursZoneHints === true, {preferSame: atLeast(plane.version, 1, 20)})
+      return ciliumSelectBackends(endpoints, service, node, plane.honoursZoneHints === true, {
+        preferSame: atLeast(plane.version, 1, 20),
+        safeguards: !isCilium1180(plane.version),
+      })
     case 'calico-tar-td': {
       const [eps, applied] = calicoFilterByTopologyAwareRouting(endpoints, annotations[ANNOTATION_TOPOLOGY_MODE] ?? '', zone)
       if (applied) return {endpoints: eps, topology: eps.length === endpoints.length ? 'none' : 'zone'}

@@ -5,6 +5,7 @@
 // client library.
 
 import type {ObjectMeta} from '../upstream/api/types.js'
+import type {ProxyNodeVersion} from './proxy-nodes-types.js'
 
 export interface EnvVar {
   name: string
@@ -59,10 +60,25 @@ export interface FelixConfiguration {
   spec?: {bpfEnabled?: boolean}
 }
 
-/** What `detectDataPlane` reads: kube-system (and calico-system) DaemonSets and ConfigMaps. */
+/** apps/v1 Deployment, the fields detection reads (kube-ovn-controller's flags). */
+export interface Deployment {
+  apiVersion?: string
+  kind?: 'Deployment'
+  metadata: ObjectMeta
+  spec?: {
+    template?: {
+      metadata?: {labels?: Record<string, string>; annotations?: Record<string, string>}
+      spec?: {containers?: Container[]; initContainers?: Container[]; hostNetwork?: boolean}
+    }
+  }
+}
+
+/** What `detectDataPlane` reads: kube-system (calico-system, ovn-kubernetes) DaemonSets and ConfigMaps. */
 export interface DataPlaneObjects {
   daemonSets: DaemonSet[]
   configMaps: ConfigMap[]
+  /** Deployments named by a data plane (kube-ovn-controller); undefined = not read. */
+  deployments?: Deployment[]
   /** operator.tigera.io/v1 Installations (the operator's is named "default"). */
   installations?: CalicoInstallation[]
   /** FelixConfigurations; only the one named "default" is read. */
@@ -71,7 +87,7 @@ export interface DataPlaneObjects {
 
 // ---- the answer ----------------------------------------------------------------------------
 
-export const DATA_PLANE_NAMES = ['kube-proxy', 'cilium', 'calico', 'antrea', 'kube-router', 'unknown'] as const
+export const DATA_PLANE_NAMES = ['kube-proxy', 'cilium', 'calico', 'antrea', 'kube-router', 'ovn-kubernetes', 'kube-ovn', 'unknown'] as const
 export type DataPlaneName = (typeof DATA_PLANE_NAMES)[number]
 
 export type Tristate = true | false | 'unknown'
@@ -85,9 +101,11 @@ export type Tristate = true | false | 'unknown'
  *   ShouldAppendTopologyAwareEndpoint (per endpoint, no safeguards);
  * - calico-tar-td: Calico eBPF v3.31.5+ / v3.32+ FilterEpsByTopologyAwareRouting then
  *   FilterEpsByTrafficDistribution;
+ * - kube-ovn: kube-ovn's service-scoped OVN template load balancers (kubeovn/kube-ovn#7378,
+ *   node hints per #7457): by spec.trafficDistribution only, node -> zone -> all;
  * - all-endpoints: hints are ignored, every usable endpoint is used (cluster-wide).
  */
-export type SelectionRule = 'kube-proxy' | 'cilium' | 'calico-annotation' | 'calico-tar-td' | 'all-endpoints'
+export type SelectionRule = 'kube-proxy' | 'cilium' | 'calico-annotation' | 'calico-tar-td' | 'kube-ovn' | 'all-endpoints'
 
 /** One object (or flag) the answer rests on, for people: "DaemonSet kube-system/cilium: image quay.io/cilium/cilium:v1.18.4". */
 export type Evidence = string
@@ -119,6 +137,11 @@ export interface DataPlane {
    * to upstream/features.ts `features()` for the kube-proxy side instead of the server version.
    */
   proxyVersion?: string
+  /**
+   * kube-proxy only: the version each node runs, from its kube-proxy Pod (or the DaemonSet for a
+   * node without one); see proxy-nodes.ts. Unset when the Pods were not read.
+   */
+  proxyNodes?: ProxyNodeVersion[]
   /** PreferSame gate value to pass to kube-proxy's CategorizeEndpoints (kube-proxy, Antrea). */
   preferSameGate?: boolean
   /** Who handles pod and host traffic when they differ (e.g. Cilium for pods, kube-proxy for hosts). */

@@ -7,6 +7,21 @@ import type {ZoneCapacity} from './node-verdicts.js'
 import type {Service} from '../upstream/api/types.js'
 import {formatVersion, type Features} from '../upstream/features.js'
 
+/** The counted nodes' only zone when there is exactly one and no node disables hints, per capacity (memoised by identity: every Service of a cluster shares one). */
+const onlyZones = new WeakMap<ZoneCapacity, string | undefined>()
+function onlyZone(capacity: ZoneCapacity): string | undefined {
+  if (onlyZones.has(capacity)) return onlyZones.get(capacity)
+  const zones = new Set<string>()
+  let disables = false
+  for (const n of capacity.nodes) {
+    if (n.status === 'counted' && n.zone) zones.add(n.zone)
+    if (n.disablesHints) disables = true
+  }
+  const zone = zones.size === 1 && !disables ? [...zones][0] : undefined
+  onlyZones.set(capacity, zone)
+  return zone
+}
+
 /**
  * The Service's configuration findings: the mode's warnings (src/upstream/endpointslice/mode.ts),
  * then the rules that need more than the Service's own fields.
@@ -23,12 +38,12 @@ export function lintIssues(service: Service, mode: ServiceMode, capacity: ZoneCa
     })
   }
   if (topology && nodesReadable) {
-    const zones = new Set(capacity.nodes.filter((n) => n.status === 'counted' && n.zone).map((n) => n.zone as string))
-    if (zones.size === 1 && capacity.nodes.every((n) => !n.disablesHints)) {
+    const zone = onlyZone(capacity)
+    if (zone !== undefined) {
       issues.push({
         rule: 'single-zone',
         severity: 'error',
-        message: `topology-aware routing is set but every counted node is in one zone (${[...zones][0]})${mode.path === 'topology-mode-auto' ? ': the controller refuses hints ("Insufficient Node information") and records a Warning event at every sync' : ': hints keep all traffic where it already is, and a second zone falls back until it has endpoints'}`,
+        message: `topology-aware routing is set but every counted node is in one zone (${zone})${mode.path === 'topology-mode-auto' ? ': the controller refuses hints ("Insufficient Node information") and records a Warning event at every sync' : ': hints keep all traffic where it already is, and a second zone falls back until it has endpoints'}`,
       })
     }
   }

@@ -28,6 +28,8 @@ import {controllerState, eventUnderGuess, type ControllerState} from './controll
 import type {ClusterState} from '../state/cluster-state.js'
 import {features as featuresFor, formatVersion, type Features} from '../upstream/features.js'
 import type {DataPlane} from '../dataplane/types.js'
+import type {RoutesFound, ServiceRoutes} from '../dataplane/routes/types.js'
+import {clientPathsOf, routesFound, type RoutesInput} from './client-paths.js'
 import {dataPlaneReport, type DataPlaneReport} from '../dataplane/describe.js'
 import {kubeProxyRules, planeNodeChoice, planeZoneViews} from './dataplane-views.js'
 import {advise} from './advice.js'
@@ -36,6 +38,17 @@ import {countReady, isManaged, sortStrings} from './helpers.js'
 import {lintIssues} from './lint.js'
 import type {Recommendation} from '../advise/types.js'
 import {estimateTraffic, trafficModel} from './traffic.js'
+import type {MeasuredTraffic} from './measured.js'
+import {categorizeOptions, mergesLocalCopy, proxySkewMemo, sameRules, skewNotices, zoneRules, type ProxySkew, type SkewNotice} from './proxy-skew.js'
+import type {ProxyRules} from '../dataplane/proxy-nodes.js'
+
+/** One Service's measured traffic and where it was read (explain/measured.ts). */
+export interface MeasuredTrafficInput extends MeasuredTraffic {
+  /** The Prometheus base URL, as shown. */
+  source: string
+  /** The query sent, placeholders filled. */
+  query: string
+}
 
 export const SCHEMA_VERSION = 'kubectl-topology.io/v1'
 
@@ -46,6 +59,12 @@ export interface ExplainOptions {
   versionSource?: 'server' | 'flag' | 'default'
   /** Traffic share per zone (any positive weights; normalised). Default: zone CPU share (upstream's assumption). */
   traffic?: Record<string, number>
+  /**
+   * Measured traffic (--traffic-from), by "namespace/name": a Service found here takes its
+   * measured client mix instead of `traffic` or the CPU shares (model "measured"), and its report
+   * carries the measured cross-zone share next to the predicted one. Others keep the default.
+   */
+  measured?: ReadonlyMap<string, MeasuredTrafficInput>
   /** Add a per-node kube-proxy view. */
   perNode?: boolean
   /** next-sync (default): what the controller does at its next sync; fresh: as if every slice were rewritten. */
@@ -62,6 +81,11 @@ export interface ExplainOptions {
    * Service, are left empty. Every other field is as without it. Not for a report anyone prints.
    */
   figuresOnly?: boolean
+  /**
+   * The meshes and gateways read (src/dataplane/routes/): each Service gets `clientPaths`, the
+   * paths that bypass the node data plane, and the report `routes`. Undefined: neither field.
+   */
+  routes?: RoutesInput
 }
 
 /** Hint names as the report gives them (plan.ts's, shared with apply). */
@@ -151,6 +175,8 @@ export interface NodeProxyRow {
   clusterEndpoints: string[]
   /** kube-proxy's localEndpoints: the node's own endpoints, for the Local policies (never topology-filtered); empty when no Local policy applies. */
   localEndpoints: string[]
+  /** The version of this node's kube-proxy (its Pod's image), when the data plane's Pods were read; null when unknown for this node. */
+  kubeProxyVersion?: string | null
   /**
    * The same view per Service port (spec.ports order), as kube-proxy keeps one endpoint list
    * per port: from the slices that carry a port of that name and protocol. When every slice
@@ -225,7 +251,7 @@ export interface Advice {
 }
 
 export interface TrafficEstimate {
-  model: 'zone-cpu' | 'custom' | 'none'
+  model: 'zone-cpu' | 'custom' | 'measured' | 'none'
   /** Expected share of requests served in the zone they come from, with the live hints. */
   inZoneShareLive: number | null
   /** Same, once the predicted hints are written. */
@@ -237,6 +263,24 @@ export interface TrafficEstimate {
   worstZoneLive: string | null
   /** Same, once the predicted hints are written. */
   worstZonePredicted: string | null
+  /** With --traffic-from, when the Service's traffic was measured: what was measured (absent otherwise). */
+  measured?: MeasuredTrafficReport
+}
+
+/** The measured traffic of a Service, next to what the model predicts under the measured client mix. */
+export interface MeasuredTrafficReport {
+  source: string
+  query: string
+  /** Per client zone, its share of the measured traffic: the model's traffic shares. */
+  clientMix: Record<string, number>
+  /** Measured share of the traffic served in another zone than its client's (null: the answer has no dst_zone). */
+  crossZoneShare: number | null
+  /** Predicted share served in another zone with the live hints, under the measured mix: 1 - inZoneShareLive. */
+  crossZoneSharePredicted: number | null
+  /** Zone to zone, the measured share (null: no dst_zone). */
+  matrix: {from: string; to: string; share: number}[] | null
+  /** Series of the answer left out (no client zone, a zone the cluster does not have, not a finite value >= 0). */
+  ignored: {series: number; share: number}
 }
 
 export type Finding = 'hints-refused' | 'fallback' | 'drift' | 'no-endpoints-zone' | 'data-plane-ignores-hints'
@@ -310,6 +354,14 @@ export interface ServiceExplanation {
   recommendation?: Recommendation
   /** With a data plane (explain's dataPlane option) only: null when it does what kube-proxy does with this Service's hints, or the Service has and asks for none. */
   dataPlane?: DataPlaneNotice | null
+  /**
+   * When kube-proxy's Pods were read (DataPlane.proxyNodes): the nodes whose kube-proxy minor
+   * treats this Service differently from the newest among the nodes, grouped by minor and zone;
+   * empty when none does.
+   */
+  kubeProxySkew?: SkewNotice[]
+  /** With explain's routes option only: the client paths that bypass the node data plane. */
+  clientPaths?: ServiceRoutes
 }
 
 export interface NodeSummary {
@@ -330,6 +382,8 @@ export interface ExplainReport {
   cluster: NodeSummary
   /** The data plane assumed (explain's dataPlane option); absent without one. */
   dataPlane?: DataPlaneReport
+  /** The meshes and gateways found (explain's routes option); absent without it. */
+  routes?: RoutesFound
   services: ServiceExplanation[]
 }
 
@@ -343,7 +397,9 @@ export function explain(state: ClusterState, services: readonly Service[], opts:
   const {capacity, cluster, nodeIndex} = nodeFacts(state.nodes)
   const slicesByService = groupSlices(state.endpointSlices, new Set(services.map((s) => s.metadata.name)))
   const parts = rowParts()
+  const skewOf = proxySkewMemo(opts.dataPlane, state.nodes)
   const out: ServiceExplanation[] = []
+  const found = opts.routes ? routesFound(opts.routes) : undefined
   for (const svc of services) {
     const key = `${svc.metadata.namespace ?? 'default'}/${svc.metadata.name}`
     const slices = slicesByService.get(key) ?? []
@@ -362,8 +418,13 @@ export function explain(state: ClusterState, services: readonly Service[], opts:
           nodesReadable,
           opts,
           parts,
+          skewOf,
         }),
       )
+      if (opts.routes && found) {
+        const zones = cluster.zones.filter((z) => z.counted > 0).map((z) => z.name)
+        out[out.length - 1]!.clientPaths = clientPathsOf(found, opts.routes, svc, slices, zones)
+      }
     }
   }
   return {
@@ -375,6 +436,7 @@ export function explain(state: ClusterState, services: readonly Service[], opts:
     nodesReadable,
     cluster,
     ...(opts.dataPlane ? {dataPlane: dataPlaneReport(opts.dataPlane)} : {}),
+    ...(found ? {routes: found} : {}),
     services: out,
   }
 }
@@ -466,6 +528,8 @@ interface ServiceInput {
   nodesReadable: boolean
   opts: ExplainOptions
   parts: RowParts
+  /** Each node's kube-proxy rules (proxy-skew.ts), computed once per call. */
+  skewOf: (base: ProxyRules) => ProxySkew | null
 }
 
 /** Parts of endpoint rows that many rows share, read-only (frozen). */
@@ -691,6 +755,18 @@ class Rows {
   }
 }
 
+function measuredReport(m: MeasuredTrafficInput, t: TrafficEstimate): MeasuredTrafficReport {
+  return {
+    source: m.source,
+    query: m.query,
+    clientMix: m.mix,
+    crossZoneShare: m.crossZoneShare,
+    crossZoneSharePredicted: t.inZoneShareLive === null ? null : 1 - t.inZoneShareLive,
+    matrix: m.matrix,
+    ignored: m.ignored,
+  }
+}
+
 function explainService(input: ServiceInput): ServiceExplanation {
   const {service, slices, addressType, capacity, features: f, opts} = input
   const mode = serviceMode(service, f)
@@ -768,6 +844,21 @@ function explainService(input: ServiceInput): ServiceExplanation {
   const predProxy = predictedSlices.every((s, i) => s === slices[i]) ? liveProxy : proxyEndpointsFromSlices(forPort(predictedSlices, firstPort), {preferSameGate})
   const requireAnnotation = proxyF.kubeProxyRequiresAnnotation ? {annotations: service.metadata.annotations} : undefined
   const categorizeOpts = {preferSameGate, requireAnnotation}
+  // Each node's own kube-proxy version (its Pod) when the data plane's Pods were read: the
+  // rules of each node's minor (src/explain/proxy-skew.ts). `skewed` when they differ.
+  const baseRules: ProxyRules = {minor: null, preferSameGate, requireAnnotation: proxyF.kubeProxyRequiresAnnotation}
+  const skew = planeRules ? null : input.skewOf(baseRules)
+  const skewed = proxied && skew?.skewed === true ? skew : null
+  // The endpoint lists for the other PreferSame gate: they differ from these only in node hints (same positions).
+  const otherGate =
+    skewed?.classes.some((c) => c.preferSameGate !== preferSameGate) === true
+      ? (() => {
+          const live = proxyEndpointsFromSlices(forPort(slices, firstPort), {preferSameGate: !preferSameGate})
+          return {live, pred: predProxy === liveProxy ? live : proxyEndpointsFromSlices(forPort(predictedSlices, firstPort), {preferSameGate: !preferSameGate})}
+        })()
+      : null
+  const epsOf = (r: ProxyRules, live: boolean): ProxyEndpoint[] =>
+    r.preferSameGate === preferSameGate || otherGate === null ? (live ? liveProxy : predProxy) : live ? otherGate.live : otherGate.pred
 
   const zoneNames = new Set<string>()
   for (const z of Object.keys(ratios ?? {})) zoneNames.add(z)
@@ -779,9 +870,9 @@ function explainService(input: ServiceInput): ServiceExplanation {
   // one names that node (topologyModeFromHints): so the nodes that do are exactly the nodes
   // named in node hints, when all ready endpoints have one. One pass instead of one
   // categorization per node.
-  const sameNodeNodes = (eps: readonly ProxyEndpoint[]): Set<string> => {
+  const sameNodeNodes = (eps: readonly ProxyEndpoint[], gate = preferSameGate): Set<string> => {
     const names = new Set<string>()
-    if (!preferSameGate) return names
+    if (!gate) return names
     for (let i = 0; i < eps.length; i++) {
       const e = eps[i]!
       if (!e.ready) continue
@@ -792,7 +883,8 @@ function explainService(input: ServiceInput): ServiceExplanation {
   }
   const liveSameNode = sameNodeNodes(liveProxy)
   const predSameNode = sameNodeNodes(predProxy)
-  const trafficShares = trafficModel(opts.traffic, ratios, capacity)
+  const measured = opts.measured?.get(`${service.metadata.namespace ?? 'default'}/${service.metadata.name}`)
+  const trafficShares = trafficModel(measured?.mix ?? opts.traffic, ratios, capacity)
   // The zone-wide view (a node of the zone that holds no node-hinted endpoint) of every zone
   // shown or weighted by the traffic model, once per endpoint list: the zone rows and the
   // traffic estimate both use it.
@@ -803,6 +895,24 @@ function explainService(input: ServiceInput): ServiceExplanation {
     planeRules ? planeZoneViews(plane!, eps, service, viewZones) : categorizeZones(eps, flags, viewZones, categorizeOpts)
   const liveViews = views(liveProxy)
   const predViews = predProxy === liveProxy ? liveViews : views(predProxy)
+  // With skew: each rule set's zone views, and the nodes that go node-local under it.
+  type ClassViews = Map<ProxyRules, {views: Map<string, View>; sameNode: Set<string>}>
+  const classViews = (live: boolean): ClassViews => {
+    const out: ClassViews = new Map()
+    for (const c of skewed!.classes) {
+      const eps = epsOf(c, live)
+      const base = sameRules(c, baseRules)
+      out.set(c, {
+        views: base ? (live ? liveViews : predViews) : categorizeZones(eps, flags, viewZones, categorizeOptions(c, service)),
+        sameNode: sameNodeNodes(eps, c.preferSameGate),
+      })
+    }
+    return out
+  }
+  const liveClasses = skewed ? classViews(true) : null
+  const predClasses = skewed ? (predProxy === liveProxy ? liveClasses : classViews(false)) : null
+  const cpuByNode = new Map(capacity.nodes.map((v) => [v.name, v.milliCPU]))
+  const zoneRulesOf = (zone: string) => zoneRules(skewed!, nodesByZone.get(zone) ?? [], (n) => cpuByNode.get(n) ?? 0)
   // Under another data plane: the nodes of a zone whose choice is node-local, by node.
   // Only a Service that can go node-local (PreferSameNode, or node hints present) needs one choice per node.
   const nodeLocal = (eps: readonly ProxyEndpoint[]) => service.spec?.trafficDistribution === 'PreferSameNode' || eps.some((e) => (e.nodeHints?.size ?? 0) > 0)
@@ -811,6 +921,13 @@ function explainService(input: ServiceInput): ServiceExplanation {
       ? 0
       : (nodesByZone.get(zone) ?? []).filter((n) => planeNodeChoice(plane!, eps, service, {name: n.metadata.name, labels: n.metadata.labels ?? {}}).mode === 'PreferSameNode')
           .length
+  // A zone whose nodes run different kube-proxy minors: the verdict of the rules most of them run;
+  // nodesPreferSameNode counts each node under its own rules.
+  const skewVerdict = (classes: ClassViews, zone: string): KubeProxyVerdict => {
+    const v = classes.get(zoneRulesOf(zone).rules)!.views.get(zone)!
+    const nodesPreferSameNode = (nodesByZone.get(zone) ?? []).filter((n) => classes.get(skewed!.rulesOf(n.metadata.name))!.sameNode.has(n.metadata.name)).length
+    return {mode: v.topologyMode, fallback: v.fallbackReason !== null, reason: v.fallbackReason, routedEndpoints: v.cluster.length, nodesPreferSameNode}
+  }
   const zoneVerdict = (views: Map<string, View>, sameNode: Set<string>, zone: string, eps: readonly ProxyEndpoint[]): KubeProxyVerdict => {
     if (!proxied) return NOT_PROXIED
     const v = views.get(zone)!
@@ -870,24 +987,40 @@ function explainService(input: ServiceInput): ServiceExplanation {
       donatedOut: counts?.donatedOut ?? 0,
       liveHints,
       // A zone no node is in (named only by hints or --traffic) runs no kube-proxy: no verdict to give.
-      kubeProxy: noNodes(zoneNodes) ? NO_NODES : zoneVerdict(liveViews, liveSameNode, zone, liveProxy),
-      kubeProxyPredicted: noNodes(zoneNodes) ? NO_NODES : zoneVerdict(predViews, predSameNode, zone, predProxy),
+      kubeProxy: noNodes(zoneNodes) ? NO_NODES : liveClasses ? skewVerdict(liveClasses, zone) : zoneVerdict(liveViews, liveSameNode, zone, liveProxy),
+      kubeProxyPredicted: noNodes(zoneNodes) ? NO_NODES : predClasses ? skewVerdict(predClasses, zone) : zoneVerdict(predViews, predSameNode, zone, predProxy),
     }
   })
 
   let nodes: NodeProxyRow[] | undefined
   if (opts.perNode) {
     // Ports whose slices differ from the node-level view's: their own endpoints and flags.
-    const ownPorts = uniformPorts
-      ? []
-      : servicePorts.map((p, i) =>
-          i === 0 ? null : {eps: proxyEndpointsFromSlices(forPort(slices, p), {preferSameGate}), flags: serviceTrafficFlags(service, {portName: p.name})},
-        )
+    const ownPortsFor = (gate: boolean) =>
+      uniformPorts
+        ? []
+        : servicePorts.map((p, i) =>
+            i === 0 ? null : {eps: proxyEndpointsFromSlices(forPort(slices, p), {preferSameGate: gate}), flags: serviceTrafficFlags(service, {portName: p.name})},
+          )
+    const ownPortsByGate = new Map<boolean, ReturnType<typeof ownPortsFor>>()
+    // Some address is in several slices (kube-proxy merges the copies; the rule changed in 1.36).
+    let addresses = 0
+    for (const s of forPort(slices, firstPort)) for (const e of s.endpoints ?? []) if (e.addresses?.[0] !== undefined) addresses++
+    const duplicated = skew !== null && liveProxy.length < addresses
+    // Each node's kube-proxy version, when the Pods were read (null: not known for that node).
+    const versionOf = (name: string) => (skew === null ? {} : {kubeProxyVersion: skew.versions.get(name) ?? null})
     nodes = input.nodeIndex.sorted().map((node) => {
       const zone = node.metadata.labels?.[LABEL_ZONE] ?? null
       if (!proxied) {
         const none = {mode: '' as const, fallback: false, reason: 'not-proxied' as const, endpoints: [] as string[]}
-        return {name: node.metadata.name, zone, ...none, clusterEndpoints: [], localEndpoints: [], ports: servicePorts.map((p) => ({...p, ...none, endpoints: []}))}
+        return {
+          name: node.metadata.name,
+          zone,
+          ...versionOf(node.metadata.name),
+          ...none,
+          clusterEndpoints: [],
+          localEndpoints: [],
+          ports: servicePorts.map((p) => ({...p, ...none, endpoints: []})),
+        }
       }
       if (planeRules) {
         const c = planeNodeChoice(plane!, liveProxy, service, {name: node.metadata.name, labels: node.metadata.labels ?? {}})
@@ -895,25 +1028,36 @@ function explainService(input: ServiceInput): ServiceExplanation {
         return {
           name: node.metadata.name,
           zone,
+          ...versionOf(node.metadata.name),
           ...v,
           clusterEndpoints: [...c.endpoints],
           localEndpoints: [],
           ports: servicePorts.map((p) => ({...p, ...v, endpoints: [...v.endpoints]})),
         }
       }
-      const categorize = (eps: readonly ProxyEndpoint[], f: typeof flags) =>
-        categorizeEndpoints(eps, f, {name: node.metadata.name, labels: node.metadata.labels ?? {}}, categorizeOpts)
+      // The node's own kube-proxy rules (the cluster-wide ones without skew).
+      const rules = skewed ? skewed.rulesOf(node.metadata.name) : baseRules
+      const nodeOpts = sameRules(rules, baseRules) ? categorizeOpts : categorizeOptions(rules, service)
+      const categorize = (eps: readonly ProxyEndpoint[], f: typeof flags) => categorizeEndpoints(eps, f, {name: node.metadata.name, labels: node.metadata.labels ?? {}}, nodeOpts)
       const viewOf = (c: ReturnType<typeof categorize>) => ({
         mode: c.topologyMode,
         fallback: c.fallbackReason !== null,
         reason: c.fallbackReason,
         endpoints: c.allReachableEndpoints.map((e) => e.ip),
       })
-      const c0 = categorize(liveProxy, flags)
+      // One address in several slices, on a kube-proxy before 1.36: its own merge rule (the local copy wins).
+      const legacy = duplicated && mergesLocalCopy(skew, node.metadata.name)
+      const c0 = categorize(
+        legacy ? proxyEndpointsFromSlices(forPort(slices, firstPort), {preferSameGate: rules.preferSameGate, localCopyWins: node.metadata.name}) : epsOf(rules, true),
+        flags,
+      )
       const v = viewOf(c0)
+      let ownPorts = ownPortsByGate.get(rules.preferSameGate)
+      if (ownPorts === undefined) ownPortsByGate.set(rules.preferSameGate, (ownPorts = ownPortsFor(rules.preferSameGate)))
       return {
         name: node.metadata.name,
         zone: node.metadata.labels?.[LABEL_ZONE] ?? null,
+        ...versionOf(node.metadata.name),
         ...v,
         clusterEndpoints: c0.clusterEndpoints.map((e) => e.ip),
         localEndpoints: c0.localEndpoints.map((e) => e.ip),
@@ -934,9 +1078,33 @@ function explainService(input: ServiceInput): ServiceExplanation {
     return true
   }
   // Not proxied: clients pick endpoints themselves (DNS), there is nothing to estimate.
-  const traffic = proxied
-    ? estimateTraffic(trafficShares, opts.traffic ? 'custom' : 'zone-cpu', {rows: endpoints, stats, rowZone, rowProxyReady, byRow}, liveProxy, liveViews, predProxy, predViews)
+  // With skew: each zone's traffic split over the rule sets its nodes run (by their CPU).
+  const mix = (classes: ClassViews | null) => {
+    if (classes === null) return undefined
+    const out = new Map<string, {view: ZoneView; weight: number}[]>()
+    for (const zone of viewZones)
+      out.set(
+        zone,
+        [...zoneRulesOf(zone).weights].map(([c, weight]) => ({view: classes.get(c)!.views.get(zone)!, weight})),
+      )
+    return out
+  }
+  const estimate = proxied
+    ? estimateTraffic(
+        trafficShares,
+        measured ? 'measured' : opts.traffic ? 'custom' : 'zone-cpu',
+        {rows: endpoints, stats, rowZone, rowProxyReady, byRow},
+        liveProxy,
+        liveViews,
+        predProxy,
+        predViews,
+        {
+          live: mix(liveClasses),
+          predicted: mix(predClasses),
+        },
+      )
     : estimateTraffic(null, 'zone-cpu', {rows: endpoints, stats, rowZone, rowProxyReady, byRow}, liveProxy, liveViews, predProxy, predViews)
+  const traffic: TrafficEstimate = measured === undefined ? estimate : {...estimate, measured: measuredReport(measured, estimate)}
 
   const driftCount = managedByController ? driftedRows : 0
   // The live per-zone counts against every count the controller can produce (Auto, hints set).
@@ -999,6 +1167,13 @@ function explainService(input: ServiceInput): ServiceExplanation {
     withoutZone: noZone > 0 ? {endpoints: noZone, readyEndpoints: noZoneReady, nodes: input.nodeIndex.withoutZone} : null,
   }
   if (nodes) result.nodes = nodes
+  if (skew !== null) {
+    const anyHint = (f: (h: NonNullable<Endpoint['hints']>) => boolean) => slices.some((s) => (s.endpoints ?? []).some((e) => e.hints != null && f(e.hints)))
+    const nodeHints = service.spec?.trafficDistribution === 'PreferSameNode' || anyHint((h) => (h.forNodes?.length ?? 0) > 0)
+    const emptyZoneHint = anyHint((h) => (h.forZones ?? []).some((z) => z.name === ''))
+    const hinted = proxied && (mode.path !== 'none' || anyLiveHints || controller.hintsSet)
+    result.kubeProxySkew = skewNotices(skew, input.nodes, service, {hinted, nodeHints, emptyZoneHint})
+  }
   if (plane) {
     result.dataPlane = dataPlaneNotice(plane, proxied && (mode.path !== 'none' || anyLiveHints || controller.hintsSet), anyLiveHints || controller.hintsSet, service)
     if (result.dataPlane?.ignoresHints) findings.push('data-plane-ignores-hints')

@@ -40,12 +40,17 @@ export interface RowFacts {
 
 export function estimateTraffic(
   shares: Record<string, number> | null,
-  model: 'zone-cpu' | 'custom',
+  model: 'zone-cpu' | 'custom' | 'measured',
   facts: RowFacts,
   live: readonly ProxyEndpoint[],
   liveViews: Map<string, ZoneView>,
   predicted: readonly ProxyEndpoint[],
   predictedViews: Map<string, ZoneView>,
+  /**
+   * Zones whose nodes run kube-proxies of different rules (version skew): per zone, each rule
+   * set's view and its share of the zone's traffic, instead of the one view above.
+   */
+  mix: {live?: Map<string, {view: ZoneView; weight: number}[]>; predicted?: Map<string, {view: ZoneView; weight: number}[]>} = {},
 ): TrafficEstimate {
   if (shares === null)
     return {
@@ -77,19 +82,22 @@ export function estimateTraffic(
     }
     return {zone, ready}
   }
-  const estimate = (eps: readonly ProxyEndpoint[], views: Map<string, ZoneView>) => {
+  const estimate = (eps: readonly ProxyEndpoint[], views: Map<string, ZoneView>, parts: Map<string, {view: ZoneView; weight: number}[]> | undefined) => {
     const at = positions(eps)
     // Loads by position in eps (IPs are unique there: proxyEndpointsFromSlices merges them).
     const load = new Float64Array(eps.length)
     let inZone = 0
     let covered = 0
-    for (const [zone, share] of Object.entries(shares)) {
-      const targets = views.get(zone)!.cluster
-      if (targets.length === 0 || share <= 0) continue
-      covered += share
-      // A zone no row names matches no endpoint (-2 is no id).
-      const local = spread(targets, share / targets.length, load, at.zone, stats.get(zone)?.id ?? -2)
-      inZone += (share * local) / targets.length
+    for (const [zone, zoneShare] of Object.entries(shares)) {
+      for (const {view, weight} of parts?.get(zone) ?? [{view: views.get(zone)!, weight: 1}]) {
+        const targets = view.cluster
+        const share = zoneShare * weight
+        if (targets.length === 0 || share <= 0) continue
+        covered += share
+        // A zone no row names matches no endpoint (-2 is no id).
+        const local = spread(targets, share / targets.length, load, at.zone, stats.get(zone)?.id ?? -2)
+        inZone += (share * local) / targets.length
+      }
     }
     let ready = 0
     for (let i = 0; i < eps.length; i++) ready += at.ready[i]!
@@ -107,8 +115,8 @@ export function estimateTraffic(
     }
     return {inZone: inZone / covered, maxOverload: max, worstZone}
   }
-  const l = estimate(live, liveViews)
-  const p = predicted === live ? l : estimate(predicted, predictedViews)
+  const l = estimate(live, liveViews, mix.live)
+  const p = predicted === live && mix.predicted === mix.live ? l : estimate(predicted, predictedViews, mix.predicted)
   return {
     model,
     inZoneShareLive: l.inZone,
@@ -129,4 +137,16 @@ function spread(targets: Readonly<ArrayLike<number>>, each: number, load: Float6
     load[j] = load[j]! + each
   }
   return local
+}
+
+/** How a traffic model is named after a figure: one wording for explain, check, plan and watch. */
+export function trafficBasis(model: TrafficEstimate['model']): string {
+  switch (model) {
+    case 'custom':
+      return 'traffic per --traffic'
+    case 'measured':
+      return 'client mix measured by --traffic-from'
+    default:
+      return 'traffic proportional to zone CPU'
+  }
 }

@@ -15,7 +15,7 @@
 //     (its default constraints are ScheduleAnyway), so real placement can be less even than
 //     the model: the recommendation then proposes a constraint;
 //   - resources, affinities, taints and node scoring are not modelled.
-import {explain, type LintIssue, type ServiceExplanation} from '../explain/report.js'
+import {explain, type ExplainOptions, type LintIssue, type MeasuredTrafficReport, type ServiceExplanation} from '../explain/report.js'
 import {addEndpoint, removeEndpoint, rollout, withoutZone} from '../simulate/whatif.js'
 import {kindOf, rolloutSpecOf, scaledValue, workloadsBehind, type WorkloadKind} from '../simulate/workload.js'
 import type {ClusterState} from '../state/cluster-state.js'
@@ -50,6 +50,8 @@ export interface PlanOptions {
   maxOverload?: number
   /** Traffic share per zone (default: zone CPU share, upstream's assumption). */
   traffic?: Record<string, number>
+  /** Measured traffic by "namespace/name" (--traffic-from): a Service found here is planned under its measured client mix. */
+  measured?: ExplainOptions['measured']
   /** Monthly traffic of the Service in bytes and the price per GiB crossing zones (both or neither). */
   cost?: {volumeBytes: number; pricePerGiB: number}
   /** Without an HPA the range is 1 .. max(3 x today, 3); an upper bound on how many counts are evaluated. */
@@ -142,6 +144,8 @@ export interface ServicePlan {
   notes: string[]
   /** The Service's configuration findings today: explain's list (the one check --lint and watch show). */
   lint: LintIssue[]
+  /** With --traffic-from, when the Service's traffic was measured: explain's measured figures (absent otherwise). */
+  measured?: MeasuredTrafficReport
 }
 
 export interface PlanReport {
@@ -295,7 +299,7 @@ export function planService(state: ClusterState, svc: Service, opts: PlanOptions
   const ns = svc.metadata.namespace ?? 'default'
   const modes = modesFor(opts.kubeVersion)
   const notes: string[] = []
-  const current = explain(state, [svc], {kubeVersion: opts.kubeVersion, traffic: opts.traffic}).services[0]
+  const current = explain(state, [svc], {kubeVersion: opts.kubeVersion, traffic: opts.traffic, ...(opts.measured ? {measured: opts.measured} : {})}).services[0]
   const currentMode: PlanMode = current === undefined ? 'none' : currentModeOf(current)
   const base = steadyState(state, svc)
   const now = readyCount(base, svc)
@@ -414,6 +418,7 @@ export function planService(state: ClusterState, svc: Service, opts: PlanOptions
     },
     notes,
     lint: current?.lint ?? [],
+    ...(current?.traffic.measured !== undefined ? {measured: current.traffic.measured} : {}),
   }
 }
 
@@ -429,6 +434,10 @@ export function plan(state: ClusterState, services: readonly Service[], opts: Pl
     maxOverload: opts.maxOverload ?? DEFAULT_MAX_OVERLOAD,
     placementModel: 'zone-balanced',
     warnings,
-    services: services.map((svc) => planService(state, svc, opts)),
+    services: services.map((svc) => {
+      // A measured Service: every figure of its plan (each mode, count, rollout, zone loss) under its measured client mix.
+      const m = opts.measured?.get(`${svc.metadata.namespace ?? 'default'}/${svc.metadata.name}`)
+      return planService(state, svc, m === undefined ? opts : {...opts, traffic: m.mix})
+    }),
   }
 }

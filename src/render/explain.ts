@@ -1,9 +1,11 @@
 // Printers for `explain`: the per-zone table (default), the per-endpoint table (-o wide),
 // the per-node kube-proxy table (--per-node), and json / yaml. They format the model;
 // every figure comes from src/explain/report.ts.
-import type {EndpointRow, ExplainReport, HintNames, KubeProxyVerdict, ServiceExplanation, ZoneRow} from '../explain/report.js'
+import type {EndpointRow, ExplainReport, HintNames, KubeProxyVerdict, MeasuredTrafficReport, ServiceExplanation, ZoneRow} from '../explain/report.js'
+import {trafficBasis} from '../explain/traffic.js'
 import {escapeDeep} from './escape.js'
 import {dataPlaneLine} from '../dataplane/describe.js'
+import {clientPathLines, routesLine} from './client-paths.js'
 import {PLAIN, type Style} from './style.js'
 import {recommendationBlock, worthSaying} from './advice.js'
 import {formatTable} from './table.js'
@@ -27,6 +29,7 @@ export function renderExplain(raw: ExplainReport, opts: RenderOptions): string {
   const parts: string[] = []
   // report.warnings: the command prints them on stderr, in every format (as kubectl prints warnings).
   if (report.dataPlane) parts.push(dataPlaneLine(report.dataPlane))
+  if (report.routes) parts.push(routesLine(report.routes))
   if (report.services.length === 0) {
     parts.push('No Services found.')
     return `${parts.join('\n')}\n`
@@ -57,7 +60,14 @@ function modeLine(svc: ServiceExplanation): string {
 }
 
 /** The verdict column: named after the data plane when it is not kube-proxy (the JSON keeps kubeProxy). */
-const PLANE_COLUMN: Record<string, string> = {cilium: 'CILIUM', calico: 'CALICO', antrea: 'ANTREA', 'kube-router': 'KUBE-ROUTER'}
+const PLANE_COLUMN: Record<string, string> = {
+  cilium: 'CILIUM',
+  calico: 'CALICO',
+  antrea: 'ANTREA',
+  'kube-router': 'KUBE-ROUTER',
+  'ovn-kubernetes': 'OVN-KUBERNETES',
+  'kube-ovn': 'KUBE-OVN',
+}
 const proxyColumn = (report: ExplainReport) => PLANE_COLUMN[report.dataPlane?.name ?? ''] ?? 'KUBE-PROXY'
 
 function proxyCell(v: KubeProxyVerdict, style: Style, hasNodes = true): string {
@@ -79,6 +89,9 @@ function renderService(svc: ServiceExplanation, report: ExplainReport, opts: Ren
     lines.push(`Data plane:  ${svc.dataPlane.ignoresHints ? style.bad(svc.dataPlane.message) : style.warn(svc.dataPlane.message)}`)
     if (svc.dataPlane.fix) lines.push(style.dim(`             fix: ${svc.dataPlane.fix}`))
   }
+  // Nodes whose older kube-proxy treats this Service differently (version skew; escaped above).
+  for (const k of svc.kubeProxySkew ?? []) lines.push(`kube-proxy:  ${style.warn(k.message)}`)
+  if (svc.clientPaths) lines.push(...clientPathLines(svc.clientPaths, style))
   lines.push(`Mode:        ${modeLine(svc)}`)
   for (const why of svc.mode.why) lines.push(style.dim(`             ${why}`))
   const c = svc.controller
@@ -100,11 +113,12 @@ function renderService(svc: ServiceExplanation, report: ExplainReport, opts: Ren
   const t = svc.traffic
   // Without a figure (no ready endpoint) there is no share to state: no "- of requests" line.
   if (t.model !== 'none' && (t.inZoneShareLive !== null || t.inZoneSharePredicted !== null)) {
-    const basis = t.model === 'custom' ? 'traffic per --traffic' : 'traffic proportional to zone CPU'
+    const basis = trafficBasis(t.model)
     const now = pct(t.inZoneShareLive, 0)
     const next = pct(t.inZoneSharePredicted, 0)
     lines.push(`In-zone:     ${now} of requests stay in their zone now${now === next ? '' : `, ${next} after the next sync`} (${basis})`)
   }
+  if (t.measured !== undefined) lines.push(measuredLine(t.measured))
   lines.push('')
   // -o wide adds columns to the zone table, as kubectl's does, then lists the endpoints.
   lines.push(zoneTable(svc, opts, style, proxyColumn(report)))
@@ -114,9 +128,12 @@ function renderService(svc: ServiceExplanation, report: ExplainReport, opts: Ren
   }
   if (opts.perNode && svc.nodes) {
     lines.push('')
+    // Each node's kube-proxy version, when its Pods were read.
+    const versions = svc.nodes.some((n) => n.kubeProxyVersion !== undefined)
     const rows = svc.nodes.map((n) => [
       n.name,
       n.zone ?? '<none>',
+      ...(versions ? [n.kubeProxyVersion ?? '-'] : []),
       n.mode === '' ? '-' : n.mode,
       n.reason === 'not-proxied'
         ? style.dim('not proxied')
@@ -129,7 +146,7 @@ function renderService(svc: ServiceExplanation, report: ExplainReport, opts: Ren
               : style.ok('uses hints'),
       n.endpoints.join(',') || '<none>',
     ])
-    lines.push(formatTable(opts.noHeaders ? null : ['NODE', 'ZONE', 'MODE', proxyColumn(report), 'ENDPOINTS'], rows))
+    lines.push(formatTable(opts.noHeaders ? null : ['NODE', 'ZONE', ...(versions ? ['VERSION'] : []), 'MODE', proxyColumn(report), 'ENDPOINTS'], rows))
   }
   const rec = svc.recommendation !== undefined && worthSaying(svc.recommendation) ? svc.recommendation : null
   if (svc.advice.length > 0 || rec !== null) {
@@ -150,6 +167,18 @@ function renderService(svc: ServiceExplanation, report: ExplainReport, opts: Ren
  * TRAFFIC (the share assumed to start in the zone), TARGET (upstream's target before rounding)
  * and the data plane's verdict once the predicted hints are written.
  */
+/** The measured cross-zone share next to the predicted one (explain --traffic-from). */
+function measuredLine(m: MeasuredTrafficReport): string {
+  const mix = Object.entries(m.clientMix)
+    .map(([z, v]) => `${z} ${pct(v, 0)}`)
+    .join(', ')
+  const cross =
+    m.crossZoneShare === null
+      ? 'client mix only (no dst_zone in the answer)'
+      : `${pct(m.crossZoneShare, 1)} crossed zones, ${pct(m.crossZoneSharePredicted, 1)} predicted with the live hints`
+  return `Measured:    ${cross}; clients ${mix} (${m.source})`
+}
+
 function zoneTable(svc: ServiceExplanation, opts: RenderOptions, style: Style, proxyHeader = 'KUBE-PROXY'): string {
   const wide = opts.format === 'wide'
   const header = ['ZONE', 'NODES', 'IGNORED', 'CPU', 'CPU SHARE', 'READY', 'DESIRED', 'MIN', 'MAX', 'ASSIGNED', 'OVERLOAD', 'DONATED', 'LIVE HINTS', proxyHeader]

@@ -129,6 +129,15 @@ function servicePlan(p: ServicePlan, bound: number, style: Style, noHeaders: boo
       `Cross-zone share: now ${pct(c.now.crossZoneShare)} (the hints live now), with ${c.recommended.mode} ${pct(c.recommended.crossZoneShare)} (--traffic-volume and --cross-zone-price give the cost)`,
     )
   }
+  if (p.measured !== undefined) {
+    const m = p.measured
+    const mix = Object.entries(m.clientMix)
+      .map(([z, v]) => `${z} ${pct(v)}`)
+      .join(', ')
+    lines.push(
+      `Measured (${m.source}): ${m.crossZoneShare === null ? 'client mix only (no dst_zone in the answer)' : `${pct(m.crossZoneShare)} crossed zones (predicted with the hints live now: ${pct(m.crossZoneSharePredicted)})`}; clients ${mix}: every figure above uses this mix`,
+    )
+  }
   for (const n of p.notes) lines.push(style.dim(`note: ${n}`))
   for (const l of p.lint) lines.push(`${l.severity === 'error' ? style.bad('lint error') : style.warn('lint warning')} ${l.rule}: ${l.message}`)
   return lines

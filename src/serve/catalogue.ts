@@ -16,6 +16,8 @@ export interface MetricFamily {
   help: string
   /** Label names, without `cluster` (added to every family when several contexts are served). */
   labels: readonly string[]
+  /** Produced only with this flag (serve --traffic-from); every other family is always produced. */
+  only?: '--traffic-from'
 }
 
 const SVC = ['namespace', 'service', 'address_type'] as const
@@ -69,7 +71,7 @@ export const FAMILIES = [
   {
     name: 'kubectl_topology_service_live_in_zone_traffic_ratio',
     type: 'gauge',
-    help: 'Expected share of requests served in the zone they come from, with the live hints (traffic assumed proportional to zone CPU, as upstream does). Absent when it cannot be computed.',
+    help: 'Expected share of requests served in the zone they come from, with the live hints (traffic assumed proportional to zone CPU, as upstream does; with --traffic-from, the measured client mix). Absent when it cannot be computed.',
     labels: SVC,
   },
   {
@@ -126,6 +128,13 @@ export const FAMILIES = [
     help: '1 when the advisor recommends a change (explain lists steps), 0 when it recommends keeping what is there.',
     labels: SVC,
   },
+  {
+    name: 'kubectl_topology_service_measured_cross_zone_traffic_ratio',
+    type: 'gauge',
+    help: "With --traffic-from: the measured share of the Service's traffic whose endpoint was in another zone than its client (the query's dst_zone against src_zone). Compare with 1 - kubectl_topology_service_live_in_zone_traffic_ratio, the share predicted under the same measured client mix. Absent when not measured or the answer has no dst_zone.",
+    labels: SVC,
+    only: '--traffic-from',
+  },
   // ---- per Service and zone --------------------------------------------------------------
   {
     name: 'kubectl_topology_zone_ready_endpoints',
@@ -150,6 +159,13 @@ export const FAMILIES = [
     type: 'gauge',
     help: '1 when hints exist on the Service but nodes of the zone ignore them (kube-proxy or the data plane falls back to every endpoint), else 0.',
     labels: ZONE,
+  },
+  {
+    name: 'kubectl_topology_zone_measured_client_traffic_ratio',
+    type: 'gauge',
+    help: "With --traffic-from: the share of the Service's measured traffic that came from clients in the zone (the client mix that replaces the zone CPU shares in every figure of the Service).",
+    labels: ZONE,
+    only: '--traffic-from',
   },
   // ---- per cluster -----------------------------------------------------------------------
   {
@@ -224,6 +240,35 @@ export const FAMILIES = [
     type: 'counter',
     help: 'Failed list or watch requests of the resource (each followed by a back-off).',
     labels: ['resource'],
+  },
+  // ---- the measured traffic's source (--traffic-from) --------------------------------------
+  {
+    name: 'kubectl_topology_traffic_source_up',
+    type: 'gauge',
+    help: 'With --traffic-from: 1 when the last read of the measured traffic from Prometheus succeeded; 0 after a failed one (the measured figures are then those of the last successful read).',
+    labels: [],
+    only: '--traffic-from',
+  },
+  {
+    name: 'kubectl_topology_traffic_source_last_success_timestamp_seconds',
+    type: 'gauge',
+    help: 'With --traffic-from: Unix time of the last successful read of the measured traffic.',
+    labels: [],
+    only: '--traffic-from',
+  },
+  {
+    name: 'kubectl_topology_traffic_source_errors_total',
+    type: 'counter',
+    help: 'With --traffic-from: failed reads of the measured traffic (Prometheus unreachable, an error answer, a timeout).',
+    labels: [],
+    only: '--traffic-from',
+  },
+  {
+    name: 'kubectl_topology_traffic_measured_services',
+    type: 'gauge',
+    help: 'With --traffic-from: Services whose traffic the last successful read measured (the others keep the zone CPU assumption).',
+    labels: [],
+    only: '--traffic-from',
   },
 ] as const satisfies readonly MetricFamily[]
 

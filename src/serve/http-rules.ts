@@ -25,6 +25,21 @@ export function negotiate(accept: string | undefined): 'openmetrics' | 'text' {
   return om > 0 && om >= text ? 'openmetrics' : 'text'
 }
 
+/** Whether an Accept-Encoding header takes gzip (gzip, x-gzip or *, with a q above 0). */
+export function acceptsGzip(acceptEncoding: string | undefined): boolean {
+  let gzip: number | undefined
+  let any: number | undefined
+  for (const part of (acceptEncoding ?? '').split(',')) {
+    const [coding, ...params] = part.split(';').map((s) => s.trim().toLowerCase())
+    const qp = params.find((p) => p.startsWith('q='))
+    const q = qp === undefined ? 1 : Number(qp.slice(2))
+    if (!Number.isFinite(q)) continue
+    if (coding === 'gzip' || coding === 'x-gzip') gzip = Math.max(gzip ?? 0, q)
+    else if (coding === '*') any = Math.max(any ?? 0, q)
+  }
+  return (gzip ?? any ?? 0) > 0
+}
+
 /** HOST:PORT, [IPv6]:PORT or :PORT (every address) into a host and a port (0: any free port). */
 export function parseListen(value: string): {host: string; port: number} {
   const m = /^(?:\[([0-9a-fA-F:.]+)\]|([^:[\]]*)):(\d{1,5})$/.exec(value)

@@ -87,13 +87,22 @@ function push<T>(m: Map<string, T[]>, key: string | null, v: T): void {
   else m.set(key, [v])
 }
 
+/** Services explained per call of the engine in a large update. */
+const CHUNK = 100
+
 /** The samples of every Service and of the cluster, updated by change. */
 export class ServeModel {
   private readonly byService = new Map<string, Row[]>()
-  private clusterRows: Row[] = []
+  private clusterRowsOfNodes: Row[] = []
   private explained = 0
 
-  constructor(private readonly opts: ExplainOptions) {}
+  constructor(private opts: ExplainOptions) {}
+
+  /** serve --traffic-from: the measured traffic of the Services from now on (call update with {all: true} after). */
+  setMeasured(measured: ExplainOptions['measured']): void {
+    const {measured: _old, ...rest} = this.opts
+    this.opts = measured === undefined ? rest : {...rest, measured}
+  }
 
   /** Recomputes what the change touches; returns how many Services were explained again. */
   update(index: StateIndex, change: Change): number {
@@ -102,8 +111,17 @@ export class ServeModel {
     if (change.all) {
       this.byService.clear()
       this.explained = 0
-      this.clusterRows = clusterRows(nodes)
+      this.clusterRowsOfNodes = clusterRows(nodes)
     }
+    const ratios = zoneCapacity(nodes).cpuRatiosByZone
+    // A few Services at a time: each chunk's reports are garbage before the next is made, so a
+    // full recompute (start, a Node change) does not hold 2,000 reports at once (RSS).
+    let explained = 0
+    for (let i = 0; i < keys.length; i += CHUNK) explained += this.explain(index, nodes, ratios, keys.slice(i, i + CHUNK))
+    return explained
+  }
+
+  private explain(index: StateIndex, nodes: Node[], ratios: Record<string, number> | null, keys: readonly string[]): number {
     const services: Service[] = []
     const slices: EndpointSlice[] = []
     const events: EventObject[] = []
@@ -121,7 +139,6 @@ export class ServeModel {
     if (services.length === 0) return 0
     const state: ClusterState = {nodes, services, endpointSlices: slices, events, nodesReadable: index.nodesReadable}
     const report = explainAdvised(state, services, this.opts)
-    const ratios = zoneCapacity(nodes).cpuRatiosByZone
     const fresh = new Map<string, Row[]>()
     for (const s of report.services) {
       const k = serviceKey(s.namespace, s.name)
@@ -138,11 +155,25 @@ export class ServeModel {
     return services.length
   }
 
-  /** Every sample: per Service, then the cluster's (kubectl_topology_services included). */
+  /**
+   * Each Service's samples, one array per Service: an array is replaced, never changed, when
+   * its Service is explained again, and dropped with its Service (render/metrics.ts writes each
+   * array's lines once).
+   */
+  groups(): (readonly Row[])[] {
+    return [...this.byService.values()]
+  }
+
+  /** The cluster's samples (kubectl_topology_services included). */
+  clusterRows(): Row[] {
+    return [...this.clusterRowsOfNodes, ['kubectl_topology_services', {labels: {}, value: this.explained}]]
+  }
+
+  /** Every sample: per Service, then the cluster's. */
   rows(): Row[] {
     const out: Row[] = []
     for (const rows of this.byService.values()) out.push(...rows)
-    out.push(...this.clusterRows, ['kubectl_topology_services', {labels: {}, value: this.explained}])
+    out.push(...this.clusterRows())
     return out
   }
 }
@@ -204,8 +235,11 @@ function serviceRows(s: ServiceExplanation, ratios: Record<string, number> | nul
   add('kubectl_topology_service_drift_endpoints', s.drift.endpoints)
   add('kubectl_topology_service_drift_zone_counts', bool(s.drift.zoneCounts))
   add('kubectl_topology_service_data_plane_honours_hints', bool(s.dataPlane?.ignoresHints !== true))
+  const m = t.measured
+  if (m !== undefined) add('kubectl_topology_service_measured_cross_zone_traffic_ratio', m.crossZoneShare)
   for (const z of s.zones) {
     const zone = {zone: z.name}
+    if (m !== undefined) add('kubectl_topology_zone_measured_client_traffic_ratio', m.clientMix[z.name] ?? 0, zone)
     add('kubectl_topology_zone_ready_endpoints', z.readyEndpoints, zone)
     add('kubectl_topology_zone_live_hinted_endpoints', z.liveHints, zone)
     add('kubectl_topology_zone_expected_overload_ratio', z.expectedOverload, zone)

@@ -27,3 +27,24 @@ export function sourceRows(resources: readonly ResourceHealth[]): Row[] {
   }
   return rows
 }
+
+/** serve --traffic-from: how the last reads of the measured traffic went (cluster/serve-traffic.ts). */
+export interface TrafficSourceHealth {
+  /** The last read succeeded. */
+  up: boolean
+  /** Unix seconds of the last successful read; null before the first. */
+  lastSuccessSeconds: number | null
+  /** Failed reads. */
+  errors: number
+}
+
+/** The measured traffic source's samples, with how many Services the last successful read measured. */
+export function trafficSourceRows(h: TrafficSourceHealth, measuredServices: number): Row[] {
+  const rows: Row[] = [
+    ['kubectl_topology_traffic_source_up', {labels: {}, value: h.up ? 1 : 0}],
+    ['kubectl_topology_traffic_source_errors_total', {labels: {}, value: h.errors}],
+    ['kubectl_topology_traffic_measured_services', {labels: {}, value: measuredServices}],
+  ]
+  if (h.lastSuccessSeconds !== null) rows.push(['kubectl_topology_traffic_source_last_success_timestamp_seconds', {labels: {}, value: h.lastSuccessSeconds}])
+  return rows
+}

@@ -1,6 +1,7 @@
 // The state every command works on: the API objects of one cluster, read live or from a
 // snapshot file (src/cluster/ makes it; every domain room reads it).
 import type {DataPlane} from '../dataplane/types.js'
+import type {RoutesObjects} from '../dataplane/routes/types.js'
 import type {Deployment, EndpointSlice, EventObject, HorizontalPodAutoscaler, Node, PodDisruptionBudget, Service, StatefulSet} from '../upstream/api/types.js'
 
 /** Everything explain needs, from a live cluster or a snapshot file. */
@@ -29,6 +30,11 @@ export interface ClusterState {
    * or recorded in a snapshot; absent when not read (older snapshots, `kubectl get` output).
    */
   dataPlane?: DataPlane
+  /**
+   * The meshes' and gateways' objects (src/dataplane/routes/), trimmed: read live when asked
+   * for (--client-paths) or recorded in a snapshot; absent when not read.
+   */
+  routes?: RoutesObjects
   /** Statements about a file's contents the reader should see (an object given twice with different contents); absent when none. */
   inputNotes?: string[]
 }

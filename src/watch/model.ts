@@ -21,6 +21,8 @@ export interface WatchFrame {
   cliffs: Cliff[]
   /** The data plane assumed (explain's report), when one was given. */
   dataPlane?: ExplainReport['dataPlane']
+  /** The meshes and gateways found (read once at start with --client-paths). */
+  routes?: ExplainReport['routes']
 }
 
 export type ChangeKind =
@@ -44,6 +46,7 @@ export type ChangeKind =
   | 'cliff'
   | 'cliff-cleared'
   | 'advice'
+  | 'client-path'
 
 export interface Change {
   kind: ChangeKind
@@ -66,6 +69,7 @@ export function watchFrame(state: ClusterState, namespace: string, name: string,
     cluster: report.cluster,
     cliffs: explanations.flatMap((e) => serviceCliffs(e, state.nodes)),
     ...(report.dataPlane ? {dataPlane: report.dataPlane} : {}),
+    ...(report.routes ? {routes: report.routes} : {}),
   }
 }
 
@@ -119,6 +123,15 @@ export function diffFrames(prev: WatchFrame | null, next: WatchFrame): Change[] 
     const er = e.recommendation
     if (er !== undefined && (pr === undefined || pr.recommended !== er.recommended || pr.steps.length !== er.steps.length)) {
       add('advice', 'info', `advice${tag}: ${er.reasons[0] ?? `keep ${er.current}`}`)
+    }
+    // A client path through a mesh or gateway whose verdict changed (the Service's setting changed).
+    const before = new Map((p.clientPaths?.paths ?? []).map((c) => [`${c.via} ${c.clients}`, c.verdict]))
+    for (const c of e.clientPaths?.paths ?? []) {
+      const was = before.get(`${c.via} ${c.clients}`)
+      if (was !== undefined && was !== c.verdict) {
+        const tone = c.verdict === 'ignores' || c.verdict === 'partial' ? 'bad' : c.verdict === 'honours' ? 'good' : 'info'
+        add('client-path', tone, `client path${tag} ${c.via} (${c.clients}): ${was} -> ${c.verdict}: ${c.does}`)
+      }
     }
     if (p.controller.hintsSet !== e.controller.hintsSet) {
       if (e.controller.hintsSet) add('hints-set', 'good', `hints set${tag}: ${e.controller.reason}: ${e.controller.message}`)

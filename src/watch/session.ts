@@ -28,12 +28,14 @@ export function explainOptions(
   serverVersion: string | undefined,
   traffic: Record<string, number> | undefined,
   dataPlane?: ExplainOptions['dataPlane'],
+  routes?: ExplainOptions['routes'],
 ): ExplainOptions {
   const kubeVersion = kubeVersionFlag ?? serverVersion
   const o: ExplainOptions = {versionSource: kubeVersionFlag ? 'flag' : kubeVersion ? 'server' : 'default'}
   if (kubeVersion) o.kubeVersion = kubeVersion
   if (traffic) o.traffic = traffic
   if (dataPlane) o.dataPlane = dataPlane
+  if (routes) o.routes = routes
   return o
 }
 

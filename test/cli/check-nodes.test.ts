@@ -51,6 +51,7 @@ describe('check --from-file', () => {
       noDrift: true,
       lint: false,
       dataPlaneHonoursHints: false,
+      proxyHonoursTopology: false,
       hintsOverRange: false,
       hintsThroughRollout: false,
     })
@@ -66,7 +67,7 @@ describe('check --from-file', () => {
     const r = runCli(['check', '-A', '-f', EXAMPLE, '--policy-file', file])
     expect(r.code).toBe(3)
     expect(r.stderr.trim()).toBe(
-      `error: --policy-file ${file}: unknown policy "policies.maxOverlaod" (known: requireHints, noFallback, maxOverload, minEndpointsPerZone, noDrift, lint, dataPlaneHonoursHints, hintsOverRange, hintsThroughRollout)`,
+      `error: --policy-file ${file}: unknown policy "policies.maxOverlaod" (known: requireHints, noFallback, maxOverload, minEndpointsPerZone, noDrift, lint, dataPlaneHonoursHints, proxyHonoursTopology, hintsOverRange, hintsThroughRollout)`,
     )
     expect(r.stdout).toBe('')
   })

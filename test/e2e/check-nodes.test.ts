@@ -36,11 +36,16 @@ async function bareService(namespace: string, i: number): Promise<void> {
 }
 
 /**
- * The data-plane read (src/cluster/dataplane.ts): the DaemonSets of kube-system and
- * calico-system, one page each (the test control plane runs none; ConfigMaps are read only for
- * the DaemonSets found). A constant too.
+ * The data-plane read (src/cluster/dataplane.ts): the Pods of kube-system (kube-proxy versions),
+ * the DaemonSets of kube-system, calico-system and ovn-kubernetes, one page each (the test control
+ * plane runs none; ConfigMaps are read only for the DaemonSets found). A constant too.
  */
-const DATA_PLANE_LISTS = ['/apis/apps/v1/namespaces/kube-system/daemonsets', '/apis/apps/v1/namespaces/calico-system/daemonsets']
+const DATA_PLANE_LISTS = [
+  '/api/v1/namespaces/kube-system/pods',
+  '/apis/apps/v1/namespaces/kube-system/daemonsets',
+  '/apis/apps/v1/namespaces/calico-system/daemonsets',
+  '/apis/apps/v1/namespaces/ovn-kubernetes/daemonsets',
+]
 
 const listCalls = (p: ApiProxy) =>
   p.requests

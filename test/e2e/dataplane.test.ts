@@ -1,6 +1,6 @@
-// Which data plane, live: the DaemonSets and ConfigMaps of test/unit/data/dataplane/ (each
-// project's published manifests, origin in each file) are created for real in kube-system of
-// the test control plane, then `explain` and `check` are run against it and must report what
+// Which data plane, live: the DaemonSets, Deployments and ConfigMaps of test/unit/data/dataplane/
+// (each project's published manifests, origin in each file) are created for real in their
+// namespaces (kube-system, ovn-kubernetes) of the test control plane, then `explain` and `check` are run against it and must report what
 // detectDataPlane finds in the same files; `snapshot` + `explain --from-file` must give the
 // same answer (source "snapshot"). RBAC: a user who can read the Service's namespace but not
 // kube-system gets one warning and "unknown", never a failure. The objects are removed after
@@ -12,7 +12,7 @@ import {AppsV1Api, CoreV1Api, RbacAuthorizationV1Api} from '@kubernetes/client-n
 import {parseAllDocuments} from 'yaml'
 import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest'
 import {detectDataPlane} from '../../src/dataplane/detect.js'
-import type {ConfigMap, DaemonSet} from '../../src/dataplane/types.js'
+import type {ConfigMap, DaemonSet, Deployment} from '../../src/dataplane/types.js'
 import {runCliAsync} from './apiproxy.js'
 import {createNamespace, createNode, createPod, createService, deleteAllNodes, kubeConfig, statusOf, waitForReconciled} from './fixtures.js'
 
@@ -23,22 +23,23 @@ const NODES = ZONES.map((zone) => ({name: `dp-${zone}`, zone}))
 let ns: string
 let apps: AppsV1Api
 let core: CoreV1Api
-const created: {kind: 'DaemonSet' | 'ConfigMap' | 'Namespace'; namespace: string; name: string}[] = []
+const created: {kind: 'DaemonSet' | 'Deployment' | 'ConfigMap' | 'Namespace'; namespace: string; name: string}[] = []
 
 const run = (args: string[], env: Record<string, string> = {}) => runCliAsync(args, {env, timeoutMs: 60_000})
 
-function fixture(file: string): {daemonSets: DaemonSet[]; configMaps: ConfigMap[]} {
-  const docs = parseAllDocuments(readFileSync(path.join(DATA, file), 'utf8')).map((d) => d.toJSON() as {kind?: string} | null)
+function fixture(...files: string[]): {daemonSets: DaemonSet[]; configMaps: ConfigMap[]; deployments: Deployment[]} {
+  const docs = files.flatMap((file) => parseAllDocuments(readFileSync(path.join(DATA, file), 'utf8')).map((d) => d.toJSON() as {kind?: string} | null))
   return {
     daemonSets: docs.filter((d): d is DaemonSet => d?.kind === 'DaemonSet'),
     configMaps: docs.filter((d): d is ConfigMap => d?.kind === 'ConfigMap'),
+    deployments: docs.filter((d): d is Deployment => d?.kind === 'Deployment'),
   }
 }
 
-/** Creates the fixture's objects as they are (namespace included), remembering them for cleanup. */
-async function install(file: string): Promise<void> {
-  const {daemonSets, configMaps} = fixture(file)
-  for (const o of [...daemonSets, ...configMaps]) {
+/** Creates the fixtures' objects as they are (namespace included), remembering them for cleanup. */
+async function install(...files: string[]): Promise<void> {
+  const {daemonSets, configMaps, deployments} = fixture(...files)
+  for (const o of [...daemonSets, ...deployments, ...configMaps]) {
     const namespace = o.metadata.namespace ?? 'kube-system'
     if (namespace !== 'kube-system' && !created.some((c) => c.kind === 'Namespace' && c.name === namespace)) {
       try {
@@ -50,6 +51,7 @@ async function install(file: string): Promise<void> {
     }
     const body = JSON.parse(JSON.stringify(o))
     if (o.kind === 'DaemonSet') await apps.createNamespacedDaemonSet({namespace, body: completeForApi(body)})
+    else if (o.kind === 'Deployment') await apps.createNamespacedDeployment({namespace, body: completeForApi(body)})
     else await core.createNamespacedConfigMap({namespace, body})
     created.push({kind: o.kind!, namespace, name: o.metadata.name})
   }
@@ -60,7 +62,7 @@ async function install(file: string): Promise<void> {
  * labels): only those are added (the selector from the pod labels, else app=<name>); nothing
  * detection reads is changed.
  */
-function completeForApi<T extends DaemonSet>(ds: T): T {
+function completeForApi<T extends DaemonSet | Deployment>(ds: T): T {
   const spec = (ds.spec ??= {}) as NonNullable<DaemonSet['spec']> & {selector?: unknown}
   const template = (spec.template ??= {})
   const meta = (template.metadata ??= {})
@@ -73,6 +75,7 @@ async function cleanup(): Promise<void> {
   for (const c of created.splice(0).reverse()) {
     try {
       if (c.kind === 'DaemonSet') await apps.deleteNamespacedDaemonSet({namespace: c.namespace, name: c.name})
+      else if (c.kind === 'Deployment') await apps.deleteNamespacedDeployment({namespace: c.namespace, name: c.name})
       else if (c.kind === 'ConfigMap') await core.deleteNamespacedConfigMap({namespace: c.namespace, name: c.name})
       else await core.deleteNamespace({name: c.name})
     } catch (e) {
@@ -102,6 +105,8 @@ afterAll(cleanup)
 
 interface Case {
   file: string
+  /** Installed with `file` (e.g. kube-proxy next to it). */
+  also?: string[]
   /** The header line's description, as explain prints it. */
   header: RegExp
   /** The data-plane-hints policy on the hinted Service. */
@@ -159,20 +164,44 @@ const CASES: Case[] = [
     zoneReason: null,
     column: 'KUBE-PROXY',
   },
+  {
+    file: 'ovn-kubernetes-v1.3.0.yaml',
+    header: /^Data plane: ovn-kubernetes \(OVN load balancers\), detected$/m,
+    policy: 'fail',
+    zoneReason: 'ignored-by-data-plane',
+    column: 'OVN-KUBERNETES',
+  },
+  {
+    file: 'kube-ovn-v1.16.2.yaml',
+    header: /^Data plane: kube-ovn v1\.16\.2 \(OVN load balancers\), detected$/m,
+    policy: 'fail',
+    zoneReason: 'ignored-by-data-plane',
+    column: 'KUBE-OVN',
+  },
+  {
+    file: 'kube-ovn-v1.16.2.yaml',
+    also: ['kube-proxy-kubeadm-1.34.yaml'],
+    header: /^Data plane: kube-ovn v1\.16\.2 \(OVN load balancers, kube-proxy for host traffic\), detected$/m,
+    policy: 'fail',
+    zoneReason: 'ignored-by-data-plane',
+    column: 'KUBE-OVN',
+  },
 ]
 
 describe('explain and check on a live cluster state the data plane of kube-system', () => {
   it('with no data plane objects: unknown, kube-proxy rules, exit 0', async () => {
     const r = await run(['explain', 'svc/web', '-n', ns, '--context', 'admin'])
     expect(r.code, r.stderr).toBe(0)
-    expect(r.stdout).toMatch(/^Data plane: unknown \(no kube-proxy, cilium, calico-node, antrea-agent or kube-router DaemonSet found\); kube-proxy's rules assumed$/m)
+    expect(r.stdout).toMatch(
+      /^Data plane: unknown \(no kube-proxy, cilium, calico-node, antrea-agent, ovnkube-node, kube-ovn-cni or kube-router DaemonSet found\); kube-proxy's rules assumed$/m,
+    )
     expect(r.stdout).toMatch(/KUBE-PROXY/)
   })
 
   for (const c of CASES) {
-    it(`${c.file}: explain and check follow the data plane; snapshot + --from-file agree`, async () => {
-      await install(c.file)
-      const expected = detectDataPlane(fixture(c.file), {source: 'detected'})
+    it(`${[c.file, ...(c.also ?? [])].join(' + ')}: explain and check follow the data plane; snapshot + --from-file agree`, async () => {
+      await install(c.file, ...(c.also ?? []))
+      const expected = detectDataPlane(fixture(c.file, ...(c.also ?? [])), {source: 'detected'})
 
       const table = await run(['explain', 'svc/web', '-n', ns, '--context', 'admin'])
       expect(table.code, table.stderr).toBe(0)
@@ -196,6 +225,9 @@ describe('explain and check on a live cluster state the data plane of kube-syste
         source: 'detected',
         message: expected.message ?? null,
         fix: expected.fix ?? null,
+        paths: expected.paths,
+        alsoFound: expected.alsoFound,
+        settings: expected.settings,
         warnings: [],
       })
       const svc = report.services[0]
@@ -292,7 +324,9 @@ describe('RBAC', () => {
     expect(r.code, r.stderr).toBe(0)
     const warnings = r.stderr.split('\n').filter((l) => l.includes("cannot read the data plane's configuration"))
     expect(warnings).toHaveLength(1)
-    expect(warnings[0]).toContain('missing permission: list daemonsets.apps in kube-system, list daemonsets.apps in calico-system)')
+    // One warning naming every refused read (in the order the answers came).
+    for (const p of ['list daemonsets.apps in kube-system', 'list pods in kube-system', 'list daemonsets.apps in calico-system', 'list daemonsets.apps in ovn-kubernetes'])
+      expect(warnings[0]).toContain(p)
     expect(r.stdout).toMatch(/^Data plane: unknown \(the data plane's configuration could not be read\); kube-proxy's rules assumed$/m)
 
     const c = await run(['check', 'svc/web', '-n', ns, '-o', 'json'], {KUBECONFIG: kubeconfig})

@@ -16,6 +16,15 @@
 // Then hand-built cases the generator does not make (a slice of a family the Service has no
 // ClusterIP of, a slice carrying another port, a port only some slices carry), checked the same way.
 //
+// Version skew (issue 22): KP_PROXY_VERSIONS, a comma list of pinned minors ("1.37,1.33,1.36,1.30"),
+// runs the proxy Nodes' kube-proxies at those versions in turn (`kube-proxy add --proxy-version`,
+// which also creates each Node's kube-proxy Pod object, as its DaemonSet would): explain reads
+// each Node's version from its Pod and must predict each kube-proxy with its own minor's rules;
+// every Node's kubeProxyVersion must be the one started, and a Service that asks for
+// PreferSameNode must name, in its kubeProxySkew notices, exactly the Nodes whose kube-proxy
+// ignores node hints (before 1.34). With skew the scenarios are drawn with focus 'skew' (mostly
+// PreferSameNode and node hints: kube-proxy-scenarios.ts).
+//
 // KP_SCENARIOS (default 20), KP_SEED (default 1), KP_MODE (iptables | nftables | mixed);
 // KP_OUT (default test-results/kube-proxy) is where mismatches are dumped, and KP_RESULTS, when
 // set, a JSON file the per-seed results are written to (scripts/matrix.mjs reads it).
@@ -35,6 +44,11 @@ import {generateKpScenario, KP_NODES, PORT_NAME, TARGET_PORT, type KpScenario} f
 const COUNT = Number(process.env.KP_SCENARIOS ?? 20)
 const FIRST_SEED = Number(process.env.KP_SEED ?? 1)
 const MODE = process.env.KP_MODE ?? 'mixed'
+/** Pinned minors for the proxy Nodes in turn; empty: the control plane's own. */
+const PROXY_VERSIONS = (process.env.KP_PROXY_VERSIONS ?? '')
+  .split(',')
+  .map((v) => v.trim())
+  .filter(Boolean)
 const OUT = path.resolve(ROOT, process.env.KP_OUT ?? 'test-results/kube-proxy')
 const SERVICE = 'svc'
 const CLUSTER_SCRIPT = fileURLToPath(new URL('../../scripts/cluster.mjs', import.meta.url))
@@ -48,6 +62,8 @@ interface Proxy {
   zone: string | null
   mode: 'iptables' | 'nftables'
   netns: string
+  /** The kube-proxy version it runs ("1.33.13"), from `kube-proxy list`. */
+  version: string
 }
 interface RuleRow {
   family: 'IPv4' | 'IPv6'
@@ -68,14 +84,34 @@ interface PortView {
 interface NodeRow extends PortView {
   name: string
   zone: string | null
+  kubeProxyVersion?: string | null
   ports?: (PortView & {name: string; protocol: string})[]
 }
 interface ExplainJson {
-  services: {addressType: 'IPv4' | 'IPv6'; nodes?: NodeRow[]; controller: {hintsSet: boolean}}[]
+  services: {addressType: 'IPv4' | 'IPv6'; nodes?: NodeRow[]; controller: {hintsSet: boolean}; kubeProxySkew?: {nodes: string[]; effect: string}[]}[]
 }
 
 const proxies: Proxy[] = []
-const results: {seed: number; style: string; agree: boolean; ms: number; hinted: boolean; topology: boolean; fallback: boolean}[] = []
+const results: {seed: number; style: string; agree: boolean; ms: number; hinted: boolean; topology: boolean; fallback: boolean; skewNamed: boolean}[] = []
+const minorOf = (v: string) => Number(/^v?1\.(\d+)/.exec(v)?.[1] ?? 0)
+
+/**
+ * A Service asking for PreferSameNode whose hints are set: its kubeProxySkew notices name
+ * exactly the proxy Nodes whose kube-proxy reads no node hints (before 1.34), when some do and
+ * others do not. Empty when that holds or does not apply.
+ */
+function skewNoticeDiffs(s: KpScenario, explained: ExplainJson): string[] {
+  const old = proxies.filter((p) => minorOf(p.version) < 34).map((p) => p.node)
+  if (s.trafficDistribution !== 'PreferSameNode' || old.length === 0 || old.length === proxies.length) return []
+  const diffs: string[] = []
+  for (const sv of explained.services) {
+    if (!sv.controller.hintsSet) continue
+    const named = sorted((sv.kubeProxySkew ?? []).flatMap((k) => k.nodes))
+    if (named.join() !== sorted(old).join())
+      diffs.push(`${sv.addressType}: kubeProxySkew names [${named.join(',')}], the Nodes whose kube-proxy ignores node hints are [${sorted(old).join(',')}]`)
+  }
+  return diffs
+}
 
 function clusterScript(args: string[]): string {
   const r = spawnSync(process.execPath, [CLUSTER_SCRIPT, ...args], {encoding: 'utf8', env: process.env, timeout: 300_000})
@@ -138,6 +174,7 @@ async function build(s: KpScenario): Promise<{ns: string; started: number}> {
   } else {
     await c.createService({
       ...common,
+      annotations: s.annotations,
       ipFamilies: s.ipFamilies,
       ipFamilyPolicy: s.ipFamilies.length === 2 ? 'RequireDualStack' : 'SingleStack',
     })
@@ -187,6 +224,7 @@ function compare(ns: string, explained: ExplainJson, rules: Map<string, RuleRow[
       const rows = rules.get(p.node)!.filter((r) => r.service === key)
       for (const sv of explained.services) {
         const row = sv.nodes?.find((n) => n.name === p.node)
+        if (row && row.kubeProxyVersion !== p.version) diffs.push(`${p.node}: explain says kube-proxy ${row.kubeProxyVersion}, it runs ${p.version}`)
         const view = row && portView(row, port.name)
         if (!view) {
           diffs.push(`${p.node}: explain lists no such node${row ? ` port ${port.name}` : ''} (${sv.addressType})`)
@@ -200,7 +238,7 @@ function compare(ns: string, explained: ExplainJson, rules: Map<string, RuleRow[
         const predicted = sorted(view.endpoints.map(norm))
         if (real.join() !== predicted.join()) {
           diffs.push(
-            `${p.node} (${p.mode}, zone ${p.zone ?? '<none>'}, ${sv.addressType}${tag}): explain [${predicted.join(',')}] ` +
+            `${p.node} (kube-proxy ${p.version} ${p.mode}, zone ${p.zone ?? '<none>'}, ${sv.addressType}${tag}): explain [${predicted.join(',')}] ` +
               `(mode ${view.mode || '""'}${view.reason ? `, falls back: ${view.reason}` : ''}); ` +
               `kube-proxy cluster [${(r?.clusterEndpoints ?? []).join(',')}] local [${(r?.localEndpoints ?? []).join(',')}]`,
           )
@@ -240,11 +278,17 @@ describe.skipIf(!ROOT_USER)(`kube-proxy differential: explain --per-node vs the 
     const t0 = Date.now()
     for (const [i, n] of KP_NODES.filter((x) => x.proxy).entries()) {
       const mode = modes(i)
+      const version = PROXY_VERSIONS.length > 0 ? PROXY_VERSIONS[i % PROXY_VERSIONS.length]! : undefined
       clusterScript(['kube-proxy', 'remove', n.name]) // one left by an interrupted run (no-op otherwise)
-      const netns = clusterScript(['kube-proxy', 'add', n.name, '--mode', mode]).trim().split('\n').at(-1)!
-      proxies.push({node: n.name, zone: n.zone ?? null, mode, netns})
+      const netns = clusterScript(['kube-proxy', 'add', n.name, '--mode', mode, ...(version ? ['--proxy-version', version] : [])])
+        .trim()
+        .split('\n')
+        .at(-1)!
+      proxies.push({node: n.name, zone: n.zone ?? null, mode, netns, version: ''})
     }
-    process.stdout.write(`kube-proxy: ${proxies.map((p) => `${p.node}=${p.mode}`).join(' ')} started in ${((Date.now() - t0) / 1000).toFixed(1)} s\n`)
+    const listed = JSON.parse(clusterScript(['kube-proxy', 'list', '--json'])) as {node: string; version: string}[]
+    for (const p of proxies) p.version = (listed.find((l) => l.node === p.node)?.version ?? '').replace(/^v/, '')
+    process.stdout.write(`kube-proxy: ${proxies.map((p) => `${p.node}=${p.version}/${p.mode}`).join(' ')} started in ${((Date.now() - t0) / 1000).toFixed(1)} s\n`)
   }, 600_000)
 
   afterAll(() => {
@@ -253,7 +297,8 @@ describe.skipIf(!ROOT_USER)(`kube-proxy differential: explain --per-node vs the 
     const agree = results.filter((r) => r.agree).length
     const ms = results.reduce((a, r) => a + r.ms, 0)
     process.stdout.write(
-      `\nkube-proxy differential (${MODE}): ${agree}/${results.length} scenarios agree; ` +
+      `\nkube-proxy differential (${MODE}${PROXY_VERSIONS.length > 0 ? `, kube-proxy ${proxies.map((p) => `${p.node}=${p.version}`).join(' ')}` : ''}): ${agree}/${results.length} scenarios agree; ` +
+        `${results.filter((r) => r.skewNamed).length} with the skewed Nodes named; ` +
         `${results.filter((r) => r.hinted).length} hinted by the controller; ` +
         `${results.filter((r) => r.topology).length} with topology in use on some node, ${results.filter((r) => r.fallback).length} with a fallback; ` +
         `${(ms / Math.max(1, results.length) / 1000).toFixed(1)} s per scenario\n`,
@@ -263,14 +308,17 @@ describe.skipIf(!ROOT_USER)(`kube-proxy differential: explain --per-node vs the 
     for (const [k, n] of [...styles.entries()].sort((a, b) => b[1] - a[1])) process.stdout.write(`  ${String(n).padStart(4)}  ${k}\n`)
     if (process.env.KP_RESULTS) {
       mkdirSync(path.dirname(process.env.KP_RESULTS), {recursive: true})
-      writeFileSync(process.env.KP_RESULTS, `${JSON.stringify({mode: MODE, firstSeed: FIRST_SEED, count: COUNT, results}, null, 2)}\n`)
+      writeFileSync(
+        process.env.KP_RESULTS,
+        `${JSON.stringify({mode: MODE, proxyVersions: Object.fromEntries(proxies.map((p) => [p.node, p.version])), firstSeed: FIRST_SEED, count: COUNT, results}, null, 2)}\n`,
+      )
     }
   })
 
   const seeds = Array.from({length: COUNT}, (_, i) => FIRST_SEED + i)
   it.each(seeds)('seed %i', async (seed) => {
     const t0 = Date.now()
-    const s = generateKpScenario(seed)
+    const s = generateKpScenario(seed, PROXY_VERSIONS.length > 0 ? 'skew' : undefined)
     let ns = ''
     let diffs: string[] = []
     let explained: ExplainJson | undefined
@@ -290,7 +338,7 @@ describe.skipIf(!ROOT_USER)(`kube-proxy differential: explain --per-node vs the 
       // A difference may be a sync still under way (a watch event late): read again, bounded.
       for (;;) {
         for (const p of proxies) rules.set(p.node, readRules(p.netns, p.mode) as RuleRow[])
-        diffs = compare(ns, explained, rules)
+        diffs = [...compare(ns, explained, rules), ...skewNoticeDiffs(s, explained)]
         if (diffs.length === 0 || Date.now() > deadline) break
         await sleep(500)
         if (Date.now() > deadline - 5000) explained = explainNodes(ns)
@@ -308,6 +356,7 @@ describe.skipIf(!ROOT_USER)(`kube-proxy differential: explain --per-node vs the 
       hinted: (explained?.services ?? []).some((sv) => sv.controller.hintsSet),
       topology: nodes.some((n) => n.mode !== ''),
       fallback: nodes.some((n) => n.fallback),
+      skewNamed: (explained?.services ?? []).some((sv) => (sv.kubeProxySkew ?? []).length > 0),
     })
     if (process.env.KP_VERBOSE) {
       const key = `${ns}/${SERVICE}:${PORT_NAME}`
@@ -331,7 +380,7 @@ describe.skipIf(!ROOT_USER)(`kube-proxy differential: explain --per-node vs the 
       writeFileSync(`${dir}/rules.json`, JSON.stringify(Object.fromEntries(rules), null, 2))
       writeFileSync(
         `${dir}/diffs.txt`,
-        `${diffs.join('\n')}\nreproduce: KP_SEED=${seed} KP_SCENARIOS=1 KP_MODE=${MODE} npm run test:e2e -- test/e2e/kube-proxy-differential.test.ts\n`,
+        `${diffs.join('\n')}\nreproduce: KP_SEED=${seed} KP_SCENARIOS=1 KP_MODE=${MODE}${PROXY_VERSIONS.length > 0 ? ` KP_PROXY_VERSIONS=${PROXY_VERSIONS.join(',')}` : ''} npm run test:e2e -- test/e2e/kube-proxy-differential.test.ts\n`,
       )
     }
     expect(diffs, `seed ${seed} (${MODE}; dumped to ${path.relative(ROOT, OUT)}/seed-${seed}); scenario:\n${JSON.stringify(s)}`).toEqual([])

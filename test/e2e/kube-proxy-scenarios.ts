@@ -85,8 +85,18 @@ export interface KpScenario {
 }
 
 const TRAFFIC: (string | undefined)[] = [undefined, 'PreferClose', 'PreferSameZone', 'PreferSameZone', 'PreferSameNode', 'PreferSameNode']
+/**
+ * focus 'skew' (Nodes at different kube-proxy minors): the same draws, but managed Services
+ * mostly ask for PreferSameNode (which kube-proxy reads from 1.34 only) and hand-made hints
+ * mostly name nodes, so the minors' differences are exercised in most scenarios.
+ */
+const TRAFFIC_SKEW: (string | undefined)[] = ['PreferSameNode', 'PreferSameNode', 'PreferSameNode', 'PreferSameNode', 'PreferSameZone', 'PreferClose']
+const MODES = ['auto', 'auto', 'traffic', 'traffic', 'none'] as const
+const MODES_SKEW = ['auto', 'traffic', 'traffic', 'traffic', 'traffic'] as const
+const HINT_STYLES = ['own-zone', 'own-zone', 'partial', 'node', 'node-and-zone', 'other-zones', 'none', 'random'] as const
+const HINT_STYLES_SKEW = ['own-zone', 'node-and-zone', 'node-and-zone', 'node', 'node', 'node-and-zone', 'partial', 'random'] as const
 
-export function generateKpScenario(seed: number): KpScenario {
+export function generateKpScenario(seed: number, focus?: 'skew'): KpScenario {
   const rnd = mulberry32(seed * 7919 + 17)
   const int = (lo: number, hi: number) => lo + Math.floor(rnd() * (hi - lo + 1))
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rnd() * xs.length)]!
@@ -113,11 +123,10 @@ export function generateKpScenario(seed: number): KpScenario {
   const net = seed % 200
 
   if (s.kind === 'managed') {
-    const modes = ['auto', 'auto', 'traffic', 'traffic', 'none'] as const
-    const mode = pick(modes)
+    const mode = pick(focus === 'skew' ? MODES_SKEW : MODES)
     if (mode === 'auto') s.annotations = {'service.kubernetes.io/topology-mode': 'Auto'}
     if (mode === 'traffic') {
-      const td = pick(TRAFFIC)
+      const td = pick(focus === 'skew' ? TRAFFIC_SKEW : TRAFFIC)
       if (td !== undefined) s.trafficDistribution = td
     }
     s.publishNotReadyAddresses = chance(0.1)
@@ -147,8 +156,7 @@ export function generateKpScenario(seed: number): KpScenario {
   // hand-made
   const fam = rnd()
   s.ipFamilies = fam < 0.6 ? ['IPv4'] : fam < 0.8 ? ['IPv4', 'IPv6'] : ['IPv6']
-  const hintStyles = ['own-zone', 'own-zone', 'partial', 'node', 'node-and-zone', 'other-zones', 'none', 'random'] as const
-  const hintStyle = pick(hintStyles)
+  const hintStyle = pick(focus === 'skew' ? HINT_STYLES_SKEW : HINT_STYLES)
   s.style = `hand-made ${s.ipFamilies.join('+')} slices, hints: ${hintStyle}`
   let k = 0
   for (const addressType of s.ipFamilies) {
@@ -218,9 +226,19 @@ export function generateKpScenario(seed: number): KpScenario {
   const v4 = s.slices.filter((sl) => sl.addressType === 'IPv4')
   // Only a non-terminating original: with two terminating copies upstream's pick depends on Go's map order.
   const src = v4[0]?.endpoints.find((e) => e.conditions.terminating !== true)
-  if (v4.length === 2 && src && chance(0.5)) {
+  // Not with focus 'skew': before 1.36 kube-proxy keeps the first copy in Go's map order of the
+  // slices unless one copy is on its own node (v1.33.13 endpointslicecache.go `!exists || isLocal`),
+  // so a node of an older minor has no certain answer (the draw is made all the same).
+  if (v4.length === 2 && src && chance(0.5) && focus !== 'skew') {
     v4[1]!.endpoints.push({...src, conditions: {ready: false, serving: true, terminating: true}})
     s.style += ', one address in two slices'
+  }
+  // Drawn last, so the scenarios of earlier seeds are otherwise unchanged: now and then the
+  // topology-mode annotation, which kube-proxy up to 1.30 needs before it reads any hint
+  // (v1.30 pkg/proxy/topology.go canUseTopology; the controller ignores a Service without a selector).
+  if (chance(0.35)) {
+    s.annotations = {'service.kubernetes.io/topology-mode': 'Auto'}
+    s.style += ', annotated Auto'
   }
   return s
 }

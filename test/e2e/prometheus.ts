@@ -1,7 +1,7 @@
 // A real Prometheus for the e2e tests (Debian's package, installed by scripts/prometheus.mjs when
 // missing): started on 127.0.0.1 with a 1 s scrape and evaluation interval, scraping the given
 // targets and loading the given rule files, queried through its HTTP API. Stopped by pid.
-import {spawn, type ChildProcess} from 'node:child_process'
+import {spawn, spawnSync, type ChildProcess} from 'node:child_process'
 import {mkdtempSync, rmSync, writeFileSync} from 'node:fs'
 import {createServer} from 'node:net'
 import {tmpdir} from 'node:os'
@@ -14,6 +14,8 @@ export interface Prometheus {
   url: string
   /** An instant query; the result vector (empty when nothing matches). */
   query(q: string): Promise<{metric: Record<string, string>; value: [number, string]}[]>
+  /** /api/v1/label/NAME/values restricted to the series a selector matches (Grafana's label_values()). */
+  labelValues(label: string, match: string): Promise<string[]>
   /** /api/v1/alerts. */
   alerts(): Promise<{labels: Record<string, string>; state: string}[]>
   log(): string
@@ -33,14 +35,33 @@ function freePort(): Promise<number> {
   })
 }
 
-export async function startPrometheus(o: {targets: string[]; ruleFiles?: string[]}): Promise<Prometheus> {
-  for (const t of o.targets) if (!/^127\.0\.0\.1:\d+$/.test(t)) throw new Error(`loopback targets only: ${t}`)
-  const {prometheus} = ensurePrometheus() as {prometheus: string}
+/** A scrape job: its targets, each group with its own target labels (e.g. {cluster: 'east'}). */
+export interface ScrapeJob {
+  name: string
+  groups: {targets: string[]; labels?: Record<string, string>}[]
+}
+
+/**
+ * targets: one job `kubectl-topology`, scraped every second; jobs: more jobs, or target labels
+ * (the fleet test); ruleFiles: loaded; openMetrics: an OpenMetrics text (ending with "# EOF")
+ * loaded into the TSDB before start with `promtool tsdb create-blocks-from openmetrics`, the way
+ * a user backfills history (samples must be in the past, in time order per series).
+ */
+export async function startPrometheus(o: {targets: string[]; jobs?: ScrapeJob[]; ruleFiles?: string[]; openMetrics?: string}): Promise<Prometheus> {
+  const jobs: ScrapeJob[] = [...(o.targets.length > 0 ? [{name: 'kubectl-topology', groups: [{targets: o.targets}]}] : []), ...(o.jobs ?? [])]
+  for (const j of jobs) for (const g of j.groups) for (const t of g.targets) if (!/^127\.0\.0\.1:\d+$/.test(t)) throw new Error(`loopback targets only: ${t}`)
+  const {prometheus, promtool} = ensurePrometheus() as {prometheus: string; promtool: string}
   const dir = mkdtempSync(path.join(tmpdir(), 'e2e-prometheus-'))
+  if (o.openMetrics !== undefined) {
+    const file = path.join(dir, 'backfill.om')
+    writeFileSync(file, o.openMetrics)
+    const r = spawnSync(promtool, ['tsdb', 'create-blocks-from', 'openmetrics', file, path.join(dir, 'data')], {encoding: 'utf8', timeout: 60_000})
+    if (r.status !== 0) throw new Error(`promtool tsdb create-blocks-from openmetrics failed (${r.status}): ${r.stderr}${r.stdout}`)
+  }
   const config = {
     global: {scrape_interval: '1s', evaluation_interval: '1s', scrape_timeout: '1s'},
     rule_files: o.ruleFiles ?? [],
-    scrape_configs: [{job_name: 'kubectl-topology', static_configs: [{targets: o.targets}]}],
+    scrape_configs: jobs.map((j) => ({job_name: j.name, static_configs: j.groups.map((g) => ({targets: g.targets, ...(g.labels ? {labels: g.labels} : {})}))})),
   }
   writeFileSync(path.join(dir, 'prometheus.yml'), stringify(config))
   const port = await freePort()
@@ -72,6 +93,7 @@ export async function startPrometheus(o: {targets: string[]; ruleFiles?: string[
   return {
     url,
     query: async (q) => ((await api(`/api/v1/query?query=${encodeURIComponent(q)}`)) as {result: never[]}).result,
+    labelValues: async (label, match) => (await api(`/api/v1/label/${encodeURIComponent(label)}/values?match[]=${encodeURIComponent(match)}`)) as string[],
     alerts: async () => ((await api('/api/v1/alerts')) as {alerts: never[]}).alerts,
     log: () => log,
     stop: async () => {

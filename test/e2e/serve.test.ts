@@ -4,7 +4,8 @@
 // durations are minutes). A Service with topology-mode Auto loses its hints when scaled to a
 // count Auto refuses: the metric changes, the alert fires in Prometheus (ALERTS and
 // /api/v1/alerts), and clears when the count is accepted again; a deleted Service leaves
-// /metrics. Every wait is bounded.
+// /metrics. Every query of the Grafana dashboard (deploy/grafana/) is evaluated in that Prometheus,
+// healthy and with the hints lost. Every wait is bounded.
 import {spawn, type ChildProcessWithoutNullStreams} from 'node:child_process'
 import {mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
@@ -13,6 +14,7 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {BIN, ROOT} from '../cli/run-cli.js'
 import {cluster, createNamespace, createNode, createPod, createService, deleteAllNodes, kubeConfig, waitForReconciled} from './fixtures.js'
 import {startPrometheus, type Prometheus} from './prometheus.js'
+import {panelQueries, readDashboard, substitute} from '../fixtures/dashboard.js'
 
 const ZONES = ['zone-a', 'zone-b', 'zone-c']
 let ns: string
@@ -43,6 +45,20 @@ const metrics = async () => (await fetch(`http://${address}/metrics`, {signal: A
 const sample = (body: string, name: string, labels: string) => {
   const line = body.split('\n').find((l) => l.startsWith(`${name}{${labels}}`))
   return line === undefined ? undefined : Number(line.slice(line.lastIndexOf(' ') + 1))
+}
+/**
+ * Every query of deploy/grafana/kubectl-topology.json, with the dashboard's variables set as a
+ * user looking at the test namespace would set them, evaluated by the real Prometheus (an
+ * instant query: an error throws). Returns the panels' queries (title, refId) that had no data.
+ */
+async function evaluateDashboard(): Promise<string[]> {
+  const values = {cluster: '.*', namespace: ns, service: '.*', job: 'kubectl-topology'}
+  const empty: string[] = []
+  for (const q of panelQueries()) {
+    const result = await prom!.query(substitute(q.expr, values))
+    if (result.length === 0) empty.push(`${q.panel} ${q.refId}`)
+  }
+  return empty
 }
 const pod = (z: string, i: number) => ({name: `web-${z}-${i}`, ip: `10.246.${ZONES.indexOf(z)}.${i + 10}`})
 
@@ -97,6 +113,23 @@ describe('serve with a real Prometheus', () => {
     // OpenMetrics was negotiated: the scrape worked and counters keep their _total name in PromQL.
     expect((await prom.query(`kubectl_topology_source_watch_restarts_total{resource="nodes"}`)).length).toBe(1)
 
+    // The dashboard's variables list what this Prometheus holds (one context: no cluster label,
+    // so "All", `.*`, is what a user gets), and every panel query evaluates without error.
+    const dashboard = readDashboard()
+    const variable = (name: string) => (dashboard.templating.list.find((v) => v.name === name)!.query as {query: string}).query
+    const labelValues = async (name: string) => {
+      const [, selector, label] = /^label_values\((.+), (\w+)\)$/.exec(variable(name))!
+      return prom!.labelValues(label!, substitute(selector!, {cluster: '.*', namespace: ns, job: 'kubectl-topology'}))
+    }
+    expect(await labelValues('job')).toEqual(['kubectl-topology'])
+    expect(await labelValues('cluster')).toEqual([])
+    expect(await labelValues('namespace')).toContain(ns)
+    expect(await labelValues('service')).toEqual(['gone', 'web'])
+    // Healthy: no Service has lost its hints; the per-interval increases may lack their second sample yet.
+    const emptyHealthy = await evaluateDashboard()
+    expect(emptyHealthy).toEqual(expect.arrayContaining(['Hints lost per Service A', "Why: the controller's reason A"]))
+    expect(emptyHealthy.filter((e) => !e.startsWith('Hints lost') && !e.startsWith('Why:') && !/^(Watch restarts and re-lists|Source errors) /.test(e))).toEqual([])
+
     // Scale to 2 ready endpoints over 3 zones: Auto refuses, the controller removes the hints.
     const c = cluster()
     const keep = new Set([pod('zone-a', 0).name, pod('zone-b', 0).name])
@@ -116,6 +149,13 @@ describe('serve with a real Prometheus', () => {
     await waitFor('TopologyHintsDisabled firing in ALERTS', async () => (await prom!.query(firing)).length === 1)
     const alerts = await prom.alerts()
     expect(alerts.filter((a) => a.labels.alertname === 'TopologyHintsDisabled' && a.labels.namespace === ns).map((a) => [a.labels.service, a.state])).toEqual([['web', 'firing']])
+
+    // The dashboard now: the panel of hints lost names the Service, and every other panel has data.
+    // (The zones' expected overload is absent while no hints are predicted: it had data above.)
+    expect(await evaluateDashboard()).toEqual(['Expected overload per zone (predicted hints) A'])
+    const lost = panelQueries().find((q) => q.panel === 'Hints lost per Service')!
+    const lostNow = await prom.query(substitute(lost.expr, {cluster: '.*', namespace: ns, service: '.*'}))
+    expect(lostNow.map((r) => [r.metric.namespace, r.metric.service, r.metric.address_type, r.value[1]])).toEqual([[ns, 'web', 'IPv4', '1']])
 
     // Back to 3 ready endpoints per zone: hints again, the alert clears.
     for (const z of ZONES)

@@ -257,7 +257,7 @@ describe('policy file', () => {
   it('rejects unknown keys and wrong types with one line naming the field', () => {
     expect(() => parsePolicyDocument({policies: {requireHint: true}})).toThrow(
       new PolicyFileError(
-        'unknown policy "policies.requireHint" (known: requireHints, noFallback, maxOverload, minEndpointsPerZone, noDrift, lint, dataPlaneHonoursHints, hintsOverRange, hintsThroughRollout)',
+        'unknown policy "policies.requireHint" (known: requireHints, noFallback, maxOverload, minEndpointsPerZone, noDrift, lint, dataPlaneHonoursHints, proxyHonoursTopology, hintsOverRange, hintsThroughRollout)',
       ),
     )
     expect(() => parsePolicyDocument({policies: {maxOverload: 'lots'}})).toThrow(

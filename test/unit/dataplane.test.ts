@@ -19,12 +19,12 @@ import {
   parseDataPlaneFlag,
 } from '../../src/dataplane/detect.js'
 import {flagValue, imageVersion, parseFeatureGateFlag} from '../../src/dataplane/objects.js'
-import type {CalicoInstallation, ConfigMap, DaemonSet, DataPlaneObjects, FelixConfiguration} from '../../src/dataplane/types.js'
+import type {CalicoInstallation, ConfigMap, DaemonSet, DataPlaneObjects, Deployment, FelixConfiguration} from '../../src/dataplane/types.js'
 
 const DIR = path.join(import.meta.dirname, 'data', 'dataplane')
 
 function load(...files: string[]): DataPlaneObjects {
-  const out: Required<DataPlaneObjects> = {daemonSets: [], configMaps: [], installations: [], felixConfigurations: []}
+  const out: Required<DataPlaneObjects> = {daemonSets: [], configMaps: [], installations: [], felixConfigurations: [], deployments: []}
   for (const f of files) {
     for (const doc of parseAllDocuments(fs.readFileSync(path.join(DIR, f), 'utf8'))) {
       const o = doc.toJS() as {kind?: string} | null
@@ -33,6 +33,7 @@ function load(...files: string[]): DataPlaneObjects {
       else if (o.kind === 'ConfigMap') out.configMaps.push(o as ConfigMap)
       else if (o.kind === 'Installation') out.installations.push(o as CalicoInstallation)
       else if (o.kind === 'FelixConfiguration') out.felixConfigurations.push(o as FelixConfiguration)
+      else if (o.kind === 'Deployment') out.deployments.push(o as Deployment)
     }
   }
   return out
@@ -364,11 +365,13 @@ describe('decision order and unknown', () => {
 })
 
 describe('--data-plane', () => {
-  it('accepts the six names (any case, kubeproxy alias) and refuses others', () => {
+  it('accepts the eight names (any case, kubeproxy alias) and refuses others', () => {
     for (const n of ['kube-proxy', 'cilium', 'calico', 'antrea', 'kube-router', 'unknown'] as const) expect(parseDataPlaneFlag(n)).toBe(n)
     expect(parseDataPlaneFlag(' Cilium ')).toBe('cilium')
     expect(parseDataPlaneFlag('kubeproxy')).toBe('kube-proxy')
-    expect(() => parseDataPlaneFlag('flannel')).toThrow('invalid data plane "flannel": expected one of kube-proxy, cilium, calico, antrea, kube-router, unknown')
+    expect(() => parseDataPlaneFlag('flannel')).toThrow(
+      'invalid data plane "flannel": expected one of kube-proxy, cilium, calico, antrea, kube-router, ovn-kubernetes, kube-ovn, unknown',
+    )
   })
 
   it('gives each plane its current defaults, source flag', () => {

@@ -6,6 +6,7 @@ import {explainAdvised} from '../../src/advise/report.js'
 import {indexState, nodeSignature, ServeModel, type Row, type StateIndex} from '../../src/serve/model.js'
 import {sourceRows} from '../../src/serve/source.js'
 import {FAMILIES} from '../../src/serve/catalogue.js'
+import {MetricsWriter} from '../../src/render/metrics.js'
 import type {ClusterState} from '../../src/state/cluster-state.js'
 import {nodesIn, service, slice, spread, state} from './builders.js'
 
@@ -133,6 +134,56 @@ describe('serve model', () => {
         .filter((l) => l.service === 'web')
         .map((l) => l.zone),
     ).toEqual(['zone-a', 'zone-b'])
+  })
+})
+
+describe('serve model and exposition, change by change', () => {
+  const expose = async (w: MetricsWriter, model: ServeModel) => String(await w.write([{labels: {}, groups: model.groups(), rows: model.clusterRows()}], 'text'))
+
+  it('keeps the samples (the same arrays) of the Services a change does not name, so they are not written again', () => {
+    const st = cluster()
+    const model = new ServeModel({})
+    model.update(indexState(st), {all: true})
+    const before = model.groups()
+    expect(before).toHaveLength(3)
+    model.update(indexState(st), {all: false, services: new Set(['default/few'])})
+    const after = model.groups()
+    const name = (g: readonly Row[]) => g[0]![1].labels.service
+    expect(after.map(name)).toEqual(['web', 'few', 'plain'])
+    expect(after[0]).toBe(before[0])
+    expect(after[2]).toBe(before[2])
+    expect(after[1]).not.toBe(before[1])
+  })
+
+  it('a deleted Service: none of its series is served any more', async () => {
+    const st = cluster()
+    const model = new ServeModel({})
+    const w = new MetricsWriter()
+    model.update(indexState(st), {all: true})
+    expect(await expose(w, model)).toContain('service="plain"')
+    st.services = st.services.filter((s) => s.metadata.name !== 'plain')
+    st.endpointSlices = st.endpointSlices.filter((s) => !s.metadata.name.startsWith('plain'))
+    model.update(indexState(st), {all: false, services: new Set(['default/plain'])})
+    const text = await expose(w, model)
+    expect(text).not.toContain('service="plain"')
+    expect(text).toContain('service="web"')
+    expect(text).toContain('kubectl_topology_services 2\n')
+  })
+
+  it('a zone that loses its nodes: none of its series is served any more', async () => {
+    const st = cluster()
+    const model = new ServeModel({})
+    const w = new MetricsWriter()
+    model.update(indexState(st), {all: true})
+    expect(await expose(w, model)).toContain('zone="zone-c"')
+    // zone-c's node leaves and its endpoints with it (a Node change recomputes every Service).
+    st.nodes = st.nodes.filter((n) => !n.metadata.name.startsWith('zone-c'))
+    st.endpointSlices = [slice('web', spread({'zone-a': 3, 'zone-b': 3}, true)), st.endpointSlices[1]!, st.endpointSlices[2]!]
+    model.update(indexState(st), {all: true})
+    const text = await expose(w, model)
+    expect(text).not.toContain('zone="zone-c"')
+    expect(text).toContain('kubectl_topology_zone_ready_endpoints{namespace="default",service="web",address_type="IPv4",zone="zone-b"} 3')
+    expect(text).toContain('kubectl_topology_zones 2\n')
   })
 })
 

@@ -2,7 +2,10 @@
 // (as an HTTP status and as an ERROR event), a closed watch resumes from the last
 // resourceVersion, failures back off with doubling delays reset by the next event.
 import {describe, expect, it} from 'vitest'
-import {BACKOFF, backoffDelay, Reflector, type ListPage, type WatchFn} from '../../src/cluster/watch.js'
+import {BACKOFF, backoffDelay, describeWatchError, Reflector, type ListPage, type WatchFn} from '../../src/cluster/watch.js'
+import {keepNode, withoutManagedFields} from '../../src/cluster/serve-feed.js'
+import {nodeSignature} from '../../src/serve/model.js'
+import type {Node} from '../../src/upstream/api/types.js'
 
 interface Obj {
   metadata: {name: string; namespace?: string; resourceVersion?: string}
@@ -12,9 +15,10 @@ const obj = (name: string, rv: string): Obj => ({metadata: {name, resourceVersio
 type Step =
   | {events: [string, unknown][]; end?: unknown} // a watch that delivers events, then ends (end = error or null)
   | {fail: unknown} // the watch request fails right away
+  | {refused: unknown} // the request ends before the watch call resolves (http.ts on a refused connect)
 
 /** watchMs: how long each watch seems to last (the clock advances by it on each reading). */
-function harness(lists: ListPage<Obj>[][], steps: Step[], watchMs = 0) {
+function harness(lists: ListPage<Obj>[][], steps: Step[], watchMs = 0, keep?: (o: Obj) => Obj) {
   let clock = 0
   const log: string[] = []
   const sleeps: number[] = []
@@ -28,6 +32,10 @@ function harness(lists: ListPage<Obj>[][], steps: Step[], watchMs = 0) {
     if (!step) {
       reflector.stop()
       done(null)
+      return {abort() {}}
+    }
+    if ('refused' in step) {
+      done(step.refused)
       return {abort() {}}
     }
     setTimeout(() => {
@@ -62,11 +70,37 @@ function harness(lists: ListPage<Obj>[][], steps: Step[], watchMs = 0) {
     maxDelayMs: 400,
     random: () => 0,
     now: () => (clock += watchMs),
+    keep,
   })
   return {reflector, log, sleeps}
 }
 
 describe('Reflector', () => {
+  it('keeps what `keep` returns of each listed and watched object, and hands that to onChange', async () => {
+    const fat = (name: string, rv: string) => ({metadata: {name, resourceVersion: rv, managedFields: [{manager: 'kubelet'}]}})
+    const seen: unknown[] = []
+    const {reflector} = harness(
+      [[{items: [fat('a', '5')], resourceVersion: '10'}]],
+      [
+        {
+          events: [
+            ['MODIFIED', fat('a', '11')],
+            ['ADDED', fat('b', '12')],
+          ],
+        },
+      ],
+      0,
+      (o) => {
+        const x = withoutManagedFields(o)
+        seen.push(x)
+        return x
+      },
+    )
+    await reflector.run()
+    expect([...reflector.items.values()]).toEqual([obj('a', '11'), obj('b', '12')])
+    expect(seen).toHaveLength(3)
+  })
+
   it('lists every page, then watches from the list resourceVersion and applies events', async () => {
     const {reflector, log} = harness(
       [
@@ -100,6 +134,50 @@ describe('Reflector', () => {
       'change DELETED b',
       // the server closed the watch: resume from the bookmark's resourceVersion, no re-list
       'watch rv=14',
+    ])
+  })
+
+  it('a watch that worked for 10 s or more and then broke backs off from the base again (an API server restart)', async () => {
+    const closed = new Error('other side closed')
+    const steps: Step[] = [
+      {events: [], end: closed},
+      {events: [], end: closed},
+      {events: [], end: closed},
+    ]
+    const long = harness([[{items: [], resourceVersion: '1'}]], steps, 10_000)
+    await long.reflector.run()
+    expect(long.sleeps).toEqual([100, 100, 100])
+    // Refused at once (no watch under way): the back-off grows.
+    const short = harness([[{items: [], resourceVersion: '1'}]], steps, 0)
+    await short.reflector.run()
+    expect(short.sleeps).toEqual([100, 200, 400])
+  })
+
+  it('a list that works starts the back-off afresh (after an outage, a 410 and a re-list)', async () => {
+    const refused = Object.assign(new Error('fetch failed'), {cause: {code: 'ECONNREFUSED'}})
+    const {reflector, sleeps, log} = harness(
+      [[{items: [], resourceVersion: '1'}]],
+      [{fail: refused}, {fail: refused}, {fail: refused}, {fail: Object.assign(new Error('Gone'), {statusCode: 410})}, {fail: refused}],
+    )
+    await reflector.run()
+    expect(sleeps).toEqual([100, 200, 400, 100])
+    expect(reflector.lists).toBe(2)
+    expect(log.filter((l) => l.startsWith('status relisting'))).toHaveLength(1)
+  })
+
+  it('a watch refused before it was under way is not reported as watching (serve would count the source up)', async () => {
+    const refused = Object.assign(new Error('fetch failed'), {cause: {code: 'ECONNREFUSED'}})
+    const {reflector, log} = harness([[{items: [], resourceVersion: '1'}]], [{refused}, {refused}, {events: [['BOOKMARK', obj('', '2')]]}])
+    await reflector.run()
+    expect(log.filter((l) => l.startsWith('status') || l.startsWith('watch'))).toEqual([
+      'status synced',
+      'watch rv=1',
+      'status backoff 100',
+      'watch rv=1',
+      'status backoff 200',
+      'watch rv=1',
+      'status watching',
+      'watch rv=2',
     ])
   })
 
@@ -246,5 +324,48 @@ describe('backoffDelay (wait.Backoff with jitter 1.0)', () => {
   })
   it("defaults are client-go's reflector's", () => {
     expect(BACKOFF).toEqual({baseMs: 800, maxMs: 30_000, factor: 2, jitter: 1})
+  })
+})
+
+describe('describeWatchError: the reconnect line', () => {
+  it('says what a 401 means and what happens next, once, and never repeats "HTTP 401"', () => {
+    expect(describeWatchError(Object.assign(new Error('HTTP 401'), {statusCode: 401}))).toBe(
+      'HTTP 401 Unauthorized: the API server refused the credentials (an expired or revoked token?); each retry picks up a rotated tokenFile or exec credential',
+    )
+    expect(describeWatchError(Object.assign(new Error('HTTP 403'), {statusCode: 403}))).toBe('HTTP 403 Forbidden')
+    expect(describeWatchError(Object.assign(new Error('too old resource version: 1 (2)'), {statusCode: 410}))).toBe('HTTP 410 too old resource version: 1 (2)')
+    expect(describeWatchError(Object.assign(new Error('services is forbidden: User "x" cannot watch'), {statusCode: 403}))).toBe(
+      'HTTP 403 Forbidden: services is forbidden: User "x" cannot watch',
+    )
+    expect(describeWatchError(Object.assign(new Error('fetch failed'), {cause: {code: 'ECONNREFUSED'}}))).toBe('ECONNREFUSED')
+  })
+})
+
+describe("serve's caches keep what the engine reads", () => {
+  it('a Node: labels, spec, allocatable, capacity, addresses, condition type/status/reason; not images, nodeInfo, heartbeats, managedFields', () => {
+    const n = {
+      metadata: {name: 'n1', labels: {'topology.kubernetes.io/zone': 'zone-a'}, managedFields: [{manager: 'kubelet'}]},
+      spec: {podCIDR: '10.0.0.0/24'},
+      status: {
+        allocatable: {cpu: '4'},
+        capacity: {cpu: '4'},
+        addresses: [{type: 'InternalIP', address: '10.1.2.3'}],
+        conditions: [{type: 'Ready', status: 'True', reason: 'KubeletReady', message: 'kubelet is posting ready status', lastHeartbeatTime: '2026-11-28T09:00:00Z'}],
+        images: [{names: ['registry.example/app:1'], sizeBytes: 123456789}],
+        nodeInfo: {kubeletVersion: 'v1.36.3'},
+      },
+    } as unknown as Node
+    expect(keepNode(n)).toEqual({
+      metadata: {name: 'n1', labels: {'topology.kubernetes.io/zone': 'zone-a'}},
+      spec: {podCIDR: '10.0.0.0/24'},
+      status: {
+        allocatable: {cpu: '4'},
+        capacity: {cpu: '4'},
+        addresses: [{type: 'InternalIP', address: '10.1.2.3'}],
+        conditions: [{type: 'Ready', status: 'True', reason: 'KubeletReady'}],
+      },
+    })
+    // serve's Node change filter reads the same of both.
+    expect(nodeSignature(keepNode(n))).toBe(nodeSignature(n))
   })
 })

@@ -18,7 +18,9 @@ import {
   type StatefulSet,
 } from '../../upstream/api/types.js'
 import type {ClusterState} from '../../state/cluster-state.js'
+import {trimRoutes} from '../../dataplane/routes/trim.js'
 import {DATA_PLANE_NAMES, type DataPlane, type DataPlaneName} from '../../dataplane/types.js'
+import type {ProxyNodeVersion} from '../../dataplane/proxy-nodes-types.js'
 import {displayName, EXPECTED, inputError, isObj, SNAPSHOT_API_VERSION, SNAPSHOT_KIND, type Obj, type Parsed, type Path} from './format.js'
 import {validateSnapshot} from './validate.js'
 import {validateObjectName} from '../../upstream/apimachinery/validation.js'
@@ -51,6 +53,8 @@ class Collector {
   nodesListed = false
   /** The data plane a Snapshot document recorded (checked for its name only). */
   dataPlane: Obj | undefined
+  /** The meshes' and gateways' objects a Snapshot document recorded. */
+  routes: Obj | undefined
   /** A Snapshot document listed deployments/statefulSets (possibly empty): they were read. */
   workloadsListed = false
   /** A Snapshot document listed horizontalPodAutoscalers / podDisruptionBudgets (possibly empty). */
@@ -151,6 +155,10 @@ class Collector {
         this.fail(doc, [...path, 'dataPlane'], `Snapshot: dataPlane must be a mapping whose name is one of ${DATA_PLANE_NAMES.join(', ')}`)
       }
       this.dataPlane = dp
+    }
+    if (value.routes !== undefined && value.routes !== null) {
+      if (!isObj(value.routes)) this.fail(doc, [...path, 'routes'], 'Snapshot: routes must be a mapping of lists (deployments, namespaces, ingresses, gateways, httpRoutes, ...)')
+      this.routes = value.routes
     }
     const fields: [string, Kind][] = [
       ['nodes', 'Node'],
@@ -413,8 +421,23 @@ function dataPlaneOf(o: Obj): DataPlane {
     evidence: strs(o.evidence),
     warnings: strs(o.warnings),
     source: 'snapshot',
-    ...(typeof o.selection === 'string' && ['kube-proxy', 'cilium', 'calico-annotation', 'calico-tar-td', 'all-endpoints'].includes(o.selection) ? {} : {selection: undefined}),
+    ...(typeof o.selection === 'string' && ['kube-proxy', 'cilium', 'calico-annotation', 'calico-tar-td', 'kube-ovn', 'all-endpoints'].includes(o.selection)
+      ? {}
+      : {selection: undefined}),
+    ...(Array.isArray(o.proxyNodes) ? {proxyNodes: proxyNodesOf(o.proxyNodes)} : {proxyNodes: undefined}),
   }
+}
+
+/** DataPlane.proxyNodes as a snapshot holds them: entries of the wrong shape are dropped. */
+function proxyNodesOf(list: unknown[]): ProxyNodeVersion[] {
+  const str = (v: unknown) => (typeof v === 'string' ? v : null)
+  const out: ProxyNodeVersion[] = []
+  for (const e of list) {
+    if (!isObj(e) || typeof e.node !== 'string' || e.node === '') continue
+    const from = e.from === 'pod' || e.from === 'static-pod' || e.from === 'daemonset' ? e.from : 'pod'
+    out.push({node: e.node, version: str(e.version), image: str(e.image), from, object: str(e.object) ?? ''})
+  }
+  return out
 }
 
 /**
@@ -555,6 +578,7 @@ export function decode(parsed: Parsed, source: string, need: SnapshotNeed = 'ser
   if (c.pdbsListed || pdbs.length > 0) state.podDisruptionBudgets = pdbs
   if (c.serverVersion !== undefined) state.serverVersion = c.serverVersion
   if (c.dataPlane !== undefined) state.dataPlane = dataPlaneOf(c.dataPlane)
+  if (c.routes !== undefined) state.routes = trimRoutes(c.routes)
   state.nodesReadable = c.nodesReadable ?? (state.nodes.length > 0 || c.nodesListed)
   return state
 }

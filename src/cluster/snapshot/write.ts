@@ -129,6 +129,12 @@ export function serializeSnapshot(state: ClusterState, opts: {redact?: boolean} 
   // The data plane detected when the snapshot was taken (the answer, not the DaemonSets: their
   // pod specs can hold secrets); --from-file reports it with source "snapshot".
   if (state.dataPlane) snap.dataPlane = state.dataPlane
+  // The meshes' and gateways' objects read (trimmed when read: no pod-spec environment), so
+  // --from-file answers who routes each request as the live read did.
+  // With --redact, the Pods' names go (their namespaces and labels are what the model reads).
+  if (state.routes)
+    snap.routes =
+      opts.redact && state.routes.pods ? {...state.routes, pods: state.routes.pods.map((p, i) => ({...p, metadata: {...p.metadata, name: `pod-${i + 1}`}}))} : state.routes
   return snap
 }
 

@@ -1,6 +1,8 @@
 // Port of kubernetes/kubernetes pkg/proxy/endpointslicecache.go (Kubernetes v1.36.3):
 // `EndpointSliceCache.addEndpoints` and the slice filtering of `endpointInfoByServicePort`,
-// turning EndpointSlices into the proxy endpoints of one service port, as a pure function.
+// turning EndpointSlices into the proxy endpoints of one service port, as a pure function; and,
+// for kube-proxy before 1.36 (`localCopyWins`), v1.33.13's merge rule for one address in
+// several slices, `if !exists || isLocal` (replaced in 1.36 by kubernetes/kubernetes#135593).
 //
 // Ordering: upstream keeps endpoints in maps and sorts by "IP:port"; we keep every list in
 // the order the endpoints first appear (across the slices, or in the input array).
@@ -24,6 +26,13 @@ export interface ProxyEndpointsOptions {
   portName?: string
   /** With portName: the port's protocol too (upstream's ServicePortName key; unset reads as TCP, the API default). */
   protocol?: string
+  /**
+   * kube-proxy before 1.36 on this node: of several copies of one address, a copy whose nodeName
+   * is this node replaces an earlier one, any other copy never does (v1.33.13 addEndpoints
+   * `if _, exists := endpointSet[...]; !exists || isLocal`). Upstream walks the slices in Go map
+   * order, so only one local copy (or one copy in all) gives a certain answer; ours takes input order.
+   */
+  localCopyWins?: string
 }
 
 /** addEndpoints' `sets.New[string]()` of a hint list's names; null when there are none. */
@@ -71,7 +80,7 @@ export function proxyEndpointsFromSlices(slices: EndpointSlice[], opts: ProxyEnd
   for (const slice of read) most += slice.endpoints?.length ?? 0
   const merged = new MergedEndpoints(opts.preferSameGate, most)
   for (const slice of read) merged.addSlice(slice)
-  return merged.finish()
+  return merged.finish(opts.localCopyWins)
 }
 
 /**
@@ -103,11 +112,12 @@ class MergedEndpoints {
    * built from the list of IPs tells; else upstream's rule, copy by copy in order:
    * `if !exists || !terminating { overwrite }`.
    */
-  finish(): ProxyEndpoint[] {
+  finish(localCopyWins?: string): ProxyEndpoint[] {
     const {all, ips, n} = this
     all.length = n
     ips.length = n
     if (new Set(ips).size === n) return all
+    const replaces = (pe: ProxyEndpoint) => (localCopyWins === undefined ? !pe.terminating : localCopyWins !== '' && pe.nodeName === localCopyWins)
     const out: ProxyEndpoint[] = []
     const at = new Map<string, number>()
     for (let k = 0; k < n; k++) {
@@ -116,7 +126,7 @@ class MergedEndpoints {
       if (i === undefined) {
         at.set(pe.ip, out.length)
         out.push(pe)
-      } else if (!pe.terminating) {
+      } else if (replaces(pe)) {
         out[i] = pe
       }
     }

@@ -64,21 +64,25 @@ export function toRecord<T>(m: Map<string, T>): Record<string, T> {
 }
 
 /**
- * A deep copy of plain (JSON-shaped) data, like structuredClone for the objects and arrays a
- * snapshot or an API list holds, several times faster on small slices. Keys are defined as own
- * properties (Object.fromEntries), so a key named "__proto__" stays a plain key.
+ * `EndpointSlice.DeepCopy()`, for what a copy is used for here: the port writes only
+ * `endpoint.hints`, always by replacing or deleting the whole field (`ep.hints = {...}`,
+ * `delete ep.hints`: topologycache.go `setHintsForZones`-style assignments, trafficdist.go's
+ * heuristics, `RemoveHintsFromSlices`), never inside a hints object or any other part of a slice.
+ * So the copy is a new slice object with a new `endpoints` array of new endpoint objects, and the
+ * rest (addresses, conditions, targetRef, the hints objects themselves, metadata) is shared with
+ * the original, which the engine never mutates. A full deep copy of every slice was a quarter
+ * of the advisor's CPU time (docs/design.md, "The advisor's cost"). Spread defines own data
+ * properties, so a key named "__proto__" stays a plain key.
  */
-function clonePlain<T>(v: T): T {
-  if (Array.isArray(v)) return v.map(clonePlain) as T
-  if (v !== null && typeof v === 'object') {
-    return Object.fromEntries(Object.keys(v).map((k) => [k, clonePlain((v as Record<string, unknown>)[k])])) as T
-  }
-  return v
-}
-
-/** `EndpointSlice.DeepCopy()`. */
 export function cloneSlice(slice: EndpointSlice): EndpointSlice {
-  return clonePlain(slice)
+  const copy = {...slice}
+  const eps = slice.endpoints
+  if (Array.isArray(eps)) {
+    const out = new Array<Endpoint>(eps.length)
+    for (let i = 0; i < eps.length; i++) out[i] = {...eps[i]!}
+    copy.endpoints = out
+  }
+  return copy
 }
 
 /** utils.go `EndpointReady`: the Ready condition must be set and true (unset counts as not ready). */
