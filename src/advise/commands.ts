@@ -33,7 +33,7 @@ export function modePatch(svc: Service, mode: TopologyMode): Record<string, unkn
  * Whether `apply --mode <mode>` sets a field to a new value that another field manager owns
  * (metadata.managedFields, as apply/plan.ts fieldOwnership reads it): server-side apply then
  * refuses with a conflict unless forced (k8s.io/apimachinery's structured-merge-diff conflict
- * rules), so the printed command carries --force, which takes the ownership of that field only.
+ * rules), so the printed command carries --force-conflicts, which takes the ownership of that field only.
  */
 export function takesOwnership(svc: Service, mode: TopologyMode): boolean {
   const before = topologyFieldsOf(svc)
@@ -48,7 +48,7 @@ export function modeStep(svc: Service, mode: TopologyMode, expect: StepExpectati
   const ns = svc.metadata.namespace ?? 'default'
   const patch = modePatch(svc, mode)
   if (patch === null) return null
-  const force = takesOwnership(svc, mode) ? ['--force'] : []
+  const force = takesOwnership(svc, mode) ? ['--force-conflicts'] : []
   const command = commandFor(['kubectl', 'topology', 'apply', `svc/${name}`, '-n', ns, '--mode', mode, '--yes', ...force], names(svc))
   const alternative = commandFor(['kubectl', 'patch', 'service', name, '-n', ns, '--type=merge', '-p', JSON.stringify(patch)], names(svc))
   if (command === null || alternative === null) return null

@@ -103,9 +103,12 @@ export function modeRefusal(mode: ModeValue, f: Features, force: boolean): {refu
     why = `at Kubernetes ${v} the API server accepts only "PreferClose" for spec.trafficDistribution (${mode} needs the PreferSameTrafficDistribution gate, on by default from 1.34)`
     instead = mode === 'PreferSameZone' ? '--mode PreferClose (the same zone hints at this version)' : '--mode PreferClose (zone hints; node hints need 1.34)'
   }
-  if (force) return {refusal: null, warning: `--force: ${why}; sending it anyway`}
+  if (force) return {refusal: null, warning: `--force-value: ${why}; sending it anyway`}
   return {
-    refusal: {kind: 'usage', message: `${why}; nothing was written: use ${instead}, or --force if this cluster turned the gate on (--kube-version X.Y predicts another version)`},
+    refusal: {
+      kind: 'usage',
+      message: `${why}; nothing was written: use ${instead}, or --force-value if this cluster turned the gate on (--kube-version X.Y predicts another version)`,
+    },
     warning: null,
   }
 }

@@ -19,6 +19,7 @@ import {parse as parseYaml, YAMLParseError} from 'yaml'
 import {CliError, ExitCode} from '../errors.js'
 import {describeFileError, readFileBounded, readTextBounded} from './files.js'
 import {installTransport, type WatchFn} from './http.js'
+import {proxyFromEnvironment} from './env-proxy.js'
 import {checkProxyUrl} from './proxy.js'
 import {inClusterTokenFile, rotateTokenFile, type TokenFile} from './token-file.js'
 import type {ConfigurationOptions, KubeConfig, RequestContext, ResponseContext} from './k8s.js'
@@ -387,7 +388,14 @@ export async function loadKubeConfig(opts: LoadKubeConfigOptions = {}): Promise<
   }
 
   const rawProxy = cluster.value['proxy-url']
-  const proxyUrl = rawProxy === undefined || rawProxy === null || rawProxy === '' ? undefined : checkProxyUrl(rawProxy, clusterName, cluster.file)
+  // Without proxy-url, kubectl's proxy variables (HTTPS_PROXY, HTTP_PROXY, NO_PROXY; env-proxy.ts).
+  const fromEnv = rawProxy === undefined || rawProxy === null || rawProxy === '' ? proxyFromEnvironment(server, process.env) : undefined
+  const proxyUrl =
+    fromEnv !== undefined
+      ? checkProxyUrl(fromEnv.url, clusterName, `the environment (${fromEnv.variable})`)
+      : rawProxy === undefined || rawProxy === null || rawProxy === ''
+        ? undefined
+        : checkProxyUrl(rawProxy, clusterName, cluster.file)
   const clusterValue: Obj = {...cluster.value}
   // kubectl talks plain HTTP to http:// servers (e.g. `kubectl proxy`); client-node refuses
   // unless insecure-skip-tls-verify is set, which means nothing without TLS anyway.

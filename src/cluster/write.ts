@@ -239,7 +239,7 @@ export class Writer {
       if (fieldConflicts.length > 0) {
         const list = fieldConflicts.map((c) => `${c.field ?? '?'} (${c.message ?? 'conflict'})`).join(', ')
         return new CliError(
-          `server-side apply conflict on ${what}: ${list}; another field manager set a different value. Re-run with --force to take ownership of the field(s), or change them with the tool that owns them`,
+          `server-side apply conflict on ${what}: ${list}; another field manager set a different value. Re-run with --force-conflicts to take ownership of the field(s), or change them with the tool that owns them`,
           ExitCode.WRITE_FAILED,
           {cause: e},
         )

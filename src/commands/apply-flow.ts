@@ -33,7 +33,12 @@ export interface ApplyOptions {
   mode: ModeValue | undefined
   strategy: HintStrategy
   dryRun: DryRun
+  /** --hints: also write controller-managed EndpointSlices. */
   force: boolean
+  /** --mode: server-side apply force (take ownership of fields another manager set). */
+  forceConflicts: boolean
+  /** --mode: send a value this version's API server drops. */
+  forceValue: boolean
   yes: boolean
   wait: boolean
   waitMs: number
@@ -77,7 +82,7 @@ export async function runApply(io: CommandIO, o: ApplyOptions, deps: WriteDeps):
     const w = noSelectorWarning(p.target.service)
     if (w !== null) warn(w)
     if (hasChanges(p.plan.changes)) {
-      const m = modeRefusal(p.plan.mode, features(o.kubeVersion ?? p.target.state.serverVersion), o.force)
+      const m = modeRefusal(p.plan.mode, features(o.kubeVersion ?? p.target.state.serverVersion), o.forceValue)
       if (m.warning !== null) warn(m.warning)
       if (m.refusal) throw new CliError(m.refusal.message, ExitCode.USAGE)
     }
@@ -163,8 +168,14 @@ async function writeWithRetries(
   let outcome: WriteOutcome
   try {
     for (let attempt = 0; ; attempt++) {
-      const action = o.mode !== undefined ? `apply --mode ${o.mode}${o.force ? ' --force' : ''}` : `apply --hints --strategy ${o.strategy}${o.force ? ' --force' : ''}`
-      outcome = await executeWrites(writesFor(p.plan, o.force), s.writer, {journal, io: jio, interrupts, history: {time: deps.now().toISOString(), action}})
+      const modeFlags = `${o.forceConflicts ? ' --force-conflicts' : ''}${o.forceValue ? ' --force-value' : ''}`
+      const action = o.mode !== undefined ? `apply --mode ${o.mode}${modeFlags}` : `apply --hints --strategy ${o.strategy}${o.force ? ' --force' : ''}`
+      outcome = await executeWrites(writesFor(p.plan, p.plan.kind === 'service' ? o.forceConflicts : o.force), s.writer, {
+        journal,
+        io: jio,
+        interrupts,
+        history: {time: deps.now().toISOString(), action},
+      })
       journal = outcome.journal
       written.push(...outcome.written)
       if (!outcome.conflict) break

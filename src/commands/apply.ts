@@ -51,7 +51,15 @@ Nothing is written without --yes or a confirmation on a terminal. Every write ca
     })(),
     force: Flags.boolean({
       description:
-        "Service mode: take over fields another field manager set (server-side apply force). Hints mode: also write controller-managed EndpointSlices (until the controller's next sync).",
+        "Hints mode: also write controller-managed EndpointSlices (until the controller's next sync). Service mode (kept for compatibility, with a warning): both --force-conflicts and --force-value.",
+      default: false,
+    }),
+    'force-conflicts': Flags.boolean({
+      description: 'Service mode: take ownership of the fields another field manager set (server-side apply force, as kubectl apply --server-side --force-conflicts).',
+      default: false,
+    }),
+    'force-value': Flags.boolean({
+      description: "Service mode: send a --mode value this Kubernetes version's API server drops (its feature gate is off by default), e.g. where the cluster turned the gate on.",
       default: false,
     }),
     ...writeFlags,
@@ -68,6 +76,10 @@ Nothing is written without --yes or a confirmation on a terminal. Every write ca
     for (const w of warnings) this.note(w)
     const {flags, argv} = await this.parse(Apply, args)
     const options = await applyOptions(flags, argv as string[], this.style(flags.color))
+    if (flags.force && flags.mode !== undefined)
+      this.note(
+        'Warning: --force with --mode means both --force-conflicts (take ownership of fields another manager set) and --force-value (send a value this version drops); say which: --force will keep only its --hints meaning',
+      )
     // The engine, renderers, journal and cluster writes load only now (docs/design.md "Startup").
     const [{runApply}, {liveDeps}] = await Promise.all([import('./apply-flow.js'), import('./write-flow.js')])
     await runApply(this.io(), options, await liveDeps())
@@ -122,6 +134,9 @@ export async function applyOptions(flags: ApplyFlags, argv: string[], style: App
   if (flags.mode !== undefined && flags.hints) throw new CliError('--mode and --hints are two different ways to write: use one', ExitCode.USAGE)
   if (flags.strategy !== undefined && !flags.hints) throw new CliError('--strategy applies to --hints only', ExitCode.USAGE)
   if (flags.wait && flags.hints) throw new CliError("--wait checks the controller's work after a Service change: use it with --mode", ExitCode.USAGE)
+  for (const f of ['force-conflicts', 'force-value'] as const) {
+    if (flags[f] && flags.hints) throw new CliError(`--${f} applies to --mode (a Service change); with --hints, --force writes controller-managed EndpointSlices`, ExitCode.USAGE)
+  }
   let dryRun = flags['dry-run']
   if (flags['from-file'] !== undefined) {
     if (dryRun === 'server' || flags.yes || flags.wait) {
@@ -142,6 +157,8 @@ export async function applyOptions(flags: ApplyFlags, argv: string[], style: App
     strategy: flags.strategy ?? 'PreferSameZone',
     dryRun,
     force: flags.force,
+    forceConflicts: flags['force-conflicts'] || (flags.force && flags.mode !== undefined),
+    forceValue: flags['force-value'] || (flags.force && flags.mode !== undefined),
     yes: flags.yes,
     wait: flags.wait,
     waitMs,

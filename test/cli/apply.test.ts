@@ -105,6 +105,25 @@ describe('apply --from-file: preview only', () => {
     expect(r.stderr).toContain("last only until the EndpointSlice controller's next sync of service inventory")
     expect(r.stdout).toMatch(/~ \S+\s+\S+\s+eu-west-1a\s+ready\s+<none> -> zones=eu-west-1a/)
   })
+  it('--force is split (issue 23): --force-value sends a value the version drops, --force-conflicts takes field ownership; --force with --mode still means both, with a warning', () => {
+    const args = ['apply', 'svc/checkout', '--mode', 'PreferSameNode', '--kube-version', '1.30', ...snap]
+    const refused = runCli(args)
+    expect(refused.code).toBe(2)
+    expect(refused.stderr).toMatch(/nothing was written: use --mode Auto, or --force-value if this cluster turned the gate on/)
+    const value = runCli([...args, '--force-value'])
+    expect(value.code, value.stderr).toBe(0)
+    expect(value.stderr.trim()).toMatch(/^Warning: --force-value: at Kubernetes 1\.30 the API server drops spec\.trafficDistribution/)
+    // --force-conflicts alone does not send a refused value
+    expect(runCli([...args, '--force-conflicts']).code).toBe(2)
+    const old = runCli([...args, '--force'])
+    expect(old.code, old.stderr).toBe(0)
+    expect(old.stderr).toContain('Warning: --force with --mode means both --force-conflicts (take ownership of fields another manager set) and --force-value')
+    const hints = runCli(['apply', 'svc/checkout', '--hints', '--force-value', ...snap])
+    expect([hints.code, hints.stderr.trim()]).toEqual([
+      2,
+      'error: --force-value applies to --mode (a Service change); with --hints, --force writes controller-managed EndpointSlices',
+    ])
+  })
 })
 
 describe('refusals and bad input: one line, documented exit code', () => {

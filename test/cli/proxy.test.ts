@@ -83,7 +83,7 @@ let n = 0
 /** A kubeconfig for server through proxyUrl; the cluster's CA is the test certificate (verified). */
 function kubeconfig(server: string, proxyUrl: string): string {
   const file = path.join(tmp, `config-${n++}`)
-  const cluster = {server, 'certificate-authority-data': cert.toString('base64'), 'proxy-url': proxyUrl}
+  const cluster = {server, 'certificate-authority-data': cert.toString('base64'), ...(proxyUrl === '' ? {} : {'proxy-url': proxyUrl})}
   fs.writeFileSync(
     file,
     toYaml({
@@ -104,11 +104,11 @@ interface Run {
   stderr: string
   seconds: number
 }
-function nodes(server: string, proxyUrl: string, extra: string[] = []): Promise<Run> {
+function nodes(server: string, proxyUrl: string, extra: string[] = [], env: Record<string, string> = {}): Promise<Run> {
   return new Promise((resolve) => {
     const t0 = process.hrtime.bigint()
     const args = [BIN, 'nodes', '--kubeconfig', kubeconfig(server, proxyUrl), ...extra]
-    const child = spawn(process.execPath, args, {cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe']})
+    const child = spawn(process.execPath, args, {cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: {...process.env, ...env}})
     let stdout = ''
     let stderr = ''
     child.stdout.on('data', (d) => (stdout += d))
@@ -131,6 +131,25 @@ const oneLine = (r: Run) => {
   expect(r.stderr).not.toContain(PASSWORD)
   expect(r.stderr.trimEnd().split('\n')).toHaveLength(1)
 }
+
+describe("kubectl's proxy variables (HTTPS_PROXY, HTTP_PROXY, NO_PROXY) for a cluster without proxy-url", () => {
+  // Go's http.ProxyFromEnvironment (golang.org/x/net/http/httpproxy useProxy), which kubectl uses,
+  // never proxies localhost or a loopback IP: this API server on 127.0.0.1 is reached directly, the
+  // proxy sees nothing. A name other than localhost would be proxied (test/unit/env-proxy.test.ts
+  // checks the choice without a connection: nothing here resolves a name or leaves 127.0.0.1).
+  it('HTTPS_PROXY / HTTP_PROXY set, API server on 127.0.0.1: direct, as kubectl', async () => {
+    seen.length = 0
+    const env = {HTTPS_PROXY: `http://${httpProxy}`, HTTP_PROXY: `http://${httpProxy}`, https_proxy: `http://${httpProxy}`, http_proxy: `http://${httpProxy}`}
+    listed(await nodes(httpsApi, '', [], env))
+    listed(await nodes(httpApi, '', [], env))
+    expect(seen).toEqual([])
+  })
+  it('a proxy-url in the kubeconfig wins over the variables', async () => {
+    seen.length = 0
+    listed(await nodes(httpsApi, `http://${httpProxy}`, [], {HTTPS_PROXY: `http://${silent}`}))
+    expect(seen).toEqual([`CONNECT ${httpsApi.slice('https://'.length)}`])
+  })
+})
 
 describe('proxy-url: the API server is reached through the proxy', () => {
   it('http proxy, https server on a blocked port: one CONNECT tunnel, the certificate verified', async () => {

@@ -30,10 +30,10 @@ describe('modeRefusal: the API server of each version', () => {
   ] as const)('%s takes --mode %s', (v, mode) => {
     expect(modeRefusal(mode, features(v), false)).toEqual({refusal: null, warning: null})
   })
-  it('--force sends it anyway, with a warning', () => {
+  it('--force-value sends it anyway, with a warning (issue 23: was --force)', () => {
     const r = modeRefusal('PreferSameZone', features('1.33'), true)
     expect(r.refusal).toBeNull()
-    expect(r.warning).toMatch(/^--force: at Kubernetes 1\.33 .*sending it anyway$/)
+    expect(r.warning).toMatch(/^--force-value: at Kubernetes 1\.33 .*sending it anyway$/)
   })
 })
 

@@ -186,18 +186,18 @@ describe('apply --mode (Service mode)', () => {
     expect(comparable(await getService(ns, 'web2'))).toEqual(comparable(before2))
   })
 
-  it('a field set to another value by another field manager is a server-side apply conflict: exit 8 naming the field and --force; --force takes it over', async () => {
+  it('a field set to another value by another field manager is a server-side apply conflict: exit 8 naming the field and --force-conflicts; --force-conflicts takes it over', async () => {
     const ns = await createNamespace('apply-conflict')
     await serviceWithPods(ns, 'web', 4, {trafficDistribution: 'PreferClose'})
     const before = await getService(ns, 'web')
     const r = await run(['apply', 'svc/web', '-n', ns, '--mode', 'PreferSameNode', '--yes'])
     expect(r.code).toBe(8)
     expect(r.stderr.trim().split('\n')[0]).toMatch(
-      /^error: server-side apply conflict on services "web": \.spec\.trafficDistribution \(conflict with "kubernetes-client-javascript".*--force/,
+      /^error: server-side apply conflict on services "web": \.spec\.trafficDistribution \(conflict with "kubernetes-client-javascript".*--force-conflicts/,
     )
     expect(comparable(await getService(ns, 'web'))).toEqual(comparable(before))
     proxy.reset()
-    const forced = await run(['apply', 'svc/web', '-n', ns, '--mode', 'PreferSameNode', '--yes', '--force'])
+    const forced = await run(['apply', 'svc/web', '-n', ns, '--mode', 'PreferSameNode', '--yes', '--force-conflicts'])
     expect(forced.stderr).toBe('')
     expect(forced.code).toBe(0)
     expect(proxy.writes()[0]!.url).toContain('force=true')
@@ -275,13 +275,13 @@ describe('apply --mode (Service mode)', () => {
     const ns = await createNamespace('apply-wait')
     await serviceWithPods(ns, 'web', 8)
     // Predicting as 1.30 (no trafficDistribution) while the 1.36 controller writes zone hints.
-    // At 1.30 apply refuses the mode (the API server would drop it) unless --force.
+    // At 1.30 apply refuses the mode (the API server would drop it) unless --force-value.
     const refused = await run(['apply', 'svc/web', '-n', ns, '--mode', 'PreferSameZone', '--yes', '--kube-version', '1.30'])
     expect(refused.code).toBe(2)
     expect(refused.stderr).toMatch(/^error: at Kubernetes 1\.30 the API server drops spec\.trafficDistribution/)
     expect((await getService(ns, 'web')).spec?.trafficDistribution).toBeUndefined()
-    const r = await run(['apply', 'svc/web', '-n', ns, '--mode', 'PreferSameZone', '--yes', '--force', '--wait', '--timeout', '20s', '--kube-version', '1.30'])
-    expect(r.stderr).toContain('Warning: --force: at Kubernetes 1.30 the API server drops spec.trafficDistribution')
+    const r = await run(['apply', 'svc/web', '-n', ns, '--mode', 'PreferSameZone', '--yes', '--force-value', '--wait', '--timeout', '20s', '--kube-version', '1.30'])
+    expect(r.stderr).toContain('Warning: --force-value: at Kubernetes 1.30 the API server drops spec.trafficDistribution')
     expect(r.code).toBe(1)
     expect(r.stderr).toContain('The live hints differ from the prediction')
     expect(r.stderr).toMatch(/10\.108\.0\.10\s+<none>\s+zones=zone-a/)

@@ -68,7 +68,7 @@ describe('readClusterState against a real API server', () => {
     expect(state.endpointSlices.every((s) => s.metadata.labels?.['kubernetes.io/service-name'] === 'web')).toBe(true)
     expect(state.endpointSlices.flatMap((s) => s.endpoints ?? [])).toHaveLength(3)
     // Wire format: string timestamps as the server prints them; managedFields only on Services
-    // (who owns the topology fields decides the advice's --force: advise/commands.ts).
+    // (who owns the topology fields decides the advice's --force-conflicts: advise/commands.ts).
     expect(typeof state.services[0]!.metadata.creationTimestamp).toBe('string')
     expect(state.services[0]!.metadata.creationTimestamp).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/)
     expect((state.services[0]!.metadata as {managedFields?: unknown[]}).managedFields?.length).toBeGreaterThan(0)

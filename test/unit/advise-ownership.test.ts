@@ -1,4 +1,4 @@
-// The printed `apply --mode` carries --force exactly when server-side apply would refuse it: the
+// The printed `apply --mode` carries --force-conflicts (was --force, which also meant "send a refused value", issue 23) exactly when server-side apply would refuse it: the
 // change sets a field to a new value that another field manager owns (found by the e2e advice
 // suite on 1.30: a Service created with annotation AUTO by another client, advice `--mode Auto`,
 // apply exited 8 with a server-side apply conflict).
@@ -21,11 +21,11 @@ const ownsMode = (manager: string, operation = 'Update') => ({
   fieldsV1: {'f:metadata': {'f:annotations': {'f:service.kubernetes.io/topology-mode': {}}}},
 })
 
-describe('advice: --force where another manager owns a field the change sets', () => {
-  it('AUTO written by another client, advice Auto: --force', () => {
+describe('advice: --force-conflicts where another manager owns a field the change sets', () => {
+  it('AUTO written by another client, advice Auto: --force-conflicts', () => {
     const s = svc({'service.kubernetes.io/topology-mode': 'AUTO'}, [ownsMode('kubernetes-client-javascript')])
     expect(takesOwnership(s, 'Auto')).toBe(true)
-    expect(modeStep(s, 'Auto', expectation)?.command).toBe('kubectl topology apply svc/web -n shop --mode Auto --yes --force')
+    expect(modeStep(s, 'Auto', expectation)?.command).toBe('kubectl topology apply svc/web -n shop --mode Auto --yes --force-conflicts')
   })
   it('the same field owned by kubectl-topology itself (Apply): no --force', () => {
     const s = svc({'service.kubernetes.io/topology-mode': 'AUTO'}, [ownsMode('kubectl-topology', 'Apply')])

@@ -107,6 +107,8 @@ const applyOptions = (o: Partial<ApplyOptions> = {}): ApplyOptions => ({
   strategy: 'PreferSameZone',
   dryRun: 'none',
   force: false,
+  forceConflicts: false,
+  forceValue: false,
   yes: true,
   wait: false,
   waitMs: 60_000,
