@@ -71,8 +71,8 @@ export function planeNodeChoice(
 
 /**
  * What the data plane does with a Service that has or asks for hints, when that is not what
- * kube-proxy does: its message and fix (src/dataplane/detect.ts words them). Unknown data
- * planes are stated once in the header, not per Service.
+ * kube-proxy does: its message and fix (src/dataplane/detect.ts and each data plane's file word
+ * them). Unknown data planes are stated once in the header, not per Service.
  */
 export function dataPlaneNotice(plane: DataPlane, topology: boolean, hinted: boolean, service: Service): DataPlaneNotice | null {
   if (!topology || plane.name === 'unknown' || plane.message === undefined) return null
