@@ -3,26 +3,24 @@
 // that are live now, how the two differ, and what to change. Pure: the same input gives
 // the same report, from a live cluster or a snapshot file. Schema: schema/explain.v1.json.
 
-import {categorizeEndpoints, categorizeZones, type ZoneView} from '../upstream/kube-proxy/topology.js'
+import type {ZoneView} from '../upstream/kube-proxy/topology.js'
 import type {ProxyEndpoint} from '../upstream/kube-proxy/endpoint.js'
-import {proxyEndpointsFromSlices} from '../upstream/kube-proxy/endpointslicecache.js'
-import {serviceTrafficFlags} from '../upstream/kube-proxy/serviceport.js'
 import {serviceMode} from './mode.js'
 import type {ZoneCapacity} from './node-verdicts.js'
 import {predictHints, type HintPrediction} from '../upstream/endpointslice/reconciler.js'
-import {LABEL_ZONE, type AddressType, type Endpoint, type EndpointSlice, type EventObject, type Node, type Service} from '../upstream/api/types.js'
+import type {AddressType, Endpoint, EndpointSlice, EventObject, Node, Service} from '../upstream/api/types.js'
 import {controllerState, eventUnderGuess} from './controller-state.js'
 import type {ClusterState} from '../state/cluster-state.js'
 import {features as featuresFor, formatVersion, type Features} from '../upstream/features.js'
 import {clientPathsOf, routesFound} from './client-paths.js'
 import {dataPlaneReport} from '../dataplane/describe.js'
-import {dataPlaneNotice, kubeProxyRules, planeNodeChoice, planeZoneViews} from './dataplane-views.js'
+import {dataPlaneNotice} from './dataplane-views.js'
 import {advise} from './advice.js'
-import {applicability, carriesPort, familyHasClusterIP} from './applicability.js'
+import {applicability, familyHasClusterIP} from './applicability.js'
 import {countReady, isManaged, sortStrings} from './helpers.js'
 import {lintIssues} from './lint.js'
 import {estimateTraffic, trafficModel} from './traffic.js'
-import {categorizeOptions, mergesLocalCopy, proxySkewMemo, sameRules, skewNotices, zoneRules, type ProxySkew} from './proxy-skew.js'
+import {proxySkewMemo, skewNotices, type ProxySkew} from './proxy-skew.js'
 import type {ProxyRules} from '../dataplane/proxy-nodes.js'
 import type {
   ExplainOptions,
@@ -31,7 +29,6 @@ import type {
   MeasuredTrafficInput,
   MeasuredTrafficReport,
   NodeProxyRow,
-  ProxyReason,
   ServiceExplanation,
   TrafficEstimate,
   ZoneRow,
@@ -41,6 +38,8 @@ import {SCHEMA_VERSION} from './report-types.js'
 import {nodeFacts, groupSlices, addressTypesOf, own, type NodeIndex} from './node-facts.js'
 import {rowParts, Rows, type RowParts} from './rows.js'
 import {allocationFigures, controllerVerdict, NO_RANDOM_CHOICES} from './controller-verdict.js'
+import {proxyLists, zoneViews, type ClassViews} from './proxy-views.js'
+import {nodeRows} from './node-rows.js'
 
 // The report's types live in report-types.ts; callers import them, explain() and these from here.
 export type * from './report-types.js'
@@ -189,41 +188,8 @@ function explainService(input: ServiceInput): ServiceExplanation {
   const {endpoints, stats, rowZone, rowProxyReady, withAddress, readyCount, hinted, anyLiveHints, driftedRows, donatedCount, noZone, noZoneReady} = rows
 
   // kube-proxy, per zone and per node, on live and predicted hints.
-  const plane = opts.dataPlane
-  const planeRules = !kubeProxyRules(plane)
-  // kube-proxy's own version and gate when detected (its image can lag the API server).
-  const proxyF = plane?.proxyVersion !== undefined && plane.name === 'kube-proxy' ? featuresFor(plane.proxyVersion) : f
-  // --data-plane kube-proxy names no version: the gate is the modelled Kubernetes version's.
-  const planeGate = plane?.name === 'kube-proxy' && plane.source === 'flag' ? undefined : plane?.preferSameGate
-  const preferSameGate = planeGate ?? proxyF.preferSameTrafficDistribution
-  // kube-proxy keeps one endpoint list per Service port, from the slices carrying that port
-  // (endpointslicecache.go endpointInfoByServicePort). When every slice carries every port the
-  // lists are the same; otherwise the zone and node-level views are those of the first port.
-  const servicePorts = (service.spec?.ports ?? []).map((p) => ({name: p.name ?? '', protocol: p.protocol || 'TCP'}))
-  const uniformPorts = slices.every((s) => servicePorts.every((p) => carriesPort(s, p)))
-  const firstPort = uniformPorts ? undefined : servicePorts[0]
-  const forPort = (list: EndpointSlice[], p: {name: string; protocol: string} | undefined) => (p === undefined ? list : list.filter((s) => carriesPort(s, p)))
-  const flags = firstPort === undefined ? serviceTrafficFlags(service) : serviceTrafficFlags(service, {portName: firstPort.name})
-  const liveProxy = proxyEndpointsFromSlices(forPort(slices, firstPort), {preferSameGate})
-  // Nothing rewritten: the predicted endpoints are the live ones (same slices, same result).
-  const predProxy = predictedSlices.every((s, i) => s === slices[i]) ? liveProxy : proxyEndpointsFromSlices(forPort(predictedSlices, firstPort), {preferSameGate})
-  const requireAnnotation = proxyF.kubeProxyRequiresAnnotation ? {annotations: service.metadata.annotations} : undefined
-  const categorizeOpts = {preferSameGate, requireAnnotation}
-  // Each node's own kube-proxy version (its Pod) when the data plane's Pods were read: the
-  // rules of each node's minor (src/explain/proxy-skew.ts). `skewed` when they differ.
-  const baseRules: ProxyRules = {minor: null, preferSameGate, requireAnnotation: proxyF.kubeProxyRequiresAnnotation}
-  const skew = planeRules ? null : input.skewOf(baseRules)
-  const skewed = proxied && skew?.skewed === true ? skew : null
-  // The endpoint lists for the other PreferSame gate: they differ from these only in node hints (same positions).
-  const otherGate =
-    skewed?.classes.some((c) => c.preferSameGate !== preferSameGate) === true
-      ? (() => {
-          const live = proxyEndpointsFromSlices(forPort(slices, firstPort), {preferSameGate: !preferSameGate})
-          return {live, pred: predProxy === liveProxy ? live : proxyEndpointsFromSlices(forPort(predictedSlices, firstPort), {preferSameGate: !preferSameGate})}
-        })()
-      : null
-  const epsOf = (r: ProxyRules, live: boolean): ProxyEndpoint[] =>
-    r.preferSameGate === preferSameGate || otherGate === null ? (live ? liveProxy : predProxy) : live ? otherGate.live : otherGate.pred
+  const lists = proxyLists(service, slices, predictedSlices, proxied, f, opts.dataPlane, input.skewOf)
+  const {plane, liveProxy, predProxy, skew, liveSameNode, predSameNode} = lists
 
   const zoneNames = new Set<string>()
   for (const z of Object.keys(ratios ?? {})) zoneNames.add(z)
@@ -231,23 +197,6 @@ function explainService(input: ServiceInput): ServiceExplanation {
   for (const [z, c] of stats) if (c.named) zoneNames.add(z)
   const nodesByZone = input.nodeIndex.byZone
 
-  // kube-proxy on a node picks PreferSameNode when every ready endpoint has a node hint and
-  // one names that node (topologyModeFromHints): so the nodes that do are exactly the nodes
-  // named in node hints, when all ready endpoints have one. One pass instead of one
-  // categorization per node.
-  const sameNodeNodes = (eps: readonly ProxyEndpoint[], gate = preferSameGate): Set<string> => {
-    const names = new Set<string>()
-    if (!gate) return names
-    for (let i = 0; i < eps.length; i++) {
-      const e = eps[i]!
-      if (!e.ready) continue
-      if (e.nodeHints === null || e.nodeHints.size === 0) return new Set()
-      for (const name of e.nodeHints) names.add(name)
-    }
-    return names
-  }
-  const liveSameNode = sameNodeNodes(liveProxy)
-  const predSameNode = sameNodeNodes(predProxy)
   const measured = opts.measured?.get(`${service.metadata.namespace ?? 'default'}/${service.metadata.name}`)
   const trafficShares = trafficModel(measured?.mix ?? opts.traffic, ratios, capacity)
   // The zone-wide view (a node of the zone that holds no node-hinted endpoint) of every zone
@@ -255,63 +204,7 @@ function explainService(input: ServiceInput): ServiceExplanation {
   // traffic estimate both use it.
   const viewZones = new Set(zoneNames)
   for (const z of Object.keys(trafficShares ?? {})) viewZones.add(z)
-  type View = ZoneView & {reason?: ProxyReason | null}
-  const views = (eps: readonly ProxyEndpoint[]): Map<string, View> =>
-    planeRules ? planeZoneViews(plane!, eps, service, viewZones) : categorizeZones(eps, flags, viewZones, categorizeOpts)
-  const liveViews = views(liveProxy)
-  const predViews = predProxy === liveProxy ? liveViews : views(predProxy)
-  // With skew: each rule set's zone views, and the nodes that go node-local under it.
-  type ClassViews = Map<ProxyRules, {views: Map<string, View>; sameNode: Set<string>}>
-  const classViews = (live: boolean): ClassViews => {
-    const out: ClassViews = new Map()
-    for (const c of skewed!.classes) {
-      const eps = epsOf(c, live)
-      const base = sameRules(c, baseRules)
-      out.set(c, {
-        views: base ? (live ? liveViews : predViews) : categorizeZones(eps, flags, viewZones, categorizeOptions(c, service)),
-        sameNode: sameNodeNodes(eps, c.preferSameGate),
-      })
-    }
-    return out
-  }
-  const liveClasses = skewed ? classViews(true) : null
-  const predClasses = skewed ? (predProxy === liveProxy ? liveClasses : classViews(false)) : null
-  const cpuByNode = new Map(capacity.nodes.map((v) => [v.name, v.milliCPU]))
-  const zoneRulesOf = (zone: string) => zoneRules(skewed!, nodesByZone.get(zone) ?? [], (n) => cpuByNode.get(n) ?? 0)
-  // Under another data plane: the nodes of a zone whose choice is node-local, by node.
-  // Only a Service that can go node-local (PreferSameNode, or node hints present) needs one choice per node.
-  const nodeLocal = (eps: readonly ProxyEndpoint[]) => service.spec?.trafficDistribution === 'PreferSameNode' || eps.some((e) => (e.nodeHints?.size ?? 0) > 0)
-  const planeSameNode = (eps: readonly ProxyEndpoint[], zone: string): number =>
-    !nodeLocal(eps)
-      ? 0
-      : (nodesByZone.get(zone) ?? []).filter((n) => planeNodeChoice(plane!, eps, service, {name: n.metadata.name, labels: n.metadata.labels ?? {}}).mode === 'PreferSameNode')
-          .length
-  // A zone whose nodes run different kube-proxy minors: the verdict of the rules most of them run;
-  // nodesPreferSameNode counts each node under its own rules.
-  const skewVerdict = (classes: ClassViews, zone: string): KubeProxyVerdict => {
-    const v = classes.get(zoneRulesOf(zone).rules)!.views.get(zone)!
-    const nodesPreferSameNode = (nodesByZone.get(zone) ?? []).filter((n) => classes.get(skewed!.rulesOf(n.metadata.name))!.sameNode.has(n.metadata.name)).length
-    return {mode: v.topologyMode, fallback: v.fallbackReason !== null, reason: v.fallbackReason, routedEndpoints: v.cluster.length, nodesPreferSameNode}
-  }
-  const zoneVerdict = (views: Map<string, View>, sameNode: Set<string>, zone: string, eps: readonly ProxyEndpoint[]): KubeProxyVerdict => {
-    if (!proxied) return NOT_PROXIED
-    const v = views.get(zone)!
-    const reason = v.reason !== undefined ? v.reason : v.fallbackReason
-    const nodesPreferSameNode = planeRules
-      ? plane!.honoursNodeHints === false && plane!.selection !== 'cilium'
-        ? 0
-        : planeSameNode(eps, zone)
-      : sameNode.size === 0
-        ? 0
-        : (nodesByZone.get(zone) ?? []).filter((n) => sameNode.has(n.metadata.name)).length
-    return {
-      mode: v.topologyMode,
-      fallback: reason !== null,
-      reason,
-      routedEndpoints: v.cluster.length,
-      nodesPreferSameNode,
-    }
-  }
+  const {liveViews, predViews, liveClasses, predClasses, zoneRulesOf, skewVerdict, zoneVerdict} = zoneViews(lists, service, viewZones, nodesByZone, capacity, proxied)
 
   const n = prediction?.addHints?.totalReady ?? readyCount
   const allocations = prediction?.addHints?.allocations ?? null
@@ -357,82 +250,7 @@ function explainService(input: ServiceInput): ServiceExplanation {
     }
   })
 
-  let nodes: NodeProxyRow[] | undefined
-  if (opts.perNode) {
-    // Ports whose slices differ from the node-level view's: their own endpoints and flags.
-    const ownPortsFor = (gate: boolean) =>
-      uniformPorts
-        ? []
-        : servicePorts.map((p, i) =>
-            i === 0 ? null : {eps: proxyEndpointsFromSlices(forPort(slices, p), {preferSameGate: gate}), flags: serviceTrafficFlags(service, {portName: p.name})},
-          )
-    const ownPortsByGate = new Map<boolean, ReturnType<typeof ownPortsFor>>()
-    // Some address is in several slices (kube-proxy merges the copies; the rule changed in 1.36).
-    let addresses = 0
-    for (const s of forPort(slices, firstPort)) for (const e of s.endpoints ?? []) if (e.addresses?.[0] !== undefined) addresses++
-    const duplicated = skew !== null && liveProxy.length < addresses
-    // Each node's kube-proxy version, when the Pods were read (null: not known for that node).
-    const versionOf = (name: string) => (skew === null ? {} : {kubeProxyVersion: skew.versions.get(name) ?? null})
-    nodes = input.nodeIndex.sorted().map((node) => {
-      const zone = node.metadata.labels?.[LABEL_ZONE] ?? null
-      if (!proxied) {
-        const none = {mode: '' as const, fallback: false, reason: 'not-proxied' as const, endpoints: [] as string[]}
-        return {
-          name: node.metadata.name,
-          zone,
-          ...versionOf(node.metadata.name),
-          ...none,
-          clusterEndpoints: [],
-          localEndpoints: [],
-          ports: servicePorts.map((p) => ({...p, ...none, endpoints: []})),
-        }
-      }
-      if (planeRules) {
-        const c = planeNodeChoice(plane!, liveProxy, service, {name: node.metadata.name, labels: node.metadata.labels ?? {}})
-        const v = {mode: c.mode, fallback: c.reason !== null, reason: c.reason, endpoints: c.endpoints}
-        return {
-          name: node.metadata.name,
-          zone,
-          ...versionOf(node.metadata.name),
-          ...v,
-          clusterEndpoints: [...c.endpoints],
-          localEndpoints: [],
-          ports: servicePorts.map((p) => ({...p, ...v, endpoints: [...v.endpoints]})),
-        }
-      }
-      // The node's own kube-proxy rules (the cluster-wide ones without skew).
-      const rules = skewed ? skewed.rulesOf(node.metadata.name) : baseRules
-      const nodeOpts = sameRules(rules, baseRules) ? categorizeOpts : categorizeOptions(rules, service)
-      const categorize = (eps: readonly ProxyEndpoint[], f: typeof flags) => categorizeEndpoints(eps, f, {name: node.metadata.name, labels: node.metadata.labels ?? {}}, nodeOpts)
-      const viewOf = (c: ReturnType<typeof categorize>) => ({
-        mode: c.topologyMode,
-        fallback: c.fallbackReason !== null,
-        reason: c.fallbackReason,
-        endpoints: c.allReachableEndpoints.map((e) => e.ip),
-      })
-      // One address in several slices, on a kube-proxy before 1.36: its own merge rule (the local copy wins).
-      const legacy = duplicated && mergesLocalCopy(skew, node.metadata.name)
-      const c0 = categorize(
-        legacy ? proxyEndpointsFromSlices(forPort(slices, firstPort), {preferSameGate: rules.preferSameGate, localCopyWins: node.metadata.name}) : epsOf(rules, true),
-        flags,
-      )
-      const v = viewOf(c0)
-      let ownPorts = ownPortsByGate.get(rules.preferSameGate)
-      if (ownPorts === undefined) ownPortsByGate.set(rules.preferSameGate, (ownPorts = ownPortsFor(rules.preferSameGate)))
-      return {
-        name: node.metadata.name,
-        zone: node.metadata.labels?.[LABEL_ZONE] ?? null,
-        ...versionOf(node.metadata.name),
-        ...v,
-        clusterEndpoints: c0.clusterEndpoints.map((e) => e.ip),
-        localEndpoints: c0.localEndpoints.map((e) => e.ip),
-        ports: servicePorts.map((p, i) => {
-          const own = ownPorts[i]
-          return {...p, ...(own ? viewOf(categorize(own.eps, own.flags)) : {...v, endpoints: [...v.endpoints]})}
-        }),
-      }
-    })
-  }
+  const nodes: NodeProxyRow[] | undefined = opts.perNode ? nodeRows(lists, service, slices, input.nodeIndex.sorted(), proxied) : undefined
 
   // Position j of the proxy endpoints is row j when no endpoint lacks an address and no IP
   // repeats (then nothing was skipped or merged); the predicted ones are checked address by address.
@@ -548,5 +366,3 @@ function explainService(input: ServiceInput): ServiceExplanation {
 }
 
 const NO_NODES: KubeProxyVerdict = Object.freeze({mode: '' as const, fallback: false, reason: 'no-nodes' as const, routedEndpoints: 0, nodesPreferSameNode: 0})
-
-const NOT_PROXIED: KubeProxyVerdict = Object.freeze({mode: '' as const, fallback: false, reason: 'not-proxied' as const, routedEndpoints: 0, nodesPreferSameNode: 0})
