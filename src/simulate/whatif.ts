@@ -66,7 +66,7 @@ const bump = (m: Map<string, number>, k: string | null | undefined) => {
  * endpoints costs N placements, not N scans of every endpoint (--replicas 100000).
  * Valid while only this Placer changes the Service's endpoints.
  */
-class Placer {
+export class Placer {
   private readonly nodes: {name: string; zone: string}[]
   private readonly zones: string[]
   private readonly byZone: Map<string, number>
@@ -197,7 +197,7 @@ export function removeEndpoint(state: ClusterState, svc: Service, filter: (e: En
  * moves on), so a heap entry holds the count it was pushed with and is pushed again when found
  * out of date at the top.
  */
-class Remover {
+export class Remover {
   private readonly heaps = new Map<string, RemoverEntry[]>()
   private readonly onNode = new Map<string, number>()
   private readonly inZone = new Map<string, number>()
