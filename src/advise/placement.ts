@@ -2,10 +2,10 @@
 // where they are; scaling up adds one pod at a time to the zone with the fewest of the Service's
 // pods (simulate/whatif.ts addEndpoint, its Placer), scaling down removes from the most crowded
 // node, then the most crowded zone (removeEndpoint, its Remover). docs/plan.md states its limits.
-import {Placer, Remover} from '../simulate/whatif.js'
+import {Placer, Remover, Views, workingCopy} from '../simulate/whatif.js'
 import {slicesOf} from '../simulate/strategies/cluster.js'
 import type {ClusterState} from '../state/cluster-state.js'
-import type {EndpointSlice, Service} from '../upstream/api/types.js'
+import type {Service} from '../upstream/api/types.js'
 
 /** The Service's view of the cluster: the Nodes, the Service, its ready endpoints only (the steady state). */
 export function steadyState(state: ClusterState, svc: Service): ClusterState {
@@ -29,11 +29,10 @@ export function zoneCounts(state: ClusterState, svc: Service): Record<string, nu
  *
  * One Placer (or Remover) walks a working copy one pod at a time, as addEndpoint (removeEndpoint)
  * on a fresh copy of the previous state would, and each count kept is a copy-on-write view of the
- * working copy: the Nodes, the Service, the endpoint objects and every slice that did not change
- * since the previous view are shared (nothing reading these states writes into them: the engine
- * never writes its input, test/unit/engine-immutable.property.test.ts). A count costs the slices'
- * list and the one slice that changed, not a deep copy of the state and a scan of every endpoint
- * (issue 23: plan over an HPA range 1..500 spent most of its time there).
+ * working copy (whatif.ts Views: the Nodes, the Service, the endpoint objects and every slice
+ * that did not change are shared). A count costs the slices' list and the one slice that changed,
+ * not a deep copy of the state and a scan of every endpoint (issue 23: plan over an HPA range
+ * 1..500 spent most of its time there).
  */
 export function statesOverRange(base: ClusterState, svc: Service, from: number, to: number): Map<number, ClusterState> {
   const out = new Map<number, ClusterState>()
@@ -41,48 +40,21 @@ export function statesOverRange(base: ClusterState, svc: Service, from: number, 
   if (now >= from && now <= to) out.set(now, base)
   if (from < now) {
     const work = workingCopy(base)
-    const view = viewsOf(work)
-    const remover = new Remover(work, svc, () => true)
+    const views = new Views(work)
+    const remover = new Remover(work, svc, () => true, views.touched)
     for (let n = now - 1; n >= from; n--) {
       if (remover.remove(1) === 0) break
-      if (n <= to) out.set(n, view())
+      if (n <= to) out.set(n, views.take())
     }
   }
   if (to > now) {
     const work = workingCopy(base)
-    const view = viewsOf(work)
-    const placer = new Placer(work, svc)
+    const views = new Views(work)
+    const placer = new Placer(work, svc, views.touched)
     for (let n = now + 1; n <= to; n++) {
       if (!placer.add({ready: true})) break
-      if (n >= from) out.set(n, view())
+      if (n >= from) out.set(n, views.take())
     }
   }
   return new Map([...out.entries()].sort((a, b) => a[0] - b[0]))
-}
-
-/** The state with its own slice objects and endpoint lists (endpoints, Nodes and the rest shared). */
-function workingCopy(state: ClusterState): ClusterState {
-  return {...state, endpointSlices: state.endpointSlices.map(copySlice)}
-}
-
-const copySlice = (s: EndpointSlice): EndpointSlice => (s.endpoints === undefined || s.endpoints === null ? {...s} : {...s, endpoints: s.endpoints.slice()})
-
-/**
- * Copies of a working state taken as it changes: a slice is copied again only when its endpoint
- * count changed since the previous copy (each step adds or removes exactly one endpoint, and
- * neither the Placer nor the Remover writes into an endpoint object).
- */
-function viewsOf(work: ClusterState): () => ClusterState {
-  const last = new Map<EndpointSlice, {n: number; copy: EndpointSlice}>()
-  return () => ({
-    ...work,
-    endpointSlices: work.endpointSlices.map((s) => {
-      const n = s.endpoints?.length ?? -1
-      const seen = last.get(s)
-      if (seen !== undefined && seen.n === n) return seen.copy
-      const copy = copySlice(s)
-      last.set(s, {n, copy})
-      return copy
-    }),
-  })
 }

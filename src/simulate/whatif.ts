@@ -17,6 +17,43 @@ function clone(state: ClusterState): ClusterState {
   return structuredClone(state)
 }
 
+const copySlice = (s: EndpointSlice): EndpointSlice => (s.endpoints === undefined || s.endpoints === null ? {...s} : {...s, endpoints: s.endpoints.slice()})
+
+/** The state with slice objects and endpoint lists of its own (the endpoints, the Nodes and the rest shared): what Views take their copies of. */
+export function workingCopy(state: ClusterState): ClusterState {
+  return {...state, endpointSlices: state.endpointSlices.map(copySlice)}
+}
+
+/**
+ * Copy-on-write states of a working state (workingCopy's) that a Placer, a Remover or a rollout
+ * change one pod at a time: each view shares the Nodes, the Services, the endpoint objects and
+ * every slice not written into since the previous view, and copies the slices noted in
+ * `touched`. A step then costs the slices' list and what it changed, not a deep copy of the
+ * state (issue 23: rollouts one pod at a time and plan's range were quadratic). Nothing that
+ * reads these states writes into them (the engine never writes its input:
+ * test/unit/engine-immutable.property.test.ts), and nothing writes into an endpoint object:
+ * a change of an endpoint is a new object in its slice.
+ */
+export class Views {
+  /** The working slices written into since the last view. */
+  readonly touched = new Set<EndpointSlice>()
+  private readonly last = new Map<EndpointSlice, EndpointSlice>()
+  constructor(private readonly work: ClusterState) {}
+
+  take(): ClusterState {
+    const endpointSlices = this.work.endpointSlices.map((s) => {
+      let copy = this.last.get(s)
+      if (copy === undefined || this.touched.has(s)) {
+        copy = copySlice(s)
+        this.last.set(s, copy)
+      }
+      return copy
+    })
+    this.touched.clear()
+    return {...this.work, endpointSlices}
+  }
+}
+
 function sameService(s: EndpointSlice, svc: Service): boolean {
   return slicesOf({nodes: [], services: [], endpointSlices: [s]}, svc).length === 1
 }
@@ -71,13 +108,18 @@ export class Placer {
   private readonly zones: string[]
   private readonly byZone: Map<string, number>
   private readonly byNode: Map<string, number>
-  private readonly used: Set<string | undefined>
+  /** The addresses in use in the state (any Service's), with how many endpoints have each. */
+  private readonly used: Map<string | undefined, number>
   private slices: EndpointSlice[]
-  /** The first slice that may still have room (slices only fill up while adding). */
+  /** The first slice that may still have room (slices fill up while adding; a removal goes back). */
   private fill = 0
+  /**
+   * @param touched where the slices written into are noted (Views: a step's copy-on-write state).
+   */
   constructor(
     private readonly state: ClusterState,
     private readonly svc: Service,
+    private readonly touched?: Set<EndpointSlice>,
   ) {
     this.nodes = simNodes(state)
       .filter((n) => n.schedulable && n.zone !== null)
@@ -87,7 +129,29 @@ export class Placer {
     const eps = this.slices.flatMap((sl) => sl.endpoints ?? [])
     this.byZone = countBy(eps, (e) => e.zone)
     this.byNode = countBy(eps, (e) => e.nodeName)
-    this.used = new Set(state.endpointSlices.flatMap((sl) => (sl.endpoints ?? []).map((e) => e.addresses?.[0])))
+    this.used = new Map()
+    for (const sl of state.endpointSlices) for (const e of sl.endpoints ?? []) this.used.set(e.addresses?.[0], (this.used.get(e.addresses?.[0]) ?? 0) + 1)
+  }
+
+  /**
+   * An endpoint of the Service taken out of `slice` by someone else (a Remover, a rollout): the
+   * counts, the addresses in use and the first slice with room follow, as a new Placer on the
+   * state would find them.
+   */
+  removed(e: Endpoint, slice: EndpointSlice): void {
+    if (e.zone) this.byZone.set(e.zone, (this.byZone.get(e.zone) ?? 0) - 1)
+    if (e.nodeName) this.byNode.set(e.nodeName, (this.byNode.get(e.nodeName) ?? 0) - 1)
+    const a = e.addresses?.[0]
+    const n = (this.used.get(a) ?? 0) - 1
+    if (n > 0) this.used.set(a, n)
+    else this.used.delete(a)
+    const i = this.slices.indexOf(slice)
+    if (i >= 0 && i < this.fill) this.fill = i
+  }
+
+  /** The Service's endpoints per zone (all of them, ready or not), as placement counts them. */
+  inZone(zone: string): number {
+    return this.byZone.get(zone) ?? 0
   }
 
   private place(preferZone?: string, knownZones?: readonly string[]): Placement | null {
@@ -127,15 +191,20 @@ export class Placer {
     for (let i = n; ; i++) {
       const a = `198.${18 + ((i >> 16) & 1)}.${(i >> 8) & 255}.${i & 255}`
       if (!this.used.has(a)) {
-        this.used.add(a)
+        this.used.set(a, 1)
         return a
       }
     }
   }
 
   add(opts: {ready: boolean; zone?: string; name?: string; knownZones?: readonly string[]}): boolean {
+    return this.addOne(opts) !== null
+  }
+
+  /** add, returning the new endpoint and its slice (null: no node can take it). */
+  addOne(opts: {ready: boolean; zone?: string; name?: string; knownZones?: readonly string[]}): {e: Endpoint; slice: EndpointSlice} | null {
     const where = this.place(opts.zone, opts.knownZones)
-    if (where === null) return false
+    if (where === null) return null
     const {svc} = this
     if (this.slices.length === 0) {
       const s: EndpointSlice = {
@@ -153,16 +222,18 @@ export class Placer {
     while (this.fill < this.slices.length - 1 && (this.slices[this.fill]!.endpoints ?? []).length >= 100) this.fill++
     const target = this.slices[this.fill] as EndpointSlice
     target.endpoints ??= []
-    target.endpoints.push({
+    const e: Endpoint = {
       addresses: [this.address(++counter)],
       conditions: {ready: opts.ready, serving: opts.ready, terminating: false},
       nodeName: where.node,
       zone: where.zone,
       targetRef: {kind: 'Pod', name: opts.name ?? `simulated-${counter}`},
-    })
+    }
+    target.endpoints.push(e)
+    this.touched?.add(target)
     bump(this.byZone, where.zone)
     bump(this.byNode, where.node)
-    return true
+    return {e, slice: target}
   }
 }
 
@@ -201,7 +272,16 @@ export class Remover {
   private readonly heaps = new Map<string, RemoverEntry[]>()
   private readonly onNode = new Map<string, number>()
   private readonly inZone = new Map<string, number>()
-  constructor(state: ClusterState, svc: Service, filter: (e: Endpoint) => boolean) {
+  /**
+   * @param filter the candidates, decided here once: endpoints added later are never candidates
+   * @param touched where the slices removed from are noted (Views: a step's copy-on-write state)
+   */
+  constructor(
+    state: ClusterState,
+    svc: Service,
+    filter: (e: Endpoint) => boolean,
+    private readonly touched?: Set<EndpointSlice>,
+  ) {
     const buckets = new Map<string, RemoverBucket>()
     let order = 0
     for (const slice of serviceSlices(state, svc)) {
@@ -246,14 +326,15 @@ export class Remover {
   }
 
   /** Removes up to `count` endpoints (fewer when the candidates run out); returns how many. */
-  remove(count: number): number {
-    const gone = new Set<Endpoint>()
+  remove(count: number, onGone?: (e: Endpoint, slice: EndpointSlice) => void): number {
+    const gone = new Map<Endpoint, EndpointSlice>()
     const touched = new Set<EndpointSlice>()
     for (let i = 0; i < count; i++) {
       const t = this.take()
       if (t === null) break
-      gone.add(t.e)
+      gone.set(t.e, t.slice)
       touched.add(t.slice)
+      this.touched?.add(t.slice)
     }
     // Out of the slices at the end, in place, order kept (a slice may hold every endpoint).
     for (const slice of touched) {
@@ -262,7 +343,13 @@ export class Remover {
       for (const e of eps) if (!gone.has(e)) eps[w++] = e
       eps.length = w
     }
+    if (onGone !== undefined) for (const [e, slice] of gone) onGone(e, slice)
     return gone.size
+  }
+
+  /** An endpoint of the Service added by someone else (a Placer): it counts in its zone's ties, and is no candidate. */
+  added(e: Endpoint): void {
+    if (e.zone) bump(this.inZone, e.zone)
   }
 
   /** The next endpoint takeEndpoint would remove, out of the heaps (not yet out of its slice). */
@@ -504,7 +591,8 @@ function checkWork(what: string, steps: number, size: number): void {
 
 export function rollout(state: ClusterState, svc: Service, params: RolloutSpec | RolloutParams): RolloutStep[] {
   const spec: RolloutSpec = 'kind' in params ? params : {kind: 'Deployment', type: 'RollingUpdate', ...params}
-  const cur = clone(state)
+  // Slices and endpoint lists of its own (the input is never changed); the steps are Views of it.
+  const cur = workingCopy(state)
   for (const s of serviceSlices(cur, svc)) s.endpoints = (s.endpoints ?? []).filter((e) => e.conditions?.ready === true)
   const matches = spec.podsOf === undefined ? null : podNameMatcher(spec.podsOf)
   // The rolled workload's pods among the Service's (ready) endpoints; new pods are named new-N.
@@ -568,32 +656,41 @@ function deploymentRollout(
   isOld: (e: Endpoint) => boolean,
   zonesAtStart: string[] | undefined,
 ): RolloutStep[] {
-  let cur = start
+  // One working state that one Placer and one Remover change as the controllers would, each
+  // step a copy-on-write view of it: a step costs what it changes (a pod placed: the zone's
+  // nodes; a pod removed: a heap operation; a pod ready: its slice), not a copy and a scan of
+  // every endpoint (quadratic for a rollout one pod at a time, issue 23).
+  const views = new Views(start)
+  const placer = new Placer(start, svc, views.touched)
+  const remover = new Remover(start, svc, isOld, views.touched)
+  const notReady: {e: Endpoint; slice: EndpointSlice}[] = []
   let made = 0
-  let old = serviceSlices(cur, svc)
+  let old = serviceSlices(start, svc)
     .flatMap((s) => s.endpoints ?? [])
     .filter(isOld).length
   let newReady = 0
   let newNotReady = 0
-  const steps: RolloutStep[] = [{step: 0, action: 'start', oldPods: old, newReady, newNotReady, state: cur}]
-  const push = (action: string) => steps.push({step: steps.length, action, oldPods: old, newReady, newNotReady, state: cur})
+  const steps: RolloutStep[] = [{step: 0, action: 'start', oldPods: old, newReady, newNotReady, state: views.take()}]
+  const push = (action: string) => steps.push({step: steps.length, action, oldPods: old, newReady, newNotReady, state: views.take()})
+  const size = stepSize(start, R + surge)
   for (let guard = 0; guard < 4 * R + 10 && (old > 0 || newReady < R); guard++) {
     // The estimate above bounds the rounds; this bounds a loop that would not end for another reason.
-    checkWork(`${R} replicas`, steps.length, stepSize(start, R + surge))
+    checkWork(`${R} replicas`, steps.length, size)
     // scale up the new ReplicaSet
     const canCreate = Math.min(R + surge - (old + newReady + newNotReady), R - (newReady + newNotReady))
     if (canCreate > 0) {
-      cur = clone(cur)
-      const placer = new Placer(cur, svc)
-      for (let i = 0; i < canCreate; i++) if (!placer.add({ready: false, name: `${NEW_PREFIX}${++made}`, knownZones: zonesAtStart})) throw new WhatIfError(NOWHERE)
+      for (let i = 0; i < canCreate; i++) {
+        const added = placer.addOne({ready: false, name: `${NEW_PREFIX}${++made}`, knownZones: zonesAtStart})
+        if (added === null) throw new WhatIfError(NOWHERE)
+        remover.added(added.e)
+        notReady.push(added)
+      }
       newNotReady += canCreate
       push(`create ${canCreate} new pod(s) (not ready)`)
     }
     if (newNotReady > 0) {
-      cur = clone(cur)
-      for (const s of serviceSlices(cur, svc)) {
-        for (const e of s.endpoints ?? []) if (isNew(e)) e.conditions = {ready: true, serving: true, terminating: false}
-      }
+      becomeReady(notReady, views.touched)
+      notReady.length = 0
       const became = newNotReady
       newReady += newNotReady
       newNotReady = 0
@@ -602,8 +699,7 @@ function deploymentRollout(
     // scale down the old ReplicaSet
     const canDelete = Math.min(old, old + newReady - (R - unavailable))
     if (canDelete > 0) {
-      cur = clone(cur)
-      new Remover(cur, svc, isOld).remove(canDelete)
+      remover.remove(canDelete, (e, slice) => placer.removed(e, slice))
       old -= canDelete
       push(`delete ${canDelete} old pod(s)`)
     } else if (canCreate <= 0 && newNotReady === 0) {
@@ -611,6 +707,17 @@ function deploymentRollout(
     }
   }
   return steps
+}
+
+/** The pods become ready: each a new endpoint object in its slice (a view may hold the old one), the list's entries pointing to it. */
+function becomeReady(pods: {e: Endpoint; slice: EndpointSlice}[], touched: Set<EndpointSlice>): void {
+  for (const p of pods) {
+    const eps = p.slice.endpoints!
+    const i = eps.indexOf(p.e)
+    if (i < 0) continue
+    p.e = eps[i] = {...p.e, conditions: {ready: true, serving: true, terminating: false}}
+    touched.add(p.slice)
+  }
 }
 
 function recreate(start: ClusterState, svc: Service, R: number, isOld: (e: Endpoint) => boolean, zonesAtStart: string[] | undefined): RolloutStep[] {
@@ -644,15 +751,14 @@ function statefulSetRollout(
   zonesAtStart: string[] | undefined,
   allEndpointsAreItsPods: boolean,
 ): RolloutStep[] {
-  let cur = start
   let made = 0
   const ordinalRe = new RegExp(`^${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}-(\\d+)$`)
   const ordinalOf = (e: Endpoint): number | null => {
     const m = ordinalRe.exec(e.targetRef?.name ?? '')
     return m ? Number(m[1]) : null
   }
-  const ready = serviceView(cur, svc).ready
-  const eps = serviceSlices(cur, svc).flatMap((s) => s.endpoints ?? [])
+  const ready = serviceView(start, svc).ready
+  const eps = serviceSlices(start, svc).flatMap((s) => s.endpoints ?? [])
   const named = eps.map((e) => ({name: e.targetRef?.name ?? '', ordinal: ordinalOf(e)})).filter((x): x is {name: string; ordinal: number} => x.ordinal !== null)
   // Pods to update, in the controller's order: highest ordinal first, down to the partition.
   // Without <name>-<ordinal> pod names (and no other workload behind the Service) the ordinals
@@ -664,30 +770,99 @@ function statefulSetRollout(
           .sort((a, b) => b.ordinal - a.ordinal)
           .map((x) => x.name)
       : Array.from({length: Math.max(0, Math.min(ready.length, R) - partition)}, () => null)
-  checkWork(`${targets.length} pods, ${maxUnavailable} at a time (maxUnavailable),`, 2 * Math.ceil(targets.length / maxUnavailable), stepSize(cur, 0))
+  checkWork(`${targets.length} pods, ${maxUnavailable} at a time (maxUnavailable),`, 2 * Math.ceil(targets.length / maxUnavailable), stepSize(start, 0))
   let old = allEndpointsAreItsPods && named.length === 0 ? ready.length : named.length
   let newReady = 0
-  const fresh = new Set<string>()
-  const steps: RolloutStep[] = [{step: 0, action: 'start', oldPods: old, newReady, newNotReady: 0, state: cur}]
+  // As deploymentRollout: one working state, one Placer, each step a view. A named pod is found
+  // by its name; without ordinals one Remover takes the pods (every endpoint there at the start
+  // is a candidate: the recreated pods are new ones, never candidates).
+  const views = new Views(start)
+  const placer = new Placer(start, svc, views.touched)
+  const remover = targets.some((t) => t === null) ? new Remover(start, svc, () => true, views.touched) : null
+  const byName = new Map<string, {e: Endpoint; slice: EndpointSlice}[]>()
+  for (const slice of serviceSlices(start, svc)) {
+    for (const e of slice.endpoints ?? []) {
+      const n = e.targetRef?.name
+      if (n !== undefined) byName.set(n, [...(byName.get(n) ?? []), {e, slice}])
+    }
+  }
+  const steps: RolloutStep[] = [{step: 0, action: 'start', oldPods: old, newReady, newNotReady: 0, state: views.take()}]
   for (let i = 0; i < targets.length; i += maxUnavailable) {
     const batch = targets.slice(i, i + maxUnavailable)
-    cur = clone(cur)
     const names: string[] = []
+    const fresh = new Set<string>()
     for (const target of batch) {
-      const gone = takeEndpoint(cur, svc, target === null ? (e) => !fresh.has(e.targetRef?.name ?? '') : (e) => e.targetRef?.name === target)
+      let gone: Endpoint | null = null
+      if (target === null) {
+        remover!.remove(1, (e, slice) => {
+          placer.removed(e, slice)
+          gone = e
+        })
+      } else {
+        gone = takeNamed(start, byName, target, placer, views.touched)
+      }
       if (gone === null) continue
+      const g: Endpoint = gone
       const podName = target ?? `${NEW_PREFIX}${++made}`
       fresh.add(podName)
-      names.push(target ?? gone.targetRef?.name ?? podName)
-      if (!addEndpoint(cur, svc, {ready: false, name: podName, zone: gone.zone ?? undefined, knownZones: zonesAtStart})) throw new WhatIfError(NOWHERE)
+      names.push(target ?? g.targetRef?.name ?? podName)
+      const added = placer.addOne({ready: false, name: podName, zone: g.zone ?? undefined, knownZones: zonesAtStart})
+      if (added === null) throw new WhatIfError(NOWHERE)
+      remover?.added(added.e)
+      byName.set(podName, [...(byName.get(podName) ?? []), added])
     }
     old -= names.length
-    steps.push({step: steps.length, action: `recreate ${names.join(', ')} (not ready)`, oldPods: old, newReady, newNotReady: names.length, state: cur})
-    cur = clone(cur)
-    for (const s of serviceSlices(cur, svc))
-      for (const e of s.endpoints ?? []) if (fresh.has(e.targetRef?.name ?? '')) e.conditions = {ready: true, serving: true, terminating: false}
+    steps.push({step: steps.length, action: `recreate ${names.join(', ')} (not ready)`, oldPods: old, newReady, newNotReady: names.length, state: views.take()})
+    // Every endpoint of a recreated pod's name becomes ready (a second endpoint of that name too).
+    for (const podName of fresh) becomeReady(byName.get(podName) ?? [], views.touched)
     newReady += names.length
-    steps.push({step: steps.length, action: `${names.join(', ')} ${names.length === 1 ? 'becomes' : 'become'} ready`, oldPods: old, newReady, newNotReady: 0, state: cur})
+    steps.push({step: steps.length, action: `${names.join(', ')} ${names.length === 1 ? 'becomes' : 'become'} ready`, oldPods: old, newReady, newNotReady: 0, state: views.take()})
   }
   return steps
+}
+
+/**
+ * Takes the endpoint of the pod named `target` out of its slice: takeEndpoint with a filter on the
+ * pod name, without a scan. When several endpoints have that name (two slices, a copy), takeEndpoint's
+ * rule picks among them: the most on their node, then the most of the Service's in their zone, then the
+ * node name, the first in slice order.
+ */
+function takeNamed(state: ClusterState, byName: Map<string, {e: Endpoint; slice: EndpointSlice}[]>, target: string, placer: Placer, touched: Set<EndpointSlice>): Endpoint | null {
+  const all = byName.get(target) ?? []
+  if (all.length === 0) return null
+  let best = all[0]!
+  if (all.length > 1) {
+    // In slice order, as takeEndpoint sees them.
+    const at = (x: {e: Endpoint; slice: EndpointSlice}) => [state.endpointSlices.indexOf(x.slice), x.slice.endpoints!.indexOf(x.e)] as const
+    all.sort((x, y) => at(x)[0] - at(y)[0] || at(x)[1] - at(y)[1])
+    best = all[0]!
+    const onNode = countBy(
+      all.map((x) => x.e),
+      (e) => e.nodeName ?? '',
+    )
+    for (const x of all.slice(1)) {
+      const a = onNode.get(x.e.nodeName ?? '') ?? 0
+      const b = onNode.get(best.e.nodeName ?? '') ?? 0
+      if (a !== b) {
+        if (a > b) best = x
+        continue
+      }
+      const za = placer.inZone(x.e.zone ?? '')
+      const zb = placer.inZone(best.e.zone ?? '')
+      if (za !== zb) {
+        if (za > zb) best = x
+        continue
+      }
+      if ((x.e.nodeName ?? '') < (best.e.nodeName ?? '')) best = x
+    }
+  }
+  const eps = best.slice.endpoints!
+  eps.splice(eps.indexOf(best.e), 1)
+  touched.add(best.slice)
+  placer.removed(best.e, best.slice)
+  byName.set(
+    target,
+    all.filter((x) => x !== best),
+  )
+  return best.e
 }
