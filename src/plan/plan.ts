@@ -16,7 +16,8 @@
 //     the model: the recommendation then proposes a constraint;
 //   - resources, affinities, taints and node scoring are not modelled.
 import {explain, type ExplainOptions, type LintIssue, type MeasuredTrafficReport, type ServiceExplanation} from '../explain/report.js'
-import {Placer, removeEndpoint, rollout, withoutZone} from '../simulate/whatif.js'
+import {rollout} from '../simulate/rollout.js'
+import {Placer, removeEndpoint, withoutZone} from '../simulate/whatif.js'
 import {kindOf, rolloutSpecOf, scaledValue, workloadsBehind, type WorkloadKind} from '../simulate/workload.js'
 import type {ClusterState} from '../state/cluster-state.js'
 import {

@@ -6,7 +6,7 @@
 // operations when N doubles; a step that costs what it changes stays near 2x.
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 import {statesOverRange} from '../../src/advise/placement.js'
-import {rollout} from '../../src/simulate/whatif.js'
+import {rollout} from '../../src/simulate/rollout.js'
 import type {ClusterState} from '../../src/state/cluster-state.js'
 import type {Endpoint, EndpointSlice, Node, Service} from '../../src/upstream/api/types.js'
 
