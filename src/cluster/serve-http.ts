@@ -1,18 +1,82 @@
 // serve's HTTP server: /metrics, /healthz, /readyz. What each answers is given by the caller;
 // this file only listens and writes.
 import {createServer, type Server} from 'node:http'
-import {gzip} from 'node:zlib'
+import {createGzip} from 'node:zlib'
 import {CliError, ExitCode} from '../errors.js'
 import {acceptsGzip} from '../serve/http-rules.js'
 
 export interface Exposition {
   contentType: string
-  /** A Buffer given again (the same object) for the same content is compressed once. */
-  body: string | Buffer
+  /** A Body given again (the same object) for the same content is joined or compressed once. */
+  body: string | Buffer | Body
 }
 
 /** Bodies smaller than this are sent as they are (compressing them saves nothing worth the time). */
 const GZIP_FROM_BYTES = 8 * 1024
+/** Parts are compressed this many bytes at a time. */
+const GZIP_BATCH_BYTES = 256 * 1024
+
+/**
+ * A body made of parts (serve's cached lines), made on demand and kept for as long as the
+ * caller keeps this object: the plain body (the parts joined) only when a scraper asks for
+ * it, the gzip (level 1, in zlib's thread pool, streamed from the parts) only when one asks
+ * for that. Prometheus asks for gzip on every scrape: /metrics of 2,000 Services is ~7 MB of
+ * text and ~0.2 MB compressed, and the 7 MB are never held for it (docs/design.md "serve at
+ * scale").
+ */
+export class Body {
+  private plain: Promise<Buffer> | undefined
+  private zipped: Promise<{body: Buffer; gzip: boolean}> | undefined
+
+  constructor(private readonly make: () => Promise<readonly Buffer[]>) {}
+
+  /** The parts joined. */
+  joined(): Promise<Buffer> {
+    this.plain ??= this.make().then(join)
+    return this.plain
+  }
+
+  /** The gzip of the body, or the body itself (gzip false) when it is too small to be worth it. */
+  compressed(): Promise<{body: Buffer; gzip: boolean}> {
+    this.zipped ??= (this.plain ? this.plain.then((b) => [b]) : this.make()).then(async (parts) => {
+      let size = 0
+      for (const p of parts) size += p.length
+      return size < GZIP_FROM_BYTES ? {body: join(parts), gzip: false} : {body: await gzipParts(parts), gzip: true}
+    })
+    return this.zipped
+  }
+}
+
+const join = (parts: readonly Buffer[]): Buffer => (parts.length === 1 ? parts[0]! : Buffer.concat(parts))
+
+/** The gzip of these parts joined, written in batches (backpressure respected): no copy of the whole input is made. */
+async function gzipParts(parts: readonly Buffer[]): Promise<Buffer> {
+  const z = createGzip({level: 1})
+  const out: Buffer[] = []
+  z.on('data', (c: Buffer) => out.push(c))
+  const done = new Promise<void>((resolve, reject) => {
+    z.once('end', resolve)
+    z.once('error', reject)
+  })
+  const send = async (batch: Buffer[]) => {
+    if (!z.write(join(batch))) await new Promise((r) => z.once('drain', r))
+  }
+  let batch: Buffer[] = []
+  let bytes = 0
+  for (const p of parts) {
+    batch.push(p)
+    bytes += p.length
+    if (bytes >= GZIP_BATCH_BYTES) {
+      await send(batch)
+      batch = []
+      bytes = 0
+    }
+  }
+  if (batch.length > 0) await send(batch)
+  z.end()
+  await done
+  return Buffer.concat(out)
+}
 
 export interface ServeRoutes {
   /** The metrics for this Accept header. */
@@ -28,17 +92,17 @@ export interface Listening {
 }
 
 export function listen(host: string, port: number, routes: ServeRoutes): Promise<Listening> {
-  // The gzip of each body Buffer, made once (zlib's thread pool: the event loop stays free) and
-  // dropped with its body. Prometheus asks for gzip on every scrape; /metrics of 2,000 Services
-  // is ~7 MB of text and ~0.2 MB compressed (level 1).
-  const gzipped = new WeakMap<Buffer, Promise<Buffer>>()
-  const compressed = (body: Buffer): Promise<Buffer> => {
-    let z = gzipped.get(body)
-    if (!z) {
-      z = new Promise<Buffer>((resolve, reject) => gzip(body, {level: 1}, (err, out) => (err ? reject(err) : resolve(out))))
-      gzipped.set(body, z)
+  // The Body of each Buffer or string given (joined and compressed once per object).
+  const bodies = new WeakMap<Buffer, Body>()
+  const asBody = (b: string | Buffer | Body): Body => {
+    if (b instanceof Body) return b
+    if (typeof b === 'string') return new Body(async () => [Buffer.from(b)])
+    let body = bodies.get(b)
+    if (!body) {
+      body = new Body(async () => [b])
+      bodies.set(b, body)
     }
-    return z
+    return body
   }
   const server: Server = createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0]
@@ -56,9 +120,8 @@ export function listen(host: string, port: number, routes: ServeRoutes): Promise
       routes
         .metrics(req.headers.accept)
         .then(async (e) => {
-          const plain = typeof e.body === 'string' ? Buffer.from(e.body) : e.body
-          const zip = plain.length >= GZIP_FROM_BYTES && acceptsGzip(req.headers['accept-encoding'])
-          const body = zip ? await compressed(plain) : plain
+          const b = asBody(e.body)
+          const {body, gzip: zip} = acceptsGzip(req.headers['accept-encoding']) ? await b.compressed() : {body: await b.joined(), gzip: false}
           res.writeHead(200, {
             'Content-Type': e.contentType,
             'Content-Length': body.length,

@@ -82,6 +82,14 @@ export class MetricsWriter {
     this.writers = {text: make(Registry.PROMETHEUS_CONTENT_TYPE), openmetrics: make(Registry.OPENMETRICS_CONTENT_TYPE)}
   }
 
+  /**
+   * Whether this group's lines are written for these section labels (the model can then let go
+   * of its rows: a written group is never read again while the same array is given).
+   */
+  written(group: readonly Row[], labels: Readonly<Record<string, string>>): boolean {
+    return this.cache.get(group)?.labels === JSON.stringify(labels)
+  }
+
   contentType(format: Format): string {
     return this.writers[format].registry.contentType
   }
@@ -92,6 +100,15 @@ export class MetricsWriter {
    * prom-client's registry.metrics() with every sample set in that order.
    */
   async write(sections: readonly Section[], format: Format): Promise<Buffer> {
+    return Buffer.concat(await this.parts(sections, format))
+  }
+
+  /**
+   * The same exposition as write, as the parts that make it up, in order (cached lines shared,
+   * not copied): a gzip-only scraper's body is compressed from them and never joined (the
+   * 7 MB copy of 2,000 Services).
+   */
+  async parts(sections: readonly Section[], format: Format): Promise<Buffer[]> {
     const w = this.writers[format]
     if (w.headers.length === 0) await this.fillHeaders(w)
     const parts: Buffer[][] = FAMILIES.map(() => [])
@@ -110,8 +127,8 @@ export class MetricsWriter {
       for (let i = 0; i < rest.length; i++) if (rest[i] !== undefined) parts[i]!.push(Buffer.from(`${rest[i]}\n`))
     }
     // registry.metrics(): the families joined by a blank line (text format) or by nothing
-    // (OpenMetrics, then "# EOF"), each its HELP and TYPE lines then its samples. Copied once
-    // into one Buffer: no 7 MB string is built for a body.
+    // (OpenMetrics, then "# EOF"), each its HELP and TYPE lines then its samples. No 7 MB
+    // string is built for a body.
     const chunks: Buffer[] = []
     FAMILIES.forEach((_, i) => {
       if (i > 0 && format === 'text') chunks.push(NEWLINE)
@@ -119,7 +136,7 @@ export class MetricsWriter {
       for (const b of parts[i]!) chunks.push(b)
     })
     if (format === 'openmetrics') chunks.push(EOF)
-    return Buffer.concat(chunks)
+    return chunks
   }
 
   /**
