@@ -1,6 +1,6 @@
 // serve's HTTP server: /metrics, /healthz, /readyz. What each answers is given by the caller;
 // this file only listens and writes.
-import {createServer, type Server} from 'node:http'
+import {createServer, type Server, type ServerResponse} from 'node:http'
 import {createGzip} from 'node:zlib'
 import {CliError, ExitCode} from '../errors.js'
 import {acceptsGzip} from '../serve/http-rules.js'
@@ -13,41 +13,66 @@ export interface Exposition {
 
 /** Bodies smaller than this are sent as they are (compressing them saves nothing worth the time). */
 const GZIP_FROM_BYTES = 8 * 1024
-/** Parts are compressed this many bytes at a time. */
-const GZIP_BATCH_BYTES = 256 * 1024
+/** Parts are compressed and sent this many bytes at a time. */
+const BATCH_BYTES = 256 * 1024
 
 /**
  * A body made of parts (serve's cached lines), made on demand and kept for as long as the
- * caller keeps this object: the plain body (the parts joined) only when a scraper asks for
- * it, the gzip (level 1, in zlib's thread pool, streamed from the parts) only when one asks
- * for that. Prometheus asks for gzip on every scrape: /metrics of 2,000 Services is ~7 MB of
- * text and ~0.2 MB compressed, and the 7 MB are never held for it (docs/design.md "serve at
- * scale").
+ * caller keeps this object: the parts once, and their gzip (level 1, in zlib's thread pool,
+ * streamed from the parts) only when a scraper asks for it. The parts are never joined into
+ * one Buffer: a plain response is sent in batches of them. Prometheus asks for gzip on every
+ * scrape: /metrics of 2,000 Services is ~7 MB of text and ~0.2 MB compressed; a 7 MB Buffer
+ * made per change is memory malloc keeps (docs/design.md "serve at scale").
  */
 export class Body {
-  private plain: Promise<Buffer> | undefined
-  private zipped: Promise<{body: Buffer; gzip: boolean}> | undefined
+  private made: Promise<readonly Buffer[]> | undefined
+  private zipped: Promise<Buffer | null> | undefined
 
   constructor(private readonly make: () => Promise<readonly Buffer[]>) {}
 
-  /** The parts joined. */
-  joined(): Promise<Buffer> {
-    this.plain ??= this.make().then(join)
-    return this.plain
+  /** The parts, in order. */
+  parts(): Promise<readonly Buffer[]> {
+    this.made ??= this.make()
+    return this.made
   }
 
-  /** The gzip of the body, or the body itself (gzip false) when it is too small to be worth it. */
-  compressed(): Promise<{body: Buffer; gzip: boolean}> {
-    this.zipped ??= (this.plain ? this.plain.then((b) => [b]) : this.make()).then(async (parts) => {
-      let size = 0
-      for (const p of parts) size += p.length
-      return size < GZIP_FROM_BYTES ? {body: join(parts), gzip: false} : {body: await gzipParts(parts), gzip: true}
-    })
+  /** The gzip of the body, or null when it is too small to be worth it. */
+  compressed(): Promise<Buffer | null> {
+    this.zipped ??= this.parts().then((parts) => (size(parts) < GZIP_FROM_BYTES ? null : gzipParts(parts)))
     return this.zipped
   }
 }
 
+const size = (parts: readonly Buffer[]): number => parts.reduce((n, p) => n + p.length, 0)
 const join = (parts: readonly Buffer[]): Buffer => (parts.length === 1 ? parts[0]! : Buffer.concat(parts))
+
+/** Resolves when the response takes more (or is closed). */
+const drained = (res: ServerResponse): Promise<void> =>
+  new Promise((resolve) => {
+    const done = () => {
+      res.off('drain', done)
+      res.off('close', done)
+      resolve()
+    }
+    res.on('drain', done)
+    res.on('close', done)
+  })
+
+/** The parts in batches of about BATCH_BYTES (one Buffer each). */
+function* batches(parts: readonly Buffer[]): Generator<Buffer> {
+  let batch: Buffer[] = []
+  let bytes = 0
+  for (const p of parts) {
+    batch.push(p)
+    bytes += p.length
+    if (bytes >= BATCH_BYTES) {
+      yield join(batch)
+      batch = []
+      bytes = 0
+    }
+  }
+  if (batch.length > 0) yield join(batch)
+}
 
 /** The gzip of these parts joined, written in batches (backpressure respected): no copy of the whole input is made. */
 async function gzipParts(parts: readonly Buffer[]): Promise<Buffer> {
@@ -58,21 +83,7 @@ async function gzipParts(parts: readonly Buffer[]): Promise<Buffer> {
     z.once('end', resolve)
     z.once('error', reject)
   })
-  const send = async (batch: Buffer[]) => {
-    if (!z.write(join(batch))) await new Promise((r) => z.once('drain', r))
-  }
-  let batch: Buffer[] = []
-  let bytes = 0
-  for (const p of parts) {
-    batch.push(p)
-    bytes += p.length
-    if (bytes >= GZIP_BATCH_BYTES) {
-      await send(batch)
-      batch = []
-      bytes = 0
-    }
-  }
-  if (batch.length > 0) await send(batch)
+  for (const b of batches(parts)) if (!z.write(b)) await new Promise((r) => z.once('drain', r))
   z.end()
   await done
   return Buffer.concat(out)
@@ -92,7 +103,7 @@ export interface Listening {
 }
 
 export function listen(host: string, port: number, routes: ServeRoutes): Promise<Listening> {
-  // The Body of each Buffer or string given (joined and compressed once per object).
+  // The Body of each Buffer given (compressed once per object).
   const bodies = new WeakMap<Buffer, Body>()
   const asBody = (b: string | Buffer | Body): Body => {
     if (b instanceof Body) return b
@@ -121,14 +132,22 @@ export function listen(host: string, port: number, routes: ServeRoutes): Promise
         .metrics(req.headers.accept)
         .then(async (e) => {
           const b = asBody(e.body)
-          const {body, gzip: zip} = acceptsGzip(req.headers['accept-encoding']) ? await b.compressed() : {body: await b.joined(), gzip: false}
+          const zipped = acceptsGzip(req.headers['accept-encoding']) ? await b.compressed() : null
+          const parts = zipped ? [zipped] : await b.parts()
           res.writeHead(200, {
             'Content-Type': e.contentType,
-            'Content-Length': body.length,
+            'Content-Length': size(parts),
             Vary: 'Accept, Accept-Encoding',
-            ...(zip ? {'Content-Encoding': 'gzip'} : {}),
+            ...(zipped ? {'Content-Encoding': 'gzip'} : {}),
           })
-          res.end(req.method === 'HEAD' ? undefined : body)
+          if (req.method === 'HEAD') return res.end()
+          // In batches, each written when the client has taken the one before (a slow or gone
+          // scraper holds at most one batch).
+          for (const batch of batches(parts)) {
+            if (res.destroyed) return
+            if (!res.write(batch)) await drained(res)
+          }
+          res.end()
         })
         .catch((err: unknown) => text(500, `${(err as Error)?.message ?? String(err)}\n`))
       return
