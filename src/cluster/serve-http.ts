@@ -13,14 +13,14 @@ export interface Exposition {
 
 /** Bodies smaller than this are sent as they are (compressing them saves nothing worth the time). */
 const GZIP_FROM_BYTES = 8 * 1024
-/** Parts are compressed and sent this many bytes at a time. */
+/** Parts are compressed and sent this many bytes at a time (copied into one scratch Buffer). */
 const BATCH_BYTES = 256 * 1024
 
 /**
  * A body made of parts (serve's cached lines), made on demand and kept for as long as the
  * caller keeps this object: the parts once, and their gzip (level 1, in zlib's thread pool,
  * streamed from the parts) only when a scraper asks for it. The parts are never joined into
- * one Buffer: a plain response is sent in batches of them. Prometheus asks for gzip on every
+ * one Buffer: a plain response is sent in batches of them (pour). Prometheus asks for gzip on every
  * scrape: /metrics of 2,000 Services is ~7 MB of text and ~0.2 MB compressed; a 7 MB Buffer
  * made per change is memory malloc keeps (docs/design.md "serve at scale").
  */
@@ -46,35 +46,28 @@ export class Body {
 const size = (parts: readonly Buffer[]): number => parts.reduce((n, p) => n + p.length, 0)
 const join = (parts: readonly Buffer[]): Buffer => (parts.length === 1 ? parts[0]! : Buffer.concat(parts))
 
-/** Resolves when the response takes more (or is closed). */
-const drained = (res: ServerResponse): Promise<void> =>
-  new Promise((resolve) => {
-    const done = () => {
-      res.off('drain', done)
-      res.off('close', done)
-      resolve()
-    }
-    res.on('drain', done)
-    res.on('close', done)
-  })
-
-/** The parts in batches of about BATCH_BYTES (one Buffer each). */
-function* batches(parts: readonly Buffer[]): Generator<Buffer> {
-  let batch: Buffer[] = []
-  let bytes = 0
+/**
+ * Writes the parts in batches of up to BATCH_BYTES, copied into one scratch Buffer that is
+ * filled again once `write` calls back (the batch taken). One allocation per body rather than
+ * one per batch: each freed batch is memory malloc keeps (docs/design.md "serve at scale").
+ * A part of a batch or more is written as it is.
+ */
+async function pour(parts: readonly Buffer[], write: (chunk: Buffer) => Promise<void>): Promise<void> {
+  if (parts.length === 1 || size(parts) <= BATCH_BYTES) return write(join(parts))
+  const scratch = Buffer.allocUnsafeSlow(BATCH_BYTES)
+  let n = 0
   for (const p of parts) {
-    batch.push(p)
-    bytes += p.length
-    if (bytes >= BATCH_BYTES) {
-      yield join(batch)
-      batch = []
-      bytes = 0
+    if (n > 0 && n + p.length > BATCH_BYTES) {
+      await write(scratch.subarray(0, n))
+      n = 0
     }
+    if (p.length >= BATCH_BYTES) await write(p)
+    else n += p.copy(scratch, n)
   }
-  if (batch.length > 0) yield join(batch)
+  if (n > 0) await write(scratch.subarray(0, n))
 }
 
-/** The gzip of these parts joined, written in batches (backpressure respected): no copy of the whole input is made. */
+/** The gzip of these parts joined, written in batches: no copy of the whole input is made. */
 async function gzipParts(parts: readonly Buffer[]): Promise<Buffer> {
   const z = createGzip({level: 1})
   const out: Buffer[] = []
@@ -83,11 +76,24 @@ async function gzipParts(parts: readonly Buffer[]): Promise<Buffer> {
     z.once('end', resolve)
     z.once('error', reject)
   })
-  for (const b of batches(parts)) if (!z.write(b)) await new Promise((r) => z.once('drain', r))
+  // zlib calls back once it has compressed the chunk.
+  await pour(parts, (chunk) => new Promise<void>((resolve, reject) => z.write(chunk, (e) => (e ? reject(e) : resolve()))))
   z.end()
   await done
   return Buffer.concat(out)
 }
+
+/** Writes a chunk to the response; resolves once it is handed to the socket, or the response is closed. */
+const send = (res: ServerResponse, chunk: Buffer): Promise<void> =>
+  new Promise((resolve) => {
+    if (res.destroyed) return resolve()
+    const done = () => {
+      res.off('close', done)
+      resolve()
+    }
+    res.on('close', done)
+    res.write(chunk, done)
+  })
 
 export interface ServeRoutes {
   /** The metrics for this Accept header. */
@@ -141,12 +147,9 @@ export function listen(host: string, port: number, routes: ServeRoutes): Promise
             ...(zipped ? {'Content-Encoding': 'gzip'} : {}),
           })
           if (req.method === 'HEAD') return res.end()
-          // In batches, each written when the client has taken the one before (a slow or gone
-          // scraper holds at most one batch).
-          for (const batch of batches(parts)) {
-            if (res.destroyed) return
-            if (!res.write(batch)) await drained(res)
-          }
+          // In batches, each written when the socket has taken the one before (a slow or gone
+          // scraper holds one batch).
+          await pour(parts, (chunk) => send(res, chunk))
           res.end()
         })
         .catch((err: unknown) => text(500, `${(err as Error)?.message ?? String(err)}\n`))
