@@ -237,6 +237,8 @@ describe('listen: /metrics', () => {
         // Never one Buffer of the whole plain body: batches of the parts only.
         expect(concat.mock.calls.filter(([list]) => list === made[0]).length).toBe(0)
         expect(concat.mock.results.every((r) => (r.value as Buffer).length < whole.length)).toBe(true)
+        // Nor a fresh Buffer per batch (they are copied into one scratch Buffer).
+        expect(concat.mock.results.filter((r) => (r.value as Buffer).length >= 64 * 1024)).toHaveLength(0)
         for (const z of zipped) {
           expect(z.headers['content-encoding']).toBe('gzip')
           expect(gunzipSync(z.raw).equals(whole)).toBe(true)
