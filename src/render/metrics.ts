@@ -118,7 +118,13 @@ export class MetricsWriter {
       const missing = groups.filter((g) => this.cache.get(g)?.labels !== key)
       // In batches: one batch's garbage (prom-client's samples, the texts) dies young, so the
       // first write of 2,000 Services does not grow the heap (RSS) as one fill of all would.
-      for (let i = 0; i < missing.length; i += BATCH) await this.writeGroups(missing.slice(i, i + BATCH), section.labels, key)
+      // Each batch is checked again when its turn comes: a write in flight for the other
+      // format may have written it, and the model may have shed its rows since (the rows of a
+      // written group are never read).
+      for (let i = 0; i < missing.length; i += BATCH) {
+        const batch = missing.slice(i, i + BATCH).filter((g) => this.cache.get(g)?.labels !== key)
+        if (batch.length > 0) await this.writeGroups(batch, section.labels, key)
+      }
       for (const group of groups) {
         const lines = this.cache.get(group)!.byFamily
         for (let i = 0; i < lines.length; i++) if (lines[i] !== undefined) parts[i]!.push(lines[i]!)
@@ -161,8 +167,10 @@ export class MetricsWriter {
     for (const c of counts) for (let i = 0; i < c.length; i++) total[i] = (total[i] ?? 0) + (c[i] ?? 0)
     if (total.length > split.length || split.some((lines, i) => lines.length !== (total[i] ?? 0))) {
       // Two samples with the same labels (prom-client keeps one): each group on its own.
-      for (const g of groups)
+      for (const g of groups) {
+        if (this.cache.get(g)?.labels === key) continue
         this.cache.set(g, {labels: key, byFamily: (await this.lines(this.writers.text, g, extra)).map((t) => (t === undefined ? undefined : Buffer.from(`${t}\n`)))})
+      }
       return
     }
     const at: number[] = []

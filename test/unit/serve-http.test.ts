@@ -172,6 +172,22 @@ describe('MetricsWriter with groups (each Service written once)', () => {
     expect(await written(w, [{labels: {}, groups: [other], rows: []}], 'text')).not.toContain('cart')
   })
 
+  it('two writes in flight: the second never writes a group whose rows were shed once the first wrote it', async () => {
+    const w = new MetricsWriter()
+    // More than one batch of groups, so the writes interleave.
+    const groups: Row[][] = Array.from({length: 600}, (_, i) => [
+      ['kubectl_topology_service_ready_endpoints', {labels: {namespace: 'shop', service: `svc-${i}`, address_type: 'IPv4'}, value: i}],
+    ])
+    // The second write (all 600, in three batches) starts first; the first (the last 100,
+    // one batch) is done before the second reaches them.
+    const om = w.write([{labels: {}, groups, rows: []}], 'openmetrics')
+    await w.write([{labels: {}, groups: groups.slice(500), rows: []}], 'text')
+    // What serve-flow does once a write is done (ServeModel.shed).
+    for (const g of groups) if (w.written(g, {})) g.length = 0
+    const body = String(await om)
+    for (let i = 0; i < 600; i++) expect(body).toContain(`service="svc-${i}",address_type="IPv4"} ${i}\n`)
+  })
+
   it('refuses a counter in a group (a group is written once for both formats)', async () => {
     const w = new MetricsWriter()
     const group: Row[] = [['kubectl_topology_source_errors_total', {labels: {resource: 'nodes'}, value: 1}]]
