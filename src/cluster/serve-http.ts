@@ -7,7 +7,7 @@ import {acceptsGzip} from '../serve/http-rules.js'
 
 export interface Exposition {
   contentType: string
-  /** A Body given again (the same object) for the same content is joined or compressed once. */
+  /** A Body (or Buffer) given again, the same object, for the same content is made and compressed once. */
   body: string | Buffer | Body
 }
 

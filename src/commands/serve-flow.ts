@@ -46,7 +46,7 @@ export async function runServe(io: CommandIO, ctxs: KubeContext[], o: ServeOptio
   const writer = new MetricsWriter(o.clusterLabel ? ['cluster'] : [])
   let version = 0
   // The body of each format asked for since the content last changed (a new key drops them all:
-  // a stale 7 MB body is never kept). Body joins or compresses the parts only as scrapers ask.
+  // a stale body is never kept). A Body writes the parts, and compresses them, only as scrapers ask.
   let cache: {key: number; bodies: Map<Format, Body>} = {key: -1, bodies: new Map()}
   const clusters: Cluster[] = []
   const statuses = new Map<string, string>()
