@@ -4,6 +4,7 @@
 // Prints figures and ratios, never pass/fail. Targets (issue 14):
 //   explain svc/big -n bench -f big.json          <= 3x the parse floor, peak RSS <= 250 MB
 //   explain svc/big -n bench -f big.json -o json  <= 4x the parse floor
+//   explain svc/big -n bench -f big.json -o yaml  <= 1.3x -o json (issue 23)
 //   explain -A -f big.yaml (the whole cluster as YAML)                peak RSS <= 600 MB
 // The files: bench/big-snapshot.mjs's cluster; big.json holds its 5,000 nodes and the one Service
 // with 50,000 endpoints (14 MB), big.yaml all of it with 2,000 small Services of 42 endpoints each
@@ -61,6 +62,7 @@ try {
     {name: 'parse floor', argv: [NODE, '-e', `JSON.parse(require('fs').readFileSync(${JSON.stringify(json)}, 'utf8'))`]},
     {name: 'explain table', argv: explain()},
     {name: 'explain -o json', argv: explain('-o', 'json')},
+    {name: 'explain -o yaml', argv: explain('-o', 'yaml')},
   ]
   const loadBefore = loadavg()[0]
   const s = interleavedRounds(cases, runs, ROOT)
@@ -70,10 +72,13 @@ try {
     const ratio = k === 0 ? '' : `  ${paired(s[k].wall, s[0].wall).toFixed(2)}x the floor`
     out.push(`  ${c.name.padEnd(16)} ${(median(s[k].wall) * 1000).toFixed(0).padStart(6)} ms${ratio}`)
   }
+  // Issue 23: -o yaml streamed like -o json, within 1.3x of it.
+  out.push(`  -o yaml / -o json: ${paired(s[3].wall, s[2].wall).toFixed(2)}x (median of per-round ratios)`)
   for (const [name, argv] of [
     ['parse floor', cases[0].argv],
     ['explain table', explain()],
     ['explain -o json', explain('-o', 'json')],
+    ['explain -o yaml', explain('-o', 'yaml')],
     ['explain -A yaml', [NODE, BIN, 'explain', '-A', '-f', yaml]],
   ]) {
     const p = peak(argv)

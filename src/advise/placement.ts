@@ -1,8 +1,8 @@
 // The placement model for "N replicas" (plan's and the advisor's): today's ready endpoints stay
 // where they are; scaling up adds one pod at a time to the zone with the fewest of the Service's
-// pods (simulate/whatif.ts addEndpoint), scaling down removes from the most crowded node, then
-// the most crowded zone (removeEndpoint). docs/plan.md states its limits.
-import {addEndpoint, removeEndpoint} from '../simulate/whatif.js'
+// pods (simulate/whatif.ts addEndpoint, its Placer), scaling down removes from the most crowded
+// node, then the most crowded zone (removeEndpoint, its Remover). docs/plan.md states its limits.
+import {Placer, Remover, Views, workingCopy} from '../simulate/whatif.js'
 import {slicesOf} from '../simulate/strategies/cluster.js'
 import type {ClusterState} from '../state/cluster-state.js'
 import type {Service} from '../upstream/api/types.js'
@@ -26,22 +26,35 @@ export function zoneCounts(state: ClusterState, svc: Service): Record<string, nu
 /**
  * States at every count from..to, reached from today's placement by adding (least crowded
  * zone) or removing (most crowded node) one pod at a time. A count no node can take ends the list.
+ *
+ * One Placer (or Remover) walks a working copy one pod at a time, as addEndpoint (removeEndpoint)
+ * on a fresh copy of the previous state would, and each count kept is a copy-on-write view of the
+ * working copy (whatif.ts Views: the Nodes, the Service, the endpoint objects and every slice
+ * that did not change are shared). A count costs the slices' list and the one slice that changed,
+ * not a deep copy of the state and a scan of every endpoint (issue 23: plan over an HPA range
+ * 1..500 spent most of its time there).
  */
 export function statesOverRange(base: ClusterState, svc: Service, from: number, to: number): Map<number, ClusterState> {
   const out = new Map<number, ClusterState>()
   const now = readyCount(base, svc)
   if (now >= from && now <= to) out.set(now, base)
-  let cur = base
-  for (let n = now - 1; n >= from; n--) {
-    cur = structuredClone(cur)
-    if (!removeEndpoint(cur, svc)) break
-    if (n <= to) out.set(n, cur)
+  if (from < now) {
+    const work = workingCopy(base)
+    const views = new Views(work)
+    const remover = new Remover(work, svc, () => true, views.touched)
+    for (let n = now - 1; n >= from; n--) {
+      if (remover.remove(1) === 0) break
+      if (n <= to) out.set(n, views.take())
+    }
   }
-  cur = base
-  for (let n = now + 1; n <= to; n++) {
-    cur = structuredClone(cur)
-    if (!addEndpoint(cur, svc, {ready: true})) break
-    if (n >= from) out.set(n, cur)
+  if (to > now) {
+    const work = workingCopy(base)
+    const views = new Views(work)
+    const placer = new Placer(work, svc, views.touched)
+    for (let n = now + 1; n <= to; n++) {
+      if (!placer.add({ready: true})) break
+      if (n >= from) out.set(n, views.take())
+    }
   }
   return new Map([...out.entries()].sort((a, b) => a[0] - b[0]))
 }

@@ -1,18 +1,99 @@
 // serve's HTTP server: /metrics, /healthz, /readyz. What each answers is given by the caller;
 // this file only listens and writes.
-import {createServer, type Server} from 'node:http'
-import {gzip} from 'node:zlib'
+import {createServer, type Server, type ServerResponse} from 'node:http'
+import {createGzip} from 'node:zlib'
 import {CliError, ExitCode} from '../errors.js'
 import {acceptsGzip} from '../serve/http-rules.js'
 
 export interface Exposition {
   contentType: string
-  /** A Buffer given again (the same object) for the same content is compressed once. */
-  body: string | Buffer
+  /** A Body (or Buffer) given again, the same object, for the same content is made and compressed once. */
+  body: string | Buffer | Body
 }
 
 /** Bodies smaller than this are sent as they are (compressing them saves nothing worth the time). */
 const GZIP_FROM_BYTES = 8 * 1024
+/** Parts are compressed and sent this many bytes at a time (copied into one scratch Buffer). */
+const BATCH_BYTES = 256 * 1024
+
+/**
+ * A body made of parts (serve's cached lines), made on demand and kept for as long as the
+ * caller keeps this object: the parts once, and their gzip (level 1, in zlib's thread pool,
+ * streamed from the parts) only when a scraper asks for it. The parts are never joined into
+ * one Buffer: a plain response is sent in batches of them (pour). Prometheus asks for gzip on every
+ * scrape: /metrics of 2,000 Services is ~7 MB of text and ~0.2 MB compressed; a 7 MB Buffer
+ * made per change is memory malloc keeps (docs/design.md "serve at scale").
+ */
+export class Body {
+  private made: Promise<readonly Buffer[]> | undefined
+  private zipped: Promise<Buffer | null> | undefined
+
+  constructor(private readonly make: () => Promise<readonly Buffer[]>) {}
+
+  /** The parts, in order. */
+  parts(): Promise<readonly Buffer[]> {
+    this.made ??= this.make()
+    return this.made
+  }
+
+  /** The gzip of the body, or null when it is too small to be worth it. */
+  compressed(): Promise<Buffer | null> {
+    this.zipped ??= this.parts().then((parts) => (size(parts) < GZIP_FROM_BYTES ? null : gzipParts(parts)))
+    return this.zipped
+  }
+}
+
+const size = (parts: readonly Buffer[]): number => parts.reduce((n, p) => n + p.length, 0)
+const join = (parts: readonly Buffer[]): Buffer => (parts.length === 1 ? parts[0]! : Buffer.concat(parts))
+
+/**
+ * Writes the parts in batches of up to BATCH_BYTES, copied into one scratch Buffer that is
+ * filled again once `write` calls back (the batch taken). One allocation per body rather than
+ * one per batch: each freed batch is memory malloc keeps (docs/design.md "serve at scale").
+ * A part of a batch or more is written as it is.
+ */
+async function pour(parts: readonly Buffer[], write: (chunk: Buffer) => Promise<void>): Promise<void> {
+  if (parts.length === 1 || size(parts) <= BATCH_BYTES) return write(join(parts))
+  const scratch = Buffer.allocUnsafeSlow(BATCH_BYTES)
+  let n = 0
+  for (const p of parts) {
+    if (n > 0 && n + p.length > BATCH_BYTES) {
+      await write(scratch.subarray(0, n))
+      n = 0
+    }
+    if (p.length >= BATCH_BYTES) await write(p)
+    else n += p.copy(scratch, n)
+  }
+  if (n > 0) await write(scratch.subarray(0, n))
+}
+
+/** The gzip of these parts joined, written in batches: no copy of the whole input is made. */
+async function gzipParts(parts: readonly Buffer[]): Promise<Buffer> {
+  const z = createGzip({level: 1})
+  const out: Buffer[] = []
+  z.on('data', (c: Buffer) => out.push(c))
+  const done = new Promise<void>((resolve, reject) => {
+    z.once('end', resolve)
+    z.once('error', reject)
+  })
+  // zlib calls back once it has compressed the chunk.
+  await pour(parts, (chunk) => new Promise<void>((resolve, reject) => z.write(chunk, (e) => (e ? reject(e) : resolve()))))
+  z.end()
+  await done
+  return Buffer.concat(out)
+}
+
+/** Writes a chunk to the response; resolves once it is handed to the socket, or the response is closed. */
+const send = (res: ServerResponse, chunk: Buffer): Promise<void> =>
+  new Promise((resolve) => {
+    if (res.destroyed) return resolve()
+    const done = () => {
+      res.off('close', done)
+      resolve()
+    }
+    res.on('close', done)
+    res.write(chunk, done)
+  })
 
 export interface ServeRoutes {
   /** The metrics for this Accept header. */
@@ -28,17 +109,17 @@ export interface Listening {
 }
 
 export function listen(host: string, port: number, routes: ServeRoutes): Promise<Listening> {
-  // The gzip of each body Buffer, made once (zlib's thread pool: the event loop stays free) and
-  // dropped with its body. Prometheus asks for gzip on every scrape; /metrics of 2,000 Services
-  // is ~7 MB of text and ~0.2 MB compressed (level 1).
-  const gzipped = new WeakMap<Buffer, Promise<Buffer>>()
-  const compressed = (body: Buffer): Promise<Buffer> => {
-    let z = gzipped.get(body)
-    if (!z) {
-      z = new Promise<Buffer>((resolve, reject) => gzip(body, {level: 1}, (err, out) => (err ? reject(err) : resolve(out))))
-      gzipped.set(body, z)
+  // The Body of each Buffer given (compressed once per object).
+  const bodies = new WeakMap<Buffer, Body>()
+  const asBody = (b: string | Buffer | Body): Body => {
+    if (b instanceof Body) return b
+    if (typeof b === 'string') return new Body(async () => [Buffer.from(b)])
+    let body = bodies.get(b)
+    if (!body) {
+      body = new Body(async () => [b])
+      bodies.set(b, body)
     }
-    return z
+    return body
   }
   const server: Server = createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0]
@@ -56,16 +137,20 @@ export function listen(host: string, port: number, routes: ServeRoutes): Promise
       routes
         .metrics(req.headers.accept)
         .then(async (e) => {
-          const plain = typeof e.body === 'string' ? Buffer.from(e.body) : e.body
-          const zip = plain.length >= GZIP_FROM_BYTES && acceptsGzip(req.headers['accept-encoding'])
-          const body = zip ? await compressed(plain) : plain
+          const b = asBody(e.body)
+          const zipped = acceptsGzip(req.headers['accept-encoding']) ? await b.compressed() : null
+          const parts = zipped ? [zipped] : await b.parts()
           res.writeHead(200, {
             'Content-Type': e.contentType,
-            'Content-Length': body.length,
+            'Content-Length': size(parts),
             Vary: 'Accept, Accept-Encoding',
-            ...(zip ? {'Content-Encoding': 'gzip'} : {}),
+            ...(zipped ? {'Content-Encoding': 'gzip'} : {}),
           })
-          res.end(req.method === 'HEAD' ? undefined : body)
+          if (req.method === 'HEAD') return res.end()
+          // In batches, each written when the socket has taken the one before (a slow or gone
+          // scraper holds one batch).
+          await pour(parts, (chunk) => send(res, chunk))
+          res.end()
         })
         .catch((err: unknown) => text(500, `${(err as Error)?.message ?? String(err)}\n`))
       return

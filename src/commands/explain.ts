@@ -127,6 +127,10 @@ Where Go's random map order makes upstream random (which zone receives a donated
         // Streamed: at thousands of Services, or one of 50,000 endpoints, the whole text would double peak memory.
         const {jsonChunks, writeChunks} = await import('../render/json-stream.js')
         await writeChunks(process.stdout, jsonChunks(report))
+      } else if (format === 'yaml') {
+        // Streamed as JSON, and written without the yaml package's document of the whole report (render/yaml-stream.ts).
+        const [{writeChunks}, {yamlChunks}] = await Promise.all([import('../render/json-stream.js'), import('../render/yaml-stream.js')])
+        await writeChunks(process.stdout, yamlChunks(report))
       } else this.out(renderExplain(report, {format, style: this.style(flags.color), noHeaders: flags['no-headers'], perNode: flags['per-node']}))
     }
     // A finding, or advice to change something (or a worst overload above the bound after the next sync).

@@ -5,7 +5,7 @@ import {ExitCode} from '../errors.js'
 import type {KubeContext} from '../cluster/kubeconfig.js'
 import type {DataPlane, DataPlaneName} from '../dataplane/types.js'
 import {startFeed, type Feed} from '../cluster/serve-feed.js'
-import {listen} from '../cluster/serve-http.js'
+import {Body, listen} from '../cluster/serve-http.js'
 import {ServeModel, type Change, type Row} from '../serve/model.js'
 import {sourceRows, trafficSourceRows} from '../serve/source.js'
 import type {PrometheusClient} from '../cluster/prometheus.js'
@@ -45,7 +45,9 @@ interface Cluster {
 export async function runServe(io: CommandIO, ctxs: KubeContext[], o: ServeOptions): Promise<void> {
   const writer = new MetricsWriter(o.clusterLabel ? ['cluster'] : [])
   let version = 0
-  const cache = new Map<Format, {version: number; body: Buffer}>()
+  // The body of each format asked for since the content last changed (a new key drops them all:
+  // a stale body is never kept). A Body writes the parts, and compresses them, only as scrapers ask.
+  let cache: {key: number; bodies: Map<Format, Body>} = {key: -1, bodies: new Map()}
   const clusters: Cluster[] = []
   const statuses = new Map<string, string>()
 
@@ -116,10 +118,19 @@ export async function runServe(io: CommandIO, ctxs: KubeContext[], o: ServeOptio
         const format = negotiate(accept)
         // The source's health changes without a model update (a watch restarted, a back-off): part of the key.
         const key = version * 1e6 + healthSignature(clusters)
-        const hit = cache.get(format)
-        if (hit && hit.version === key) return {contentType: writer.contentType(format), body: hit.body}
-        const body = await writer.write(sections(clusters, o.clusterLabel), format)
-        cache.set(format, {version: key, body})
+        if (cache.key !== key) cache = {key, bodies: new Map()}
+        let body = cache.bodies.get(format)
+        if (!body) {
+          // The samples as they are now; written when a scraper first needs them.
+          const now = sections(clusters, o.clusterLabel)
+          body = new Body(async () => {
+            const parts = await writer.parts(now, format)
+            // The written Services' rows are not needed again (their lines are): freed.
+            for (const c of clusters) c.model?.shed((g) => writer.written(g, sectionLabels(c, o.clusterLabel)))
+            return parts
+          })
+          cache.bodies.set(format, body)
+        }
         return {contentType: writer.contentType(format), body}
       },
     })
@@ -188,6 +199,8 @@ function sections(clusters: readonly Cluster[], clusterLabel: boolean): Section[
       ['kubectl_topology_data_plane_info', {labels: {data_plane: c.dataPlane.name}, value: 1}],
     ]
     if (c.traffic) rows.push(...trafficSourceRows(c.traffic.poller.health(), c.traffic.measured))
-    return {labels: clusterLabel ? {cluster: c.name} : ({} as Record<string, string>), groups: c.model?.groups() ?? [], rows}
+    return {labels: sectionLabels(c, clusterLabel), groups: c.model?.groups() ?? [], rows}
   })
 }
+
+const sectionLabels = (c: Cluster, clusterLabel: boolean): Record<string, string> => (clusterLabel ? {cluster: c.name} : {})

@@ -16,7 +16,8 @@
 //     the model: the recommendation then proposes a constraint;
 //   - resources, affinities, taints and node scoring are not modelled.
 import {explain, type ExplainOptions, type LintIssue, type MeasuredTrafficReport, type ServiceExplanation} from '../explain/report.js'
-import {addEndpoint, removeEndpoint, rollout, withoutZone} from '../simulate/whatif.js'
+import {rollout} from '../simulate/rollout.js'
+import {Placer, removeEndpoint, withoutZone} from '../simulate/whatif.js'
 import {kindOf, rolloutSpecOf, scaledValue, workloadsBehind, type WorkloadKind} from '../simulate/workload.js'
 import type {ClusterState} from '../state/cluster-state.js'
 import {
@@ -354,9 +355,11 @@ export function planService(state: ClusterState, svc: Service, opts: PlanOptions
     for (const zone of zones) {
       const lost = withoutZone(st, zone)
       const immediate = evaluate(lost, svc, lossModes, opts)
-      let again: ClusterState | null = structuredClone(lost)
-      for (let k = readyCount(again, svc); k < p.n; k++) {
-        if (!addEndpoint(again, svc, {ready: true})) {
+      // withoutZone's state is a copy of its own: the lost pods are placed into it, one Placer for all.
+      let again: ClusterState | null = lost
+      const placer = new Placer(lost, svc)
+      for (let k = readyCount(lost, svc); k < p.n; k++) {
+        if (!placer.add({ready: true})) {
           again = null
           break
         }

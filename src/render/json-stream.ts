@@ -12,12 +12,12 @@
 import {escapeEncoded} from './encode.js'
 
 /** About how many values (each object, array and scalar counts one) go to JSON.stringify at a time. */
-const PIECE = 4096
+export const PIECE = 4096
 
 type Container = Record<string, unknown> | unknown[]
 
 /** An array, or an object of the kind JSON.stringify walks itself (no toJSON). */
-function isContainer(v: unknown): v is Container {
+export function isContainer(v: unknown): v is Container {
   if (typeof v !== 'object' || v === null) return false
   if (Array.isArray(v)) return true
   const proto = Object.getPrototypeOf(v)
@@ -25,7 +25,7 @@ function isContainer(v: unknown): v is Container {
 }
 
 /** How many values v holds (itself included), counting no further than `limit`. */
-function weight(v: unknown, limit: number): number {
+export function weight(v: unknown, limit: number): number {
   if (typeof v !== 'object' || v === null) return 1
   let n = 1
   // Scalars are counted here, not by a call each (50,000 endpoint rows are a million values).

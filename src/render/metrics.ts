@@ -82,6 +82,14 @@ export class MetricsWriter {
     this.writers = {text: make(Registry.PROMETHEUS_CONTENT_TYPE), openmetrics: make(Registry.OPENMETRICS_CONTENT_TYPE)}
   }
 
+  /**
+   * Whether this group's lines are written for these section labels (the model can then let go
+   * of its rows: a written group is never read again while the same array is given).
+   */
+  written(group: readonly Row[], labels: Readonly<Record<string, string>>): boolean {
+    return this.cache.get(group)?.labels === JSON.stringify(labels)
+  }
+
   contentType(format: Format): string {
     return this.writers[format].registry.contentType
   }
@@ -92,6 +100,15 @@ export class MetricsWriter {
    * prom-client's registry.metrics() with every sample set in that order.
    */
   async write(sections: readonly Section[], format: Format): Promise<Buffer> {
+    return Buffer.concat(await this.parts(sections, format))
+  }
+
+  /**
+   * The same exposition as write, as the parts that make it up, in order (cached lines shared,
+   * not copied): a gzip-only scraper's body is compressed from them and never joined (the
+   * 7 MB copy of 2,000 Services).
+   */
+  async parts(sections: readonly Section[], format: Format): Promise<Buffer[]> {
     const w = this.writers[format]
     if (w.headers.length === 0) await this.fillHeaders(w)
     const parts: Buffer[][] = FAMILIES.map(() => [])
@@ -101,7 +118,13 @@ export class MetricsWriter {
       const missing = groups.filter((g) => this.cache.get(g)?.labels !== key)
       // In batches: one batch's garbage (prom-client's samples, the texts) dies young, so the
       // first write of 2,000 Services does not grow the heap (RSS) as one fill of all would.
-      for (let i = 0; i < missing.length; i += BATCH) await this.writeGroups(missing.slice(i, i + BATCH), section.labels, key)
+      // Each batch is checked again when its turn comes: a write in flight for the other
+      // format may have written it, and the model may have shed its rows since (the rows of a
+      // written group are never read).
+      for (let i = 0; i < missing.length; i += BATCH) {
+        const batch = missing.slice(i, i + BATCH).filter((g) => this.cache.get(g)?.labels !== key)
+        if (batch.length > 0) await this.writeGroups(batch, section.labels, key)
+      }
       for (const group of groups) {
         const lines = this.cache.get(group)!.byFamily
         for (let i = 0; i < lines.length; i++) if (lines[i] !== undefined) parts[i]!.push(lines[i]!)
@@ -110,8 +133,8 @@ export class MetricsWriter {
       for (let i = 0; i < rest.length; i++) if (rest[i] !== undefined) parts[i]!.push(Buffer.from(`${rest[i]}\n`))
     }
     // registry.metrics(): the families joined by a blank line (text format) or by nothing
-    // (OpenMetrics, then "# EOF"), each its HELP and TYPE lines then its samples. Copied once
-    // into one Buffer: no 7 MB string is built for a body.
+    // (OpenMetrics, then "# EOF"), each its HELP and TYPE lines then its samples. No 7 MB
+    // string is built for a body.
     const chunks: Buffer[] = []
     FAMILIES.forEach((_, i) => {
       if (i > 0 && format === 'text') chunks.push(NEWLINE)
@@ -119,7 +142,7 @@ export class MetricsWriter {
       for (const b of parts[i]!) chunks.push(b)
     })
     if (format === 'openmetrics') chunks.push(EOF)
-    return Buffer.concat(chunks)
+    return chunks
   }
 
   /**
@@ -144,8 +167,10 @@ export class MetricsWriter {
     for (const c of counts) for (let i = 0; i < c.length; i++) total[i] = (total[i] ?? 0) + (c[i] ?? 0)
     if (total.length > split.length || split.some((lines, i) => lines.length !== (total[i] ?? 0))) {
       // Two samples with the same labels (prom-client keeps one): each group on its own.
-      for (const g of groups)
+      for (const g of groups) {
+        if (this.cache.get(g)?.labels === key) continue
         this.cache.set(g, {labels: key, byFamily: (await this.lines(this.writers.text, g, extra)).map((t) => (t === undefined ? undefined : Buffer.from(`${t}\n`)))})
+      }
       return
     }
     const at: number[] = []

@@ -92,7 +92,8 @@ const CHUNK = 100
 
 /** The samples of every Service and of the cluster, updated by change. */
 export class ServeModel {
-  private readonly byService = new Map<string, Row[]>()
+  /** Each Service's rows and how many explanations (address types) they hold. */
+  private readonly byService = new Map<string, {rows: Row[]; explanations: number}>()
   private clusterRowsOfNodes: Row[] = []
   private explained = 0
 
@@ -128,7 +129,7 @@ export class ServeModel {
     for (const k of keys) {
       const svc = index.service(k)
       if (!svc) {
-        this.explained -= explanations(this.byService.get(k) ?? [])
+        this.explained -= this.byService.get(k)?.explanations ?? 0
         this.byService.delete(k)
         continue
       }
@@ -149,19 +150,36 @@ export class ServeModel {
     for (const k of keys) {
       if (!index.service(k)) continue
       const rows = fresh.get(k) ?? []
-      this.explained += explanations(rows) - explanations(this.byService.get(k) ?? [])
-      this.byService.set(k, rows)
+      const n = explanations(rows)
+      this.explained += n - (this.byService.get(k)?.explanations ?? 0)
+      this.byService.set(k, {rows, explanations: n})
     }
     return services.length
   }
 
   /**
-   * Each Service's samples, one array per Service: an array is replaced, never changed, when
-   * its Service is explained again, and dropped with its Service (render/metrics.ts writes each
-   * array's lines once).
+   * Each Service's samples, one array per Service: an array is replaced when its Service is
+   * explained again, and dropped with its Service (render/metrics.ts writes each array's lines
+   * once); the only change made to an array is shed's emptying.
    */
   groups(): (readonly Row[])[] {
-    return [...this.byService.values()]
+    return [...this.byService.values()].map((s) => s.rows)
+  }
+
+  /**
+   * Empties the arrays whose lines are written (written(array) true): the lines are what is
+   * served, and 2,000 Services' rows are ~12 MiB of heap kept for nothing (docs/design.md "serve
+   * at scale"). An emptied array stays the Service's until it is explained again; rows() no
+   * longer gives its samples; the Service count is kept. Returns how many were emptied.
+   */
+  shed(written: (group: readonly Row[]) => boolean): number {
+    let n = 0
+    for (const s of this.byService.values()) {
+      if (s.rows.length === 0 || !written(s.rows)) continue
+      s.rows.length = 0
+      n++
+    }
+    return n
   }
 
   /** The cluster's samples (kubectl_topology_services included). */
@@ -172,7 +190,7 @@ export class ServeModel {
   /** Every sample: per Service, then the cluster's. */
   rows(): Row[] {
     const out: Row[] = []
-    for (const rows of this.byService.values()) out.push(...rows)
+    for (const {rows} of this.byService.values()) out.push(...rows)
     out.push(...this.clusterRows())
     return out
   }

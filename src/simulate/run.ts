@@ -7,7 +7,8 @@ import type {Service} from '../upstream/api/types.js'
 import type {ClusterState} from '../state/cluster-state.js'
 import type {ServiceReport} from './report.js'
 import {disruption, evaluateSteps, simulateService, type SimulateOptions} from './simulate.js'
-import {addNode, drain, removeEndpoint, rollout, scaleReplicas, withoutZone} from './whatif.js'
+import {rollout} from './rollout.js'
+import {addNode, drain, removeEndpoint, scaleReplicas, withoutZone} from './whatif.js'
 import type {RolloutPlan, RolloutSpec} from './workload.js'
 
 export interface WhatIfs {

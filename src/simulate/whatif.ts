@@ -13,8 +13,45 @@ import {deploymentParamsProblem, podNameMatcher, resolveFenceposts, statefulSetM
 
 export class WhatIfError extends Error {}
 
-function clone(state: ClusterState): ClusterState {
+export function clone(state: ClusterState): ClusterState {
   return structuredClone(state)
+}
+
+const copySlice = (s: EndpointSlice): EndpointSlice => (s.endpoints === undefined || s.endpoints === null ? {...s} : {...s, endpoints: s.endpoints.slice()})
+
+/** The state with slice objects and endpoint lists of its own (the endpoints, the Nodes and the rest shared): what Views take their copies of. */
+export function workingCopy(state: ClusterState): ClusterState {
+  return {...state, endpointSlices: state.endpointSlices.map(copySlice)}
+}
+
+/**
+ * Copy-on-write states of a working state (workingCopy's) that a Placer, a Remover or a rollout
+ * change one pod at a time: each view shares the Nodes, the Services, the endpoint objects and
+ * every slice not written into since the previous view, and copies the slices noted in
+ * `touched`. A step then costs the slices' list and what it changed, not a deep copy of the
+ * state (issue 23: rollouts one pod at a time and plan's range were quadratic). Nothing that
+ * reads these states writes into them (the engine never writes its input:
+ * test/unit/engine-immutable.property.test.ts), and nothing writes into an endpoint object:
+ * a change of an endpoint is a new object in its slice.
+ */
+export class Views {
+  /** The working slices written into since the last view. */
+  readonly touched = new Set<EndpointSlice>()
+  private readonly last = new Map<EndpointSlice, EndpointSlice>()
+  constructor(private readonly work: ClusterState) {}
+
+  take(): ClusterState {
+    const endpointSlices = this.work.endpointSlices.map((s) => {
+      let copy = this.last.get(s)
+      if (copy === undefined || this.touched.has(s)) {
+        copy = copySlice(s)
+        this.last.set(s, copy)
+      }
+      return copy
+    })
+    this.touched.clear()
+    return {...this.work, endpointSlices}
+  }
 }
 
 function sameService(s: EndpointSlice, svc: Service): boolean {
@@ -42,12 +79,13 @@ interface Placement {
   zone: string
 }
 
-function serviceSlices(state: ClusterState, svc: Service): EndpointSlice[] {
+/** The Service's slices of its address type (the ones placement and the rollouts change). */
+export function serviceSlices(state: ClusterState, svc: Service): EndpointSlice[] {
   const view = serviceView(state, svc)
   return state.endpointSlices.filter((s) => sameService(s, svc) && s.addressType === view.addressType)
 }
 
-function countBy(eps: Endpoint[], key: (e: Endpoint) => string | null | undefined): Map<string, number> {
+export function countBy(eps: Endpoint[], key: (e: Endpoint) => string | null | undefined): Map<string, number> {
   const m = new Map<string, number>()
   for (const e of eps) {
     const k = key(e)
@@ -66,18 +104,23 @@ const bump = (m: Map<string, number>, k: string | null | undefined) => {
  * endpoints costs N placements, not N scans of every endpoint (--replicas 100000).
  * Valid while only this Placer changes the Service's endpoints.
  */
-class Placer {
+export class Placer {
   private readonly nodes: {name: string; zone: string}[]
   private readonly zones: string[]
   private readonly byZone: Map<string, number>
   private readonly byNode: Map<string, number>
-  private readonly used: Set<string | undefined>
+  /** The addresses in use in the state (any Service's), with how many endpoints have each. */
+  private readonly used: Map<string | undefined, number>
   private slices: EndpointSlice[]
-  /** The first slice that may still have room (slices only fill up while adding). */
+  /** The first slice that may still have room (slices fill up while adding; a removal goes back). */
   private fill = 0
+  /**
+   * @param touched where the slices written into are noted (Views: a step's copy-on-write state).
+   */
   constructor(
     private readonly state: ClusterState,
     private readonly svc: Service,
+    private readonly touched?: Set<EndpointSlice>,
   ) {
     this.nodes = simNodes(state)
       .filter((n) => n.schedulable && n.zone !== null)
@@ -87,7 +130,29 @@ class Placer {
     const eps = this.slices.flatMap((sl) => sl.endpoints ?? [])
     this.byZone = countBy(eps, (e) => e.zone)
     this.byNode = countBy(eps, (e) => e.nodeName)
-    this.used = new Set(state.endpointSlices.flatMap((sl) => (sl.endpoints ?? []).map((e) => e.addresses?.[0])))
+    this.used = new Map()
+    for (const sl of state.endpointSlices) for (const e of sl.endpoints ?? []) this.used.set(e.addresses?.[0], (this.used.get(e.addresses?.[0]) ?? 0) + 1)
+  }
+
+  /**
+   * An endpoint of the Service taken out of `slice` by someone else (a Remover, a rollout): the
+   * counts, the addresses in use and the first slice with room follow, as a new Placer on the
+   * state would find them.
+   */
+  removed(e: Endpoint, slice: EndpointSlice): void {
+    if (e.zone) this.byZone.set(e.zone, (this.byZone.get(e.zone) ?? 0) - 1)
+    if (e.nodeName) this.byNode.set(e.nodeName, (this.byNode.get(e.nodeName) ?? 0) - 1)
+    const a = e.addresses?.[0]
+    const n = (this.used.get(a) ?? 0) - 1
+    if (n > 0) this.used.set(a, n)
+    else this.used.delete(a)
+    const i = this.slices.indexOf(slice)
+    if (i >= 0 && i < this.fill) this.fill = i
+  }
+
+  /** The Service's endpoints per zone (all of them, ready or not), as placement counts them. */
+  inZone(zone: string): number {
+    return this.byZone.get(zone) ?? 0
   }
 
   private place(preferZone?: string, knownZones?: readonly string[]): Placement | null {
@@ -127,15 +192,20 @@ class Placer {
     for (let i = n; ; i++) {
       const a = `198.${18 + ((i >> 16) & 1)}.${(i >> 8) & 255}.${i & 255}`
       if (!this.used.has(a)) {
-        this.used.add(a)
+        this.used.set(a, 1)
         return a
       }
     }
   }
 
   add(opts: {ready: boolean; zone?: string; name?: string; knownZones?: readonly string[]}): boolean {
+    return this.addOne(opts) !== null
+  }
+
+  /** add, returning the new endpoint and its slice (null: no node can take it). */
+  addOne(opts: {ready: boolean; zone?: string; name?: string; knownZones?: readonly string[]}): {e: Endpoint; slice: EndpointSlice} | null {
     const where = this.place(opts.zone, opts.knownZones)
-    if (where === null) return false
+    if (where === null) return null
     const {svc} = this
     if (this.slices.length === 0) {
       const s: EndpointSlice = {
@@ -153,16 +223,18 @@ class Placer {
     while (this.fill < this.slices.length - 1 && (this.slices[this.fill]!.endpoints ?? []).length >= 100) this.fill++
     const target = this.slices[this.fill] as EndpointSlice
     target.endpoints ??= []
-    target.endpoints.push({
+    const e: Endpoint = {
       addresses: [this.address(++counter)],
       conditions: {ready: opts.ready, serving: opts.ready, terminating: false},
       nodeName: where.node,
       zone: where.zone,
       targetRef: {kind: 'Pod', name: opts.name ?? `simulated-${counter}`},
-    })
+    }
+    target.endpoints.push(e)
+    this.touched?.add(target)
     bump(this.byZone, where.zone)
     bump(this.byNode, where.node)
-    return true
+    return {e, slice: target}
   }
 }
 
@@ -197,11 +269,20 @@ export function removeEndpoint(state: ClusterState, svc: Service, filter: (e: En
  * moves on), so a heap entry holds the count it was pushed with and is pushed again when found
  * out of date at the top.
  */
-class Remover {
+export class Remover {
   private readonly heaps = new Map<string, RemoverEntry[]>()
   private readonly onNode = new Map<string, number>()
   private readonly inZone = new Map<string, number>()
-  constructor(state: ClusterState, svc: Service, filter: (e: Endpoint) => boolean) {
+  /**
+   * @param filter the candidates, decided here once: endpoints added later are never candidates
+   * @param touched where the slices removed from are noted (Views: a step's copy-on-write state)
+   */
+  constructor(
+    state: ClusterState,
+    svc: Service,
+    filter: (e: Endpoint) => boolean,
+    private readonly touched?: Set<EndpointSlice>,
+  ) {
     const buckets = new Map<string, RemoverBucket>()
     let order = 0
     for (const slice of serviceSlices(state, svc)) {
@@ -246,14 +327,15 @@ class Remover {
   }
 
   /** Removes up to `count` endpoints (fewer when the candidates run out); returns how many. */
-  remove(count: number): number {
-    const gone = new Set<Endpoint>()
+  remove(count: number, onGone?: (e: Endpoint, slice: EndpointSlice) => void): number {
+    const gone = new Map<Endpoint, EndpointSlice>()
     const touched = new Set<EndpointSlice>()
     for (let i = 0; i < count; i++) {
       const t = this.take()
       if (t === null) break
-      gone.add(t.e)
+      gone.set(t.e, t.slice)
       touched.add(t.slice)
+      this.touched?.add(t.slice)
     }
     // Out of the slices at the end, in place, order kept (a slice may hold every endpoint).
     for (const slice of touched) {
@@ -262,7 +344,13 @@ class Remover {
       for (const e of eps) if (!gone.has(e)) eps[w++] = e
       eps.length = w
     }
+    if (onGone !== undefined) for (const [e, slice] of gone) onGone(e, slice)
     return gone.size
+  }
+
+  /** An endpoint of the Service added by someone else (a Placer): it counts in its zone's ties, and is no candidate. */
+  added(e: Endpoint): void {
+    if (e.zone) bump(this.inZone, e.zone)
   }
 
   /** The next endpoint takeEndpoint would remove, out of the heaps (not yet out of its slice). */
@@ -436,258 +524,4 @@ export function addNode(state: ClusterState, spec: {zone: string; cpu: string; n
   }
   next.nodes.push(node)
   return next
-}
-
-// ---- rolling update -----------------------------------------------------------------------------
-
-/** The flag-only form (a Deployment's rolling update), kept for callers that give just the numbers. */
-export interface RolloutParams {
-  maxSurge: number | string
-  maxUnavailable: number | string
-  /** desired replicas (default: the Service's ready endpoints) */
-  replicas?: number
-}
-
-export interface RolloutStep {
-  step: number
-  action: string
-  oldPods: number
-  newReady: number
-  newNotReady: number
-  state: ClusterState
-}
-
-/**
- * Steps through an update of the workload's pods: every ready endpoint of the Service (or,
- * with spec.podsOf, every one whose pod name is the workload's) is a pod of the old revision;
- * not-ready ones are dropped first; other endpoints stay as they are:
- *   Deployment RollingUpdate: create new pods (not ready), they become ready, old pods are
- *     deleted while at least replicas - maxUnavailable stay ready and at most replicas +
- *     maxSurge exist (ResolveFenceposts arithmetic). New pods are placed by the spread rule,
- *     old pods go from the node with the most old pods first.
- *   Deployment Recreate: every old pod is deleted, then all new pods are created, then ready.
- *   StatefulSet RollingUpdate: from the highest ordinal down to the partition, maxUnavailable
- *     pods at a time are deleted and recreated (not ready, in the zone they left: a
- *     StatefulSet pod keeps its identity and usually its zonal volume), then become ready.
- *     Ordinals come from the endpoints' pod names (<statefulset>-<ordinal>).
- *   StatefulSet OnDelete: nothing happens until pods are deleted: only the start.
- */
-/**
- * The most replicas a rollout simulates: Kubernetes' documented limit of Pods in a cluster,
- * 150,000 (kubernetes.io "Considerations for large clusters"; --replicas has the same bound).
- * A snapshot's Deployment of 175,008,532 replicas spun rollout() for ever (issue 20).
- */
-const MAX_ROLLOUT_REPLICAS = 150_000
-/**
- * The most work a rollout simulates, in steps times the size of the cluster state each step copies
- * and scores (nodes, endpoints, and the new pods): 1,000,000, about 20 s on the reference machine
- * (bench/simulate-scale.mjs: some 20 µs per endpoint and step) and a few hundred MB. 400 replicas
- * one at a time on a small cluster (1,203 steps) fit; 150,000 one at a time do not, and are
- * refused before the first step instead of running for hours.
- */
-export const MAX_ROLLOUT_WORK = 1_000_000
-
-/** The nodes, endpoints and new pods one step copies. */
-function stepSize(state: ClusterState, replicas: number): number {
-  let n = state.nodes.length + replicas
-  for (const s of state.endpointSlices) n += s.endpoints?.length ?? 0
-  return n
-}
-
-/** Refuses a rollout of `steps` steps over a state of `size` when it is more work than MAX_ROLLOUT_WORK. */
-function checkWork(what: string, steps: number, size: number): void {
-  if (steps * size <= MAX_ROLLOUT_WORK) return
-  throw new WhatIfError(
-    `--rollout: ${what} take about ${steps} steps, each a copy of ${size} nodes, endpoints and pods: more than the ${MAX_ROLLOUT_WORK} (steps times copies) a simulation runs; raise maxSurge or maxUnavailable, or roll fewer replicas`,
-  )
-}
-
-export function rollout(state: ClusterState, svc: Service, params: RolloutSpec | RolloutParams): RolloutStep[] {
-  const spec: RolloutSpec = 'kind' in params ? params : {kind: 'Deployment', type: 'RollingUpdate', ...params}
-  const cur = clone(state)
-  for (const s of serviceSlices(cur, svc)) s.endpoints = (s.endpoints ?? []).filter((e) => e.conditions?.ready === true)
-  const matches = spec.podsOf === undefined ? null : podNameMatcher(spec.podsOf)
-  // The rolled workload's pods among the Service's (ready) endpoints; new pods are named new-N.
-  const own = (e: Endpoint) => !isNew(e) && (matches === null || matches(e.targetRef?.name ?? ''))
-  const R =
-    spec.replicas ??
-    serviceSlices(cur, svc)
-      .flatMap((s) => s.endpoints ?? [])
-      .filter(own).length
-  if (R === 0) throw new WhatIfError('--rollout: 0 replicas (and no ready endpoint): nothing to roll')
-  if (!(R <= MAX_ROLLOUT_REPLICAS)) {
-    throw new WhatIfError(`--rollout: ${R} replicas: more than the ${MAX_ROLLOUT_REPLICAS} Pods a cluster holds (Kubernetes' documented limit); simulate a smaller rollout`)
-  }
-  // Without Nodes (RBAC), new pods are placed by zone among those the Service runs in now.
-  const zonesAtStart =
-    cur.nodesReadable === false
-      ? [
-          ...new Set(
-            serviceView(cur, svc)
-              .ready.map((e) => e.zone)
-              .filter((z): z is string => z !== null),
-          ),
-        ]
-      : undefined
-  if (spec.kind === 'StatefulSet') {
-    if (spec.type === 'OnDelete') {
-      const old = serviceSlices(cur, svc)
-        .flatMap((s) => s.endpoints ?? [])
-        .filter(own).length
-      return [{step: 0, action: 'start (OnDelete: no pod is replaced until it is deleted)', oldPods: old, newReady: 0, newNotReady: 0, state: cur}]
-    }
-    const problem = statefulSetParamsProblem(spec.partition, spec.maxUnavailable)
-    if (problem !== null) throw new WhatIfError(`--rollout: ${problem}`)
-    return statefulSetRollout(cur, svc, spec.name, R, spec.partition, statefulSetMaxUnavailable(spec.maxUnavailable, R), zonesAtStart, matches === null)
-  }
-  if (spec.type === 'Recreate') return recreate(cur, svc, R, own, zonesAtStart)
-  const problem = deploymentParamsProblem(spec.maxSurge, spec.maxUnavailable)
-  if (problem !== null) throw new WhatIfError(`--rollout: ${problem}`)
-  const {surge, unavailable} = resolveFenceposts(spec.maxSurge, spec.maxUnavailable, R)
-  // Each round replaces at least maxSurge + maxUnavailable of the old pods, in up to three steps
-  // (the new ones beyond the old count are created in the first).
-  const oldPods = serviceSlices(cur, svc)
-    .flatMap((s) => s.endpoints ?? [])
-    .filter(own).length
-  const rounds = Math.ceil(Math.min(oldPods, R) / Math.max(1, surge + unavailable)) + 2
-  checkWork(`${R} replicas, ${surge + unavailable} at a time (maxSurge ${surge}, maxUnavailable ${unavailable}),`, 3 * rounds, stepSize(cur, R + surge))
-  return deploymentRollout(cur, svc, R, surge, unavailable, own, zonesAtStart)
-}
-
-// Simulated new pods: "~" never appears in a real pod name.
-const NEW_PREFIX = '~new-'
-const isNew = (e: Endpoint) => e.targetRef?.name?.startsWith(NEW_PREFIX) === true
-const NOWHERE = '--rollout: no schedulable Ready node with a zone label to place the new pods on'
-
-function deploymentRollout(
-  start: ClusterState,
-  svc: Service,
-  R: number,
-  surge: number,
-  unavailable: number,
-  isOld: (e: Endpoint) => boolean,
-  zonesAtStart: string[] | undefined,
-): RolloutStep[] {
-  let cur = start
-  let made = 0
-  let old = serviceSlices(cur, svc)
-    .flatMap((s) => s.endpoints ?? [])
-    .filter(isOld).length
-  let newReady = 0
-  let newNotReady = 0
-  const steps: RolloutStep[] = [{step: 0, action: 'start', oldPods: old, newReady, newNotReady, state: cur}]
-  const push = (action: string) => steps.push({step: steps.length, action, oldPods: old, newReady, newNotReady, state: cur})
-  for (let guard = 0; guard < 4 * R + 10 && (old > 0 || newReady < R); guard++) {
-    // The estimate above bounds the rounds; this bounds a loop that would not end for another reason.
-    checkWork(`${R} replicas`, steps.length, stepSize(start, R + surge))
-    // scale up the new ReplicaSet
-    const canCreate = Math.min(R + surge - (old + newReady + newNotReady), R - (newReady + newNotReady))
-    if (canCreate > 0) {
-      cur = clone(cur)
-      const placer = new Placer(cur, svc)
-      for (let i = 0; i < canCreate; i++) if (!placer.add({ready: false, name: `${NEW_PREFIX}${++made}`, knownZones: zonesAtStart})) throw new WhatIfError(NOWHERE)
-      newNotReady += canCreate
-      push(`create ${canCreate} new pod(s) (not ready)`)
-    }
-    if (newNotReady > 0) {
-      cur = clone(cur)
-      for (const s of serviceSlices(cur, svc)) {
-        for (const e of s.endpoints ?? []) if (isNew(e)) e.conditions = {ready: true, serving: true, terminating: false}
-      }
-      const became = newNotReady
-      newReady += newNotReady
-      newNotReady = 0
-      push(`${became} new pod(s) become ready`)
-    }
-    // scale down the old ReplicaSet
-    const canDelete = Math.min(old, old + newReady - (R - unavailable))
-    if (canDelete > 0) {
-      cur = clone(cur)
-      new Remover(cur, svc, isOld).remove(canDelete)
-      old -= canDelete
-      push(`delete ${canDelete} old pod(s)`)
-    } else if (canCreate <= 0 && newNotReady === 0) {
-      break
-    }
-  }
-  return steps
-}
-
-function recreate(start: ClusterState, svc: Service, R: number, isOld: (e: Endpoint) => boolean, zonesAtStart: string[] | undefined): RolloutStep[] {
-  const old = serviceSlices(start, svc)
-    .flatMap((s) => s.endpoints ?? [])
-    .filter(isOld).length
-  const steps: RolloutStep[] = [{step: 0, action: 'start', oldPods: old, newReady: 0, newNotReady: 0, state: start}]
-  let cur = clone(start)
-  let made = 0
-  for (const s of serviceSlices(cur, svc)) s.endpoints = (s.endpoints ?? []).filter((e) => !isOld(e))
-  steps.push({step: 1, action: `delete ${old} old pod(s) (Recreate)`, oldPods: 0, newReady: 0, newNotReady: 0, state: cur})
-  cur = clone(cur)
-  const placer = new Placer(cur, svc)
-  for (let i = 0; i < R; i++) {
-    if (!placer.add({ready: false, name: `${NEW_PREFIX}${++made}`, knownZones: zonesAtStart})) throw new WhatIfError(NOWHERE)
-  }
-  steps.push({step: 2, action: `create ${R} new pod(s) (not ready)`, oldPods: 0, newReady: 0, newNotReady: R, state: cur})
-  cur = clone(cur)
-  for (const s of serviceSlices(cur, svc)) for (const e of s.endpoints ?? []) if (isNew(e)) e.conditions = {ready: true, serving: true, terminating: false}
-  steps.push({step: 3, action: `${R} new pod(s) become ready`, oldPods: 0, newReady: R, newNotReady: 0, state: cur})
-  return steps
-}
-
-function statefulSetRollout(
-  start: ClusterState,
-  svc: Service,
-  name: string,
-  R: number,
-  partition: number,
-  maxUnavailable: number,
-  zonesAtStart: string[] | undefined,
-  allEndpointsAreItsPods: boolean,
-): RolloutStep[] {
-  let cur = start
-  let made = 0
-  const ordinalRe = new RegExp(`^${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}-(\\d+)$`)
-  const ordinalOf = (e: Endpoint): number | null => {
-    const m = ordinalRe.exec(e.targetRef?.name ?? '')
-    return m ? Number(m[1]) : null
-  }
-  const ready = serviceView(cur, svc).ready
-  const eps = serviceSlices(cur, svc).flatMap((s) => s.endpoints ?? [])
-  const named = eps.map((e) => ({name: e.targetRef?.name ?? '', ordinal: ordinalOf(e)})).filter((x): x is {name: string; ordinal: number} => x.ordinal !== null)
-  // Pods to update, in the controller's order: highest ordinal first, down to the partition.
-  // Without <name>-<ordinal> pod names (and no other workload behind the Service) the ordinals
-  // are unknown: the same number of pods is taken by the removal rule (node with the most first).
-  const targets: (string | null)[] =
-    named.length > 0 || !allEndpointsAreItsPods
-      ? named
-          .filter((x) => x.ordinal >= partition && x.ordinal < R)
-          .sort((a, b) => b.ordinal - a.ordinal)
-          .map((x) => x.name)
-      : Array.from({length: Math.max(0, Math.min(ready.length, R) - partition)}, () => null)
-  checkWork(`${targets.length} pods, ${maxUnavailable} at a time (maxUnavailable),`, 2 * Math.ceil(targets.length / maxUnavailable), stepSize(cur, 0))
-  let old = allEndpointsAreItsPods && named.length === 0 ? ready.length : named.length
-  let newReady = 0
-  const fresh = new Set<string>()
-  const steps: RolloutStep[] = [{step: 0, action: 'start', oldPods: old, newReady, newNotReady: 0, state: cur}]
-  for (let i = 0; i < targets.length; i += maxUnavailable) {
-    const batch = targets.slice(i, i + maxUnavailable)
-    cur = clone(cur)
-    const names: string[] = []
-    for (const target of batch) {
-      const gone = takeEndpoint(cur, svc, target === null ? (e) => !fresh.has(e.targetRef?.name ?? '') : (e) => e.targetRef?.name === target)
-      if (gone === null) continue
-      const podName = target ?? `${NEW_PREFIX}${++made}`
-      fresh.add(podName)
-      names.push(target ?? gone.targetRef?.name ?? podName)
-      if (!addEndpoint(cur, svc, {ready: false, name: podName, zone: gone.zone ?? undefined, knownZones: zonesAtStart})) throw new WhatIfError(NOWHERE)
-    }
-    old -= names.length
-    steps.push({step: steps.length, action: `recreate ${names.join(', ')} (not ready)`, oldPods: old, newReady, newNotReady: names.length, state: cur})
-    cur = clone(cur)
-    for (const s of serviceSlices(cur, svc))
-      for (const e of s.endpoints ?? []) if (fresh.has(e.targetRef?.name ?? '')) e.conditions = {ready: true, serving: true, terminating: false}
-    newReady += names.length
-    steps.push({step: steps.length, action: `${names.join(', ')} ${names.length === 1 ? 'becomes' : 'become'} ready`, oldPods: old, newReady, newNotReady: 0, state: cur})
-  }
-  return steps
 }

@@ -1,14 +1,15 @@
 // Issue 20, class 4 (sizes): tables of any length (Math.max(...rows) overflowed V8's stack above
 // ~125,000 rows: exit 70), files checked for type and size before they are read and read only
 // up to a cap (cluster/files.ts), rollouts bounded (a Deployment of 175,008,532 replicas spun
-// simulate/whatif.ts rollout() for ever).
+// simulate/rollout.ts rollout() for ever).
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import {afterAll, describe, expect, it} from 'vitest'
 import {FILE_LIMITS, FileLimitError, describeFileError, readFileBounded, readStreamBounded, readTextBounded} from '../../src/cluster/files.js'
 import {formatTable} from '../../src/render/table.js'
-import {MAX_ROLLOUT_WORK, rollout, WhatIfError} from '../../src/simulate/whatif.js'
+import {MAX_ROLLOUT_WORK, rollout} from '../../src/simulate/rollout.js'
+import {WhatIfError} from '../../src/simulate/whatif.js'
 import {nodesIn, service, slice, spread, state} from './builders.js'
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'kt-sizes-'))

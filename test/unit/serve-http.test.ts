@@ -1,14 +1,14 @@
 // serve's HTTP rules (Accept negotiation, --listen) and the exposition prom-client writes of
 // serve's samples (render/metrics.ts).
 import {Counter, Gauge, Registry} from 'prom-client'
-import {describe, expect, it} from 'vitest'
+import {describe, expect, it, vi} from 'vitest'
 import {acceptsGzip, negotiate, parseListen} from '../../src/serve/http-rules.js'
 import {MetricsWriter, type Format, type Section} from '../../src/render/metrics.js'
 import {indexState, ServeModel, type Row} from '../../src/serve/model.js'
 import {sourceRows} from '../../src/serve/source.js'
 import {FAMILIES} from '../../src/serve/catalogue.js'
 import {CliError} from '../../src/errors.js'
-import {listen} from '../../src/cluster/serve-http.js'
+import {Body, listen} from '../../src/cluster/serve-http.js'
 import http from 'node:http'
 import {gunzipSync} from 'node:zlib'
 import {nodesIn, service, slice, spread, state} from './builders.js'
@@ -172,6 +172,22 @@ describe('MetricsWriter with groups (each Service written once)', () => {
     expect(await written(w, [{labels: {}, groups: [other], rows: []}], 'text')).not.toContain('cart')
   })
 
+  it('two writes in flight: the second never writes a group whose rows were shed once the first wrote it', async () => {
+    const w = new MetricsWriter()
+    // More than one batch of groups, so the writes interleave.
+    const groups: Row[][] = Array.from({length: 600}, (_, i) => [
+      ['kubectl_topology_service_ready_endpoints', {labels: {namespace: 'shop', service: `svc-${i}`, address_type: 'IPv4'}, value: i}],
+    ])
+    // The second write (all 600, in three batches) starts first; the first (the last 100,
+    // one batch) is done before the second reaches them.
+    const om = w.write([{labels: {}, groups, rows: []}], 'openmetrics')
+    await w.write([{labels: {}, groups: groups.slice(500), rows: []}], 'text')
+    // What serve-flow does once a write is done (ServeModel.shed).
+    for (const g of groups) if (w.written(g, {})) g.length = 0
+    const body = String(await om)
+    for (let i = 0; i < 600; i++) expect(body).toContain(`service="svc-${i}",address_type="IPv4"} ${i}\n`)
+  })
+
   it('refuses a counter in a group (a group is written once for both formats)', async () => {
     const w = new MetricsWriter()
     const group: Row[] = [['kubectl_topology_source_errors_total', {labels: {resource: 'nodes'}, value: 1}]]
@@ -212,6 +228,69 @@ describe('listen: /metrics', () => {
       const small = await get(server.address, {'accept-encoding': 'gzip'})
       expect(small.headers['content-encoding']).toBeUndefined()
       expect(small.raw.equals(body)).toBe(true)
+    } finally {
+      await server.close()
+    }
+  })
+
+  it('compresses a Body from its parts, made once, and never joins them into one Buffer, gzip or plain', async () => {
+    // ~700 kB in 7,000 parts: several batches through the compressor.
+    const parts = Array.from({length: 7000}, (_, i) => Buffer.from(`kubectl_topology_zone_ready_endpoints{zone="zone-${i}"} ${i}\n`))
+    const whole = Buffer.concat(parts)
+    const made: Buffer[][] = []
+    const make = vi.fn(async () => {
+      const copy = [...parts]
+      made.push(copy)
+      return copy
+    })
+    const body = new Body(make)
+    const concat = vi.spyOn(Buffer, 'concat')
+    try {
+      const server = await listen('127.0.0.1', 0, {metrics: async () => ({contentType: 'text/plain; version=0.0.4; charset=utf-8', body}), notReady: () => null})
+      try {
+        const zipped = [await get(server.address, {'accept-encoding': 'gzip'}), await get(server.address, {'accept-encoding': 'gzip'})]
+        expect(make).toHaveBeenCalledTimes(1)
+        // Never one Buffer of the whole plain body: batches of the parts only.
+        expect(concat.mock.calls.filter(([list]) => list === made[0]).length).toBe(0)
+        expect(concat.mock.results.every((r) => (r.value as Buffer).length < whole.length)).toBe(true)
+        // Nor a fresh Buffer per batch (they are copied into one scratch Buffer).
+        expect(concat.mock.results.filter((r) => (r.value as Buffer).length >= 64 * 1024)).toHaveLength(0)
+        for (const z of zipped) {
+          expect(z.headers['content-encoding']).toBe('gzip')
+          expect(gunzipSync(z.raw).equals(whole)).toBe(true)
+        }
+        concat.mockClear()
+        const plain = [await get(server.address, {}), await get(server.address, {})]
+        expect(concat.mock.calls.filter(([list]) => list === made[0]).length).toBe(0)
+        const served = concat.mock.results.filter((r) => (r.value as Buffer).length >= whole.length)
+        // (the test's own client joins what it received, once per response)
+        expect(served).toHaveLength(2)
+        for (const p of plain) {
+          expect(p.headers['content-encoding']).toBeUndefined()
+          expect(Number(p.headers['content-length'])).toBe(whole.length)
+          expect(p.raw.equals(whole)).toBe(true)
+        }
+        expect(make).toHaveBeenCalledTimes(1)
+      } finally {
+        await server.close()
+      }
+    } finally {
+      concat.mockRestore()
+    }
+  })
+
+  it('a Body too small to be worth compressing is sent as it is, and one that fails answers 500', async () => {
+    let body = new Body(async () => [Buffer.from('kubectl_topology_zones 3\n'), Buffer.from('kubectl_topology_hints_disabling_nodes 0\n')])
+    const server = await listen('127.0.0.1', 0, {metrics: async () => ({contentType: 'text/plain; version=0.0.4; charset=utf-8', body}), notReady: () => null})
+    try {
+      const small = await get(server.address, {'accept-encoding': 'gzip'})
+      expect(small.headers['content-encoding']).toBeUndefined()
+      expect(String(small.raw)).toBe('kubectl_topology_zones 3\nkubectl_topology_hints_disabling_nodes 0\n')
+      body = new Body(async () => {
+        throw new Error('metrics: broken')
+      })
+      const failed = await get(server.address, {'accept-encoding': 'gzip'})
+      expect(String(failed.raw)).toBe('metrics: broken\n')
     } finally {
       await server.close()
     }

@@ -155,6 +155,34 @@ describe('serve model and exposition, change by change', () => {
     expect(after[1]).not.toBe(before[1])
   })
 
+  it('sheds the rows of the Services whose lines are written, and serves the same text without them', async () => {
+    const st = cluster()
+    const model = new ServeModel({})
+    const w = new MetricsWriter()
+    model.update(indexState(st), {all: true})
+    const full = await expose(w, model)
+    // few explained again after the write: its new rows are not written yet, so they stay.
+    model.update(indexState(st), {all: false, services: new Set(['default/few'])})
+    const groups = model.groups()
+    expect(model.shed((g) => w.written(g, {}))).toBe(2)
+    expect(groups.map((g) => g.length === 0)).toEqual([true, false, true])
+    // The same arrays (their cached lines), the Service count kept.
+    expect(model.groups()[0]).toBe(groups[0])
+    expect(model.clusterRows().find(([f]) => f === 'kubectl_topology_services')?.[1].value).toBe(3)
+    expect(await expose(w, model)).toBe(full)
+    // Lines written for other section labels (another cluster) are not this section's.
+    expect(model.shed((g) => w.written(g, {cluster: 'eu'}))).toBe(0)
+    // Now few's lines are written too; a shed Service explained again has rows again.
+    expect(model.shed((g) => w.written(g, {}))).toBe(1)
+    model.update(indexState(st), {all: false, services: new Set(['default/web'])})
+    expect(value(model.rows(), 'kubectl_topology_service_ready_endpoints', {service: 'web'})).toBe(9)
+    expect(await expose(w, model)).toBe(full)
+    // A deleted shed Service: the count follows.
+    st.services = st.services.filter((s) => s.metadata.name !== 'plain')
+    model.update(indexState(st), {all: false, services: new Set(['default/plain'])})
+    expect(model.clusterRows().find(([f]) => f === 'kubectl_topology_services')?.[1].value).toBe(2)
+  })
+
   it('a deleted Service: none of its series is served any more', async () => {
     const st = cluster()
     const model = new ServeModel({})

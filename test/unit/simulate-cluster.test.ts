@@ -2,7 +2,8 @@ import {describe, expect, it} from 'vitest'
 import {rowToClusterState} from '../../src/simulate/dataset-run.js'
 import {simulateService, type SimulateOptions, type StrategyResult} from '../../src/simulate/simulate.js'
 import {topologyKeysReach, validateTopologyKeys} from '../../src/simulate/strategies/topology-keys.js'
-import {addNode, drain, rollout, scaleReplicas, withoutZone} from '../../src/simulate/whatif.js'
+import {rollout} from '../../src/simulate/rollout.js'
+import {addNode, drain, scaleReplicas, withoutZone} from '../../src/simulate/whatif.js'
 import type {SimNode, SimEndpoint} from '../../src/simulate/strategies/cluster.js'
 
 const cluster = (nodes: number[], eps: number[]) => rowToClusterState({name: 't', zones: nodes.map((k, i) => ({name: `zone-${'abc'[i]}`, nodes: k, endpoints: eps[i]!}))})

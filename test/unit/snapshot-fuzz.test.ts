@@ -9,7 +9,7 @@
 // that the commands turn into usage errors). FUZZ_RUNS=5000 runs longer. Reproducible: a fixed
 // seed (FUZZ_SEED=<n> draws others); on failure fast-check prints the seed and the path to
 // replay the counterexample. The seed once drew a Deployment of 175,008,532 replicas whose
-// rollout() spun (issue 20): rollouts are now bounded (simulate/whatif.ts MAX_ROLLOUT_REPLICAS).
+// rollout() spun (issue 20): rollouts are now bounded (simulate/rollout.ts MAX_ROLLOUT_REPLICAS).
 import fc from 'fast-check'
 import {describe, expect, it} from 'vitest'
 import {stringify as toYaml} from 'yaml'
@@ -24,7 +24,8 @@ import {renderExplain} from '../../src/render/explain.js'
 import {renderNodes} from '../../src/render/nodes.js'
 import {renderSimulate, type SimulateReport} from '../../src/render/simulate.js'
 import {evaluateSteps, SimulateInputError, simulateService} from '../../src/simulate/simulate.js'
-import {rollout, WhatIfError} from '../../src/simulate/whatif.js'
+import {rollout} from '../../src/simulate/rollout.js'
+import {WhatIfError} from '../../src/simulate/whatif.js'
 import {RolloutSpecError, rolloutSpecOf, workloadsBehind} from '../../src/simulate/workload.js'
 import type {ClusterState} from '../../src/state/cluster-state.js'
 import {LABEL_SERVICE_NAME, type Service} from '../../src/upstream/api/types.js'

@@ -1,11 +1,12 @@
 // The workload behind a Service and its rollout parameters (src/simulate/workload.ts), and the
-// rollout steps they drive (src/simulate/whatif.ts rollout()).
+// rollout steps they drive (src/simulate/rollout.ts rollout()).
 import {describe, expect, it} from 'vitest'
 import {rowToClusterState} from '../../src/simulate/dataset-run.js'
 import {evaluateSteps} from '../../src/simulate/simulate.js'
 import type {Deployment, StatefulSet} from '../../src/upstream/api/types.js'
 import type {ClusterState} from '../../src/state/cluster-state.js'
-import {rollout, WhatIfError} from '../../src/simulate/whatif.js'
+import {rollout} from '../../src/simulate/rollout.js'
+import {WhatIfError} from '../../src/simulate/whatif.js'
 import {
   deploymentParamsProblem,
   planOf,
