@@ -99,7 +99,7 @@ const figureProps = {
 const figures = obj(figureProps)
 const option = obj({...figureProps, mode: topologyMode, withinBound: bool})
 /**
- * explain's traffic.measured and plan's measured (--traffic-from, src/explain/report.ts
+ * explain's traffic.measured and plan's measured (--traffic-from, src/explain/report-types.ts
  * MeasuredTrafficReport): present only for a Service whose traffic was measured.
  */
 export const measuredTraffic = obj({

@@ -3,7 +3,7 @@
 // redacted server URL, the Status body's message and error codes, and scrubbed anyway.
 
 import {CliError, ExitCode, type ExitCodeValue} from '../errors.js'
-import {formatDuration} from './kubeconfig.js'
+import {formatDuration} from './duration.js'
 import {AT_PROXY, PROXY_ERR} from './proxy.js'
 
 /** The parts of a KubeContext the messages use. */

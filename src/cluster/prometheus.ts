@@ -8,7 +8,7 @@
 import {readFileSync} from 'node:fs'
 import {CliError, ExitCode} from '../errors.js'
 import {clip, scrub} from './errors.js'
-import {formatDuration} from './kubeconfig.js'
+import {formatDuration} from './duration.js'
 
 /** The largest answer read: one series per zone pair is a few hundred bytes; 8 MiB is thousands of times that. */
 const MAX_ANSWER = 8 << 20

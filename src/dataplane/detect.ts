@@ -1,7 +1,9 @@
 // Which data plane load-balances Service traffic, and whether it honours EndpointSlice hints.
 // Pure: reads the DaemonSets and ConfigMaps (and, for Calico operator installs, the
 // Installation and FelixConfiguration) a live read or a snapshot gives. The rules, with the
-// upstream files they come from, are in docs/dataplane.md.
+// upstream files they come from, are in docs/dataplane.md. Each data plane's facts (read from
+// its objects) and messages are in a file of its own: kube-proxy.ts, cilium.ts, calico.ts,
+// antrea.ts, ovn.ts; this file holds the decision.
 //
 // Decision order (first match names the data plane for pod traffic):
 //   1. Cilium agent DaemonSet: Cilium load-balances pod traffic to ClusterIPs itself in every
@@ -18,27 +20,38 @@
 // Calico without eBPF, Antrea without its proxy, kube-ovn with --enable-lb=false and kube-router
 // without the service proxy leave Services to kube-proxy; they are listed in `alsoFound`.
 
-import {ANNOTATION_TOPOLOGY_AWARE_HINTS, ANNOTATION_TOPOLOGY_MODE} from '../upstream/api/types.js'
-import {
-  boolish,
-  commandLine,
-  envValue,
-  featureGateMap,
-  findConfigMap,
-  findDaemonSet,
-  flagValue,
-  imageVersion,
-  isCilium1180,
-  mainContainer,
-  parseFeatureGateFlag,
-  parseSemver,
-  ref,
-  versionAtLeast,
-  yamlObject,
-  type Semver,
-} from './objects.js'
+import {boolish, commandLine, dsVersion, findDaemonSet, flagValue, isCilium1180, mainContainer, parseSemver, ref, versionAtLeast} from './objects.js'
 import {inspectKubeOvn, inspectOvnKubernetes, KUBE_OVN_SEMANTICS, kubeOvnAnswer, OVN_KUBERNETES_FIX, OVN_KUBERNETES_MESSAGE, ovnKubernetesAnswer} from './ovn.js'
-import {DATA_PLANE_NAMES, type ConfigMap, type DataPlane, type DataPlaneName, type DataPlaneObjects, type DaemonSet, type TrafficPath, type Tristate} from './types.js'
+import {inspectKubeProxy} from './kube-proxy.js'
+import {
+  CILIUM_1180_FIX,
+  CILIUM_1180_NO_SAFEGUARDS,
+  CILIUM_BESIDE_KUBE_PROXY,
+  CILIUM_FIX,
+  CILIUM_NO_TOPOLOGY,
+  CILIUM_NO_TOPOLOGY_NO_KPR,
+  CILIUM_SEMANTICS,
+  CILIUM_SEMANTICS_120,
+  inspectCilium,
+} from './cilium.js'
+import {CALICO_ANNOTATION_NOTE, CALICO_IGNORES, CALICO_TAR_NOTE_331, CALICO_TAR_TD_NOTE, inspectCalico} from './calico.js'
+import {ANTREA_NO_NODE_HINTS, ANTREA_NODE_FIX, inspectAntrea} from './antrea.js'
+import {DATA_PLANE_NAMES, type DataPlane, type DataPlaneName, type DataPlaneObjects, type TrafficPath, type Tristate} from './types.js'
+
+// Each data plane's facts and messages are in a file of its own (kube-proxy.ts, cilium.ts,
+// calico.ts, antrea.ts, ovn.ts); these are re-exported for the callers of detect.ts.
+export {
+  CILIUM_1180_FIX,
+  CILIUM_BESIDE_KUBE_PROXY,
+  CILIUM_FIX,
+  CILIUM_NO_TOPOLOGY,
+  CILIUM_SEMANTICS,
+  CILIUM_SEMANTICS_120,
+  CALICO_ANNOTATION_NOTE,
+  CALICO_IGNORES,
+  CALICO_TAR_TD_NOTE,
+}
+export {normalizeKubeProxyReplacement} from './cilium.js'
 
 // ---- the --data-plane override ---------------------------------------------------------------
 
@@ -133,359 +146,9 @@ export const KNOWN_DAEMONSETS = 'kube-proxy, cilium, calico-node, antrea-agent, 
 /** The fix of an unknown data plane. */
 export const FLAG_FIX = `name it with --data-plane ${DATA_PLANE_NAMES.filter((n) => n !== 'unknown').join('|')}`
 
-export const CILIUM_NO_TOPOLOGY = "hints are set, but Cilium's kube-proxy replacement runs without service topology: every node routes to all endpoints"
-export const CILIUM_BESIDE_KUBE_PROXY =
-  'hints are set and kube-proxy honours them, but Cilium load-balances pod traffic to ClusterIPs itself (at the socket or at the pod) without service topology: pods on every node reach all endpoints; only host-network clients follow the hints'
-export const CILIUM_NO_TOPOLOGY_NO_KPR = 'hints are set, but Cilium load-balances ClusterIPs without service topology: every node routes to all endpoints'
-export const CILIUM_FIX = 'set the Helm value loadBalancer.serviceTopology=true (cilium-config key enable-service-topology: "true") and restart the cilium agents'
-export const CILIUM_SEMANTICS =
-  'Cilium uses zone hints only for Services with the topology-mode (or topology-aware-hints) annotation or trafficDistribution: PreferClose; it ignores node hints'
-export const CILIUM_SEMANTICS_120 =
-  "Cilium uses zone hints only for Services with the topology-mode (or topology-aware-hints) annotation or trafficDistribution PreferClose/PreferSameZone; for PreferSameNode it keeps the endpoints on the client's node (by nodeName, not node hints), else all"
-export const CILIUM_1180_NO_SAFEGUARDS =
-  "Cilium 1.18.0 applies zone hints backend by backend without kube-proxy's safeguards: a backend without hints is kept, and a zone with no backend hinted for it gets none (fixed in 1.18.1, cilium/cilium#41116)"
-export const CILIUM_1180_FIX = 'upgrade Cilium to 1.18.1 or later'
-export const CALICO_TAR_TD_NOTE =
-  "Calico's eBPF data plane honours zone and node hints, but not as kube-proxy does: with topology-mode Auto it keeps this zone's endpoints; otherwise it prefers endpoints hinted for this node, then for this zone, even when some endpoints carry no hint"
-export const CALICO_TAR_NOTE_331 =
-  "Calico's eBPF data plane v3.31 honours zone hints, but not as kube-proxy does: with topology-mode Auto it keeps this zone's endpoints; otherwise it prefers endpoints hinted for this zone even when some endpoints carry no hint; it drops node hints (upgrade to v3.32 for PreferSameNode)"
-export const CALICO_ANNOTATION_NOTE =
-  'Calico\'s eBPF data plane before v3.31 uses zone hints only for Services annotated topology-aware-hints (or topology-mode) "auto", endpoint by endpoint, without kube-proxy\'s safeguards; it ignores trafficDistribution and node hints'
-export const CALICO_IGNORES = "hints are set, but Calico's eBPF data plane ignores them in this version: every node routes to all endpoints"
-export const ANTREA_NO_NODE_HINTS = 'Antrea Proxy ignores node hints (trafficDistribution PreferSameNode) unless its PreferSameTrafficDistribution feature gate is on'
-export const ANTREA_NODE_FIX = 'set featureGates.PreferSameTrafficDistribution: true in antrea-agent.conf (ConfigMap antrea-config) and restart antrea-agent'
 export const KUBE_ROUTER_MESSAGE = "hints are set, but kube-router's IPVS service proxy does not read them: every node routes to all endpoints"
 export const KUBE_ROUTER_FIX =
   'kube-router has no setting for hints (cloudnativelabs/kube-router#1005): run kube-router with --run-service-proxy=false and kube-proxy for Services, or use a data plane that honours hints'
-
-// ---- per data plane ----------------------------------------------------------------------------
-
-function dsVersion(ds: DaemonSet, container: string): {version?: string; semver?: Semver; image?: string} {
-  const image = mainContainer(ds, container)?.image
-  const version = imageVersion(image)
-  const semver = parseSemver(version)
-  return {...(image !== undefined ? {image} : {}), ...(version !== undefined ? {version} : {}), ...(semver !== undefined ? {semver} : {})}
-}
-
-/** kube-proxy: mode, feature gates, version (image tag), hints. */
-interface KubeProxyFacts {
-  version?: string
-  semver?: Semver
-  mode: string
-  gates: Record<string, boolean>
-  settings: Record<string, string>
-  evidence: string[]
-  honoursZoneHints: Tristate
-  honoursNodeHints: Tristate
-  preferSameGate: boolean
-  message?: string
-  fix?: string
-}
-
-function kubeProxyConfig(ds: DaemonSet, configMaps: readonly ConfigMap[], configPath: string): {cm: ConfigMap; key: string; config: Record<string, unknown>} | undefined {
-  const ns = ds.metadata.namespace ?? ''
-  const base = configPath.split('/').pop() ?? ''
-  // kubeadm: ConfigMap kube-proxy, key config.conf (cmd/kubeadm/app/phases/addons/proxy/manifests.go);
-  // EKS add-on: kube-proxy-config, key config. Any ConfigMap of the namespace holding a
-  // KubeProxyConfiguration under the --config file name counts; the named ones first.
-  const candidates = [...configMaps.filter((c) => (c.metadata.namespace ?? '') === ns)].sort(
-    (a, b) => Number(!['kube-proxy', 'kube-proxy-config'].includes(a.metadata.name)) - Number(!['kube-proxy', 'kube-proxy-config'].includes(b.metadata.name)),
-  )
-  for (const cm of candidates) {
-    const keys = Object.keys(cm.data ?? {})
-    const key = keys.includes(base) ? base : keys.find((k) => /kind:\s*KubeProxyConfiguration/.test(cm.data![k]!))
-    if (key === undefined) continue
-    const config = yamlObject(cm.data![key])
-    if (config && config.kind === 'KubeProxyConfiguration') return {cm, key, config}
-  }
-  return undefined
-}
-
-export function inspectKubeProxy(ds: DaemonSet, configMaps: readonly ConfigMap[]): KubeProxyFacts {
-  const c = mainContainer(ds, 'kube-proxy')
-  const argv = commandLine(c)
-  const {version, semver, image} = dsVersion(ds, 'kube-proxy')
-  const evidence = [`${ref(ds, 'DaemonSet')}: image ${image ?? '(none)'}`]
-  const settings: Record<string, string> = {}
-  const configPath = flagValue(argv, 'config')
-  let mode: string | undefined
-  let gates: Record<string, boolean> = {}
-  if (configPath !== undefined) {
-    // cmd/kube-proxy/app/options.go: --proxy-mode and --feature-gates are "ignored if a config
-    // file is specified by --config".
-    const found = kubeProxyConfig(ds, configMaps, configPath)
-    if (found) {
-      mode = typeof found.config.mode === 'string' ? found.config.mode : ''
-      gates = featureGateMap(found.config.featureGates)
-      evidence.push(
-        `${ref(found.cm, 'ConfigMap')} ${found.key}: KubeProxyConfiguration mode ${JSON.stringify(mode)}${
-          Object.keys(gates).length
-            ? `, featureGates ${Object.entries(gates)
-                .map(([k, v]) => `${k}=${v}`)
-                .join(',')}`
-            : ''
-        }`,
-      )
-    } else {
-      evidence.push(`--config=${configPath}: no KubeProxyConfiguration found in the ConfigMaps read; mode and feature gates assumed default`)
-      settings.config = `${configPath} (not read)`
-    }
-  } else {
-    mode = flagValue(argv, 'proxy-mode') ?? ''
-    gates = parseFeatureGateFlag(flagValue(argv, 'feature-gates'))
-    evidence.push(
-      `flags: --proxy-mode=${mode || '(unset)'}${
-        Object.keys(gates).length
-          ? ` --feature-gates=${Object.entries(gates)
-              .map(([k, v]) => `${k}=${v}`)
-              .join(',')}`
-          : ''
-      }`,
-    )
-  }
-  // pkg/proxy/apis/config: "" is the platform default, iptables on Linux.
-  const effectiveMode = mode === '' || mode === undefined ? 'iptables' : mode
-  settings.mode = mode ? mode : 'iptables (default)'
-  for (const [k, v] of Object.entries(gates)) settings[`featureGates.${k}`] = String(v)
-
-  // Version gates (pkg/features/kube_features.go history): TopologyAwareHints alpha 1.21
-  // (off), beta 1.23 (off), beta 1.24 (on), GA 1.33 (locked on); PreferSameTrafficDistribution
-  // alpha 1.33 (off), beta 1.34 (on), GA 1.35 (locked on).
-  let zone: Tristate
-  let node: boolean
-  let message: string | undefined
-  let fix: string | undefined
-  if (semver === undefined) {
-    zone = gates.TopologyAwareHints === false ? false : true
-    node = gates.PreferSameTrafficDistribution ?? true
-    evidence.push('kube-proxy version not in the image tag: its rules are assumed to be those of the API server version')
-  } else if (!versionAtLeast(semver, 1, 21)) {
-    zone = false
-    node = false
-    message = `hints are set, but kube-proxy ${version} predates topology hints (1.21): every node routes to all endpoints`
-    fix = 'upgrade kube-proxy to the control plane version'
-  } else {
-    const zoneDefault = versionAtLeast(semver, 1, 24)
-    const zoneLocked = versionAtLeast(semver, 1, 33)
-    zone = zoneLocked ? true : (gates.TopologyAwareHints ?? zoneDefault)
-    const nodeExists = versionAtLeast(semver, 1, 33)
-    const nodeLocked = versionAtLeast(semver, 1, 35)
-    node = !nodeExists ? false : nodeLocked ? true : (gates.PreferSameTrafficDistribution ?? versionAtLeast(semver, 1, 34))
-    if (zone === false) {
-      message = `hints are set, but kube-proxy ${version} runs with the TopologyAwareHints feature gate off: every node routes to all endpoints`
-      fix = 'set featureGates.TopologyAwareHints: true in the KubeProxyConfiguration (ConfigMap kube-proxy, config.conf), or upgrade kube-proxy to 1.24 or later'
-    }
-  }
-  if (effectiveMode === 'userspace') {
-    // The userspace proxier (removed in 1.26) never read hints.
-    zone = false
-    node = false
-    message = 'hints are set, but kube-proxy runs in userspace mode, which never reads them: every node routes to all endpoints'
-    fix = 'set mode: iptables (or ipvs, nftables) in the KubeProxyConfiguration'
-  }
-  return {
-    ...(version !== undefined ? {version} : {}),
-    ...(semver !== undefined ? {semver} : {}),
-    mode: effectiveMode,
-    gates,
-    settings,
-    evidence,
-    honoursZoneHints: zone,
-    honoursNodeHints: node,
-    preferSameGate: node,
-    ...(message !== undefined ? {message} : {}),
-    ...(fix !== undefined ? {fix} : {}),
-  }
-}
-
-/** "true"/"strict" -> "true"; "false"/"disabled" -> "false"; "partial"/"probe" kept (Cilium <= 1.13). */
-export function normalizeKubeProxyReplacement(v: string | undefined): 'true' | 'false' | 'partial' | 'probe' | undefined {
-  switch ((v ?? '').trim().toLowerCase()) {
-    case 'true':
-    case 'strict':
-      return 'true'
-    case 'false':
-    case 'disabled':
-      return 'false'
-    case 'partial':
-      return 'partial'
-    case 'probe':
-      return 'probe'
-    default:
-      return undefined
-  }
-}
-
-interface CiliumFacts {
-  version?: string
-  settings: Record<string, string>
-  evidence: string[]
-  serviceTopology: boolean
-  kpr: 'true' | 'false' | 'partial' | 'probe' | undefined
-  socketLB: boolean | undefined
-  honoursZoneHints: Tristate
-  warnings: string[]
-}
-
-export function inspectCilium(ds: DaemonSet, configMaps: readonly ConfigMap[] | undefined): CiliumFacts {
-  const {version, semver, image} = dsVersion(ds, 'cilium-agent')
-  const evidence = [`${ref(ds, 'DaemonSet')}: image ${image ?? '(none)'}`]
-  const warnings: string[] = []
-  const cm = configMaps ? findConfigMap(configMaps, 'cilium-config', ds.metadata.namespace ?? '') : undefined
-  const data = cm?.data ?? {}
-  const settings: Record<string, string> = {}
-  // Keys as install/kubernetes/cilium/templates/cilium-configmap.yaml writes them; the agent
-  // flags of the same names are pkg/option/config.go KubeProxyReplacement, EnableServiceTopology
-  // (pkg/loadbalancer/config.go UserConfig in 1.18+), and the socket-LB options.
-  for (const k of ['kube-proxy-replacement', 'enable-service-topology', 'bpf-lb-sock', 'bpf-lb-sock-hostns-only', 'enable-host-reachable-services', 'cni-chaining-mode']) {
-    if (data[k] !== undefined) settings[k] = data[k]!
-  }
-  if (cm) {
-    evidence.push(
-      `${ref(cm, 'ConfigMap')}: ${['kube-proxy-replacement', 'enable-service-topology', 'bpf-lb-sock', 'bpf-lb-sock-hostns-only'].map((k) => `${k}=${data[k] === undefined ? '(unset)' : JSON.stringify(data[k])}`).join(', ')}`,
-    )
-  } else {
-    evidence.push(`ConfigMap ${ds.metadata.namespace ?? ''}/cilium-config not found: Cilium's defaults assumed (no service topology)`)
-  }
-  const serviceTopology = boolish(data['enable-service-topology']) ?? false
-  if (settings['enable-service-topology'] === undefined) settings['enable-service-topology'] = 'false (default)'
-  const kpr = normalizeKubeProxyReplacement(data['kube-proxy-replacement'])
-  // The agent turns socket LB on with the kube-proxy replacement unless bpf-lb-sock says
-  // otherwise (daemon/cmd/kube_proxy_replacement.go); bpf-lb-sock-hostns-only limits it to
-  // the host namespace, pods then go per packet through bpf_lxc, still Cilium.
-  const sock = boolish(data['bpf-lb-sock']) ?? boolish(data['enable-host-reachable-services'])
-  const socketLB = sock ?? (kpr === 'true' ? true : kpr === undefined ? undefined : false)
-  // Service topology arrived in Cilium 1.11 (cilium/cilium#17929).
-  let zone: Tristate = serviceTopology
-  if (serviceTopology && semver !== undefined && !versionAtLeast(semver, 1, 11)) zone = false
-  return {
-    ...(version !== undefined ? {version} : {}),
-    settings,
-    evidence,
-    serviceTopology,
-    kpr,
-    socketLB,
-    honoursZoneHints: zone,
-    warnings,
-  }
-}
-
-interface CalicoFacts {
-  version?: string
-  semver?: Semver
-  bpf: Tristate
-  settings: Record<string, string>
-  evidence: string[]
-}
-
-export function inspectCalico(ds: DaemonSet, objects: DataPlaneObjects): CalicoFacts {
-  const c = mainContainer(ds, 'calico-node')
-  const found = dsVersion(ds, 'calico-node')
-  const image = found.image
-  let version = found.version
-  let semver = found.semver
-  const evidence = [`${ref(ds, 'DaemonSet')}: image ${image ?? '(none)'}`]
-  const settings: Record<string, string> = {}
-  // Felix reads, highest priority first: environment (FELIX_BPFENABLED), config file,
-  // FelixConfiguration node.<name>, FelixConfiguration default (Calico docs, "Configuring Felix").
-  // The tigera operator writes FelixConfiguration default spec.bpfEnabled from
-  // Installation spec.calicoNetwork.linuxDataplane (operator: bpfEnabled annotation).
-  let bpf: Tristate = 'unknown'
-  const env = envValue(c, 'FELIX_BPFENABLED')
-  const felix = objects.felixConfigurations?.find((f) => f.metadata.name === 'default')
-  const install = objects.installations?.find((i) => i.metadata.name === 'default') ?? objects.installations?.[0]
-  if (env !== undefined && boolish(env) !== undefined) {
-    bpf = boolish(env)!
-    settings.FELIX_BPFENABLED = env
-    evidence.push(`${ref(ds, 'DaemonSet')}: env FELIX_BPFENABLED=${env}`)
-  } else if (felix?.spec?.bpfEnabled !== undefined) {
-    bpf = felix.spec.bpfEnabled
-    settings.bpfEnabled = String(felix.spec.bpfEnabled)
-    evidence.push(`FelixConfiguration default: spec.bpfEnabled=${felix.spec.bpfEnabled}`)
-  } else if (install?.spec?.calicoNetwork?.linuxDataplane !== undefined) {
-    const dp = install.spec.calicoNetwork.linuxDataplane
-    bpf = dp === 'BPF'
-    settings.linuxDataplane = dp
-    evidence.push(`Installation ${install.metadata.name}: spec.calicoNetwork.linuxDataplane=${dp}`)
-  } else if (objects.felixConfigurations !== undefined || objects.installations !== undefined) {
-    // Read and silent: Felix's default, bpfEnabled false.
-    bpf = false
-    settings.bpfEnabled = 'false (default)'
-  } else {
-    evidence.push('FELIX_BPFENABLED not set on calico-node, and FelixConfiguration/Installation were not read: eBPF data plane unknown')
-  }
-  if (version === undefined && install?.status?.calicoVersion) {
-    version = imageVersion(`x:${install.status.calicoVersion}`)
-    semver = parseSemver(version)
-  }
-  return {...(version !== undefined ? {version} : {}), ...(semver !== undefined ? {semver} : {}), bpf, settings, evidence}
-}
-
-interface AntreaFacts {
-  version?: string
-  semver?: Semver
-  proxy: boolean
-  proxyAll: boolean
-  settings: Record<string, string>
-  evidence: string[]
-  honoursZoneHints: Tristate
-  preferSameGate: boolean
-  /** Antrea before v2.2 only used hints for Services annotated "auto"/"Auto". */
-  requiresAutoAnnotation: boolean
-}
-
-export function inspectAntrea(ds: DaemonSet, configMaps: readonly ConfigMap[]): AntreaFacts {
-  const {version, semver, image} = dsVersion(ds, 'antrea-agent')
-  const evidence = [`${ref(ds, 'DaemonSet')}: image ${image ?? '(none)'}`]
-  const settings: Record<string, string> = {}
-  const cm =
-    findConfigMap(configMaps, 'antrea-config', ds.metadata.namespace ?? '') ??
-    configMaps.find((c) => c.data?.['antrea-agent.conf'] !== undefined && (c.metadata.namespace ?? '') === (ds.metadata.namespace ?? ''))
-  const conf = yamlObject(cm?.data?.['antrea-agent.conf']) ?? {}
-  const gates = featureGateMap(conf.featureGates)
-  const ap = (conf.antreaProxy ?? {}) as Record<string, unknown>
-  // build/charts/antrea/conf/antrea-agent.conf: antreaProxy.enable (v2), featureGates.AntreaProxy (v1).
-  const proxy = (boolish(ap.enable) ?? true) && (gates.AntreaProxy ?? true)
-  const proxyAll = boolish(ap.proxyAll) ?? false
-  settings['antreaProxy.enable'] = String(boolish(ap.enable) ?? 'true (default)')
-  settings['antreaProxy.proxyAll'] = String(boolish(ap.proxyAll) ?? 'false (default)')
-  for (const [k, v] of Object.entries(gates)) settings[`featureGates.${k}`] = String(v)
-  if (cm)
-    evidence.push(
-      `${ref(cm, 'ConfigMap')} antrea-agent.conf: antreaProxy.enable=${settings['antreaProxy.enable']}, proxyAll=${settings['antreaProxy.proxyAll']}${
-        Object.keys(gates).length
-          ? `, featureGates ${Object.entries(gates)
-              .map(([k, v]) => `${k}=${v}`)
-              .join(',')}`
-          : ''
-      }`,
-    )
-  else evidence.push(`ConfigMap ${ds.metadata.namespace ?? ''}/antrea-config not found: Antrea's defaults assumed`)
-  // docs/feature-gates.md: TopologyAwareHints alpha v1.8 (off), beta v1.12 (on), GA v2.5 (locked);
-  // PreferSameTrafficDistribution alpha v2.5 (off).
-  let zone: Tristate
-  let preferSame = false
-  if (semver === undefined) {
-    zone = gates.TopologyAwareHints ?? true
-    preferSame = gates.PreferSameTrafficDistribution ?? false
-  } else if (!versionAtLeast(semver, 1, 8)) {
-    zone = false
-  } else {
-    zone = versionAtLeast(semver, 2, 5) ? true : (gates.TopologyAwareHints ?? versionAtLeast(semver, 1, 12))
-    preferSame = versionAtLeast(semver, 2, 5) ? (gates.PreferSameTrafficDistribution ?? false) : false
-  }
-  return {
-    ...(version !== undefined ? {version} : {}),
-    ...(semver !== undefined ? {semver} : {}),
-    proxy,
-    proxyAll,
-    settings,
-    evidence,
-    honoursZoneHints: zone,
-    preferSameGate: preferSame,
-    requiresAutoAnnotation: semver !== undefined && !versionAtLeast(semver, 2, 2),
-  }
-}
 
 // ---- the decision ------------------------------------------------------------------------------
 
@@ -754,16 +417,4 @@ export function detectDataPlane(objects: DataPlaneObjects, opts: {source?: 'dete
     fix: FLAG_FIX,
     warnings,
   }
-}
-
-/** For the Cilium selection rule: does Cilium treat this Service as topology-aware? */
-export function ciliumTopologyAware(annotations: Record<string, string> | undefined, trafficDistribution: string | undefined, preferSameZoneAlias = false): boolean {
-  // pkg/loadbalancer/reflectors (k8s.go) isTopologyAware / getAnnotationTopologyAwareHints: the
-  // deprecated annotation has precedence over topology-mode; any value but "", "disabled",
-  // "Disabled" counts; or spec.trafficDistribution == PreferClose.
-  const a = annotations ?? {}
-  const value = Object.hasOwn(a, ANNOTATION_TOPOLOGY_AWARE_HINTS) ? a[ANNOTATION_TOPOLOGY_AWARE_HINTS]! : (a[ANNOTATION_TOPOLOGY_MODE] ?? '')
-  return (
-    !(value === '' || value === 'disabled' || value === 'Disabled') || trafficDistribution === 'PreferClose' || (preferSameZoneAlias && trafficDistribution === 'PreferSameZone')
-  )
 }

@@ -140,3 +140,11 @@ export function boolish(v: unknown): boolean | undefined {
 export function isCilium1180(version: string | undefined): boolean {
   return /^1\.18\.0(?!\d)/.test(version ?? '')
 }
+
+/** A DaemonSet container's image, its version tag and the parsed version (when they are set). */
+export function dsVersion(ds: DaemonSet, container: string): {version?: string; semver?: Semver; image?: string} {
+  const image = mainContainer(ds, container)?.image
+  const version = imageVersion(image)
+  const semver = parseSemver(version)
+  return {...(image !== undefined ? {image} : {}), ...(version !== undefined ? {version} : {}), ...(semver !== undefined ? {semver} : {})}
+}

@@ -21,7 +21,7 @@ import {ANNOTATION_TOPOLOGY_MODE, LABEL_ZONE, type Service} from '../upstream/ap
 import {categorizeEndpoints, type CategorizeOptions} from '../upstream/kube-proxy/topology.js'
 import type {ProxyEndpoint} from '../upstream/kube-proxy/endpoint.js'
 import {legacyHintsAnnotation, serviceTrafficFlags} from '../upstream/kube-proxy/serviceport.js'
-import {ciliumTopologyAware} from './detect.js'
+import {ciliumTopologyAware} from './cilium.js'
 import {isCilium1180} from './objects.js'
 import type {DataPlane, SelectionRule} from './types.js'
 

@@ -1,6 +1,6 @@
 // explain's diagnostic notes under each Service, and the nearest ready-endpoint counts the
 // controller accepts (the advisor's, src/advise/advisor.ts, for Auto refused at today's count).
-import type {Advice, ServiceExplanation} from './report.js'
+import type {Advice, ServiceExplanation} from './report-types.js'
 import type {ZoneCapacity} from './node-verdicts.js'
 import {getAllocations} from '../upstream/endpointslice/topologycache/topologycache.js'
 import {LABEL_ZONE} from '../upstream/api/types.js'

@@ -1,6 +1,6 @@
 // What of topology-aware routing applies to a Service: its type, who writes its EndpointSlices,
 // which address families kube-proxy proxies for it, and which slices carry which port.
-import type {Applicability} from './report.js'
+import type {Applicability} from './report-types.js'
 import {LABEL_MANAGED_BY, type AddressType, type EndpointSlice, type Service} from '../upstream/api/types.js'
 import {sliceHasPort} from '../upstream/kube-proxy/endpointslicecache.js'
 import {getClusterIPByFamily} from '../upstream/kube-proxy/serviceport.js'

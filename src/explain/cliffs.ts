@@ -3,7 +3,7 @@
 // topology-mode Auto allocation refuse (or accept) hints; under trafficDistribution a
 // zone whose only ready endpoint goes away falls back to every endpoint. Pure: computed with
 // the controller's own arithmetic (setNodes, getAllocations).
-import type {ServiceExplanation} from './report.js'
+import type {ServiceExplanation} from './report-types.js'
 import {getAllocations, setNodes} from '../upstream/endpointslice/topologycache/topologycache.js'
 import {zoneCapacity} from './node-verdicts.js'
 import {LABEL_ZONE, type Node} from '../upstream/api/types.js'

@@ -8,7 +8,7 @@ import type {DataPlane} from '../dataplane/types.js'
 import {LABEL_ZONE, type Service} from '../upstream/api/types.js'
 import type {ProxyEndpoint} from '../upstream/kube-proxy/endpoint.js'
 import type {ProxyTopologyMode, ZoneView} from '../upstream/kube-proxy/topology.js'
-import type {ProxyReason} from './report.js'
+import type {DataPlaneNotice, ProxyReason} from './report-types.js'
 
 /**
  * True when kube-proxy's own rules (categorizeZones) model the data plane: none given, unknown
@@ -67,4 +67,20 @@ export function planeNodeChoice(
 ): {mode: ProxyTopologyMode; reason: ProxyReason | null; endpoints: string[]} {
   const sel = endpointsForNode(plane, eps, service, node)
   return {mode: MODE[sel.topology], reason: reasonFor(plane, eps, sel, node.labels[LABEL_ZONE] ?? ''), endpoints: sel.endpoints.map((e) => e.ip)}
+}
+
+/**
+ * What the data plane does with a Service that has or asks for hints, when that is not what
+ * kube-proxy does: its message and fix (src/dataplane/detect.ts and each data plane's file word
+ * them). Unknown data planes are stated once in the header, not per Service.
+ */
+export function dataPlaneNotice(plane: DataPlane, topology: boolean, hinted: boolean, service: Service): DataPlaneNotice | null {
+  if (!topology || plane.name === 'unknown' || plane.message === undefined) return null
+  const wantsNode = service.spec?.trafficDistribution === 'PreferSameNode'
+  const ignores = plane.honoursZoneHints === false || (wantsNode && plane.honoursNodeHints === false)
+  // A data plane that honours zone hints and whose remark is about node hints: only for Services that ask for them.
+  if (!ignores && plane.honoursZoneHints === true && plane.honoursNodeHints === false && plane.name === 'antrea') return null
+  // The messages say "hints are set"; a Service that asks for hints and has none yet: "requested".
+  const message = hinted ? plane.message : plane.message.replace(/^hints are set( and|,)/, 'hints are requested$1')
+  return {ignoresHints: ignores, message, fix: plane.fix ?? null}
 }

@@ -1,7 +1,7 @@
 // The configuration findings of a Service: the mode's warnings (explain/mode.ts), then the
 // rules that need more than the Service's own fields. One list, shown by explain, check
 // (--lint), watch and plan.
-import type {LintIssue} from './report.js'
+import type {LintIssue} from './report-types.js'
 import type {ServiceMode} from './mode.js'
 import type {ZoneCapacity} from './node-verdicts.js'
 import type {Service} from '../upstream/api/types.js'

@@ -4,7 +4,8 @@
 // setNodes (upstream TopologyCache.SetNodes) and explain's summariseNodes. Pure.
 // Schema: schema/nodes.v1.json.
 import {clusterCliffs, type Cliff} from './cliffs.js'
-import {summariseNodes, type NodeSummary} from './report.js'
+import {summariseNodes} from './node-facts.js'
+import type {NodeSummary} from './report-types.js'
 import {zoneCapacity, type NodeStatus, type NodeVerdict} from './node-verdicts.js'
 import {MESSAGES} from '../upstream/endpointslice/topologycache/event.js'
 import type {ClusterState} from '../state/cluster-state.js'

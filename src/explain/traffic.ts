@@ -1,7 +1,7 @@
 // The traffic estimate: the share of requests served in their own zone and the worst
 // per-endpoint overload, with the live and the predicted hints, under the traffic model (zone
 // CPU shares, upstream's assumption, or --traffic).
-import type {EndpointRow, TrafficEstimate, ZoneStats} from './report.js'
+import type {EndpointRow, TrafficEstimate, ZoneStats} from './report-types.js'
 import type {ZoneCapacity} from './node-verdicts.js'
 import type {ProxyEndpoint} from '../upstream/kube-proxy/endpoint.js'
 import type {ZoneView} from '../upstream/kube-proxy/topology.js'

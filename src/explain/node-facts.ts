@@ -1,0 +1,117 @@
+// What explain derives from the Nodes once per call (the cluster summary, the zone capacity,
+// the nodes by zone) and how it groups a Service's slices. Pure.
+
+import {zoneCapacity, type ZoneCapacity} from './node-verdicts.js'
+import {LABEL_SERVICE_NAME, LABEL_ZONE, type AddressType, type EndpointSlice, type Node, type Service} from '../upstream/api/types.js'
+import type {NodeSummary} from './report-types.js'
+
+/**
+ * What explain derives from the Nodes alone, by the Nodes array: the advisor and plan explain one
+ * Service many times over the same Nodes (each option, each count), and this part grows with the
+ * cluster. A memo by identity: the engine never mutates its input, so the same array gives the same facts.
+ */
+const NODE_FACTS = new WeakMap<readonly Node[], {capacity: ZoneCapacity; cluster: NodeSummary; nodeIndex: ReturnType<typeof indexNodes>}>()
+export function nodeFacts(nodes: Node[]): {capacity: ZoneCapacity; cluster: NodeSummary; nodeIndex: ReturnType<typeof indexNodes>} {
+  let f = NODE_FACTS.get(nodes)
+  if (f === undefined) {
+    const capacity = zoneCapacity(nodes)
+    const cluster = summariseNodes(capacity)
+    f = {capacity, cluster, nodeIndex: indexNodes(nodes, cluster)}
+    NODE_FACTS.set(nodes, f)
+  }
+  return f
+}
+
+/** The slices of each Service ("namespace/name") named in `names`. */
+export function groupSlices(slices: readonly EndpointSlice[], names: ReadonlySet<string>): Map<string, EndpointSlice[]> {
+  const m = new Map<string, EndpointSlice[]>()
+  for (let i = 0; i < slices.length; i++) {
+    const s = slices[i]!
+    const svc = s.metadata.labels?.[LABEL_SERVICE_NAME]
+    if (!svc || !names.has(svc)) continue
+    const key = `${s.metadata.namespace ?? 'default'}/${svc}`
+    const list = m.get(key)
+    if (list) list.push(s)
+    else m.set(key, [s])
+  }
+  return m
+}
+
+export function addressTypesOf(svc: Service, slices: readonly EndpointSlice[]): AddressType[] {
+  const seen = new Set<AddressType>()
+  for (const s of slices) if (s.addressType !== 'FQDN') seen.add(s.addressType)
+  if (seen.size === 0) {
+    for (const fam of svc.spec?.ipFamilies ?? ['IPv4']) if (fam === 'IPv4' || fam === 'IPv6') seen.add(fam)
+  }
+  return [...seen].sort()
+}
+
+export function summariseNodes(capacity: ZoneCapacity): NodeSummary {
+  const zones = new Map<string, {counted: number; ignored: number; cpuMilli: number}>()
+  for (let i = 0; i < capacity.nodes.length; i++) {
+    const n = capacity.nodes[i]!
+    if (n.zone === null || n.zone === '') continue
+    const z = zones.get(n.zone) ?? {counted: 0, ignored: 0, cpuMilli: 0}
+    if (n.status === 'counted') {
+      z.counted++
+      z.cpuMilli += n.milliCPU
+    } else z.ignored++
+    zones.set(n.zone, z)
+  }
+  return {
+    sufficientNodeInfo: capacity.sufficientNodeInfo,
+    zones: [...zones.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([name, z]) => ({name, ...z, cpuRatio: own(capacity.cpuRatiosByZone, name) ?? null})),
+    nodes: capacity.nodes,
+    disablingNodes: capacity.nodes
+      .filter((n) => n.disablesHints)
+      .map((n) => ({
+        name: n.name,
+        status: n.status,
+        fix:
+          n.status === 'no-zone-label'
+            ? // Prose, not a command: the zone is the node's to know (a template with "<zone>" in it
+              // is not runnable), and a pasted name is never a command (issue 20).
+              `label node ${n.name} with ${LABEL_ZONE} set to the zone it runs in`
+            : `give node ${n.name} allocatable CPU (status.allocatable.cpu is ${n.cpuError ? 'invalid' : 'zero or missing'})`,
+      })),
+  }
+}
+
+/** rec[key] for own keys only: a zone may be named like an Object.prototype member ("constructor"). */
+export const own = <T>(rec: Record<string, T> | null | undefined, key: string): T | undefined => (rec != null && Object.hasOwn(rec, key) ? rec[key] : undefined)
+
+/** What every Service's explanation needs from the Nodes, computed once per explain() call. */
+export interface NodeIndex {
+  /** Non-empty zone labels of the nodes. */
+  zones: Set<string>
+  /** Nodes per non-empty zone label, in input order. */
+  byZone: Map<string, Node[]>
+  /** Per non-empty zone (the verdict's zone label), from nodeVerdicts' verdicts in input order. */
+  verdicts: Map<string, {counted: number; ignored: number; cpuMilli: number}>
+  /** The nodes sorted by name (the --per-node view; sorted on first use). */
+  sorted(): Node[]
+  /** Nodes without a (non-empty) zone label. */
+  withoutZone: number
+}
+
+function indexNodes(nodes: readonly Node[], summary: NodeSummary): NodeIndex {
+  const zones = new Set<string>()
+  const byZone = new Map<string, Node[]>()
+  let withoutZone = 0
+  for (let i = 0; i < nodes.length; i++) {
+    const n = nodes[i]!
+    const z = n.metadata.labels?.[LABEL_ZONE]
+    if (!z) {
+      withoutZone++
+      continue
+    }
+    zones.add(z)
+    const list = byZone.get(z)
+    if (list) list.push(n)
+    else byZone.set(z, [n])
+  }
+  // The summary's zones (a zone row is never named "").
+  const verdicts = new Map(summary.zones.map((z) => [z.name, z]))
+  let sorted: Node[] | undefined
+  return {zones, byZone, verdicts, withoutZone, sorted: () => (sorted ??= [...nodes].sort((a, b) => (a.metadata.name < b.metadata.name ? -1 : 1)))}
+}
