@@ -116,6 +116,8 @@ export function measure(zoneCount: number, total: number, consumers: readonly Co
       const grp = groups[g] as MeasureGroup
       const w = grp.weights[c] as number
       if (w < 0) valid = false
+      // A group this consumer does not use (weight 0) adds exactly +0 to every sum below: skip it.
+      if (w === 0) continue
       if (w > 0) for (let z = 0; z < zoneCount; z++) reach[z] = (reach[z] as number) + (grp.comp[z] as number)
       const p = ((n[g] as number) * w) / all
       T[g] = (T[g] as number) + cons.share * p

@@ -95,8 +95,10 @@ export class Groups {
   count(label: string): number {
     const g = this.byLabel.get(label)
     if (g === undefined) return 0
+    // Indexed loop, not for-of: this is the hottest call of `simulate --dataset` (docs/design.md).
+    const comp = g.comp
     let n = 0
-    for (const c of g.comp) n += c
+    for (let i = 0; i < comp.length; i++) n += comp[i] as number
     return n
   }
 }
