@@ -164,7 +164,7 @@ export async function forEachPage<T>(
 }
 
 /** The parts of a KubeContext error messages name. */
-function errorContext(ctx: KubeContext): ErrorContext {
+export function errorContext(ctx: KubeContext): ErrorContext {
   return {
     server: ctx.server,
     contextName: ctx.contextName,

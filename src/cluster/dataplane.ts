@@ -20,9 +20,9 @@ import {KNOWN_DATA_PLANE_DAEMONSETS} from '../dataplane/detect.js'
 import {KUBE_OVN_CONTROLLER, KUBE_OVN_DAEMONSETS} from '../dataplane/ovn.js'
 import {KUBE_PROXY_NAMESPACE, kubeProxyPodKind, proxyNodeVersions, type KubeProxyPod} from '../dataplane/proxy-nodes.js'
 import type {CalicoInstallation, ConfigMap, DaemonSet, DataPlane, DataPlaneObjects, Deployment, FelixConfiguration} from '../dataplane/types.js'
-import {apiStatusCode, toCliError, type ErrorContext} from './errors.js'
+import {apiStatusCode, toCliError} from './errors.js'
 import type {KubeContext} from './kubeconfig.js'
-import {forEachPage} from './client.js'
+import {errorContext, forEachPage} from './client.js'
 import {clean, LIST_PAGE_SIZE} from './live.js'
 
 export interface DataPlaneRead extends Required<Pick<DataPlaneObjects, 'daemonSets' | 'configMaps'>> {
@@ -66,13 +66,7 @@ export async function readDataPlaneObjects(ctx: KubeContext): Promise<DataPlaneR
   const custom = ctx.kc.makeApiClient(k8s.CustomObjectsApi)
   const o = ctx.apiOptions
   const start = ctx.stats.requests
-  const errCtx: ErrorContext = {
-    server: ctx.server,
-    contextName: ctx.contextName,
-    requestTimeoutMs: ctx.requestTimeoutMs,
-    ...(ctx.execCommand ? {execCommand: ctx.execCommand} : {}),
-    ...(ctx.proxy ? {proxy: ctx.proxy} : {}),
-  }
+  const errCtx = errorContext(ctx)
   const missing: string[] = []
   const other: string[] = []
   const serialize = <T>(obj: unknown, type: string, apiVersion: string, kind: string): T =>

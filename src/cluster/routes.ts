@@ -15,8 +15,8 @@
 import type {RoutesObjects} from '../dataplane/routes/types.js'
 import {trimRoutes} from '../dataplane/routes/trim.js'
 import {ISTIO_SIDECAR_LABEL, LINKERD_PROXY_LABEL} from '../dataplane/routes/routes.js'
-import {forEachPage} from './client.js'
-import {apiStatusCode, toCliError, type ErrorContext} from './errors.js'
+import {errorContext, forEachPage} from './client.js'
+import {apiStatusCode, toCliError} from './errors.js'
 import type {KubeContext} from './kubeconfig.js'
 import {clean, LIST_PAGE_SIZE} from './live.js'
 
@@ -41,13 +41,7 @@ export async function readRoutesObjects(ctx: KubeContext): Promise<RoutesObjects
   const core = ctx.kc.makeApiClient(k8s.CoreV1Api)
   const o = ctx.apiOptions
   const start = ctx.stats.requests
-  const errCtx: ErrorContext = {
-    server: ctx.server,
-    contextName: ctx.contextName,
-    requestTimeoutMs: ctx.requestTimeoutMs,
-    ...(ctx.execCommand ? {execCommand: ctx.execCommand} : {}),
-    ...(ctx.proxy ? {proxy: ctx.proxy} : {}),
-  }
+  const errCtx = errorContext(ctx)
   const missing: string[] = []
   const other: string[] = []
 
