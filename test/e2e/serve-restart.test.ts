@@ -196,13 +196,18 @@ describe('serve across a kube-apiserver restart and an expired token', () => {
       const b = await metrics()
       return b.includes(gone) ? null : b
     })
-    // Every resource is listed again (each after its own back-off): the watch from its old
-    // resourceVersion got 410 Gone.
-    body = await waitFor('every resource re-listed', async () => {
+    // The watch-cached resources are listed again (each after its own back-off): the restarted
+    // watch cache starts at etcd's current revision, so a watch from an older resourceVersion gets
+    // 410 Gone. Events are the exception seen in one CI run out of several: their watch resumed
+    // without a 410 (a watch kube-apiserver serves from etcd can resume from the compaction's own
+    // revision, which etcd keeps); either way serve must be watching them again.
+    const CACHED = ['nodes', 'services', 'endpointslices']
+    body = await waitFor('every watch-cached resource re-listed', async () => {
       const b = await metrics()
-      return relists(b).every((n, i) => n > before[i]!) ? b : null
+      return relists(b).every((n, i) => !CACHED.includes(RESOURCES[i]!) || n > before[i]!) ? b : null
     })
-    for (const r of RESOURCES) expect(stderr).toContain(`${r}: re-listing (410 Gone: the resourceVersion expired)`)
+    for (const r of CACHED) expect(stderr).toContain(`${r}: re-listing (410 Gone: the resourceVersion expired)`)
+    await waitFor('events watched again', async () => stderr.lastIndexOf('events: watching') > stderr.lastIndexOf('events: reconnecting'))
     expect(value(body, 'kubectl_topology_source_up')).toBe(1)
     expect(value(body, web)).toBe(1)
   })
