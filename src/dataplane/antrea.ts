@@ -2,7 +2,7 @@
 // proxyAll, and the PreferSameTrafficDistribution gate) is on, from antrea-agent and antrea-config,
 // and its messages. Pure. docs/dataplane.md has the rules and their sources.
 
-import {boolish, dsVersion, featureGateMap, findConfigMap, ref, versionAtLeast, yamlObject, type Semver} from './objects.js'
+import {boolish, dsVersion, featureGateMap, featureGatesText, findConfigMap, ref, versionAtLeast, yamlObject, type Semver} from './objects.js'
 import type {ConfigMap, DaemonSet, Tristate} from './types.js'
 
 export const ANTREA_NO_NODE_HINTS = 'Antrea Proxy ignores node hints (trafficDistribution PreferSameNode) unless its PreferSameTrafficDistribution feature gate is on'
@@ -39,13 +39,7 @@ export function inspectAntrea(ds: DaemonSet, configMaps: readonly ConfigMap[]): 
   for (const [k, v] of Object.entries(gates)) settings[`featureGates.${k}`] = String(v)
   if (cm)
     evidence.push(
-      `${ref(cm, 'ConfigMap')} antrea-agent.conf: antreaProxy.enable=${settings['antreaProxy.enable']}, proxyAll=${settings['antreaProxy.proxyAll']}${
-        Object.keys(gates).length
-          ? `, featureGates ${Object.entries(gates)
-              .map(([k, v]) => `${k}=${v}`)
-              .join(',')}`
-          : ''
-      }`,
+      `${ref(cm, 'ConfigMap')} antrea-agent.conf: antreaProxy.enable=${settings['antreaProxy.enable']}, proxyAll=${settings['antreaProxy.proxyAll']}${featureGatesText(gates)}`,
     )
   else evidence.push(`ConfigMap ${ds.metadata.namespace ?? ''}/antrea-config not found: Antrea's defaults assumed`)
   // docs/feature-gates.md: TopologyAwareHints alpha v1.8 (off), beta v1.12 (on), GA v2.5 (locked);

@@ -2,7 +2,7 @@
 // from the DaemonSet and its ConfigMap, and whether it honours zone and node hints. Pure.
 // docs/dataplane.md has the rules and their sources.
 
-import {commandLine, dsVersion, featureGateMap, flagValue, mainContainer, parseFeatureGateFlag, ref, versionAtLeast, yamlObject, type Semver} from './objects.js'
+import {commandLine, dsVersion, featureGateMap, featureGatesText, flagValue, mainContainer, parseFeatureGateFlag, ref, versionAtLeast, yamlObject, type Semver} from './objects.js'
 import type {ConfigMap, DaemonSet, Tristate} from './types.js'
 
 /** kube-proxy: mode, feature gates, version (image tag), hints. */
@@ -55,15 +55,7 @@ export function inspectKubeProxy(ds: DaemonSet, configMaps: readonly ConfigMap[]
     if (found) {
       mode = typeof found.config.mode === 'string' ? found.config.mode : ''
       gates = featureGateMap(found.config.featureGates)
-      evidence.push(
-        `${ref(found.cm, 'ConfigMap')} ${found.key}: KubeProxyConfiguration mode ${JSON.stringify(mode)}${
-          Object.keys(gates).length
-            ? `, featureGates ${Object.entries(gates)
-                .map(([k, v]) => `${k}=${v}`)
-                .join(',')}`
-            : ''
-        }`,
-      )
+      evidence.push(`${ref(found.cm, 'ConfigMap')} ${found.key}: KubeProxyConfiguration mode ${JSON.stringify(mode)}${featureGatesText(gates)}`)
     } else {
       evidence.push(`--config=${configPath}: no KubeProxyConfiguration found in the ConfigMaps read; mode and feature gates assumed default`)
       settings.config = `${configPath} (not read)`

@@ -101,6 +101,12 @@ export function parseFeatureGateFlag(v: string | undefined): Record<string, bool
 }
 
 /** A featureGates map from YAML (values may be booleans or "true"/"false" strings). */
+/** The evidence suffix naming the feature gates set (`, featureGates A=true,B=false`), or '' when none is. */
+export function featureGatesText(gates: Record<string, boolean>): string {
+  const set = Object.entries(gates)
+  return set.length ? `, featureGates ${set.map(([k, v]) => `${k}=${v}`).join(',')}` : ''
+}
+
 export function featureGateMap(v: unknown): Record<string, boolean> {
   const out: Record<string, boolean> = {}
   if (v === null || typeof v !== 'object' || Array.isArray(v)) return out
