@@ -170,8 +170,11 @@ export function zoneViews(lists: ProxyLists, service: Service, viewZones: Set<st
   }
   const liveClasses = skewed ? classViews(true) : null
   const predClasses = skewed ? (predProxy === liveProxy ? liveClasses : classViews(false)) : null
-  const cpuByNode = new Map(capacity.nodes.map((v) => [v.name, v.milliCPU]))
-  const zoneRulesOf = (zone: string) => zoneRules(skewed!, nodesByZone.get(zone) ?? [], (n) => cpuByNode.get(n) ?? 0)
+  // Built on first use: only a zone with kube-proxy skew asks, and a map of every Node per
+  // Service was half of explain -A's engine time on 1,000 nodes (docs/design.md, issue 23).
+  let cpuByNode: Map<string, number> | undefined
+  const cpuOf = (n: string) => (cpuByNode ??= new Map(capacity.nodes.map((v) => [v.name, v.milliCPU]))).get(n) ?? 0
+  const zoneRulesOf = (zone: string) => zoneRules(skewed!, nodesByZone.get(zone) ?? [], cpuOf)
   // Under another data plane: the nodes of a zone whose choice is node-local, by node.
   // Only a Service that can go node-local (PreferSameNode, or node hints present) needs one choice per node.
   const nodeLocal = (eps: readonly ProxyEndpoint[]) => service.spec?.trafficDistribution === 'PreferSameNode' || eps.some((e) => (e.nodeHints?.size ?? 0) > 0)
