@@ -1,7 +1,7 @@
 // kubectl topology explain: options -> validation -> run, like kubectl's commands.
 import * as Flags from '@oclif/core/flags'
 import {ExitCode} from '../errors.js'
-import type {ExplainReport} from '../explain/report.js'
+import type {ExplainOptions, ExplainReport, ServiceExplanation} from '../explain/report.js'
 import type {ExplainFormat} from '../render/explain.js'
 import {parseServiceArgs, TopologyCommand} from './base.js'
 import {clientPathsFlag, commonFlags, dataPlaneFlag, noHeadersFlag, outputFlag, readFlags} from './flags.js'
@@ -65,7 +65,7 @@ Where Go's random map order makes upstream random (which zone receives a donated
     const {flags, argv} = await this.parse(Explain)
     // The engine and renderer load here, not with the command class: every command's class
     // is loaded to run any one of them (docs/design.md "Startup").
-    const [{explainAdvised}, {keepsWhatIsThere}, {checkSelection, selectOrFail}, {renderExplain}, {openSource}] = await Promise.all([
+    const [{explainAdvisedEach}, {keepsWhatIsThere}, {checkSelection, selectOrFail}, {renderExplain}, {openSource}] = await Promise.all([
       import('../advise/report.js'),
       import('../advise/advisor.js'),
       import('./select.js'),
@@ -103,7 +103,7 @@ Where Go's random map order makes upstream random (which zone receives a donated
 
     // Engine.
     const kubeVersion = flags['kube-version'] ?? read.state.serverVersion
-    const report: ExplainReport = explainAdvised(read.state, services, {
+    const engineOptions: ExplainOptions = {
       kubeVersion,
       versionSource: flags['kube-version'] ? 'flag' : read.state.serverVersion ? 'server' : 'default',
       traffic,
@@ -112,29 +112,42 @@ Where Go's random map order makes upstream random (which zone receives a donated
       prediction: flags.prediction,
       ...(read.dataPlane ? {dataPlane: read.dataPlane} : {}),
       ...(read.state.routes ? {routes: {objects: read.state.routes, source: read.source === 'live' ? ('detected' as const) : ('snapshot' as const)}} : {}),
-    })
+    }
+    const format: ExplainFormat = flags.output
+    // JSON: each Service is explained, advised, written and dropped in turn: at thousands of
+    // Services neither the whole report nor its whole text is held (docs/design.md, "Reading a
+    // whole cluster"). The other formats take the whole report.
+    const {head, services: each} = explainAdvisedEach(read.state, services, engineOptions)
+    const report: ExplainReport | undefined = format === 'json' ? undefined : {...head, services: [...each]}
 
     // Render. Warnings go to stderr in every format (kubectl's way), the report to stdout.
     const errStyle = this.style(flags.color, process.stderr)
     // A Service without measured traffic keeps the CPU assumption: said on stderr and in the report's warnings.
-    if (measured !== undefined) report.warnings.push(...measured.warnings)
-    for (const w of report.warnings) this.note(errStyle.warn(`Warning: ${escapeTerminal(w)}`))
-    const format: ExplainFormat = flags.output
-    if (report.services.length === 0 && (format === 'table' || format === 'wide')) {
-      this.note(flags['all-namespaces'] ? 'No Services found.' : `No Services found in ${read.namespace ?? 'default'} namespace.`)
+    if (measured !== undefined) head.warnings.push(...measured.warnings)
+    for (const w of head.warnings) this.note(errStyle.warn(`Warning: ${escapeTerminal(w)}`))
+    // A finding, or advice to change something (or a worst overload above the bound after the next sync).
+    const acts = (s: ServiceExplanation) => s.findings.length > 0 || (s.recommendation !== undefined && !keepsWhatIsThere(s.recommendation))
+    let acted = false
+    if (report === undefined) {
+      // Streamed: at thousands of Services, or one of 50,000 endpoints, the whole text would double peak memory.
+      const {jsonStreamChunks, writeChunks} = await import('../render/json-stream.js')
+      const seen = function* () {
+        for (const s of each) {
+          if (!acted && acts(s)) acted = true
+          yield s
+        }
+      }
+      await writeChunks(process.stdout, jsonStreamChunks(head, 'services', seen()))
     } else {
-      if (format === 'json') {
-        // Streamed: at thousands of Services, or one of 50,000 endpoints, the whole text would double peak memory.
-        const {jsonChunks, writeChunks} = await import('../render/json-stream.js')
-        await writeChunks(process.stdout, jsonChunks(report))
+      acted = report.services.some(acts)
+      if (report.services.length === 0 && (format === 'table' || format === 'wide')) {
+        this.note(flags['all-namespaces'] ? 'No Services found.' : `No Services found in ${read.namespace ?? 'default'} namespace.`)
       } else if (format === 'yaml') {
         // Streamed as JSON, and written without the yaml package's document of the whole report (render/yaml-stream.ts).
         const [{writeChunks}, {yamlChunks}] = await Promise.all([import('../render/json-stream.js'), import('../render/yaml-stream.js')])
         await writeChunks(process.stdout, yamlChunks(report))
       } else this.out(renderExplain(report, {format, style: this.style(flags.color), noHeaders: flags['no-headers'], perNode: flags['per-node']}))
     }
-    // A finding, or advice to change something (or a worst overload above the bound after the next sync).
-    const acts = (s: ExplainReport['services'][number]) => s.findings.length > 0 || (s.recommendation !== undefined && !keepsWhatIsThere(s.recommendation))
-    if (flags['exit-code'] && report.services.some(acts)) this.exit(ExitCode.FINDING)
+    if (flags['exit-code'] && acted) this.exit(ExitCode.FINDING)
   }
 }

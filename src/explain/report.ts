@@ -49,6 +49,23 @@ export {allocationFigures} from './controller-verdict.js'
 // ---------------------------------------------------------------------------------------
 
 export function explain(state: ClusterState, services: readonly Service[], opts: ExplainOptions = {}): ExplainReport {
+  const {head, services: each} = explainEach(state, services, opts)
+  return {...head, services: [...each]}
+}
+
+/** explain()'s report in two parts: all but its services, and the services (see explainEach). */
+export interface ExplainParts {
+  head: Omit<ExplainReport, 'services'>
+  /** Each Service (and address type) explained as the iteration reaches it, in explain()'s order; iterate once. */
+  services: Iterable<ServiceExplanation>
+}
+
+/**
+ * explain(), with each Service explained only when the iteration reaches it: `explain -A -o json`
+ * writes each one and drops it, so a report of thousands of Services is never in memory whole
+ * (docs/design.md, "Reading a whole cluster"). The per-cluster facts are computed here, once.
+ */
+export function explainEach(state: ClusterState, services: readonly Service[], opts: ExplainOptions = {}): ExplainParts {
   const f = featuresFor(opts.kubeVersion)
   const warnings: string[] = []
   if (f.warning) warnings.push(f.warning)
@@ -57,14 +74,13 @@ export function explain(state: ClusterState, services: readonly Service[], opts:
   const slicesByService = groupSlices(state.endpointSlices, new Set(services.map((s) => s.metadata.name)))
   const parts = rowParts()
   const skewOf = proxySkewMemo(opts.dataPlane, state.nodes)
-  const out: ServiceExplanation[] = []
   const found = opts.routes ? routesFound(opts.routes) : undefined
-  for (const svc of services) {
-    const key = `${svc.metadata.namespace ?? 'default'}/${svc.metadata.name}`
-    const slices = slicesByService.get(key) ?? []
-    for (const addressType of addressTypesOf(svc, slices)) {
-      out.push(
-        explainService({
+  function* each(): Generator<ServiceExplanation> {
+    for (const svc of services) {
+      const key = `${svc.metadata.namespace ?? 'default'}/${svc.metadata.name}`
+      const slices = slicesByService.get(key) ?? []
+      for (const addressType of addressTypesOf(svc, slices)) {
+        const explained = explainService({
           service: svc,
           events: state.events,
           slices: slices.filter((s) => s.addressType === addressType),
@@ -78,25 +94,28 @@ export function explain(state: ClusterState, services: readonly Service[], opts:
           opts,
           parts,
           skewOf,
-        }),
-      )
-      if (opts.routes && found) {
-        const zones = cluster.zones.filter((z) => z.counted > 0).map((z) => z.name)
-        out[out.length - 1]!.clientPaths = clientPathsOf(found, opts.routes, svc, slices, zones)
+        })
+        if (opts.routes && found) {
+          const zones = cluster.zones.filter((z) => z.counted > 0).map((z) => z.name)
+          explained.clientPaths = clientPathsOf(found, opts.routes, svc, slices, zones)
+        }
+        yield explained
       }
     }
   }
   return {
-    apiVersion: SCHEMA_VERSION,
-    kind: 'TopologyExplanation',
-    kubernetesVersion: formatVersion(f.version),
-    versionSource: opts.versionSource ?? (opts.kubeVersion ? 'flag' : 'default'),
-    warnings,
-    nodesReadable,
-    cluster,
-    ...(opts.dataPlane ? {dataPlane: dataPlaneReport(opts.dataPlane)} : {}),
-    ...(found ? {routes: found} : {}),
-    services: out,
+    head: {
+      apiVersion: SCHEMA_VERSION,
+      kind: 'TopologyExplanation',
+      kubernetesVersion: formatVersion(f.version),
+      versionSource: opts.versionSource ?? (opts.kubeVersion ? 'flag' : 'default'),
+      warnings,
+      nodesReadable,
+      cluster,
+      ...(opts.dataPlane ? {dataPlane: dataPlaneReport(opts.dataPlane)} : {}),
+      ...(found ? {routes: found} : {}),
+    },
+    services: each(),
   }
 }
 

@@ -78,35 +78,48 @@ function* pieces(v: unknown, depth: number, piece: number): Generator<string> {
     yield valueText(v, depth)
     return
   }
+  if (Array.isArray(v)) yield* arrayPieces(v, depth, piece)
+  else yield* objectPieces(v, depth, piece)
+}
+
+/**
+ * The text of an array at `depth` in pieces, its elements taken from `values` as they are
+ * reached: only the current run of small elements is held (jsonStreamChunks' array is never
+ * whole). The elements are what an array of JSON.stringify holds (undefined is written null).
+ */
+function* arrayPieces(values: Iterable<unknown>, depth: number, piece: number): Generator<string> {
   const inner = pad(depth + 1)
   let first = true
-  if (Array.isArray(v)) {
-    let run: unknown[] = []
-    let runWeight = 0
-    const flush = () => {
-      const text = `${first ? '[\n' : ',\n'}${elementsText(run, depth)}`
-      first = false
-      run = []
-      runWeight = 0
-      return text
-    }
-    for (const x of v) {
-      const w = weight(x, piece)
-      if (w >= piece && isContainer(x)) {
-        if (run.length > 0) yield flush()
-        yield `${first ? '[\n' : ',\n'}${inner}`
-        first = false
-        yield* pieces(x, depth + 1, piece)
-      } else {
-        run.push(x)
-        runWeight += w
-        if (runWeight >= piece) yield flush()
-      }
-    }
-    if (run.length > 0) yield flush()
-    yield first ? '[]' : `\n${pad(depth)}]`
-    return
+  let run: unknown[] = []
+  let runWeight = 0
+  const flush = () => {
+    const text = `${first ? '[\n' : ',\n'}${elementsText(run, depth)}`
+    first = false
+    run = []
+    runWeight = 0
+    return text
   }
+  for (const x of values) {
+    const w = weight(x, piece)
+    if (w >= piece && isContainer(x)) {
+      if (run.length > 0) yield flush()
+      yield `${first ? '[\n' : ',\n'}${inner}`
+      first = false
+      yield* pieces(x, depth + 1, piece)
+    } else {
+      run.push(x)
+      runWeight += w
+      if (runWeight >= piece) yield flush()
+    }
+  }
+  if (run.length > 0) yield flush()
+  yield first ? '[]' : `\n${pad(depth)}]`
+}
+
+/** The text of an object at `depth` in pieces; `last`: one more key, after the object's own, whose value is an array given as its elements (arrayPieces). */
+function* objectPieces(v: Record<string, unknown>, depth: number, piece: number, last?: {key: string; values: Iterable<unknown>}): Generator<string> {
+  const inner = pad(depth + 1)
+  let first = true
   for (const k of Object.keys(v)) {
     const x = v[k]
     // As JSON.stringify: these are not written at all.
@@ -114,6 +127,11 @@ function* pieces(v: unknown, depth: number, piece: number): Generator<string> {
     yield `${first ? '{\n' : ',\n'}${inner}${JSON.stringify(k)}: `
     first = false
     yield* pieces(x, depth + 1, piece)
+  }
+  if (last !== undefined) {
+    yield `${first ? '{\n' : ',\n'}${inner}${JSON.stringify(last.key)}: `
+    first = false
+    yield* arrayPieces(last.values, depth + 1, piece)
   }
   yield first ? '{}' : `\n${pad(depth)}}`
 }
@@ -127,6 +145,17 @@ export function* jsonChunks(doc: object, piece = PIECE): Generator<string> {
   // Each piece with DEL, C1 and format characters escaped as \uXXXX (encode.ts: jsonText's
   // text, which is the same bytes for text without them).
   for (const c of pieces(doc, 0, piece)) yield escapeEncoded(c)
+  yield '\n'
+}
+
+/**
+ * jsonChunks of `{...head, [key]: [...values]}`, the array's elements taken from `values` as the
+ * writer reaches them, so that at most a run of them (a few tens of kilobytes of text) is alive
+ * at once: `explain -A -o json` explains each Service as it is written. `key` must not be one of
+ * head's own.
+ */
+export function* jsonStreamChunks(head: Record<string, unknown>, key: string, values: Iterable<unknown>, piece = PIECE): Generator<string> {
+  for (const c of objectPieces(head, 0, piece, {key, values})) yield escapeEncoded(c)
   yield '\n'
 }
 

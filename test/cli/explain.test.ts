@@ -318,6 +318,16 @@ describe('explain --exit-code', () => {
     expect(runCli(['explain', 'svc/checkout', '-n', 'shop', '--from-file', EXAMPLE, '--exit-code']).code).toBe(0)
     expect(runCli(['explain', 'svc/cart', '-n', 'shop', '--from-file', EXAMPLE]).code).toBe(0)
   })
+
+  it('-o json (each Service written as it is explained): the same exit codes, after the whole document', () => {
+    // A finding on the last Service only (search; checkout has none): known once it is written.
+    const last = runCli(['explain', 'svc/search', 'svc/checkout', '-n', 'shop', '--from-file', EXAMPLE, '-o', 'json', '--exit-code'])
+    expect(last.code).toBe(1)
+    expect((JSON.parse(last.stdout) as {services: {name: string}[]}).services.map((s) => s.name)).toEqual(['checkout', 'search'])
+    const clean = runCli(['explain', 'svc/checkout', '-n', 'shop', '--from-file', EXAMPLE, '-o', 'json', '--exit-code'])
+    expect(clean.code).toBe(0)
+    expect((JSON.parse(clean.stdout) as {services: {name: string}[]}).services.map((s) => s.name)).toEqual(['checkout'])
+  })
 })
 
 describe('explain arguments', () => {

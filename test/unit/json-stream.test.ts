@@ -2,7 +2,7 @@ import fc from 'fast-check'
 import {Writable} from 'node:stream'
 import {describe, expect, it} from 'vitest'
 import {jsonText} from '../../src/render/encode.js'
-import {jsonChunks, writeChunks} from '../../src/render/json-stream.js'
+import {jsonChunks, jsonStreamChunks, writeChunks} from '../../src/render/json-stream.js'
 
 /** JSON.stringify(doc, null, 2), DEL, C1 and format characters escaped (issue 20), and a newline. */
 const whole = (doc: unknown) => `${jsonText(doc)}\n`
@@ -62,6 +62,40 @@ describe('jsonChunks', () => {
     const chunks = [...jsonChunks(doc)]
     expect(chunks.join('')).toBe(whole(doc))
     expect(Math.max(...chunks.map((c) => c.length))).toBeLessThan(whole(doc).length / 2)
+  })
+
+  it('jsonStreamChunks writes {...head, key: [...values]} as jsonChunks does, split anywhere (property)', () => {
+    fc.assert(
+      fc.property(fc.dictionary(fc.string(), fc.jsonValue()), fc.array(fc.jsonValue()), fc.integer({min: 1, max: 6}), (head, values) => {
+        const key = 'services'
+        if (Object.hasOwn(head, key)) return
+        for (const piece of [1, 3, 4096]) expect([...jsonStreamChunks(head, key, values, piece)].join('')).toBe(whole({...head, [key]: values}))
+      }),
+      {numRuns: 300},
+    )
+    expect([...jsonStreamChunks({}, 'services', [])].join('')).toBe(whole({services: []}))
+    expect([...jsonStreamChunks({a: undefined, b: 1}, 'services', [undefined, {c: undefined}])].join('')).toBe(whole({a: undefined, b: 1, services: [undefined, {c: undefined}]}))
+  })
+
+  it('jsonStreamChunks takes each element when the writer reaches it: text comes out before the last element is made (explain -A -o json)', () => {
+    let made = 0
+    const service = (i: number) => ({name: `svc-${i}`, zones: Array.from({length: 30}, (_, z) => ({name: `zone-${z}`, ready: z}))})
+    const values = function* () {
+      for (let i = 0; i < 1000; i++) {
+        made++
+        yield service(i)
+      }
+    }
+    const head = {apiVersion: 'v1', warnings: []}
+    const it = jsonStreamChunks(head, 'services', values())
+    let text = ''
+    // Up to the first piece holding a Service: only a run of Services (about PIECE values) was made.
+    while (!text.includes('svc-0')) text += it.next().value ?? ''
+    expect(made).toBeGreaterThan(0)
+    expect(made).toBeLessThan(100)
+    for (let r = it.next(); !r.done; r = it.next()) text += r.value
+    expect(made).toBe(1000)
+    expect(text).toBe(whole({...head, services: Array.from({length: 1000}, (_, i) => service(i))}))
   })
 
   it('writeChunks waits for each write and writes everything, whatever the characters', async () => {
