@@ -16,7 +16,7 @@ function cluster(): ClusterState {
   const v6: EndpointSlice = {...slice('dual', spread({'zone-a': 2, 'zone-b': 2}), {name: 'dual-v6'}), addressType: 'IPv6'}
   v6.endpoints = v6.endpoints!.map((e, i) => ({...e, addresses: [`fd00::${i + 1}`]}))
   const dual = service('dual', {annotations: AUTO})
-  dual.spec = {...dual.spec, ipFamilies: ['IPv4', 'IPv6'], ipFamilyPolicy: 'RequireDualStack'}
+  dual.spec = {...dual.spec, ipFamilies: ['IPv4', 'IPv6']}
   return state(
     nodesIn(ZONES, 2),
     [service('web', {annotations: AUTO}), dual, service('plain', {namespace: 'other'}), service('few', {trafficDistribution: 'PreferSameZone'})],

@@ -66,10 +66,10 @@ describe('jsonChunks', () => {
 
   it('jsonStreamChunks writes {...head, key: [...values]} as jsonChunks does, split anywhere (property)', () => {
     fc.assert(
-      fc.property(fc.dictionary(fc.string(), fc.jsonValue()), fc.array(fc.jsonValue()), fc.integer({min: 1, max: 6}), (head, values) => {
+      fc.property(fc.dictionary(fc.string(), fc.jsonValue()), fc.array(fc.jsonValue()), fc.integer({min: 1, max: 6}), (head, values, piece) => {
         const key = 'services'
         if (Object.hasOwn(head, key)) return
-        for (const piece of [1, 3, 4096]) expect([...jsonStreamChunks(head, key, values, piece)].join('')).toBe(whole({...head, [key]: values}))
+        for (const p of [piece, 4096]) expect([...jsonStreamChunks(head, key, values, p)].join('')).toBe(whole({...head, [key]: values}))
       }),
       {numRuns: 300},
     )
