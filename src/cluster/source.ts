@@ -120,6 +120,11 @@ export async function openSource(req: SourceRequest & {read?: 'state' | 'nodes'}
     const {readNodes} = await import('./nodes.js')
     return readNodes(ctx)
   }
+  // The data plane's and the meshes' reads go out with the state's lists, not after them (a
+  // round trip or two less); each result is taken in the same order as before, the state's
+  // first, so an error is the one it was.
+  const planeP = req.dataPlane === 'detect' ? settle(import('./dataplane.js').then(({detectLiveDataPlane}) => detectLiveDataPlane(ctx))) : undefined
+  const routesP = req.clientPaths ? settle(import('./routes.js').then(({readRoutesObjects}) => readRoutesObjects(ctx))) : undefined
   const {readClusterState} = await import('./live.js')
   const result = await readClusterState(ctx, {
     namespace: flags.namespace,
@@ -131,21 +136,31 @@ export async function openSource(req: SourceRequest & {read?: 'state' | 'nodes'}
     withScaling: req.withScaling,
   })
   const out: SourceResult = {state: result, namespace: flags['all-namespaces'] ? undefined : result.namespace, source: 'live', warnings: result.warnings, ctx}
-  if (req.dataPlane === 'detect') {
+  if (planeP !== undefined) {
     // One more read path, only for the commands that ask: RBAC refusals become one warning.
-    const {detectLiveDataPlane} = await import('./dataplane.js')
-    const plane = await detectLiveDataPlane(ctx)
+    const plane = unwrap(await planeP)
     out.dataPlane = plane
     out.warnings = [...out.warnings, ...plane.warnings]
     result.dataPlane = plane
   } else if (req.dataPlane !== undefined) out.dataPlane = await resolveDataPlane(req.dataPlane, undefined)
-  if (req.clientPaths) {
-    const {readRoutesObjects} = await import('./routes.js')
-    const {requests: _, ...routes} = await readRoutesObjects(ctx)
+  if (routesP !== undefined) {
+    const {requests: _, ...routes} = unwrap(await routesP)
     result.routes = routes
     out.warnings = [...out.warnings, ...(routes.warnings ?? [])]
   }
   return out
+}
+
+/** A read started early, its failure kept (not an unhandled rejection) until the result is taken. */
+type Settled<T> = {ok: true; v: T} | {ok: false; e: unknown}
+const settle = <T>(p: Promise<T>): Promise<Settled<T>> =>
+  p.then(
+    (v) => ({ok: true, v}),
+    (e: unknown) => ({ok: false, e}),
+  )
+function unwrap<T>(r: Settled<T>): T {
+  if (!r.ok) throw r.e
+  return r.v
 }
 
 /** -n, else the kubeconfig context's namespace (as for a live read, and as --help says), else "default". */
