@@ -149,12 +149,20 @@ export function* jsonChunks(doc: object, piece = PIECE): Generator<string> {
 }
 
 /**
+ * jsonStreamChunks' pieces: a run of 1,024 values of explain's Services is some 30 kB of text, a
+ * string V8 keeps with the young objects (over 128 kB, each run's text went to the large-object
+ * space: about 20 MB of it alive at once, and 20 MB more peak RSS for explain -A on 2,000
+ * Services, with the same CPU time; docs/design.md, "Reading a whole cluster").
+ */
+const STREAM_PIECE = 1024
+
+/**
  * jsonChunks of `{...head, [key]: [...values]}`, the array's elements taken from `values` as the
  * writer reaches them, so that at most a run of them (a few tens of kilobytes of text) is alive
  * at once: `explain -A -o json` explains each Service as it is written. `key` must not be one of
  * head's own.
  */
-export function* jsonStreamChunks(head: Record<string, unknown>, key: string, values: Iterable<unknown>, piece = PIECE): Generator<string> {
+export function* jsonStreamChunks(head: Record<string, unknown>, key: string, values: Iterable<unknown>, piece = STREAM_PIECE): Generator<string> {
   for (const c of objectPieces(head, 0, piece, {key, values})) yield escapeEncoded(c)
   yield '\n'
 }
