@@ -101,6 +101,14 @@ export function proxyDispatcher(k8s: K8s, {url: proxy, insecure}: ProxySetting, 
     return s
   }
   const socks = proxy.protocol === 'socks5:'
+  // The SOCKS client loads once, when a socks5:// proxy is first used (k8s.ts loadSocks).
+  let socksClient: Awaited<ReturnType<K8s['loadSocks']>> | undefined
+  const socksReady = socks
+    ? k8s.loadSocks().then((c) => {
+        socksClient = c
+      })
+    : undefined
+  socksReady?.catch(() => {}) // a failed load fails each attempt below
   const proxyHost = unbracket(proxy.hostname)
   const proxyPort = Number(proxy.port) || (socks ? 1080 : proxy.protocol === 'https:' ? 443 : 80)
   const user = decodeURIComponent(proxy.username)
@@ -168,19 +176,29 @@ export function proxyDispatcher(k8s: K8s, {url: proxy, insecure}: ProxySetting, 
     // 2. The proxy's handshake.
     const handshake = step((socket: Socket) => {
       if (socks) {
-        k8s.SocksClient.createConnection(
-          {
-            proxy: {host: proxyHost, port: proxyPort, type: 5, ...(user ? {userId: user} : {}), ...(password ? {password} : {})},
-            command: 'connect',
-            destination: {host: targetHost, port: targetPort},
-            existing_socket: socket,
-            timeout: limit,
-          },
-          (err, info) => {
-            if (err || !info) finish(fail(PROXY_ERR.SOCKS, err?.message ?? 'no connection'))
-            else toServer(info.socket as Socket)
-          },
+        const viaSocks = step(() =>
+          socksClient!.createConnection(
+            {
+              proxy: {host: proxyHost, port: proxyPort, type: 5, ...(user ? {userId: user} : {}), ...(password ? {password} : {})},
+              command: 'connect',
+              destination: {host: targetHost, port: targetPort},
+              existing_socket: socket,
+              timeout: limit,
+            },
+            (err, info) => {
+              if (err || !info) finish(fail(PROXY_ERR.SOCKS, err?.message ?? 'no connection'))
+              else toServer(info.socket as Socket)
+            },
+          ),
         )
+        if (socksClient !== undefined) viaSocks()
+        else
+          socksReady!.then(
+            () => {
+              if (!done) viaSocks()
+            },
+            (e: unknown) => finish(e instanceof Error ? e : new Error(String(e))),
+          )
         return
       }
       // An http:// API server behind an http(s) proxy: requests are forwarded (forwardRequests).
