@@ -149,6 +149,16 @@ describe('explain: kinds of Services and slices', () => {
     expect(text).toMatch(/<no zone>\s+0\s+0\s+1\s/)
   })
 
+  it('an endpoint with zone "" and the traffic estimate by address (an endpoint without one): in no zone, no crash', () => {
+    const svc = service('e', {annotations: AUTO})
+    const sl = slice('e', [...spread({a: 1, b: 1, c: 1}), {zone: '', node: 'a-0'}, {zone: 'a'}])
+    sl.endpoints![4]!.addresses = []
+    const s = one(state(NODES, [svc], [sl]))
+    expect(s.withoutZone).toEqual({endpoints: 1, readyEndpoints: 1, nodes: 0})
+    expect(sum(s)).toBe(s.totals.readyEndpoints)
+    expect(s.traffic.inZoneShareLive).not.toBeNull()
+  })
+
   it('a hint naming a zone without nodes: "no nodes", not "uses hints"', () => {
     const svc = service('g', {trafficDistribution: 'PreferSameZone'})
     const st = state(
