@@ -9,7 +9,7 @@ import {serviceMode} from './mode.js'
 import type {ZoneCapacity} from './node-verdicts.js'
 import {predictHints, type HintPrediction} from '../upstream/endpointslice/reconciler.js'
 import type {AddressType, Endpoint, EndpointSlice, EventObject, Node, Service} from '../upstream/api/types.js'
-import {controllerState, eventUnderGuess} from './controller-state.js'
+import {controllerState, settledState, eventUnderGuess} from './controller-state.js'
 import type {ClusterState} from '../state/cluster-state.js'
 import {features as featuresFor, formatVersion, type Features} from '../upstream/features.js'
 import {clientPathsOf, routesFound} from './client-paths.js'
@@ -144,7 +144,7 @@ function explainService(input: ServiceInput): ServiceExplanation {
   const proxied = !externalName && !headless && !noClusterIP
   const ratios = input.nodesReadable ? capacity.cpuRatiosByZone : null
   const predictionMode = opts.prediction ?? 'next-sync'
-  const state = controllerState(service, mode.path, managedSlices, input.events)
+  let state = controllerState(service, mode.path, managedSlices, input.events)
 
   // What the controller does with its slices at its next sync.
   let prediction: HintPrediction | null = null
@@ -155,8 +155,16 @@ function explainService(input: ServiceInput): ServiceExplanation {
   if (managedByController && !unpredictable) {
     const args = {service, slices: managedSlices, addressType, ratios, features: f, mode: predictionMode}
     prediction = predictHints({...args, populated: state.hintsPopulated})
-    // The mark is a guess (no Events read): the other guess's event is one the controller may record.
-    if (state.inferredFrom === 'unknown') otherEvents = predictHints({...args, populated: !state.hintsPopulated})
+    if (state.inferredFrom === 'unknown') {
+      // No Events read. Hints the next sync leaves as they are are the current path's (settledState);
+      // else the mark is a guess, and the other guess's event is one the controller may record.
+      const settled = settledState(mode.path, prediction.changedSliceNames.length === 0)
+      if (settled === null) otherEvents = predictHints({...args, populated: !state.hintsPopulated})
+      else {
+        if (settled.hintsPopulated !== state.hintsPopulated) prediction = predictHints({...args, populated: settled.hintsPopulated})
+        state = settled
+      }
+    }
   }
   const predictedByName = new Map<string, EndpointSlice>()
   for (const s of prediction?.slices ?? []) predictedByName.set(s.metadata.name, s)
