@@ -718,19 +718,19 @@ async function upUnlocked() {
 
     // kube-controller-manager: the EndpointSlice controller only.
     const kcmArgs = [
-        `--kubeconfig=${kcmKubeconfig}`,
-        `--authentication-kubeconfig=${kcmKubeconfig}`,
-        `--authorization-kubeconfig=${kcmKubeconfig}`,
-        // No client CA / request-header config exists to look up (the apiserver only writes
-        // extension-apiserver-authentication when it has one): don't retry forever.
-        '--authentication-skip-lookup=true',
-        // The EndpointSlice controller is what the tests exercise; the aggregation controller
-        // fills in the aggregated ClusterRoles (`view` is empty without it).
-        '--controllers=endpointslice-controller,clusterrole-aggregation-controller',
-        '--leader-elect=false',
-        `--bind-address=${HOST}`,
-        `--secure-port=${kcmPort}`,
-        `--cert-dir=${path.join(dir, 'kcm-pki')}`,
+      `--kubeconfig=${kcmKubeconfig}`,
+      `--authentication-kubeconfig=${kcmKubeconfig}`,
+      `--authorization-kubeconfig=${kcmKubeconfig}`,
+      // No client CA / request-header config exists to look up (the apiserver only writes
+      // extension-apiserver-authentication when it has one): don't retry forever.
+      '--authentication-skip-lookup=true',
+      // The EndpointSlice controller is what the tests exercise; the aggregation controller
+      // fills in the aggregated ClusterRoles (`view` is empty without it).
+      '--controllers=endpointslice-controller,clusterrole-aggregation-controller',
+      '--leader-elect=false',
+      `--bind-address=${HOST}`,
+      `--secure-port=${kcmPort}`,
+      `--cert-dir=${path.join(dir, 'kcm-pki')}`,
     ]
     const kcm = startProcess('kube-controller-manager', kcmBin, kcmArgs, dir)
     // The flags are kept for `controller-manager restart`.
