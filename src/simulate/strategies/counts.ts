@@ -23,6 +23,7 @@
 // topology-keys: KEP-536; the synthetic nodes carry only the zone and hostname labels, so any other
 // key is skipped, "*" matches every endpoint, and no match means no backends.
 import type {Consumer, MeasureGroup} from '../measure.js'
+import {zeros} from '../zeros.js'
 import {getAllocations} from '../../upstream/endpointslice/topologycache/topologycache.js'
 import {sortedKeys, type ZoneAllocation} from '../../upstream/endpointslice/topologycache/utils.js'
 import {LABEL_HOSTNAME, LABEL_ZONE} from '../../upstream/api/types.js'
@@ -116,7 +117,7 @@ export function upstreamAutoCounts(zones: readonly CountZone[]): CountEvaluation
   // order (zones in row order), to the first receiving zone in sorted order that still receives.
   // Whole runs of endpoints move at once: a run ends where the giver or the receiver is done.
   const hinted = zones.map((_, h) => zones.map((z, o) => (o === h ? z.endpoints : 0)))
-  const toGive = new Array<number>(zones.length).fill(0)
+  const toGive = zeros(zones.length)
   names.forEach((_, i) => {
     toGive[rowOf[i] as number] = giving[i] as number
   })
@@ -156,16 +157,16 @@ export function givingAndReceiving(names: readonly string[], targets: readonly n
   const Z = names.length
   // A zone that neither gives nor receives is left at 0, which never wins a round: upstream's
   // getMost only takes a value strictly greater than the largest so far, starting from 0.
-  const givingDesired = new Array<number>(Z).fill(0)
-  const receivingDesired = new Array<number>(Z).fill(0)
+  const givingDesired = zeros(Z)
+  const receivingDesired = zeros(Z)
   for (let i = 0; i < Z; i++) {
     const a = allocated[i] as number
     const t = targets[i] as number
     if (a > t) givingDesired[i] = a - t
     else if (a < t) receivingDesired[i] = t - a
   }
-  const giving = new Array<number>(Z).fill(0)
-  const receiving = new Array<number>(Z).fill(0)
+  const giving = zeros(Z)
+  const receiving = zeros(Z)
   for (;;) {
     let g = -1
     let numToGive = 0
@@ -219,8 +220,8 @@ function nodeLevel(
   const Z = zones.length
   const groupComp: number[][] = []
   // a zone's groups are consecutive: its node groups from firstGroup[zi], nodeGroups[zi] of them
-  const firstGroup = new Array<number>(Z).fill(0)
-  const nodeGroups = new Array<number>(Z).fill(0)
+  const firstGroup = zeros(Z)
+  const nodeGroups = zeros(Z)
   for (let zi = 0; zi < Z; zi++) {
     const z = zones[zi] as CountZone
     firstGroup[zi] = groupComp.length
@@ -267,14 +268,14 @@ function nodeLevel(
     }
   }
   const C = consumers.length
-  const groups: MeasureGroup[] = groupComp.map((comp) => ({comp, weights: new Array<number>(C).fill(0)}))
+  const groups: MeasureGroup[] = groupComp.map((comp) => ({comp, weights: zeros(C)}))
   for (let c = 0; c < C; c++) for (let g = reachFrom[c] as number; g < (reachTo[c] as number); g++) (groups[g] as MeasureGroup).weights[c] = 1
   return {groups, consumers, none, zoneMode}
 }
 
 /** Endpoints per origin zone of a group holding `n` endpoints of zone `zi` only. */
 function compOf(Z: number, zi: number, n: number): number[] {
-  const comp = new Array<number>(Z).fill(0)
+  const comp = zeros(Z)
   comp[zi] = n
   return comp
 }

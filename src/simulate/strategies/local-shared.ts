@@ -7,7 +7,7 @@
 // stay at or above the overload threshold are pooled into one "shared-<zones>" group. Fallback to
 // random when N < |Z| or when contributors run out. Not in the KEP text (the KEP only describes "local").
 import {random} from './random.js'
-import {GoHeap, Groups, addTo, dev, expected, newGroup, zoneLess, type Allocation, type EndpointDeviation, type Region} from './region.js'
+import {GoHeap, Groups, addTo, dev, expected, newGroup, zoneLess, type Allocation, type EndpointDeviation, type Region, setComp} from './region.js'
 
 export function localShared(region: Region, opts: {threshold?: number} = {}): Allocation {
   const threshold = opts.threshold ?? 0.5
@@ -39,7 +39,7 @@ export function localShared(region: Region, opts: {threshold?: number} = {}): Al
     }
     const g = newGroup(name(z), Z)
     g.weights[z] = 1
-    g.comp[z] = region.endpoints[z] as number
+    setComp(g, z, region.endpoints[z] as number)
     groups.set(g)
     if (validContributor(z)) availableItems.push(z)
     receiverItems.push(z)
@@ -165,11 +165,11 @@ export function localShared(region: Region, opts: {threshold?: number} = {}): Al
     for (const u of urgentZones) {
       label += `-${name(u)}`
       const g = groups.get(name(u))
-      if (g !== undefined) for (let z = 0; z < Z; z++) shared.comp[z] = (shared.comp[z] as number) + (g.comp[z] as number)
+      if (g !== undefined) for (let z = 0; z < Z; z++) addTo(shared, z, g.comp[z] as number)
       shared.weights[u] = 1
       groups.delete(name(u))
     }
-    for (const [z, n] of extra) shared.comp[z] = (shared.comp[z] as number) + n
+    for (const [z, n] of extra) addTo(shared, z, n)
     shared.label = label
     groups.set(shared)
   }

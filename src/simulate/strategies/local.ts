@@ -10,7 +10,7 @@
 //  * padding/hysteresis and lazy rebalancing are not in the code (see padding.ts for the KEP's padding);
 //  * phase 2 (floor fill) exists only in the code.
 import {random} from './random.js'
-import {GoHeap, Groups, addTo, expected, newGroup, zoneLess, type Allocation, type Region} from './region.js'
+import {GoHeap, Groups, addTo, expected, newGroup, zoneLess, type Allocation, type Region, setComp} from './region.js'
 
 export interface LocalOptions {
   /** overload threshold θ (0.5) */
@@ -36,7 +36,7 @@ export function local(region: Region, opts: LocalOptions = {}): Allocation {
   for (let z = 0; z < Z; z++) {
     const g = newGroup(name(z), Z)
     g.weights[z] = 1
-    g.comp[z] = region.endpoints[z] as number
+    setComp(g, z, region.endpoints[z] as number)
     groups.set(g)
     if (validContributor(z)) availableItems.push(z)
     if (above(z, 0)) receiverItems.push(z)

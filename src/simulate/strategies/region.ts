@@ -10,6 +10,8 @@
 // sift down, take the last) because the tool breaks ties by heap mechanics: the same input gives
 // the same allocation as the tool, ties included.
 
+import {zeros} from '../zeros.js'
+
 export interface Region {
   /** Zone names, sorted (Go sort.Strings order: byte order; UTF-16 order is the same for ASCII names). */
   zones: string[]
@@ -24,8 +26,13 @@ export interface Region {
 export interface SliceGroup {
   /** The tool's label: a zone name for local groups, "global", "merged-<zones>", "shared-<zones>". */
   label: string
-  /** Endpoints in the group, per zone index (where they run). */
+  /** Endpoints in the group, per zone index (where they run). Written only through setComp / addTo. */
   comp: number[]
+  /**
+   * The sum of `comp`, kept by setComp / addTo (Groups.count reads it in every heap comparison).
+   * Every composition is a count (an integer), so the running sum is exactly the sum.
+   */
+  size: number
   /** Consumer weight per zone index (0: the zone does not consume this group). */
   weights: number[]
 }
@@ -94,17 +101,12 @@ export class Groups {
   /** NumberOfEndpoints() of the group with this label (0 when absent, like Go's zero value). */
   count(label: string): number {
     const g = this.byLabel.get(label)
-    if (g === undefined) return 0
-    // Indexed loop, not for-of: this is the hottest call of `simulate --dataset` (docs/design.md).
-    const comp = g.comp
-    let n = 0
-    for (let i = 0; i < comp.length; i++) n += comp[i] as number
-    return n
+    return g === undefined ? 0 : g.size
   }
 }
 
 export function newGroup(label: string, zoneCount: number): SliceGroup {
-  return {label, comp: new Array<number>(zoneCount).fill(0), weights: new Array<number>(zoneCount).fill(0)}
+  return {label, comp: zeros(zoneCount), weights: zeros(zoneCount), size: 0}
 }
 
 export function groupSize(g: SliceGroup): number {
@@ -117,6 +119,13 @@ export function groupSize(g: SliceGroup): number {
 export function addTo(g: SliceGroup | undefined, zone: number, delta: number): void {
   if (g === undefined) throw new Error('internal: update of a missing slice group')
   g.comp[zone] = (g.comp[zone] as number) + delta
+  g.size += delta
+}
+
+/** Sets the group's endpoints of one zone (a map assignment in the tool), keeping `size`. */
+export function setComp(g: SliceGroup, zone: number, value: number): void {
+  g.size += value - (g.comp[zone] as number)
+  g.comp[zone] = value
 }
 
 /** Expected endpoints E_z = N * r_z, as the tool computes it (float64(TotalEndpoints) * NodesRatio). */
@@ -224,19 +233,19 @@ export function assignEndpoints(receive: EndpointDeviation, available: EndpointD
     const g = groups.get(region.zones[receive.zone] as string)
     if (g === undefined) throw new Error('internal: receiver without a local group')
     if (send.deviation === receive.deviation) {
-      g.comp[send.zone] = send.deviation
+      setComp(g, send.zone, send.deviation)
       receive.deviation = 0
       available.shift()
       break
     }
     if (send.deviation > receive.deviation) {
-      g.comp[send.zone] = receive.deviation
+      setComp(g, send.zone, receive.deviation)
       send.deviation -= receive.deviation
       receive.deviation = 0
       break
     }
     // send.deviation < receive.deviation
-    g.comp[send.zone] = send.deviation
+    setComp(g, send.zone, send.deviation)
     receive.deviation -= send.deviation
     available.shift()
   }
