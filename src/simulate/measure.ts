@@ -25,6 +25,8 @@
 // (the KEP's table "in-zone 45%, max overload 20%, mean overload 20%, slices 15%").
 // Invalid (no score): a consumer that reaches no endpoint at all, or no endpoints.
 
+import {zeros} from './zeros.js'
+
 const ENDPOINTS_PER_SLICE = 100
 const WEIGHTS = {inZone: 0.45, deviation: 0.4, slices: 0.15} as const
 
@@ -112,11 +114,17 @@ function run(
   const C = consumers.length
   const G = groups.length
   const n = new Array<number>(G)
+  // each group's arrays, read once here rather than in the consumers x groups loops below
+  const comps = new Array<number[]>(G)
+  const weights = new Array<number[]>(G)
   let assigned = 0
   let slices = 0
   for (let g = 0; g < G; g++) {
     let s = 0
-    const comp = (groups[g] as MeasureGroup).comp
+    const grp = groups[g] as MeasureGroup
+    const comp = grp.comp
+    comps[g] = comp
+    weights[g] = grp.weights
     for (let z = 0; z < zoneCount; z++) s += comp[z] as number
     n[g] = s
     assigned += s
@@ -124,14 +132,14 @@ function run(
   }
   let valid = total > 0 && G > 0
   let unserved = 0
-  const T = new Array<number>(G).fill(0)
+  const T = zeros(G)
   let inZone = 0
   for (let c = 0; c < C; c++) {
     const cons = consumers[c] as Consumer
     const reach = detail === null ? null : new Array<number>(zoneCount).fill(0)
     if (detail !== null) detail.consumerReach.push(reach as number[])
     let all = 0
-    for (let g = 0; g < G; g++) all += (n[g] as number) * ((groups[g] as MeasureGroup).weights[c] as number)
+    for (let g = 0; g < G; g++) all += (n[g] as number) * ((weights[g] as number[])[c] as number)
     if (!(all > 0)) {
       valid = false
       unserved += cons.share
@@ -139,16 +147,16 @@ function run(
     }
     let own = 0
     for (let g = 0; g < G; g++) {
-      const grp = groups[g] as MeasureGroup
-      const w = grp.weights[c] as number
+      const w = (weights[g] as number[])[c] as number
       if (w < 0) valid = false
       // A group this consumer does not use (weight 0) adds exactly +0 to every sum below: skip it.
       if (w === 0) continue
-      if (w > 0 && reach !== null) for (let z = 0; z < zoneCount; z++) reach[z] = (reach[z] as number) + (grp.comp[z] as number)
+      const comp = comps[g] as number[]
+      if (w > 0 && reach !== null) for (let z = 0; z < zoneCount; z++) reach[z] = (reach[z] as number) + (comp[z] as number)
       const p = ((n[g] as number) * w) / all
       T[g] = (T[g] as number) + cons.share * p
       if (cons.zone >= 0 && (n[g] as number) > 0) {
-        const ratio = (grp.comp[cons.zone] as number) / (n[g] as number)
+        const ratio = (comp[cons.zone] as number) / (n[g] as number)
         const part = cons.share * p * ratio
         inZone += part
         own += p * ratio
@@ -162,7 +170,7 @@ function run(
   for (let g = 0; g < G; g++) {
     const ng = n[g] as number
     if (ng === 0) continue
-    const comp = (groups[g] as MeasureGroup).comp
+    const comp = comps[g] as number[]
     for (let z = 0; z < zoneCount; z++) {
       const m = comp[z] as number
       if (m === 0) continue
@@ -182,7 +190,7 @@ function run(
   for (let g = 0; g < G; g++) {
     const ng = n[g] as number
     if (ng === 0) continue
-    const comp = (groups[g] as MeasureGroup).comp
+    const comp = comps[g] as number[]
     for (let z = 0; z < zoneCount; z++) {
       const m = comp[z] as number
       if (m === 0) continue
