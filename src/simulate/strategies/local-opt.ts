@@ -11,7 +11,7 @@ import {Groups, assignEndpoints, dev, newGroup, type Allocation, type EndpointDe
 
 export function localOpt(region: Region): Allocation {
   const Z = region.zones.length
-  const groups = new Groups(Z)
+  const groups = new Groups(region.zones)
   const name = (z: number) => region.zones[z] as string
   const available: EndpointDeviation[] = []
   const needed: EndpointDeviation[] = []

@@ -14,7 +14,7 @@ import {Groups, assignEndpoints, dev, newGroup, type Allocation, type EndpointDe
 
 export function localWeighted(region: Region): Allocation {
   const Z = region.zones.length
-  const groups = new Groups(Z)
+  const groups = new Groups(region.zones)
   const name = (z: number) => region.zones[z] as string
   const available: EndpointDeviation[] = []
   const needed: EndpointDeviation[] = []

@@ -29,7 +29,7 @@ export interface SliceGroup {
   /** Endpoints in the group, per zone index (where they run). Written only through setComp / addTo. */
   comp: number[]
   /**
-   * The sum of `comp`, kept by setComp / addTo (Groups.count reads it in every heap comparison).
+   * The sum of `comp`, kept by setComp / addTo (Groups.countOf reads it in every heap comparison).
    * Every composition is a count (an integer), so the running sum is exactly the sum.
    */
   size: number
@@ -82,25 +82,47 @@ export function regionFromShares(zones: readonly {name: string; share: number; e
 
 // ---- groups ------------------------------------------------------------------------------
 
-/** The tool's map[string]EndpointSliceGroup: insertion-ordered, a set with an existing label replaces it in place. */
+/**
+ * The tool's map[string]EndpointSliceGroup: insertion-ordered, a set with an existing label replaces
+ * it in place. The group whose label is a zone's name (its local group) is also kept by zone index,
+ * so groupOf / countOf, called in every heap comparison, index an array instead of hashing a name.
+ */
 export class Groups {
   private readonly byLabel = new Map<string, SliceGroup>()
-  constructor(readonly zoneCount: number) {}
+  /** zone indices per zone name (a name given twice keeps both: the map lookup found the same group for both) */
+  private readonly zoneIndices = new Map<string, number[]>()
+  private readonly byZone: (SliceGroup | undefined)[]
+  constructor(zones: readonly string[]) {
+    this.byZone = new Array<SliceGroup | undefined>(zones.length)
+    for (let z = 0; z < zones.length; z++) {
+      this.byZone[z] = undefined
+      const name = zones[z] as string
+      const list = this.zoneIndices.get(name)
+      if (list === undefined) this.zoneIndices.set(name, [z])
+      else list.push(z)
+    }
+  }
   get(label: string): SliceGroup | undefined {
     return this.byLabel.get(label)
   }
   set(g: SliceGroup): void {
     this.byLabel.set(g.label, g)
+    for (const z of this.zoneIndices.get(g.label) ?? []) this.byZone[z] = g
   }
   delete(label: string): void {
     this.byLabel.delete(label)
+    for (const z of this.zoneIndices.get(label) ?? []) this.byZone[z] = undefined
   }
   list(): SliceGroup[] {
     return [...this.byLabel.values()]
   }
-  /** NumberOfEndpoints() of the group with this label (0 when absent, like Go's zero value). */
-  count(label: string): number {
-    const g = this.byLabel.get(label)
+  /** get(name of zone z) */
+  groupOf(z: number): SliceGroup | undefined {
+    return this.byZone[z]
+  }
+  /** NumberOfEndpoints() of the group labelled with zone z's name (0 when absent, like Go's zero value). */
+  countOf(z: number): number {
+    const g = this.byZone[z]
     return g === undefined ? 0 : g.size
   }
 }
@@ -198,8 +220,8 @@ export class GoHeap {
  */
 export function zoneLess(region: Region, groups: Groups, receive: boolean): (a: number, b: number) => boolean {
   const lessRaw = (za: number, zb: number): boolean => {
-    const ca = groups.count(region.zones[za] as string)
-    const cb = groups.count(region.zones[zb] as string)
+    const ca = groups.countOf(za)
+    const cb = groups.countOf(zb)
     if (ca === 0) return false
     if (cb === 0) return true
     if (receive) return (region.share[za] as number) / ca < (region.share[zb] as number) / cb
@@ -230,7 +252,7 @@ export function dev(zone: number, deviation: number, weight = 0, consumeByLocal 
 export function assignEndpoints(receive: EndpointDeviation, available: EndpointDeviation[], groups: Groups, region: Region): void {
   for (let index = 0; index < available.length; ) {
     const send = available[index] as EndpointDeviation
-    const g = groups.get(region.zones[receive.zone] as string)
+    const g = groups.groupOf(receive.zone)
     if (g === undefined) throw new Error('internal: receiver without a local group')
     if (send.deviation === receive.deviation) {
       setComp(g, send.zone, send.deviation)
