@@ -90,6 +90,21 @@ describe("dataset strategies from counts = simulate on the row's cluster", () =>
     }
     expect(upstreamAutoCounts(few.zones).fallback).toMatch(/Insufficient number of endpoints/)
     for (const s of CLUSTER_STRATEGIES) compare(few, s, KEY_SETS[1]!)
+    // a zone named like an Object.prototype property still counts its endpoints (a dataset file may name zones anything)
+    const proto = {
+      name: 'p',
+      zones: [
+        {name: '__proto__', nodes: 1, endpoints: 6},
+        {name: 'b', nodes: 1, endpoints: 1},
+        {name: 'c', nodes: 1, endpoints: 2},
+      ],
+    }
+    for (const s of CLUSTER_STRATEGIES) compare(proto, s, KEY_SETS[0]!)
+    expect(upstreamAutoCounts(proto.zones).groups.map((g) => g.comp)).toEqual([
+      [3, 0, 0],
+      [2, 1, 0],
+      [1, 0, 2],
+    ])
   })
   it('a row without nodes has no traffic source: invalid for the cluster strategies (the KEP-2004 ones score it as the tool does, see simulate-kep2004-tool.test.ts)', () => {
     const row = {
