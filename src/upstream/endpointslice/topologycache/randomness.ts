@@ -102,12 +102,12 @@ export function givingReceivingOutcomes(
 export function unchangedOrderMatters(
   unchanged: readonly EndpointSlice[],
   allocations: Record<string, Pick<ZoneAllocation, 'maximum'>>,
-  hintsByZone: (slice: EndpointSlice) => Record<string, number> | null,
+  hintsByZone: (slice: EndpointSlice, index: number) => Record<string, number> | null,
 ): boolean {
   const sum = new Map<string, number>()
   let valid = 0
-  for (const slice of unchanged) {
-    const h = hintsByZone(slice)
+  for (let i = 0; i < unchanged.length; i++) {
+    const h = hintsByZone(unchanged[i]!, i)
     if (h === null) continue
     valid++
     for (const z of Object.keys(h)) sum.set(z, (sum.get(z) ?? 0) + (h[z] as number))

@@ -45,9 +45,10 @@ import {
   endpointReady,
   formatWithAddressType,
   getGivingAndReceivingZones,
-  getHintsByZone,
+  hintsByZoneWithin,
   recordToMap,
   redistributeInPlace,
+  sliceHintFacts,
   isNodeReady,
   OVERLOAD_FACTOR,
   removeHintsFromSlices,
@@ -167,15 +168,17 @@ function refuse(message: string, addressType: AddressType, lists: SliceLists, to
  */
 export function addHints(ratios: Record<string, number> | null, input: AddHintsInput): AddHintsResult {
   const {addressType} = input
-  const totalReady = getTotalReadyEndpoints(input)
+  // Each unchanged slice read once (utils.ts sliceHintFacts), for the total, getAllocatedHintsByZone and randomness.ts.
+  const unchangedFacts = input.unchanged.map(sliceHintFacts)
+  const totalReady = getTotalReadyEndpoints(input, unchangedFacts)
   const outcome = getAllocations(totalReady, ratios)
   if (!outcome.ok) {
     return refuse(outcome.message, addressType, input, totalReady, null)
   }
   const {allocations} = outcome
 
-  const {allocated, stillUnchanged, moved} = getAllocatedHintsByZone(input.unchanged, allocations)
-  const unchangedOrder = unchangedOrderMatters(input.unchanged, allocations, (s) => getHintsByZone(s, {}, allocations))
+  const {allocated, stillUnchanged, moved} = getAllocatedHintsByZone(input.unchanged, allocations, unchangedFacts)
+  const unchangedOrder = unchangedOrderMatters(input.unchanged, allocations, (_s, i) => hintsByZoneWithin(unchangedFacts[i]!.hintsByZone, {}, allocations))
   const toCreate = input.toCreate.map(cloneSlice)
   const toUpdate = [...input.toUpdate.map(cloneSlice), ...moved]
   const allocatable = [...toCreate, ...toUpdate]

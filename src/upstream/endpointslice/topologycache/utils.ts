@@ -59,8 +59,8 @@ export function sortedKeys(rec: Record<string, unknown> | Map<string, unknown>):
 }
 
 /** A Map as a plain record with sorted keys (Object.fromEntries defines own data properties). */
-export function toRecord<T>(m: Map<string, T>): Record<string, T> {
-  return Object.fromEntries(sortedKeys(m).map((k) => [k, m.get(k) as T]))
+export function toRecord<T>(m: ReadonlyMap<string, T>): Record<string, T> {
+  return Object.fromEntries(sortedKeys(m as Map<string, T>).map((k) => [k, m.get(k) as T]))
 }
 
 /**
@@ -112,25 +112,73 @@ export function getHintsByZone(
   allocatedHintsByZone: Record<string, number>,
   allocations: Record<string, Pick<ZoneAllocation, 'maximum'>>,
 ): Record<string, number> | null {
-  const hintsByZone = new Map<string, number>()
+  return hintsByZoneWithin(sliceHintFacts(slice).hintsByZone, allocatedHintsByZone, allocations)
+}
+
+/**
+ * What `numReadyEndpoints` and `getHintsByZone` read from one slice, in one pass over its
+ * endpoints (ours: AddHints reads each unchanged slice three times, for the total, in
+ * getAllocatedHintsByZone and for randomness.ts; the facts are read once and shared).
+ */
+export interface SliceHintFacts {
+  /** numReadyEndpoints of the slice's endpoints. */
+  ready: number
+  /** Per zone, the zone hints of the ready endpoints (in the order first met); null when a ready endpoint has no zone hint. */
+  hintsByZone: Map<string, number> | null
+}
+
+/** `SliceHintFacts` of a slice (see there). */
+export function sliceHintFacts(slice: EndpointSlice): SliceHintFacts {
   const endpoints = slice.endpoints ?? []
+  let ready = 0
+  let hintsByZone: Map<string, number> | null = new Map()
+  // Indexed loop (see numReadyEndpoints). Most endpoints name one zone, the previous one's as
+  // often as not: its count is kept aside until another zone comes.
+  let last: string | null = null
+  let lastCount = 0
   for (let i = 0; i < endpoints.length; i++) {
     const endpoint = endpoints[i]!
     if (!endpointReady(endpoint)) continue
+    ready++
+    if (hintsByZone === null) continue
     const forZones = endpoint.hints?.forZones
-    if (!endpoint.hints || !forZones || forZones.length === 0) return null
+    if (!endpoint.hints || !forZones || forZones.length === 0) {
+      hintsByZone = null
+      continue
+    }
     for (let k = 0; k < forZones.length; k++) {
       const zone = forZones[k]!.name
-      if (own(allocations, zone) === undefined) return null
-      hintsByZone.set(zone, (hintsByZone.get(zone) ?? 0) + 1)
+      if (zone === last) {
+        lastCount++
+        continue
+      }
+      if (last !== null) hintsByZone.set(last, lastCount)
+      last = zone
+      lastCount = (hintsByZone.get(zone) ?? 0) + 1
     }
   }
+  if (hintsByZone !== null && last !== null) hintsByZone.set(last, lastCount)
+  return {ready, hintsByZone}
+}
+
+/**
+ * `getHintsByZone` from the slice's hint counts (`SliceHintFacts.hintsByZone`): null when they
+ * are null (a ready endpoint without zone hints), when a zone has no allocation, or when a zone's
+ * hints with those already allocated exceed its maximum. (Upstream returns nil at the first
+ * endpoint hinted for a zone without allocation; the result does not depend on when.)
+ */
+export function hintsByZoneWithin(
+  hintsByZone: ReadonlyMap<string, number> | null,
+  allocatedHintsByZone: Record<string, number>,
+  allocations: Record<string, Pick<ZoneAllocation, 'maximum'>>,
+): Record<string, number> | null {
+  if (hintsByZone === null) return null
   for (const [zone, numHints] of hintsByZone) {
     const alreadyAllocated = own(allocatedHintsByZone, zone) ?? 0
     const allocation = own(allocations, zone)
     if (allocation === undefined || numHints + alreadyAllocated > allocation.maximum) return null
   }
-  return toRecord(hintsByZone)
+  return toRecord(hintsByZone as Map<string, number>)
 }
 
 // ---- giving and receiving ------------------------------------------------------------------
