@@ -69,7 +69,29 @@ export function givingReceivingOutcomes(
   // thousands with --replicas 100000), too deep for the call stack. Children are visited in the
   // order they are listed (giving zone, then receiving zone), each subtree before the next.
   type State = [gd: Map<string, number>, rd: Map<string, number>, g: Map<string, number>, r: Map<string, number>]
-  const stack: State[] = [[givingDesired, receivingDesired, new Map(), new Map()]]
+  // Until the first tie the walk is one chain (one child per state), and its states cannot repeat
+  // (each gives one endpoint more than its parent, and so does every state after it): walked in
+  // place, without the copies and keys of the general walk below, with the same budget. (A bench
+  // with 412 steps and no tie spent about 20 ms here on a first call.)
+  const g0 = new Map<string, number>()
+  const r0 = new Map<string, number>()
+  for (;;) {
+    const give = most(givingDesired)
+    const recv = most(receivingDesired)
+    if (give.zones.length === 0 || recv.zones.length === 0 || (give.num < 1.0 && recv.num < 1.0) || give.num < 0.5 || recv.num < 0.5) {
+      if (--budget < 0) return null
+      return cap < 1 ? null : [{giving: toRecord(g0), receiving: toRecord(r0)}]
+    }
+    if (give.zones.length > 1 || recv.zones.length > 1) break
+    if (--budget < 0) return null
+    const gz = give.zones[0]!
+    const rz = recv.zones[0]!
+    givingDesired.set(gz, give.num - 1)
+    receivingDesired.set(rz, recv.num - 1)
+    g0.set(gz, (g0.get(gz) ?? 0) + 1)
+    r0.set(rz, (r0.get(rz) ?? 0) + 1)
+  }
+  const stack: State[] = [[givingDesired, receivingDesired, g0, r0]]
   while (stack.length > 0) {
     const [gd, rd, g, r] = stack.pop() as State
     const key = JSON.stringify([toRecord(g), toRecord(r)])
