@@ -30,11 +30,14 @@ export interface GivingReceiving {
   receiving: Record<string, number>
 }
 
-/** Largest value and every zone holding it (getMost's candidates under any map order). */
-function most(m: Map<string, number>): {num: number; zones: string[]} {
+/**
+ * Largest value and every zone holding it (getMost's candidates under any map order). `keys`:
+ * the map's keys, sorted (the walk below only ever sets keys a map already has).
+ */
+function most(m: Map<string, number>, keys: readonly string[]): {num: number; zones: string[]} {
   let num = 0
   let zones: string[] = []
-  for (const z of sortedKeys(m)) {
+  for (const z of keys) {
     const n = m.get(z) as number
     if (n > num) {
       num = n
@@ -62,6 +65,8 @@ export function givingReceivingOutcomes(
     if (allocated > target) givingDesired.set(zone, allocated - target)
     else if (allocated < target) receivingDesired.set(zone, target - allocated)
   }
+  const givingKeys = sortedKeys(givingDesired)
+  const receivingKeys = sortedKeys(receivingDesired)
   const outcomes = new Map<string, GivingReceiving>()
   const seen = new Set<string>()
   let budget = 20_000
@@ -76,8 +81,8 @@ export function givingReceivingOutcomes(
   const g0 = new Map<string, number>()
   const r0 = new Map<string, number>()
   for (;;) {
-    const give = most(givingDesired)
-    const recv = most(receivingDesired)
+    const give = most(givingDesired, givingKeys)
+    const recv = most(receivingDesired, receivingKeys)
     if (give.zones.length === 0 || recv.zones.length === 0 || (give.num < 1.0 && recv.num < 1.0) || give.num < 0.5 || recv.num < 0.5) {
       if (--budget < 0) return null
       return cap < 1 ? null : [{giving: toRecord(g0), receiving: toRecord(r0)}]
@@ -98,8 +103,8 @@ export function givingReceivingOutcomes(
     if (seen.has(key)) continue
     seen.add(key)
     if (--budget < 0) return null
-    const give = most(gd)
-    const recv = most(rd)
+    const give = most(gd, givingKeys)
+    const recv = most(rd, receivingKeys)
     if (give.zones.length === 0 || recv.zones.length === 0 || (give.num < 1.0 && recv.num < 1.0) || give.num < 0.5 || recv.num < 0.5) {
       outcomes.set(key, {giving: toRecord(g), receiving: toRecord(r)})
       if (outcomes.size > cap) return null

@@ -183,11 +183,16 @@ export function hintsByZoneWithin(
 
 // ---- giving and receiving ------------------------------------------------------------------
 
-/** utils.go `getMost`, over zones in sorted order: the first value strictly greater than all before it (from 0). */
-function getMost(zones: Map<string, number>): [string, number, boolean] {
+/**
+ * utils.go `getMost`, over zones in sorted order: the first value strictly greater than all before
+ * it (from 0). `sorted`: the map's keys in sorted order (getGivingAndReceivingZones sorts them
+ * once: its loop only sets keys the maps already have).
+ */
+function getMost(zones: Map<string, number>, sorted: readonly string[]): [string, number, boolean] {
   let zone = ''
   let num = 0
-  for (const z of sortedKeys(zones)) {
+  for (let i = 0; i < sorted.length; i++) {
+    const z = sorted[i]!
     const n = zones.get(z) as number
     if (n > num) {
       zone = z
@@ -196,7 +201,7 @@ function getMost(zones: Map<string, number>): [string, number, boolean] {
   }
   // Another zone with the same largest value: Go's map order decides between them.
   let tied = false
-  if (zone !== '') for (const [z, n] of zones) if (z !== zone && n === num) tied = true
+  if (zone !== '') for (let i = 0; i < sorted.length; i++) if (sorted[i] !== zone && zones.get(sorted[i]!) === num) tied = true
   return [zone, num, tied]
 }
 
@@ -220,10 +225,12 @@ export function getGivingAndReceivingZones(
 
   const giving = new Map<string, number>()
   const receiving = new Map<string, number>()
+  const givingZones = sortedKeys(givingDesired)
+  const receivingZones = sortedKeys(receivingDesired)
   let tieBreaks = 0
   for (;;) {
-    const [givingZone, numToGive, givingTied] = getMost(givingDesired)
-    const [receivingZone, numToReceive, receivingTied] = getMost(receivingDesired)
+    const [givingZone, numToGive, givingTied] = getMost(givingDesired, givingZones)
+    const [receivingZone, numToReceive, receivingTied] = getMost(receivingDesired, receivingZones)
     // Stop if either side is missing, both have < 1 left, or either has < 0.5 left.
     // (Upstream tests for "no zone" with the empty string; a zone named "" cannot have an
     // allocation through SetNodes, since nodes without a zone label stop SetNodes.)
