@@ -7,6 +7,7 @@
 import fc from 'fast-check'
 import {describe, expect, it} from 'vitest'
 import type {Endpoint, EndpointSlice} from '../../src/upstream/api/types.js'
+import {anyRepeats, ipv4Number} from '../../src/upstream/kube-proxy/endpointslicecache.js'
 import {givingReceivingOutcomes, type GivingReceiving} from '../../src/upstream/endpointslice/topologycache/randomness.js'
 import {
   endpointReady,
@@ -189,5 +190,56 @@ describe('givingReceivingOutcomes: the chain before the first tie, walked in pla
     expect(givingReceivingOutcomes({a: {target: 0}, b: {target: 19_999}}, {a: 19_999, b: 0})).toStrictEqual(
       outcomesReference({a: {target: 0}, b: {target: 19_999}}, {a: 19_999, b: 0}),
     )
+  })
+})
+
+describe('anyRepeats: canonical IPv4 compared as numbers, anything else as strings', () => {
+  const dotted = (v: number) => [v >>> 24, (v >>> 16) & 255, (v >>> 8) & 255, v & 255].join('.')
+  // Canonical addresses, and strings that look like them but are not (never equal to one).
+  const ipArb = fc.oneof(
+    fc.integer({min: 0, max: 0xffffffff}).map(dotted),
+    fc.constantFrom(
+      '10.0.0.1',
+      '10.0.0.2',
+      '0.0.0.0',
+      '255.255.255.255',
+      '010.0.0.1',
+      '10.0.0.01',
+      '10.0.0.1 ',
+      '10.0.1',
+      '10.0.0.0.1',
+      '256.0.0.1',
+      '10..0.1',
+      '.10.0.1',
+      '10.0.0.',
+      'fd00::1',
+      'FD00::1',
+      '',
+      '1.2.3.4x',
+    ),
+  )
+  it('equals "a Set of the strings is smaller than the list"', () => {
+    fc.assert(
+      fc.property(fc.array(ipArb, {maxLength: 60}), (ips) => {
+        expect(anyRepeats(ips)).toBe(new Set(ips).size !== ips.length)
+      }),
+      {numRuns: RUNS * 4},
+    )
+  })
+  it('a number exactly for the canonical dotted quads', () => {
+    fc.assert(
+      fc.property(fc.integer({min: 0, max: 0xffffffff}), (v) => {
+        expect(ipv4Number(dotted(v))).toBe(v)
+      }),
+      {numRuns: RUNS},
+    )
+    for (const s of ['010.0.0.1', '10.0.0.01', '00.0.0.0', '10.0.0.1 ', '10.0.1', '10.0.0.0.1', '256.0.0.1', '10..0.1', '1.2.3.4x', 'fd00::1', '']) expect(ipv4Number(s)).toBe(-1)
+  })
+  it('repeats found among many addresses, first and last', () => {
+    const ips = Array.from({length: 5000}, (_, i) => dotted(0x0a000000 + i))
+    expect(anyRepeats(ips)).toBe(false)
+    expect(anyRepeats([...ips, ips[0]!])).toBe(true)
+    expect(anyRepeats([...ips, 'fd00::1', 'fd00::1'])).toBe(true)
+    expect(anyRepeats([...ips, 'fd00::1', '010.0.0.0'])).toBe(false)
   })
 })
