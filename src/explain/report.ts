@@ -321,7 +321,7 @@ function explainService(input: ServiceInput): ServiceExplanation {
   if (controller.path === 'topology-mode-auto' && alternatives) {
     controller.randomChoices = {
       ...controller.randomChoices,
-      uncertainEndpoints: endpoints.filter((e) => e.alternatives !== null).length,
+      uncertainEndpoints: rows.uncertainRows,
       countsCertain: alternatives.counts?.length === 1,
     }
   }
