@@ -8,6 +8,10 @@ import fc from 'fast-check'
 import {describe, expect, it} from 'vitest'
 import type {Endpoint, EndpointSlice} from '../../src/upstream/api/types.js'
 import {anyRepeats, ipv4Number} from '../../src/upstream/kube-proxy/endpointslicecache.js'
+import {setNodes} from '../../src/upstream/endpointslice/topologycache/topologycache.js'
+import {nanoToMilli, parseNano} from '../../src/upstream/apimachinery/quantity.js'
+import {node} from './builders.js'
+import type {Node} from '../../src/upstream/api/types.js'
 import {givingReceivingOutcomes, type GivingReceiving} from '../../src/upstream/endpointslice/topologycache/randomness.js'
 import {
   endpointReady,
@@ -241,5 +245,54 @@ describe('anyRepeats: canonical IPv4 compared as numbers, anything else as strin
     expect(anyRepeats([...ips, ips[0]!])).toBe(true)
     expect(anyRepeats([...ips, 'fd00::1', 'fd00::1'])).toBe(true)
     expect(anyRepeats([...ips, 'fd00::1', '010.0.0.0'])).toBe(false)
+  })
+})
+
+/** The former setNodes: each node's exact CPU added to its zone and the total, node by node. */
+function setNodesReference(nodes: Node[]) {
+  const nanoByZone = new Map<string, bigint>()
+  let totalNano = 0n
+  let sufficient = true
+  for (const n of nodes) {
+    const labels = n.metadata.labels ?? {}
+    if (Object.hasOwn(labels, 'node-role.kubernetes.io/control-plane') || Object.hasOwn(labels, 'node-role.kubernetes.io/master')) continue
+    if (n.status?.conditions?.find((c) => c.type === 'Ready')?.status !== 'True') continue
+    let nano = 0n
+    try {
+      nano = parseNano(n.status?.allocatable?.cpu)
+    } catch {
+      nano = 0n
+    }
+    const zone = Object.hasOwn(labels, 'topology.kubernetes.io/zone') ? labels['topology.kubernetes.io/zone']! : null
+    if (zone === null || zone === '' || nano <= 0n) {
+      sufficient = false
+      break
+    }
+    totalNano += nano
+    nanoByZone.set(zone, (nanoByZone.get(zone) ?? 0n) + nano)
+  }
+  if (totalNano === 0n || !sufficient || nanoByZone.size < 2) return {sufficientNodeInfo: false, cpuByZone: null, cpuRatiosByZone: null}
+  const zones = [...nanoByZone.keys()].sort()
+  const cpuByZone = Object.fromEntries(zones.map((z) => [z, nanoToMilli(nanoByZone.get(z)!)]))
+  return {sufficientNodeInfo: true, cpuByZone, cpuRatiosByZone: Object.fromEntries(zones.map((z) => [z, cpuByZone[z]! / nanoToMilli(totalNano)]))}
+}
+
+describe('setNodes: one exact sum per zone and CPU value', () => {
+  const nodeArb = fc
+    .record({
+      zone: fc.option(fc.constantFrom('a', 'b', 'c', ''), {nil: null}),
+      cpu: fc.constantFrom('4', '16', '3500m', '2', '0', '-1', 'abc', '999999999999', '1500001n', '7.5'),
+      ready: fc.boolean(),
+      controlPlane: fc.boolean(),
+    })
+    .map((o) => ({...o, ready: o.ready || o.controlPlane, controlPlane: o.controlPlane && o.zone === 'c'}))
+  it('equals the former node-by-node sums (ratios, CPU per zone, sufficiency)', () => {
+    fc.assert(
+      fc.property(fc.array(nodeArb, {maxLength: 40}), (specs) => {
+        const nodes = specs.map((o, i) => node(`n${i}`, o.zone, {cpu: o.cpu, ready: o.ready, controlPlane: o.controlPlane}))
+        expect(setNodes(nodes)).toStrictEqual(setNodesReference(nodes))
+      }),
+      {numRuns: RUNS},
+    )
   })
 })
