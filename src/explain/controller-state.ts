@@ -84,16 +84,24 @@ export function controllerState(service: Service, path: TopologyPath, managedSli
   let zoneHints = false
   let foreignZone = false
   let nodeHints = false
-  for (const s of managedSlices) {
-    for (const e of s.endpoints ?? []) {
+  // Indexed loops without a closure per endpoint: they run over every endpoint of the Service,
+  // once per call (mostly before V8 optimises them).
+  for (let i = 0; i < managedSlices.length; i++) {
+    const eps = managedSlices[i]!.endpoints ?? []
+    for (let j = 0; j < eps.length; j++) {
+      const e = eps[j]!
       if (e.conditions?.ready !== true) continue
-      if ((e.hints?.forNodes?.length ?? 0) > 0) nodeHints = true
-      const zones = e.hints?.forZones ?? []
-      if (zones.length === 0) continue
+      const hints = e.hints
+      if (hints == null) continue
+      if ((hints.forNodes?.length ?? 0) > 0) nodeHints = true
+      const zones = hints.forZones
+      if (zones == null || zones.length === 0) continue
       zoneHints = true
       // A zone-less endpoint hinted for zone "" is trafficdist's (before 1.33), never AddHints'
       // (which refuses when an endpoint has no zone): its own zone, not a donation.
-      if (zones.some((z) => z.name !== (e.zone ?? ''))) foreignZone = true
+      if (foreignZone) continue
+      const own = e.zone ?? ''
+      for (let k = 0; k < zones.length; k++) if (zones[k]!.name !== own) foreignZone = true
     }
   }
   if (!zoneHints) return {hintsPopulated: false, inferredFrom: 'assumed'}

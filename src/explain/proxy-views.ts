@@ -170,8 +170,12 @@ export function zoneViews(lists: ProxyLists, service: Service, viewZones: Set<st
   }
   const liveClasses = skewed ? classViews(true) : null
   const predClasses = skewed ? (predProxy === liveProxy ? liveClasses : classViews(false)) : null
-  const cpuByNode = new Map(capacity.nodes.map((v) => [v.name, v.milliCPU]))
-  const zoneRulesOf = (zone: string) => zoneRules(skewed!, nodesByZone.get(zone) ?? [], (n) => cpuByNode.get(n) ?? 0)
+  // Only under skew (built on first use: 5,000 nodes are a Map of 5,000 entries per call).
+  let cpuByNode: Map<string, number> | undefined
+  const zoneRulesOf = (zone: string) => {
+    cpuByNode ??= new Map(capacity.nodes.map((v) => [v.name, v.milliCPU]))
+    return zoneRules(skewed!, nodesByZone.get(zone) ?? [], (n) => cpuByNode!.get(n) ?? 0)
+  }
   // Under another data plane: the nodes of a zone whose choice is node-local, by node.
   // Only a Service that can go node-local (PreferSameNode, or node hints present) needs one choice per node.
   const nodeLocal = (eps: readonly ProxyEndpoint[]) => service.spec?.trafficDistribution === 'PreferSameNode' || eps.some((e) => (e.nodeHints?.size ?? 0) > 0)

@@ -17,7 +17,7 @@ import {dataPlaneReport} from '../dataplane/describe.js'
 import {dataPlaneNotice} from './dataplane-views.js'
 import {advise} from './advice.js'
 import {applicability, familyHasClusterIP} from './applicability.js'
-import {countReady, isManaged, sortStrings} from './helpers.js'
+import {isManaged, sortStrings} from './helpers.js'
 import {lintIssues} from './lint.js'
 import {estimateTraffic, trafficModel} from './traffic.js'
 import {proxySkewMemo, skewNotices, type ProxySkew} from './proxy-skew.js'
@@ -170,6 +170,12 @@ function explainService(input: ServiceInput): ServiceExplanation {
   for (const s of prediction?.slices ?? []) predictedByName.set(s.metadata.name, s)
   const predictedSlices = slices.map((s) => predictedByName.get(s.metadata.name) ?? s)
 
+  // Endpoint rows, and the per-zone counts, in one pass (readyCount is countReady(slices)).
+  const rows = new Rows(input.parts, slices)
+  const alternatives = prediction?.hintsSet ? prediction.addHints?.alternatives : undefined
+  for (let i = 0; i < slices.length; i++) rows.addSlice(slices[i]!, predictedSlices[i]!, alternatives?.bySlice.get(slices[i]!.metadata.name))
+  const {endpoints, stats, rowZone, rowProxyReady, withAddress, readyCount, hinted, anyLiveHints, driftedRows, donatedCount, noZone, noZoneReady} = rows
+
   const controller = unpredictable
     ? {
         path: mode.path,
@@ -177,23 +183,17 @@ function explainService(input: ServiceInput): ServiceExplanation {
         reason: 'NodesUnreadable',
         message: 'cannot predict the CPU-proportional allocation: Nodes could not be read (missing permission: list nodes); showing the live hints',
         event: null,
-        totalReadyEndpoints: countReady(slices),
+        totalReadyEndpoints: readyCount,
         prediction: predictionMode,
         slicesToUpdate: [],
         randomChoices: NO_RANDOM_CHOICES,
         state,
       }
-    : controllerVerdict(prediction, mode.path, managedByController, predictionMode, addressType, service, countReady(slices), state)
+    : controllerVerdict(prediction, mode.path, managedByController, predictionMode, addressType, service, readyCount, state)
   if (otherEvents !== null) {
-    const other = controllerVerdict(otherEvents, mode.path, managedByController, predictionMode, addressType, service, countReady(slices), state).event
+    const other = controllerVerdict(otherEvents, mode.path, managedByController, predictionMode, addressType, service, readyCount, state).event
     Object.assign(controller, eventUnderGuess(controller.event, other))
   }
-
-  // Endpoint rows, and the per-zone counts, in one pass.
-  const rows = new Rows(input.parts, slices)
-  const alternatives = prediction?.hintsSet ? prediction.addHints?.alternatives : undefined
-  for (let i = 0; i < slices.length; i++) rows.addSlice(slices[i]!, predictedSlices[i]!, alternatives?.bySlice.get(slices[i]!.metadata.name))
-  const {endpoints, stats, rowZone, rowProxyReady, withAddress, readyCount, hinted, anyLiveHints, driftedRows, donatedCount, noZone, noZoneReady} = rows
 
   // kube-proxy, per zone and per node, on live and predicted hints.
   const lists = proxyLists(service, slices, predictedSlices, proxied, f, opts.dataPlane, input.skewOf)
@@ -321,7 +321,7 @@ function explainService(input: ServiceInput): ServiceExplanation {
   if (controller.path === 'topology-mode-auto' && alternatives) {
     controller.randomChoices = {
       ...controller.randomChoices,
-      uncertainEndpoints: endpoints.filter((e) => e.alternatives !== null).length,
+      uncertainEndpoints: rows.uncertainRows,
       countsCertain: alternatives.counts?.length === 1,
     }
   }

@@ -85,6 +85,8 @@ export class Rows {
   anyLiveHints = false
   driftedRows = 0
   donatedCount = 0
+  /** Rows with alternatives (more than one zone the controller may hint them for). */
+  uncertainRows = 0
 
   constructor(
     private readonly parts: RowParts,
@@ -141,6 +143,7 @@ export class Rows {
         drift,
       }
       if (drift) this.driftedRows++
+      if (choices !== null) this.uncertainRows++
       // The zone's own counts first: the hints usually name it.
       const home = zoned ? this.stat(zone) : null
       if (home !== null) home.named = true
