@@ -12,6 +12,13 @@
 //      run (target <= 2.5x).
 //
 //   npm run build && npx node bench/explain.mjs [--runs 10] [--engine-runs 15] [--keep] [--engine-only]
+//   npx node bench/explain.mjs --base REF [--rounds 5] [--engine-runs 15] [--keep]
+//
+// --base REF: the engine only, before and after in one invocation: git REF's src/ and the working
+// tree's, each bundled as below, timed in --rounds processes per build that alternate (so both
+// see the same load): each process's first call (wall and main-thread CPU) and the median of
+// --engine-runs more; the figures are medians over the processes, with the ratios base/head.
+// The two reports must be the same JSON (sha256 compared).
 //
 // The snapshot (a `kubectl get nodes,services,endpointslices -A -o json` v1 List, written to a
 // temp dir; --keep leaves it there): 5,000 Ready nodes (node-0001..) in 6 zones with mixed
@@ -25,7 +32,7 @@
 // same source the CLI is built from) and runs it under the project's Node. All commands run
 // under the project's Node (node_modules/.bin/node).
 import {spawnSync} from 'node:child_process'
-import {existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync} from 'node:fs'
+import {existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join, resolve} from 'node:path'
 import {pathToFileURL} from 'node:url'
@@ -40,7 +47,9 @@ const opt = (name, dflt) => {
 const RUNS = opt('--runs', 10)
 const ENGINE_RUNS = opt('--engine-runs', 15)
 const KEEP = args.includes('--keep')
-const ENGINE_ONLY = args.includes('--engine-only')
+const ENGINE_ONLY = args.includes('--engine-only') || args.includes('--base')
+const BASE = args.includes('--base') ? args[args.indexOf('--base') + 1] : undefined
+const ROUNDS = opt('--rounds', 5)
 const NODE = join(ROOT, 'node_modules', '.bin', 'node')
 const BIN = join(ROOT, 'bin', 'kubectl-topology.js')
 const HYPERFINE = '/usr/bin/hyperfine'
@@ -115,32 +124,38 @@ try {
   writeFileSync(snapshot, JSON.stringify(generate(), null, 1))
   const size = statSync(snapshot).size
 
-  // 1. Engine time, in-process, on the bundled engine.
+  // 1. Engine time, in-process, on the bundled engine (and, with --base, on git REF's engine).
   const {build} = await import('esbuild')
-  const entry = join(dir, 'engine-entry.ts')
-  writeFileSync(
-    entry,
-    `export {explain} from ${JSON.stringify(join(ROOT, 'src/explain/report.ts'))}\nexport {parseSnapshot} from ${JSON.stringify(join(ROOT, 'src/cluster/snapshot/snapshot.ts'))}\n`,
-  )
-  const bundle = join(dir, 'engine.mjs')
-  await build({
-    entryPoints: [entry],
-    outfile: bundle,
-    bundle: true,
-    format: 'esm',
-    platform: 'node',
-    target: 'node22',
-    logLevel: 'warning',
-    // yaml (CommonJS) require()s node built-ins, as in scripts/build.mjs.
-    banner: {js: "import {createRequire as __cr} from 'node:module';const require=__cr(import.meta.url);"},
-  })
+  const bundleFrom = async (root, name) => {
+    const entry = join(dir, `${name}-entry.ts`)
+    writeFileSync(
+      entry,
+      `export {explain} from ${JSON.stringify(join(root, 'src/explain/report.ts'))}\nexport {parseSnapshot} from ${JSON.stringify(join(root, 'src/cluster/snapshot/snapshot.ts'))}\n`,
+    )
+    const bundle = join(dir, `${name}.mjs`)
+    await build({
+      entryPoints: [entry],
+      outfile: bundle,
+      bundle: true,
+      format: 'esm',
+      platform: 'node',
+      target: 'node22',
+      logLevel: 'warning',
+      nodePaths: [join(ROOT, 'node_modules')],
+      // yaml (CommonJS) require()s node built-ins, as in scripts/build.mjs.
+      banner: {js: "import {createRequire as __cr} from 'node:module';const require=__cr(import.meta.url);"},
+    })
+    return pathToFileURL(bundle).href
+  }
+  const headBundle = await bundleFrom(ROOT, 'engine')
   const engineScript = join(dir, 'engine-time.mjs')
   writeFileSync(
     engineScript,
-    `import {readFileSync} from 'node:fs'
+    `import {createHash} from 'node:crypto'
+import {readFileSync} from 'node:fs'
 import {performance} from 'node:perf_hooks'
-import {explain, parseSnapshot} from ${JSON.stringify(pathToFileURL(bundle).href)}
-const [file, runs] = [process.argv[2], Number(process.argv[3])]
+const [bundle, file, runs, withAll] = [process.argv[2], process.argv[3], Number(process.argv[4]), process.argv[5] === 'all']
+const {explain, parseSnapshot} = await import(bundle)
 const text = readFileSync(file, 'utf8')
 let t = performance.now()
 const state = parseSnapshot(text, file)
@@ -150,6 +165,7 @@ const times = []
 const cpu = []
 const mainCpu = []
 let first
+let firstCpu
 let report
 for (let i = 0; i < runs + 2; i++) {
   const c = process.cpuUsage()
@@ -159,7 +175,7 @@ for (let i = 0; i < runs + 2; i++) {
   const wall = performance.now() - t
   const d = process.cpuUsage(c)
   const dm = process.threadCpuUsage(m)
-  if (i === 0) first = wall
+  if (i === 0) [first, firstCpu] = [wall, (dm.user + dm.system) / 1000]
   if (i >= 2) {
     times.push(wall)
     cpu.push((d.user + d.system) / 1000)
@@ -167,16 +183,62 @@ for (let i = 0; i < runs + 2; i++) {
   }
 }
 const all = []
-for (let i = 0; i < 3; i++) {
+for (let i = 0; withAll && i < 3; i++) {
   t = performance.now()
   explain(state, state.services)
   all.push(performance.now() - t)
 }
 const s = report.services[0]
-process.stdout.write(JSON.stringify({parseMs, first, times, cpu, mainCpu, all, check: {hintsSet: s.controller.hintsSet, reason: s.controller.reason, ready: s.totals.readyEndpoints, zones: s.zones.length}}))
+const sha = createHash('sha256').update(JSON.stringify(report)).digest('hex')
+process.stdout.write(JSON.stringify({parseMs, first, firstCpu, times, cpu, mainCpu, all, sha, check: {hintsSet: s.controller.hintsSet, reason: s.controller.reason, ready: s.totals.readyEndpoints, zones: s.zones.length}}))
 `,
   )
-  const engine = JSON.parse(run(NODE, [engineScript, snapshot, String(ENGINE_RUNS)]).stdout)
+  if (BASE !== undefined) {
+    // Base and head in one invocation: a process per build per round, alternating, so both see
+    // the same load; each process times its first call and the median of --engine-runs more.
+    const baseRoot = join(dir, 'base')
+    mkdirSync(baseRoot)
+    const sha = run('git', ['rev-parse', '--short', BASE], {cwd: ROOT}).stdout.trim()
+    const tar = spawnSync('git', ['archive', '--format=tar', BASE, 'src'], {cwd: ROOT, maxBuffer: 1 << 30})
+    if (tar.status !== 0) throw new Error(`git archive ${BASE} failed: ${tar.stderr}`)
+    run('tar', ['-x', '-C', baseRoot], {input: tar.stdout, encoding: undefined})
+    const bundles = {base: await bundleFrom(baseRoot, 'base'), head: headBundle}
+    const results = {base: [], head: []}
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const name of round % 2 === 0 ? ['base', 'head'] : ['head', 'base']) {
+        results[name].push(JSON.parse(run(NODE, [engineScript, bundles[name], snapshot, String(ENGINE_RUNS)]).stdout))
+      }
+    }
+    const shas = new Set([...results.base, ...results.head].map((r) => r.sha))
+    const fig = (name, f) => median(results[name].map(f))
+    const figs = (name) => ({
+      steady: fig(name, (r) => median(r.times)),
+      steadyCpu: fig(name, (r) => median(r.mainCpu)),
+      first: fig(name, (r) => r.first),
+      firstCpu: fig(name, (r) => r.firstCpu),
+    })
+    const b = figs('base')
+    const h = figs('head')
+    const out = [
+      `engine bench: explain() for svc/big (${BIG_ENDPOINTS} endpoints, ${NODES} nodes), ${ROUNDS} processes per build alternating, each: first call, then the median of ${ENGINE_RUNS} after 2 warm-ups; figures are medians over the processes (Node ${run(NODE, ['--version']).stdout.trim()})`,
+      `reports identical (sha256 of the JSON): ${shas.size === 1 ? 'yes' : `NO (${shas.size} different)`}`,
+      '| build | first call wall | first call main-thread CPU | median wall | median main-thread CPU |',
+      '|---|---|---|---|---|',
+      ...[
+        [`base ${BASE} (${sha})`, b],
+        ['head (working tree)', h],
+      ].map(([label, x]) => `| ${label} | ${x.first.toFixed(1)} ms | ${x.firstCpu.toFixed(1)} ms | ${x.steady.toFixed(1)} ms | ${x.steadyCpu.toFixed(1)} ms |`),
+      `ratio base/head: first call wall ${(b.first / h.first).toFixed(2)}x, CPU ${(b.firstCpu / h.firstCpu).toFixed(2)}x; median wall ${(b.steady / h.steady).toFixed(2)}x, CPU ${(b.steadyCpu / h.steadyCpu).toFixed(2)}x`,
+      `load average (1, 5, 15 min) at the end: ${(await import('node:os'))
+        .loadavg()
+        .map((x) => x.toFixed(1))
+        .join(' ')}`,
+    ]
+    process.stdout.write(`${out.join('\n')}\n`)
+    if (KEEP) process.stdout.write(`kept: ${dir} (${engineScript} BUNDLE FILE RUNS)\n`)
+    process.exit(0)
+  }
+  const engine = JSON.parse(run(NODE, [engineScript, headBundle, snapshot, String(ENGINE_RUNS), 'all']).stdout)
   if (ENGINE_ONLY) {
     const m = median(engine.times)
     process.stdout.write(
@@ -187,7 +249,7 @@ process.stdout.write(JSON.stringify({parseMs, first, times, cpu, mainCpu, all, c
         .map((x) => x.toFixed(1))
         .join(' ')}\n`,
     )
-    if (KEEP) process.stdout.write(`kept: ${dir} (${engineScript} FILE RUNS)\n`)
+    if (KEEP) process.stdout.write(`kept: ${dir} (${engineScript} BUNDLE FILE RUNS [all])\n`)
     process.exit(0)
   }
 

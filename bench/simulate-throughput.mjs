@@ -9,6 +9,8 @@
 // (node_modules symlinked), and every row is timed on both builds, alternating base, head, base,
 // head, so both see the same load; the outputs of the two builds must be byte-identical (sha256
 // compared), so a speed-up changes no figure. The load average is printed before and after.
+// Each run's CPU time (user + system, read by the child itself at exit) is printed next to its
+// wall time: on a shared machine the wall time grows with the load, the CPU time much less.
 // Usage: node bench/simulate-throughput.mjs [clusters=200000] [family=unbalanced] [--base REF] [--rounds 2]
 import {spawnSync} from 'node:child_process'
 import {createHash} from 'node:crypto'
@@ -41,14 +43,33 @@ function sh(cmd, args, opts = {}) {
   return r
 }
 
+// Loaded into the child before the CLI: at exit, its own CPU time on stderr (node:process cpuUsage).
+const CPU_PROBE = "data:text/javascript,import{writeSync}from'node:fs';process.on('exit',()=>{const u=process.cpuUsage();writeSync(2,'\\nbench-cpu-us '+(u.user+u.system)+'\\n')})"
+
 function run(root, strategies, extra = []) {
-  const args = [join(root, 'bin', 'kubectl-topology.js'), 'simulate', '--dataset', family, '--clusters', String(clusters), '--seed', 'bench', '-o', 'csv', ...extra]
+  const args = [
+    '--import',
+    CPU_PROBE,
+    join(root, 'bin', 'kubectl-topology.js'),
+    'simulate',
+    '--dataset',
+    family,
+    '--clusters',
+    String(clusters),
+    '--seed',
+    'bench',
+    '-o',
+    'csv',
+    ...extra,
+  ]
   if (strategies) args.push('--strategies', strategies)
   const t0 = process.hrtime.bigint()
   const r = spawnSync(process.execPath, args, {encoding: 'utf8', maxBuffer: 1 << 30})
   const seconds = Number(process.hrtime.bigint() - t0) / 1e9
   if (r.status !== 0) throw new Error(`simulate failed: ${r.stderr}`)
-  return {seconds, sha: createHash('sha256').update(r.stdout).digest('hex')}
+  const cpu = /bench-cpu-us (\d+)/.exec(r.stderr)
+  if (cpu === null) throw new Error(`simulate did not report its CPU time: ${r.stderr}`)
+  return {seconds, cpu: Number(cpu[1]) / 1e6, sha: createHash('sha256').update(r.stdout).digest('hex')}
 }
 
 let dir
@@ -73,23 +94,30 @@ try {
   console.log(`dataset ${family}, ${fmt(clusters)} clusters, node ${process.version}, ${ROUNDS} round(s), load average before: ${load()}`)
   for (const [label, strategies, extra] of rows) {
     const times = new Map(builds.map(([name]) => [name, []]))
+    const cpus = new Map(builds.map(([name]) => [name, []]))
     const shas = new Set()
     for (let round = 0; round < ROUNDS; round++) {
       for (const [name, root] of builds) {
         const r = run(root, strategies, extra)
         times.get(name).push(r.seconds)
+        cpus.get(name).push(r.cpu)
         shas.add(r.sha)
       }
     }
     if (shas.size !== 1) throw new Error(`${label}: the builds' outputs differ (${[...shas].join(', ')})`)
     const best = new Map([...times].map(([name, ts]) => [name, Math.min(...ts)]))
+    const bestCpu = new Map([...cpus].map(([name, ts]) => [name, Math.min(...ts)]))
     for (const [name, seconds] of best) {
       const perMinute = (clusters / seconds) * 60
-      console.log(`${label.padEnd(34)} ${name.padEnd(18)} ${seconds.toFixed(2)} s  ${fmt(perMinute)} clusters/minute`)
+      const cpu = bestCpu.get(name)
+      console.log(
+        `${label.padEnd(34)} ${name.padEnd(18)} ${seconds.toFixed(2)} s  ${fmt(perMinute)} clusters/minute; CPU ${cpu.toFixed(2)} s, ${fmt((clusters / cpu) * 60)} clusters/CPU-minute`,
+      )
     }
     if (BASE !== undefined) {
       const [[, b], [, h]] = [...best]
-      console.log(`${label.padEnd(34)} head/base time ${(h / b).toFixed(2)} (outputs identical, sha256 ${[...shas][0].slice(0, 12)})`)
+      const [[, bc], [, hc]] = [...bestCpu]
+      console.log(`${label.padEnd(34)} head/base time ${(h / b).toFixed(2)}, CPU ${(hc / bc).toFixed(2)} (outputs identical, sha256 ${[...shas][0].slice(0, 12)})`)
     }
   }
   console.log(`load average after: ${load()}`)

@@ -15,6 +15,9 @@
 //                                               kube-controller-manager keep running
 //   node scripts/cluster.mjs apiserver start    start it again: same flags, ports, certificates and
 //                                               service-account key; returns once /readyz is 200
+//   node scripts/cluster.mjs controller-manager restart
+//                                               stop and start kube-controller-manager with
+//                                               its flags (fresh informers); once /healthz is 200
 //   node scripts/cluster.mjs etcd-delete KEY    delete one key straight from etcd (a /registry/...
 //                                               key), behind the API server's back: what a watch
 //                                               cannot see while kube-apiserver is stopped
@@ -429,6 +432,13 @@ async function waitForReadyz(apiserver, server, token) {
   })
 }
 
+async function waitForHealthz(kcm, port) {
+  await waitFor(kcm, '/healthz', 60_000, async () => {
+    const r = await request(`https://${HOST}:${port}/healthz`)
+    return r.status === 200 || `HTTP ${r.status} ${r.body.slice(0, 300)}`
+  })
+}
+
 // ---- apiserver stop|start, etcd-delete (fault tests) -----------------------------------
 
 /** The state of a running instance whose etcd still runs (the API server may be stopped). */
@@ -445,6 +455,27 @@ function runningState() {
  * certificate generated at `up`, the service-account keys, etcd), then waits for /readyz. While
  * it is stopped `status` says "not up" and `up` would restart the whole instance.
  */
+/**
+ * Restarts kube-controller-manager with the flags `up` gave it: fresh informers. After the API
+ * server was stopped for a while, client-go's reflectors back off (0.8 s doubling to 30 s, with
+ * jitter up to twice that) and stay behind until their next try; a test that stopped the API
+ * server leaves the next test a controller that has caught up. Returns once /healthz is 200.
+ */
+async function controllerManagerVerb(verb) {
+  if (verb !== 'restart') throw new Error(`usage: cluster.mjs controller-manager restart (got ${JSON.stringify(verb ?? '')})`)
+  const state = runningState()
+  const p = state.processes['kube-controller-manager']
+  if (!p?.args) throw new Error('this instance was started before `controller-manager restart` existed (no recorded flags): `down` and `up` it first')
+  const t0 = Date.now()
+  if (isOurs(p.pid, p.bin)) await stopPid('kube-controller-manager', p.pid, p.bin)
+  const proc = startProcess('kube-controller-manager', p.bin, p.args, state.dir)
+  state.processes['kube-controller-manager'] = {...p, pid: proc.pid}
+  writeState(state)
+  await waitForHealthz(proc, state.ports.controllerManager)
+  log(`kube-controller-manager restarted (pid ${proc.pid}, ${secs(t0)})`)
+  return 0
+}
+
 async function apiserverVerb(verb) {
   const state = runningState()
   const p = state.processes['kube-apiserver']
@@ -686,31 +717,25 @@ async function upUnlocked() {
     log(`kube-apiserver up on ${server} (${secs(t0)})`)
 
     // kube-controller-manager: the EndpointSlice controller only.
-    const kcm = startProcess(
-      'kube-controller-manager',
-      kcmBin,
-      [
-        `--kubeconfig=${kcmKubeconfig}`,
-        `--authentication-kubeconfig=${kcmKubeconfig}`,
-        `--authorization-kubeconfig=${kcmKubeconfig}`,
-        // No client CA / request-header config exists to look up (the apiserver only writes
-        // extension-apiserver-authentication when it has one): don't retry forever.
-        '--authentication-skip-lookup=true',
-        // The EndpointSlice controller is what the tests exercise; the aggregation controller
-        // fills in the aggregated ClusterRoles (`view` is empty without it).
-        '--controllers=endpointslice-controller,clusterrole-aggregation-controller',
-        '--leader-elect=false',
-        `--bind-address=${HOST}`,
-        `--secure-port=${kcmPort}`,
-        `--cert-dir=${path.join(dir, 'kcm-pki')}`,
-      ],
-      dir,
-    )
-    record(kcm)
-    await waitFor(kcm, '/healthz', 60_000, async () => {
-      const r = await request(`https://${HOST}:${kcmPort}/healthz`)
-      return r.status === 200 || `HTTP ${r.status} ${r.body.slice(0, 300)}`
-    })
+    const kcmArgs = [
+      `--kubeconfig=${kcmKubeconfig}`,
+      `--authentication-kubeconfig=${kcmKubeconfig}`,
+      `--authorization-kubeconfig=${kcmKubeconfig}`,
+      // No client CA / request-header config exists to look up (the apiserver only writes
+      // extension-apiserver-authentication when it has one): don't retry forever.
+      '--authentication-skip-lookup=true',
+      // The EndpointSlice controller is what the tests exercise; the aggregation controller
+      // fills in the aggregated ClusterRoles (`view` is empty without it).
+      '--controllers=endpointslice-controller,clusterrole-aggregation-controller',
+      '--leader-elect=false',
+      `--bind-address=${HOST}`,
+      `--secure-port=${kcmPort}`,
+      `--cert-dir=${path.join(dir, 'kcm-pki')}`,
+    ]
+    const kcm = startProcess('kube-controller-manager', kcmBin, kcmArgs, dir)
+    // The flags are kept for `controller-manager restart`.
+    record(kcm, kcmArgs)
+    await waitForHealthz(kcm, kcmPort)
     await waitFor(kcm, 'aggregated ClusterRole view', 60_000, async () => {
       const r = await request(`${server}/apis/rbac.authorization.k8s.io/v1/clusterroles/view`, {token: adminToken, ca})
       const rules = r.status === 200 ? (JSON.parse(r.body).rules ?? []) : []
@@ -943,6 +968,8 @@ async function main() {
     }
     case 'apiserver':
       return apiserverVerb(rest[0])
+    case 'controller-manager':
+      return controllerManagerVerb(rest[0])
     case 'etcd-delete':
       return etcdDelete(rest[0])
     case 'etcd-compact':

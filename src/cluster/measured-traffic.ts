@@ -38,12 +38,12 @@ export async function readMeasuredTraffic(client: PrometheusClient, template: st
   const zones = clusterZones(state)
   const measured = new Map<string, MeasuredTrafficInput>()
   const notes = new Map<string, string>()
-  const keys: string[] = []
+  const keys = new Set<string>()
   const todo: {key: string; svc: Service}[] = []
   for (const svc of services) {
     const key = `${svc.metadata.namespace ?? 'default'}/${svc.metadata.name}`
-    if (keys.includes(key)) continue
-    keys.push(key)
+    if (keys.has(key)) continue
+    keys.add(key)
     todo.push({key, svc})
   }
   const fallback = 'traffic assumed proportional to zone CPU'
@@ -75,7 +75,7 @@ export async function readMeasuredTraffic(client: PrometheusClient, template: st
     measured.set(key, {...m, source: client.shown, query})
   }
   for (let i = 0; i < todo.length; i += PARALLEL) await Promise.all(todo.slice(i, i + PARALLEL).map(one))
-  return {measured, warnings: keys.filter((k) => notes.has(k)).map((k) => notes.get(k)!)}
+  return {measured, warnings: [...keys].filter((k) => notes.has(k)).map((k) => notes.get(k)!)}
 }
 
 /**

@@ -25,6 +25,12 @@
 // Without the Events (a List file, or no permission to list them), own-zone hints only cannot
 // tell whose they are: the mark is then `unknown` (hintsPopulated keeps the guess above), and
 // an Event that depends on it is predicted as one the controller may record, not as a fact.
+// Unless the next sync leaves the hints as they are (steady, `settledState`): the mark changes
+// only at a sync (AddHints sets it; the first sync off Auto records Disabled and clears it, and
+// a Service update queues that sync), so hints the current path would write are taken as
+// written by it, as own-zone hints on the Auto path without trafficDistribution are. A switch
+// the controller has not synced yet that leaves the same hints is not visible (as Auto's own-zone
+// hints after a switch from trafficDistribution are not).
 
 import {CONTROLLER_NAME, type EndpointSlice, type EventObject, type Service, type TopologyEvent} from '../upstream/api/types.js'
 import type {TopologyPath} from '../upstream/endpointslice/reconciler.js'
@@ -78,16 +84,24 @@ export function controllerState(service: Service, path: TopologyPath, managedSli
   let zoneHints = false
   let foreignZone = false
   let nodeHints = false
-  for (const s of managedSlices) {
-    for (const e of s.endpoints ?? []) {
+  // Indexed loops without a closure per endpoint: they run over every endpoint of the Service,
+  // once per call (mostly before V8 optimises them).
+  for (let i = 0; i < managedSlices.length; i++) {
+    const eps = managedSlices[i]!.endpoints ?? []
+    for (let j = 0; j < eps.length; j++) {
+      const e = eps[j]!
       if (e.conditions?.ready !== true) continue
-      if ((e.hints?.forNodes?.length ?? 0) > 0) nodeHints = true
-      const zones = e.hints?.forZones ?? []
-      if (zones.length === 0) continue
+      const hints = e.hints
+      if (hints == null) continue
+      if ((hints.forNodes?.length ?? 0) > 0) nodeHints = true
+      const zones = hints.forZones
+      if (zones == null || zones.length === 0) continue
       zoneHints = true
       // A zone-less endpoint hinted for zone "" is trafficdist's (before 1.33), never AddHints'
       // (which refuses when an endpoint has no zone): its own zone, not a donation.
-      if (zones.some((z) => z.name !== (e.zone ?? ''))) foreignZone = true
+      if (foreignZone) continue
+      const own = e.zone ?? ''
+      for (let k = 0; k < zones.length; k++) if (zones[k]!.name !== own) foreignZone = true
     }
   }
   if (!zoneHints) return {hintsPopulated: false, inferredFrom: 'assumed'}
@@ -103,6 +117,16 @@ export function controllerState(service: Service, path: TopologyPath, managedSli
   }
   if (events !== undefined) return {hintsPopulated: false, inferredFrom: 'events'}
   return {hintsPopulated: !tdSet, inferredFrom: 'unknown'}
+}
+
+/**
+ * The mark when it is `unknown` (own-zone hints only, no Events) and the next sync leaves every
+ * hint as it is: the controller has synced the Service on its current path, which leaves the
+ * mark set on the Auto path (AddHints wrote these hints) and clear off it (reconciler.go clears it
+ * at the first sync off Auto). Null when the sync changes hints: the path before it is unknown.
+ */
+export function settledState(path: TopologyPath, steady: boolean): ControllerState | null {
+  return steady ? {hintsPopulated: path === 'topology-mode-auto', inferredFrom: 'live-hints'} : null
 }
 
 /**

@@ -170,11 +170,12 @@ export function zoneViews(lists: ProxyLists, service: Service, viewZones: Set<st
   }
   const liveClasses = skewed ? classViews(true) : null
   const predClasses = skewed ? (predProxy === liveProxy ? liveClasses : classViews(false)) : null
-  // Built on first use: only a zone with kube-proxy skew asks, and a map of every Node per
-  // Service was half of explain -A's engine time on 1,000 nodes (docs/design.md, issue 23).
+  // Only under skew (built on first use: 5,000 nodes are a Map of 5,000 entries per call).
   let cpuByNode: Map<string, number> | undefined
-  const cpuOf = (n: string) => (cpuByNode ??= new Map(capacity.nodes.map((v) => [v.name, v.milliCPU]))).get(n) ?? 0
-  const zoneRulesOf = (zone: string) => zoneRules(skewed!, nodesByZone.get(zone) ?? [], cpuOf)
+  const zoneRulesOf = (zone: string) => {
+    cpuByNode ??= new Map(capacity.nodes.map((v) => [v.name, v.milliCPU]))
+    return zoneRules(skewed!, nodesByZone.get(zone) ?? [], (n) => cpuByNode!.get(n) ?? 0)
+  }
   // Under another data plane: the nodes of a zone whose choice is node-local, by node.
   // Only a Service that can go node-local (PreferSameNode, or node hints present) needs one choice per node.
   const nodeLocal = (eps: readonly ProxyEndpoint[]) => service.spec?.trafficDistribution === 'PreferSameNode' || eps.some((e) => (e.nodeHints?.size ?? 0) > 0)

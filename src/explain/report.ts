@@ -9,7 +9,7 @@ import {serviceMode} from './mode.js'
 import type {ZoneCapacity} from './node-verdicts.js'
 import {predictHints, type HintPrediction} from '../upstream/endpointslice/reconciler.js'
 import type {AddressType, Endpoint, EndpointSlice, EventObject, Node, Service} from '../upstream/api/types.js'
-import {controllerState, eventUnderGuess} from './controller-state.js'
+import {controllerState, settledState, eventUnderGuess} from './controller-state.js'
 import type {ClusterState} from '../state/cluster-state.js'
 import {features as featuresFor, formatVersion, type Features} from '../upstream/features.js'
 import {clientPathsOf, routesFound} from './client-paths.js'
@@ -17,7 +17,7 @@ import {dataPlaneReport} from '../dataplane/describe.js'
 import {dataPlaneNotice} from './dataplane-views.js'
 import {advise} from './advice.js'
 import {applicability, familyHasClusterIP} from './applicability.js'
-import {countReady, isManaged, sortStrings} from './helpers.js'
+import {isManaged, sortStrings} from './helpers.js'
 import {lintIssues} from './lint.js'
 import {estimateTraffic, trafficModel} from './traffic.js'
 import {proxySkewMemo, skewNotices, type ProxySkew} from './proxy-skew.js'
@@ -163,7 +163,7 @@ function explainService(input: ServiceInput): ServiceExplanation {
   const proxied = !externalName && !headless && !noClusterIP
   const ratios = input.nodesReadable ? capacity.cpuRatiosByZone : null
   const predictionMode = opts.prediction ?? 'next-sync'
-  const state = controllerState(service, mode.path, managedSlices, input.events)
+  let state = controllerState(service, mode.path, managedSlices, input.events)
 
   // What the controller does with its slices at its next sync.
   let prediction: HintPrediction | null = null
@@ -174,12 +174,26 @@ function explainService(input: ServiceInput): ServiceExplanation {
   if (managedByController && !unpredictable) {
     const args = {service, slices: managedSlices, addressType, ratios, features: f, mode: predictionMode}
     prediction = predictHints({...args, populated: state.hintsPopulated})
-    // The mark is a guess (no Events read): the other guess's event is one the controller may record.
-    if (state.inferredFrom === 'unknown') otherEvents = predictHints({...args, populated: !state.hintsPopulated})
+    if (state.inferredFrom === 'unknown') {
+      // No Events read. Hints the next sync leaves as they are are the current path's (settledState);
+      // else the mark is a guess, and the other guess's event is one the controller may record.
+      const settled = settledState(mode.path, prediction.changedSliceNames.length === 0)
+      if (settled === null) otherEvents = predictHints({...args, populated: !state.hintsPopulated})
+      else {
+        if (settled.hintsPopulated !== state.hintsPopulated) prediction = predictHints({...args, populated: settled.hintsPopulated})
+        state = settled
+      }
+    }
   }
   const predictedByName = new Map<string, EndpointSlice>()
   for (const s of prediction?.slices ?? []) predictedByName.set(s.metadata.name, s)
   const predictedSlices = slices.map((s) => predictedByName.get(s.metadata.name) ?? s)
+
+  // Endpoint rows, and the per-zone counts, in one pass (readyCount is countReady(slices)).
+  const rows = new Rows(input.parts, slices)
+  const alternatives = prediction?.hintsSet ? prediction.addHints?.alternatives : undefined
+  for (let i = 0; i < slices.length; i++) rows.addSlice(slices[i]!, predictedSlices[i]!, alternatives?.bySlice.get(slices[i]!.metadata.name))
+  const {endpoints, stats, rowZone, rowProxyReady, withAddress, readyCount, hinted, anyLiveHints, driftedRows, donatedCount, noZone, noZoneReady} = rows
 
   const controller = unpredictable
     ? {
@@ -188,23 +202,17 @@ function explainService(input: ServiceInput): ServiceExplanation {
         reason: 'NodesUnreadable',
         message: 'cannot predict the CPU-proportional allocation: Nodes could not be read (missing permission: list nodes); showing the live hints',
         event: null,
-        totalReadyEndpoints: countReady(slices),
+        totalReadyEndpoints: readyCount,
         prediction: predictionMode,
         slicesToUpdate: [],
         randomChoices: NO_RANDOM_CHOICES,
         state,
       }
-    : controllerVerdict(prediction, mode.path, managedByController, predictionMode, addressType, service, countReady(slices), state)
+    : controllerVerdict(prediction, mode.path, managedByController, predictionMode, addressType, service, readyCount, state)
   if (otherEvents !== null) {
-    const other = controllerVerdict(otherEvents, mode.path, managedByController, predictionMode, addressType, service, countReady(slices), state).event
+    const other = controllerVerdict(otherEvents, mode.path, managedByController, predictionMode, addressType, service, readyCount, state).event
     Object.assign(controller, eventUnderGuess(controller.event, other))
   }
-
-  // Endpoint rows, and the per-zone counts, in one pass.
-  const rows = new Rows(input.parts, slices)
-  const alternatives = prediction?.hintsSet ? prediction.addHints?.alternatives : undefined
-  for (let i = 0; i < slices.length; i++) rows.addSlice(slices[i]!, predictedSlices[i]!, alternatives?.bySlice.get(slices[i]!.metadata.name))
-  const {endpoints, stats, rowZone, rowProxyReady, withAddress, readyCount, hinted, anyLiveHints, driftedRows, donatedCount, noZone, noZoneReady} = rows
 
   // kube-proxy, per zone and per node, on live and predicted hints.
   const lists = proxyLists(service, slices, predictedSlices, proxied, f, opts.dataPlane, input.skewOf)
@@ -332,7 +340,7 @@ function explainService(input: ServiceInput): ServiceExplanation {
   if (controller.path === 'topology-mode-auto' && alternatives) {
     controller.randomChoices = {
       ...controller.randomChoices,
-      uncertainEndpoints: endpoints.filter((e) => e.alternatives !== null).length,
+      uncertainEndpoints: rows.uncertainRows,
       countsCertain: alternatives.counts?.length === 1,
     }
   }

@@ -85,6 +85,8 @@ export class Rows {
   anyLiveHints = false
   driftedRows = 0
   donatedCount = 0
+  /** Rows with alternatives (more than one zone the controller may hint them for). */
+  uncertainRows = 0
 
   constructor(
     private readonly parts: RowParts,
@@ -113,10 +115,14 @@ export class Rows {
       const live = parts.hints(e.hints)
       const pred = p === e || p.hints === e.hints ? live : parts.hints(p.hints)
       const zone = e.zone ?? null
+      // Upstream takes a zone "" for none (AddHints: `endpoint.Zone == nil || *endpoint.Zone == ""`;
+      // SetNodes skips a node labelled ""): such an endpoint counts in the "<no zone>" row, and
+      // no zone donates it nor receives it.
+      const zoned = zone !== null && zone !== ''
       const c = e.conditions
       const ready = c?.ready === true
       const predZone = pred?.forZones.length === 1 ? pred.forZones[0]! : null
-      const donatedTo = predZone !== null && zone !== null && predZone !== zone && ready ? predZone : null
+      const donatedTo = predZone !== null && predZone !== '' && zoned && predZone !== zone && ready ? predZone : null
       const alts = alternatives?.[j] ?? null
       const choices = alts !== null && alts.length > 1 ? alts : null
       // The same endpoint object (a slice the controller leaves alone) cannot drift, nor can
@@ -137,9 +143,10 @@ export class Rows {
         drift,
       }
       if (drift) this.driftedRows++
+      if (choices !== null) this.uncertainRows++
       // The zone's own counts first: the hints usually name it.
-      const home = zone === null ? null : this.stat(zone)
-      if (home !== null && zone) home.named = true
+      const home = zoned ? this.stat(zone) : null
+      if (home !== null) home.named = true
       this.rowZone[at] = home === null ? -1 : home.id
       if (c == null || c.ready == null || c.ready) this.rowProxyReady[at] = 1
       if (e.addresses[0] !== undefined) this.withAddress++

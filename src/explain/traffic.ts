@@ -77,7 +77,7 @@ export function estimateTraffic(
     const ready = new Uint8Array(eps.length)
     for (let j = 0; j < eps.length; j++) {
       const z = zoneOf.get(eps[j]!.ip)
-      zone[j] = z == null ? -1 : stats.get(z)!.id
+      zone[j] = z == null || z === '' ? -1 : stats.get(z)!.id
       if (eps[j]!.ready) ready[j] = 1
     }
     return {zone, ready}

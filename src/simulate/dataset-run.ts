@@ -7,7 +7,7 @@
 // cluster). Also turns one row into a ClusterState (--synthetic), so every strategy and what-if
 // works on synthetic clusters.
 import type {DatasetRow} from './dataset.js'
-import {measure, scoreOf, type Measures, type ScoreParts} from './measure.js'
+import {measureTotals, scoreOf, type MeasureTotals, type ScoreParts} from './measure.js'
 import {DEFAULT_TOPOLOGY_KEYS, KEP2004_STRATEGIES, runKep2004, type Kep2004Strategy, type StrategyName} from './simulate.js'
 import {sameNodeCounts, sameZoneCounts, topologyKeysCounts, upstreamAutoCounts, type CountEvaluation} from './strategies/counts.js'
 import {regionFromCounts} from './strategies/region.js'
@@ -29,7 +29,7 @@ export const DATASET_NOTES: Partial<Record<StrategyName, string>> = {
 export interface RowScore {
   row: string
   strategy: StrategyName
-  measures: Measures
+  measures: MeasureTotals
   score: ScoreParts | null
 }
 
@@ -60,12 +60,12 @@ export function scoreRow(row: DatasetRow, strategies: readonly StrategyName[] = 
   return strategies.map((strategy) => {
     if (isKep(strategy)) {
       const alloc = runKep2004(strategy, region)
-      const m = measure(region.zones.length, region.total, consumers, alloc.groups)
+      const m = measureTotals(region.zones.length, region.total, consumers, alloc.groups)
       if (alloc.error !== undefined) m.valid = false
       return {row: row.name, strategy, measures: m, score: scoreOf(m)}
     }
     const ev = countEvaluation(strategy, row, opts)
-    const m = measure(ev.zoneCount, ev.total, ev.consumers, ev.groups, {slices: Math.ceil(ev.total / 100)})
+    const m = measureTotals(ev.zoneCount, ev.total, ev.consumers, ev.groups, Math.ceil(ev.total / 100))
     // no node, no client: nothing sends traffic through kube-proxy (the KEP-2004 tool still scores such rows)
     if (region.share.every((s) => s === 0)) m.valid = false
     return {row: row.name, strategy, measures: m, score: scoreOf(m)}

@@ -25,6 +25,8 @@
 // (the KEP's table "in-zone 45%, max overload 20%, mean overload 20%, slices 15%").
 // Invalid (no score): a consumer that reaches no endpoint at all, or no endpoints.
 
+import {zeros} from './zeros.js'
+
 const ENDPOINTS_PER_SLICE = 100
 const WEIGHTS = {inZone: 0.45, deviation: 0.4, slices: 0.15} as const
 
@@ -41,7 +43,8 @@ export interface MeasureGroup {
   weights: number[]
 }
 
-export interface Measures {
+/** The figures a score and a dataset's aggregates need. */
+export interface MeasureTotals {
   valid: boolean
   inZone: number
   maxOverload: number
@@ -54,6 +57,10 @@ export interface Measures {
   unassigned: number
   /** traffic share of consumers that reach no endpoint */
   unserved: number
+}
+
+/** The totals plus the per-zone and per-consumer figures one Service's report shows. */
+export interface Measures extends MeasureTotals {
   /** per origin zone: traffic share received by its endpoints */
   zoneLoad: number[]
   /** per origin zone: the largest deviation of its endpoints (null: no endpoint in any group) */
@@ -76,36 +83,63 @@ export interface ScoreParts {
  * overrides the slice count (endpoint-level strategies keep the Service's slices as they are).
  */
 export function measure(zoneCount: number, total: number, consumers: readonly Consumer[], groups: readonly MeasureGroup[], opts: {slices?: number} = {}): Measures {
+  const detail: Detail = {
+    zoneLoad: new Array<number>(zoneCount).fill(0),
+    zoneMaxDeviation: new Array<number | null>(zoneCount).fill(null),
+    consumerInZone: new Array<number>(consumers.length).fill(0),
+    consumerReach: [],
+  }
+  return {...run(zoneCount, total, consumers, groups, opts.slices, detail), ...detail}
+}
+
+/**
+ * measure()'s totals alone, without the per-zone and per-consumer arrays (what `simulate
+ * --dataset` scores a row with). Every total is computed by the same operations in the same
+ * order as measure()'s, so both give the same bits.
+ */
+export function measureTotals(zoneCount: number, total: number, consumers: readonly Consumer[], groups: readonly MeasureGroup[], slices?: number): MeasureTotals {
+  return run(zoneCount, total, consumers, groups, slices, null)
+}
+
+type Detail = Pick<Measures, 'zoneLoad' | 'zoneMaxDeviation' | 'consumerInZone' | 'consumerReach'>
+
+function run(
+  zoneCount: number,
+  total: number,
+  consumers: readonly Consumer[],
+  groups: readonly MeasureGroup[],
+  slicesOverride: number | undefined,
+  detail: Detail | null,
+): MeasureTotals {
   const C = consumers.length
   const G = groups.length
   const n = new Array<number>(G)
+  // each group's arrays, read once here rather than in the consumers x groups loops below
+  const comps = new Array<number[]>(G)
+  const weights = new Array<number[]>(G)
   let assigned = 0
   let slices = 0
   for (let g = 0; g < G; g++) {
     let s = 0
-    const comp = (groups[g] as MeasureGroup).comp
+    const grp = groups[g] as MeasureGroup
+    const comp = grp.comp
+    comps[g] = comp
+    weights[g] = grp.weights
     for (let z = 0; z < zoneCount; z++) s += comp[z] as number
     n[g] = s
     assigned += s
     slices += Math.ceil(s / ENDPOINTS_PER_SLICE)
   }
-  const reachAll = new Array<number>(C).fill(0)
-  for (let c = 0; c < C; c++) {
-    let r = 0
-    for (let g = 0; g < G; g++) r += (n[g] as number) * ((groups[g] as MeasureGroup).weights[c] as number)
-    reachAll[c] = r
-  }
   let valid = total > 0 && G > 0
   let unserved = 0
-  const T = new Array<number>(G).fill(0)
-  const consumerInZone = new Array<number>(C).fill(0)
-  const consumerReach: number[][] = []
+  const T = zeros(G)
   let inZone = 0
   for (let c = 0; c < C; c++) {
     const cons = consumers[c] as Consumer
-    const reach = new Array<number>(zoneCount).fill(0)
-    consumerReach.push(reach)
-    const all = reachAll[c] as number
+    const reach = detail === null ? null : new Array<number>(zoneCount).fill(0)
+    if (detail !== null) detail.consumerReach.push(reach as number[])
+    let all = 0
+    for (let g = 0; g < G; g++) all += (n[g] as number) * ((weights[g] as number[])[c] as number)
     if (!(all > 0)) {
       valid = false
       unserved += cons.share
@@ -113,71 +147,78 @@ export function measure(zoneCount: number, total: number, consumers: readonly Co
     }
     let own = 0
     for (let g = 0; g < G; g++) {
-      const grp = groups[g] as MeasureGroup
-      const w = grp.weights[c] as number
+      const w = (weights[g] as number[])[c] as number
       if (w < 0) valid = false
       // A group this consumer does not use (weight 0) adds exactly +0 to every sum below: skip it.
       if (w === 0) continue
-      if (w > 0) for (let z = 0; z < zoneCount; z++) reach[z] = (reach[z] as number) + (grp.comp[z] as number)
+      const comp = comps[g] as number[]
+      if (w > 0 && reach !== null) for (let z = 0; z < zoneCount; z++) reach[z] = (reach[z] as number) + (comp[z] as number)
       const p = ((n[g] as number) * w) / all
       T[g] = (T[g] as number) + cons.share * p
       if (cons.zone >= 0 && (n[g] as number) > 0) {
-        const ratio = (grp.comp[cons.zone] as number) / (n[g] as number)
+        const ratio = (comp[cons.zone] as number) / (n[g] as number)
         const part = cons.share * p * ratio
         inZone += part
         own += p * ratio
       }
     }
-    consumerInZone[c] = own
+    if (detail !== null) detail.consumerInZone[c] = own
   }
   const ideal = 1.0 / total
   let maxDev = 0
   let sumAbs = 0
-  const zoneLoad = new Array<number>(zoneCount).fill(0)
-  const zoneMaxDeviation = new Array<number | null>(zoneCount).fill(null)
-  const devs: number[] = []
-  const weightsOf: number[] = []
   for (let g = 0; g < G; g++) {
     const ng = n[g] as number
     if (ng === 0) continue
-    const comp = (groups[g] as MeasureGroup).comp
+    const comp = comps[g] as number[]
     for (let z = 0; z < zoneCount; z++) {
       const m = comp[z] as number
       if (m === 0) continue
-      const ratioInGroup = (m * 1) / ng
-      const load = ((T[g] as number) * ratioInGroup) / m
-      const d = load / ideal - 1.0
-      zoneLoad[z] = (zoneLoad[z] as number) + load * m
-      const prev = zoneMaxDeviation[z]
-      if (prev === null || prev === undefined || d > prev) zoneMaxDeviation[z] = d
+      const d = deviation(T[g] as number, m, ng, ideal)
+      if (detail !== null) {
+        detail.zoneLoad[z] = (detail.zoneLoad[z] as number) + (((T[g] as number) * ((m * 1) / ng)) / m) * m
+        const prev = detail.zoneMaxDeviation[z]
+        if (prev === null || prev === undefined || d > prev) detail.zoneMaxDeviation[z] = d
+      }
       sumAbs += Math.abs(d) * m
       if (d > maxDev) maxDev = d
-      devs.push(d)
-      weightsOf.push(m)
     }
   }
   const mean = total > 0 ? sumAbs / total : 0
+  // second pass over the same (group, zone) cells in the same order: the same deviations, recomputed
   let sq = 0
-  for (let i = 0; i < devs.length; i++) sq += ((devs[i] as number) - mean) ** 2 * (weightsOf[i] as number)
+  for (let g = 0; g < G; g++) {
+    const ng = n[g] as number
+    if (ng === 0) continue
+    const comp = comps[g] as number[]
+    for (let z = 0; z < zoneCount; z++) {
+      const m = comp[z] as number
+      if (m === 0) continue
+      sq += (deviation(T[g] as number, m, ng, ideal) - mean) ** 2 * m
+    }
+  }
   return {
     valid,
     inZone,
     maxOverload: maxDev,
     meanOverload: mean,
     sdOverload: total > 0 ? Math.sqrt(sq / total) : 0,
-    endpointSlices: opts.slices ?? slices,
+    endpointSlices: slicesOverride ?? slices,
     baselineSlices: Math.ceil(total / ENDPOINTS_PER_SLICE),
     unassigned: total - assigned,
     unserved,
-    zoneLoad,
-    zoneMaxDeviation,
-    consumerInZone,
-    consumerReach,
   }
 }
 
+/** dev(z,g) of an endpoint of zone z in group g: load / ideal - 1, with load = T_g * (m_zg / n_g) / m_zg. */
+function deviation(Tg: number, m: number, ng: number, ideal: number): number {
+  const ratioInGroup = (m * 1) / ng
+  const load = (Tg * ratioInGroup) / m
+  return load / ideal - 1.0
+}
+
 /** The tool's score (output-parser.go); null when the result is invalid. */
-export function scoreOf(m: Pick<Measures, 'valid' | 'inZone' | 'maxOverload' | 'meanOverload' | 'endpointSlices' | 'baselineSlices'>): ScoreParts | null {
+export function scoreOf(m: Pick<MeasureTotals, 'valid' | 'inZone' | 'maxOverload' | 'meanOverload' | 'endpointSlices' | 'baselineSlices'>): ScoreParts | null {
   if (!m.valid || m.endpointSlices === 0) return null
   const inZoneScore = m.inZone * 100
   const deviationMaxScore = 100.0 - m.maxOverload * 100

@@ -144,8 +144,11 @@ beforeAll(async () => {
 
 afterAll(async () => {
   if (serve && serve.exitCode === null) serve.kill('SIGKILL')
-  // Never leave the shared control plane without its API server.
+  // Never leave the shared control plane without its API server, nor with a controller whose
+  // informers are still backing off from the outage (client-go's reflectors wait up to a minute
+  // before their next try): the next test file would wait for a sync that comes too late.
   await harness('apiserver', 'start').catch(() => {})
+  await harness('controller-manager', 'restart')
   rmSync(tmp, {recursive: true, force: true})
 })
 

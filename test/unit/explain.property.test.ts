@@ -89,6 +89,8 @@ describe('explain: properties on random clusters', () => {
           expect(rows.filter((e) => e.controllerReady)).toHaveLength(s.controller.totalReadyEndpoints)
           // TOTAL counts every slice of the Service (kube-proxy routes to all), the controller its own.
           expect(s.endpoints.filter((e) => e.controllerReady)).toHaveLength(s.totals.readyEndpoints)
+          // READY adds up: the zone rows and the "<no zone>" row (zone unset or "").
+          expect(s.zones.reduce((a, z) => a + z.readyEndpoints, 0) + (s.withoutZone?.readyEndpoints ?? 0)).toBe(s.totals.readyEndpoints)
           // The zone table counts every slice of the Service; compare when all are the controller's.
           if (rows.length === s.endpoints.length) {
             expect(s.zones.reduce((a, z) => a + z.assigned, 0)).toBe(s.totals.readyEndpoints)

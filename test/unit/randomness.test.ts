@@ -175,11 +175,13 @@ describe('the controller\'s "hints populated" mark and its events', () => {
     expect([read.state.inferredFrom, read.event, read.mayRecord]).toEqual(['events', null, undefined])
   })
 
-  it('PreferSameZone steady state without Events: no event is certain; the Disabled one is a "may"', () => {
+  it('PreferSameZone steady state without Events: the hints are its own, so the mark is clear and no event is recorded (no "may")', () => {
+    // The first sync off Auto records Disabled and clears the mark; hints the next sync leaves as they
+    // are say that sync has happened (controller-mark.test.ts has the List-file cases).
     const c = run(service('web', {trafficDistribution: 'PreferSameZone'}), hinted)
-    expect(c.state).toEqual({hintsPopulated: false, inferredFrom: 'unknown'})
+    expect(c.state).toEqual({hintsPopulated: false, inferredFrom: 'live-hints'})
     expect(c.event).toBeNull()
-    expect(c.mayRecord?.reason).toBe('TopologyAwareHintsDisabled')
+    expect(c.mayRecord).toBeUndefined()
   })
 
   it('refused: the Warning with its reason at every sync, populated or not', () => {

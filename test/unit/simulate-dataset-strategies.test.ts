@@ -7,7 +7,9 @@ import {describe, expect, it} from 'vitest'
 import type {DatasetRow} from '../../src/simulate/dataset.js'
 import {Aggregator, DATASET_DEFAULT_STRATEGIES, rowToClusterState, scoreRow} from '../../src/simulate/dataset-run.js'
 import {simulateService, type StrategyName} from '../../src/simulate/simulate.js'
-import {sameNodeCounts, upstreamAutoCounts} from '../../src/simulate/strategies/counts.js'
+import {givingAndReceiving, sameNodeCounts, upstreamAutoCounts} from '../../src/simulate/strategies/counts.js'
+import {measure, measureTotals, type MeasureGroup} from '../../src/simulate/measure.js'
+import {getGivingAndReceivingZones} from '../../src/upstream/endpointslice/topologycache/utils.js'
 
 const CLUSTER_STRATEGIES = ['Auto', 'PreferSameZone', 'PreferSameNode', 'topology-keys'] as const
 const KEY_SETS: (readonly string[])[] = [
@@ -88,6 +90,21 @@ describe("dataset strategies from counts = simulate on the row's cluster", () =>
     }
     expect(upstreamAutoCounts(few.zones).fallback).toMatch(/Insufficient number of endpoints/)
     for (const s of CLUSTER_STRATEGIES) compare(few, s, KEY_SETS[1]!)
+    // a zone named like an Object.prototype property still counts its endpoints (a dataset file may name zones anything)
+    const proto = {
+      name: 'p',
+      zones: [
+        {name: '__proto__', nodes: 1, endpoints: 6},
+        {name: 'b', nodes: 1, endpoints: 1},
+        {name: 'c', nodes: 1, endpoints: 2},
+      ],
+    }
+    for (const s of CLUSTER_STRATEGIES) compare(proto, s, KEY_SETS[0]!)
+    expect(upstreamAutoCounts(proto.zones).groups.map((g) => g.comp)).toEqual([
+      [3, 0, 0],
+      [2, 1, 0],
+      [1, 0, 2],
+    ])
   })
   it('a row without nodes has no traffic source: invalid for the cluster strategies (the KEP-2004 ones score it as the tool does, see simulate-kep2004-tool.test.ts)', () => {
     const row = {
@@ -128,5 +145,55 @@ describe("dataset strategies from counts = simulate on the row's cluster", () =>
     expect(byName.get('PreferSameZone')).toMatchObject({clusters: 2, invalid: 0})
     // balanced row: every hint strategy keeps all traffic in its zone with no overload
     expect(byName.get('PreferSameNode')!.score.max).toBeCloseTo(100, 9)
+  })
+})
+
+// The dataset path's shortcuts must give the same bits as the code they stand in for.
+describe('simulate --dataset shortcuts = the general code, bit for bit', () => {
+  it("givingAndReceiving = upstream's getGivingAndReceivingZones", () => {
+    const zone = fc.record({target: fc.oneof(fc.double({min: 0, max: 150, noNaN: true}), fc.integer({min: 0, max: 150})), allocated: fc.integer({min: 0, max: 150})})
+    fc.assert(
+      fc.property(fc.uniqueArray(fc.constantFrom('za', 'zb', 'zc', 'zd', 'ze', 'zf'), {minLength: 1, maxLength: 6}), fc.array(zone, {minLength: 6, maxLength: 6}), (picked, zs) => {
+        const names = [...picked].sort()
+        const targets = names.map((_, i) => zs[i]!.target)
+        const allocated = names.map((_, i) => zs[i]!.allocated)
+        const mine = givingAndReceiving(names, targets, allocated)
+        const theirs = getGivingAndReceivingZones(Object.fromEntries(names.map((n, i) => [n, {target: targets[i]!}])), Object.fromEntries(names.map((n, i) => [n, allocated[i]!])))
+        const record = (counts: number[]) => Object.fromEntries(names.flatMap((n, i) => (counts[i]! > 0 ? [[n, counts[i]!]] : [])))
+        expect(record(mine.giving)).toEqual(theirs.giving)
+        expect(record(mine.receiving)).toEqual(theirs.receiving)
+      }),
+      {numRuns: 500},
+    )
+  })
+  it("measureTotals = measure()'s totals", () => {
+    const groups = (zones: number, consumers: number) =>
+      fc.array(
+        fc.record({
+          comp: fc.array(fc.integer({min: 0, max: 40}), {minLength: zones, maxLength: zones}),
+          weights: fc.array(fc.constantFrom(0, 0, 1, 0.5, 0.25), {minLength: consumers, maxLength: consumers}),
+        }),
+        {maxLength: 6},
+      )
+    const input = fc
+      .tuple(fc.integer({min: 1, max: 4}), fc.integer({min: 1, max: 5}))
+      .chain(([Z, C]) =>
+        fc.tuple(
+          fc.constant(Z),
+          fc.array(fc.record({zone: fc.integer({min: -1, max: Z - 1}), share: fc.double({min: 0, max: 1, noNaN: true})}), {minLength: C, maxLength: C}),
+          groups(Z, C),
+        ),
+      )
+    fc.assert(
+      fc.property(input, fc.option(fc.integer({min: 1, max: 9})), ([Z, consumers, gs], slices) => {
+        const total = gs.reduce((s: number, g: MeasureGroup) => s + g.comp.reduce((a, b) => a + b, 0), 0)
+        const full = measure(Z, total, consumers, gs, slices === null ? {} : {slices})
+        const {zoneLoad, zoneMaxDeviation, consumerInZone, consumerReach, ...totals} = full
+        const lean = measureTotals(Z, total, consumers, gs, slices ?? undefined)
+        expect(Object.keys(lean)).toEqual(Object.keys(totals))
+        for (const k of Object.keys(totals) as (keyof typeof totals)[]) expect(Object.is(lean[k], totals[k]), k).toBe(true)
+      }),
+      {numRuns: 500},
+    )
   })
 })

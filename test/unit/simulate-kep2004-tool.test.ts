@@ -5,9 +5,10 @@
 // max deviation, mean deviation and SD of deviation, formatted as the tool formats them
 // (strconv.FormatFloat(x, 'f', 4, 64)), and "invalid" where the tool says invalid.
 import {readFileSync} from 'node:fs'
+import fc from 'fast-check'
 import {describe, expect, it} from 'vitest'
 import {generate, parseDatasetCsv, type DatasetRow} from '../../src/simulate/dataset.js'
-import {goFormatFixed} from '../../src/simulate/gofmt.js'
+import {goFormatExact, goFormatFixed} from '../../src/simulate/gofmt.js'
 import {scoreRow} from '../../src/simulate/dataset-run.js'
 import type {Kep2004Strategy} from '../../src/simulate/simulate.js'
 
@@ -108,6 +109,28 @@ describe('goFormatFixed = strconv.FormatFloat(x, f, prec, 64)', () => {
     expect(goFormatFixed(-0.00001, 4)).toBe('-0.0000')
     expect(goFormatFixed(0, 4)).toBe('0.0000')
     expect(goFormatFixed(72.5, 4)).toBe('72.5000')
+    expect(goFormatFixed(-0, 4)).toBe('-0.0000') // Go: "-0.0000"; toFixed drops the sign
+    expect(goFormatFixed(-0.03125, 4)).toBe('-0.0312')
+  })
+  it('its toFixed shortcut gives what the exact expansion gives: ties, near-ties, scores, any double', () => {
+    const near = fc.tuple(fc.integer({min: -4_000_000, max: 4_000_000}), fc.constantFrom(0, 1, -1, 2, -2)).map(([k, ulps]) => {
+      let x = k / 32 // every tie at 4 decimals is an odd multiple of 1/32
+      for (let i = 0; i < Math.abs(ulps); i++) x = ulps > 0 ? x + Number.EPSILON * Math.max(1, Math.abs(x)) : x - Number.EPSILON * Math.max(1, Math.abs(x))
+      return x
+    })
+    const any = fc.oneof(
+      near,
+      fc.double({min: -1e6, max: 1e6, noNaN: true}),
+      fc.double({noNaN: true, noDefaultInfinity: true}),
+      fc.integer({min: -100000, max: 100000}).map((k) => k / 10000),
+    )
+    fc.assert(
+      fc.property(any, fc.integer({min: 0, max: 6}), (x, prec) => {
+        if (Math.abs(x) >= 1e21) return
+        expect(goFormatFixed(x, prec), `${x} ${prec}`).toBe(goFormatExact(x, prec))
+      }),
+      {numRuns: 5000},
+    )
   })
 })
 

@@ -195,6 +195,8 @@ describe('properties', () => {
           if (s === 'local-weighted' || s === 'local-opt') expect(assigned).toBeLessThanOrEqual(region.total)
           else expect(assigned, s).toBe(region.total)
           for (const g of alloc.groups) for (const c of g.comp) expect(c).toBeGreaterThanOrEqual(0)
+          // the kept size (what Groups.countOf returns in every heap comparison) is the sum of comp
+          for (const g of alloc.groups) expect(Object.is(g.size, groupSize(g)), `${s} ${g.label}`).toBe(true)
           const m = measure(region.zones.length, region.total, consumersOf(region), alloc.groups)
           expect(m.inZone).toBeGreaterThanOrEqual(-1e-12)
           expect(m.inZone).toBeLessThanOrEqual(1 + 1e-12)

@@ -23,8 +23,9 @@
 // topology-keys: KEP-536; the synthetic nodes carry only the zone and hostname labels, so any other
 // key is skipped, "*" matches every endpoint, and no match means no backends.
 import type {Consumer, MeasureGroup} from '../measure.js'
+import {zeros} from '../zeros.js'
 import {getAllocations} from '../../upstream/endpointslice/topologycache/topologycache.js'
-import {getGivingAndReceivingZones} from '../../upstream/endpointslice/topologycache/utils.js'
+import {sortedKeys, type ZoneAllocation} from '../../upstream/endpointslice/topologycache/utils.js'
 import {LABEL_HOSTNAME, LABEL_ZONE} from '../../upstream/api/types.js'
 
 export interface CountZone {
@@ -102,36 +103,93 @@ export function upstreamAutoCounts(zones: readonly CountZone[]): CountEvaluation
   const ratios = withNodes.length < 2 ? null : Object.fromEntries(withNodes.map((z) => [z.name, z.nodes / b.K]))
   const outcome = getAllocations(b.N, ratios)
   if (!outcome.ok) return clusterWide(zones, b, outcome.message)
-  const allocated: Record<string, number> = {}
-  for (const z of zones) if (z.endpoints > 0) allocated[z.name] = (allocated[z.name] ?? 0) + z.endpoints
-  const {giving, receiving} = getGivingAndReceivingZones(outcome.allocations, allocated)
-  // redistributeInPlace at count level: the endpoints of a giving zone are re-hinted, in endpoint
-  // order, to the first receiving zone (sorted) that still receives.
+  // The zones with an allocation, in sorted name order (the order upstream visits them in), as row
+  // indices. Zone names are unique in a row (the dataset reader refuses a name given twice).
   const index = new Map(zones.map((z, i) => [z.name, i]))
+  const names = sortedKeys(outcome.allocations)
+  const rowOf = names.map((name) => index.get(name) as number)
+  const {giving, receiving} = givingAndReceiving(
+    names,
+    names.map((name) => (outcome.allocations[name] as ZoneAllocation).target),
+    rowOf.map((o) => (zones[o] as CountZone).endpoints),
+  )
+  // redistributeInPlace at count level: the endpoints of a giving zone are re-hinted, in endpoint
+  // order (zones in row order), to the first receiving zone in sorted order that still receives.
+  // Whole runs of endpoints move at once: a run ends where the giver or the receiver is done.
   const hinted = zones.map((_, h) => zones.map((z, o) => (o === h ? z.endpoints : 0)))
-  const toGive = new Map(Object.entries(giving).filter(([, n]) => n > 0))
-  const receivers = Object.keys(receiving).sort()
-  const toReceive = new Map(receivers.filter((r) => (receiving[r] as number) > 0).map((r) => [r, receiving[r] as number]))
-  for (let o = 0; o < zones.length; o++) {
-    const origin = zones[o] as CountZone
-    for (let e = 0; e < origin.endpoints; e++) {
-      if (toGive.size === 0 || toReceive.size === 0) break
-      const left = toGive.get(origin.name)
-      if (left === undefined) break
-      const r = receivers.find((x) => (toReceive.get(x) ?? 0) > 0) as string
-      const h = index.get(r) as number
+  const toGive = zeros(zones.length)
+  names.forEach((_, i) => {
+    toGive[rowOf[i] as number] = giving[i] as number
+  })
+  const receivers: number[] = [] // positions in `names`
+  names.forEach((_, i) => {
+    if ((receiving[i] as number) > 0) receivers.push(i)
+  })
+  const toReceive = receiving.slice()
+  let next = 0 // receivers[next] is the first that still receives
+  for (let o = 0; o < zones.length && next < receivers.length; o++) {
+    let left = toGive[o] as number
+    let endpoints = (zones[o] as CountZone).endpoints
+    while (left > 0 && endpoints > 0 && next < receivers.length) {
+      const r = receivers[next] as number
+      const k = Math.min(left, endpoints, toReceive[r] as number)
       const own = hinted[o] as number[]
-      own[o] = (own[o] as number) - 1
-      const to = hinted[h] as number[]
-      to[o] = (to[o] as number) + 1
-      if (left === 1) toGive.delete(origin.name)
-      else toGive.set(origin.name, left - 1)
-      const rl = toReceive.get(r) as number
-      if (rl === 1) toReceive.delete(r)
-      else toReceive.set(r, rl - 1)
+      own[o] = (own[o] as number) - k
+      const to = hinted[rowOf[r] as number] as number[]
+      to[o] = (to[o] as number) + k
+      left -= k
+      endpoints -= k
+      toReceive[r] = (toReceive[r] as number) - k
+      if (toReceive[r] === 0) next++
     }
   }
   return zoneHints(zones, b, hinted)
+}
+
+/**
+ * Upstream's getGivingAndReceivingZones (upstream/endpointslice/topologycache/utils.ts) over
+ * arrays: `names` sorted, with each zone's allocation target and allocated hints. The same loop
+ * with the same float operations (one endpoint per round, the largest surplus and deficit first,
+ * ties to the first zone in sorted order), without sorting the zones again each round or counting
+ * tie-breaks (a dataset run does not report them). Returns the counts per position of `names`.
+ */
+export function givingAndReceiving(names: readonly string[], targets: readonly number[], allocated: readonly number[]): {giving: number[]; receiving: number[]} {
+  const Z = names.length
+  // A zone that neither gives nor receives is left at 0, which never wins a round: upstream's
+  // getMost only takes a value strictly greater than the largest so far, starting from 0.
+  const givingDesired = zeros(Z)
+  const receivingDesired = zeros(Z)
+  for (let i = 0; i < Z; i++) {
+    const a = allocated[i] as number
+    const t = targets[i] as number
+    if (a > t) givingDesired[i] = a - t
+    else if (a < t) receivingDesired[i] = t - a
+  }
+  const giving = zeros(Z)
+  const receiving = zeros(Z)
+  for (;;) {
+    let g = -1
+    let numToGive = 0
+    let r = -1
+    let numToReceive = 0
+    for (let i = 0; i < Z; i++) {
+      if ((givingDesired[i] as number) > numToGive) {
+        g = i
+        numToGive = givingDesired[i] as number
+      }
+      if ((receivingDesired[i] as number) > numToReceive) {
+        r = i
+        numToReceive = receivingDesired[i] as number
+      }
+    }
+    // upstream stops on the empty zone name: no zone, or (never through SetNodes) a zone named ""
+    if (g < 0 || r < 0 || names[g] === '' || names[r] === '' || (numToGive < 1.0 && numToReceive < 1.0) || numToGive < 0.5 || numToReceive < 0.5) break
+    giving[g] = (giving[g] as number) + 1
+    givingDesired[g] = numToGive - 1
+    receiving[r] = (receiving[r] as number) + 1
+    receivingDesired[r] = numToReceive - 1
+  }
+  return {giving, receiving}
 }
 
 export function sameZoneCounts(zones: readonly CountZone[]): CountEvaluation {
@@ -159,42 +217,42 @@ function nodeLevel(
   b: Base,
   route: (z: number, local: number) => NodeRoute,
 ): {groups: MeasureGroup[]; consumers: Consumer[]; none: number; zoneMode: number} {
-  const groupZone: number[] = []
+  const Z = zones.length
   const groupComp: number[][] = []
-  const nodeGroup: number[][] = zones.map(() => [])
-  zones.forEach((z, zi) => {
-    if (z.endpoints === 0) return
+  // a zone's groups are consecutive: its node groups from firstGroup[zi], nodeGroups[zi] of them
+  const firstGroup = zeros(Z)
+  const nodeGroups = zeros(Z)
+  for (let zi = 0; zi < Z; zi++) {
+    const z = zones[zi] as CountZone
+    firstGroup[zi] = groupComp.length
+    if (z.endpoints === 0) continue
     if (z.nodes === 0) {
-      groupZone.push(zi)
-      groupComp.push(zones.map((_, o) => (o === zi ? z.endpoints : 0)))
-      return
+      groupComp.push(compOf(Z, zi, z.endpoints))
+      continue
     }
-    for (let i = 0; i < z.nodes && i < z.endpoints; i++) {
-      ;(nodeGroup[zi] as number[])[i] = groupComp.length
-      groupZone.push(zi)
-      groupComp.push(zones.map((_, o) => (o === zi ? onNode(z.endpoints, z.nodes, i) : 0)))
-    }
-  })
+    for (let i = 0; i < z.nodes && i < z.endpoints; i++) groupComp.push(compOf(Z, zi, onNode(z.endpoints, z.nodes, i)))
+    nodeGroups[zi] = Math.min(z.nodes, z.endpoints)
+  }
   const G = groupComp.length
+  // consumers as the groups they reach: [from, to) of the group list
   const consumers: Consumer[] = []
-  const weights: number[][] = Array.from({length: G}, () => [])
+  const reachFrom: number[] = []
+  const reachTo: number[] = []
   let none = 0
   let zoneMode = 0
-  const add = (zi: number, share: number, reach: (g: number) => boolean) => {
-    const c = consumers.length
-    consumers.push({zone: zi, share})
-    for (let g = 0; g < G; g++) (weights[g] as number[])[c] = reach(g) ? 1 : 0
-  }
-  zones.forEach((z, zi) => {
-    if (z.nodes === 0) return
+  for (let zi = 0; zi < Z; zi++) {
+    const z = zones[zi] as CountZone
+    if (z.nodes === 0) continue
     const nodeShare = (b.share[zi] as number) * (1 / z.nodes)
     const merged = new Map<NodeRoute, number>()
     for (let i = 0; i < z.nodes; i++) {
       const local = z.endpoints > 0 ? onNode(z.endpoints, z.nodes, i) : 0
       const r = route(zi, local)
       if (r === 'node') {
-        const g = (nodeGroup[zi] as number[])[i] as number
-        add(zi, nodeShare, (x) => x === g)
+        const g = (firstGroup[zi] as number) + i
+        consumers.push({zone: zi, share: nodeShare})
+        reachFrom.push(g)
+        reachTo.push(g + 1)
       } else merged.set(r, (merged.get(r) ?? 0) + 1)
     }
     for (const [r, count] of merged) {
@@ -203,10 +261,23 @@ function nodeLevel(
       // the share of `count` nodes, summed as the per-node shares would be
       let share = 0
       for (let i = 0; i < count; i++) share += nodeShare
-      add(zi, share, (g) => (r === 'all' ? true : r === 'zone' ? groupZone[g] === zi : false))
+      consumers.push({zone: zi, share})
+      const from = r === 'all' ? 0 : r === 'zone' ? (firstGroup[zi] as number) : 0
+      reachFrom.push(from)
+      reachTo.push(r === 'all' ? G : r === 'zone' ? from + (nodeGroups[zi] as number) : 0)
     }
-  })
-  return {groups: groupComp.map((comp, g) => ({comp, weights: weights[g] as number[]})), consumers, none, zoneMode}
+  }
+  const C = consumers.length
+  const groups: MeasureGroup[] = groupComp.map((comp) => ({comp, weights: zeros(C)}))
+  for (let c = 0; c < C; c++) for (let g = reachFrom[c] as number; g < (reachTo[c] as number); g++) (groups[g] as MeasureGroup).weights[c] = 1
+  return {groups, consumers, none, zoneMode}
+}
+
+/** Endpoints per origin zone of a group holding `n` endpoints of zone `zi` only. */
+function compOf(Z: number, zi: number, n: number): number[] {
+  const comp = zeros(Z)
+  comp[zi] = n
+  return comp
 }
 
 export function sameNodeCounts(zones: readonly CountZone[]): CountEvaluation {

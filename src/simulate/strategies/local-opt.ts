@@ -7,11 +7,11 @@
 // first-fit from donors in name order; when donors run out the rest of the need is ignored (and the
 // leftover step below is skipped, as the tool returns early); leftover offers go to one "global" group
 // every zone consumes with weight 1/|Z|.
-import {Groups, assignEndpoints, dev, newGroup, type Allocation, type EndpointDeviation, type Region} from './region.js'
+import {Groups, assignEndpoints, dev, newGroup, type Allocation, type EndpointDeviation, type Region, setComp} from './region.js'
 
 export function localOpt(region: Region): Allocation {
   const Z = region.zones.length
-  const groups = new Groups(Z)
+  const groups = new Groups(region.zones)
   const name = (z: number) => region.zones[z] as string
   const available: EndpointDeviation[] = []
   const needed: EndpointDeviation[] = []
@@ -22,12 +22,12 @@ export function localOpt(region: Region): Allocation {
     const deviation = (region.endpoints[z] as number) - e
     if (deviation > 0) {
       available.push(dev(z, Math.trunc(Math.ceil(deviation))))
-      g.comp[z] = Math.trunc(e)
+      setComp(g, z, Math.trunc(e))
     } else if (deviation < 0) {
       needed.push(dev(z, Math.trunc(-deviation)))
-      g.comp[z] = region.endpoints[z] as number
+      setComp(g, z, region.endpoints[z] as number)
     } else {
-      g.comp[z] = region.endpoints[z] as number
+      setComp(g, z, region.endpoints[z] as number)
     }
     groups.set(g)
   }
@@ -38,7 +38,7 @@ export function localOpt(region: Region): Allocation {
   if (available.length !== 0) {
     const global = newGroup('global', Z)
     for (let z = 0; z < Z; z++) global.weights[z] = 1 / Z
-    for (const extra of available) global.comp[extra.zone] = extra.deviation
+    for (const extra of available) setComp(global, extra.zone, extra.deviation)
     groups.set(global)
   }
   return {groups: groups.list()}

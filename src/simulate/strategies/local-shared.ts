@@ -7,22 +7,22 @@
 // stay at or above the overload threshold are pooled into one "shared-<zones>" group. Fallback to
 // random when N < |Z| or when contributors run out. Not in the KEP text (the KEP only describes "local").
 import {random} from './random.js'
-import {GoHeap, Groups, addTo, dev, expected, newGroup, zoneLess, type Allocation, type EndpointDeviation, type Region} from './region.js'
+import {GoHeap, Groups, addTo, dev, expected, newGroup, zoneLess, type Allocation, type EndpointDeviation, type Region, setComp} from './region.js'
 
 export function localShared(region: Region, opts: {threshold?: number} = {}): Allocation {
   const threshold = opts.threshold ?? 0.5
   const Z = region.zones.length
   if (region.total < Z) return {...random(region), fallback: 'starting-threshold'}
-  const groups = new Groups(Z)
+  const groups = new Groups(region.zones)
   const name = (z: number) => region.zones[z] as string
-  const above = (z: number, delta: number): boolean => expected(region, z) / (groups.count(name(z)) + delta) - 1 >= threshold
+  const above = (z: number, delta: number): boolean => expected(region, z) / (groups.countOf(z) + delta) - 1 >= threshold
   const validContributor = (z: number): boolean => {
-    if (groups.get(name(z)) === undefined || groups.count(name(z)) === 1) return false
+    if (groups.groupOf(z) === undefined || groups.countOf(z) === 1) return false
     return !above(z, -1)
   }
   const deviationOf = (z: number): number | null => {
-    if (groups.get(name(z)) === undefined) return null
-    return groups.count(name(z)) - expected(region, z)
+    if (groups.groupOf(z) === undefined) return null
+    return groups.countOf(z) - expected(region, z)
   }
 
   // needed: {label of the receiving group, count}; the merged group is pushed to the front.
@@ -39,7 +39,7 @@ export function localShared(region: Region, opts: {threshold?: number} = {}): Al
     }
     const g = newGroup(name(z), Z)
     g.weights[z] = 1
-    g.comp[z] = region.endpoints[z] as number
+    setComp(g, z, region.endpoints[z] as number)
     groups.set(g)
     if (validContributor(z)) availableItems.push(z)
     receiverItems.push(z)
@@ -76,7 +76,7 @@ export function localShared(region: Region, opts: {threshold?: number} = {}): Al
     const receive = needed[0] as {label: string; deviation: number}
     if (available.length === 0) return {...random(region), fallback: 'no-contributor'}
     const candidate = available.pop()
-    addTo(groups.get(name(candidate)), candidate, -1)
+    addTo(groups.groupOf(candidate), candidate, -1)
     addTo(groups.get(receive.label), candidate, 1)
     if (validContributor(candidate)) available.push(candidate)
     receive.deviation--
@@ -95,9 +95,9 @@ export function localShared(region: Region, opts: {threshold?: number} = {}): Al
     // The tool loops forever when the neediest zone is the donor itself (possible only when
     // every zone's traffic share is 0, e.g. no nodes): giving to itself changes nothing. We stop.
     if (receiveZone === candidate) break
-    addTo(groups.get(name(receiveZone)), candidate, 1)
+    addTo(groups.groupOf(receiveZone), candidate, 1)
     receivers.push(receiveZone)
-    addTo(groups.get(name(candidate)), candidate, -1)
+    addTo(groups.groupOf(candidate), candidate, -1)
     if (validContributor(candidate)) available.push(candidate)
   }
   return {groups: groups.list()}
@@ -122,7 +122,7 @@ export function localShared(region: Region, opts: {threshold?: number} = {}): Al
           available.pop()
           extra.set(candidate, (extra.get(candidate) ?? 0) + 1)
           extraNumber++
-          addTo(groups.get(name(candidate)), candidate, -1)
+          addTo(groups.groupOf(candidate), candidate, -1)
           if (validContributor(candidate)) available.push(candidate)
           continue
         }
@@ -142,7 +142,7 @@ export function localShared(region: Region, opts: {threshold?: number} = {}): Al
     for (const donor of donors) {
       const list = urgentZones.slice()
       for (const u of list) {
-        addTo(groups.get(name(u)), donor, 1)
+        addTo(groups.groupOf(u), donor, 1)
         urgentZones = urgentZones.slice(1)
         extra.set(donor, (extra.get(donor) as number) - 1)
         if (extra.get(donor) === 0) break
@@ -154,7 +154,7 @@ export function localShared(region: Region, opts: {threshold?: number} = {}): Al
   function sufficient(urgentZones: number[], extraNumber: number): boolean {
     let load = 0
     let totalEndpoints = extraNumber
-    for (const u of urgentZones) totalEndpoints += groups.count(name(u))
+    for (const u of urgentZones) totalEndpoints += groups.countOf(u)
     for (const u of urgentZones) load += expected(region, u) / totalEndpoints
     return load - 1 < threshold
   }
@@ -164,12 +164,12 @@ export function localShared(region: Region, opts: {threshold?: number} = {}): Al
     const shared = newGroup('shared', Z)
     for (const u of urgentZones) {
       label += `-${name(u)}`
-      const g = groups.get(name(u))
-      if (g !== undefined) for (let z = 0; z < Z; z++) shared.comp[z] = (shared.comp[z] as number) + (g.comp[z] as number)
+      const g = groups.groupOf(u)
+      if (g !== undefined) for (let z = 0; z < Z; z++) addTo(shared, z, g.comp[z] as number)
       shared.weights[u] = 1
       groups.delete(name(u))
     }
-    for (const [z, n] of extra) shared.comp[z] = (shared.comp[z] as number) + n
+    for (const [z, n] of extra) addTo(shared, z, n)
     shared.label = label
     groups.set(shared)
   }
@@ -180,7 +180,7 @@ export function localShared(region: Region, opts: {threshold?: number} = {}): Al
     while (!sufficient(urgentZones, extraNumber)) {
       if (available.length === 0) return false
       const candidate = available.pop()
-      addTo(groups.get(name(candidate)), candidate, -1)
+      addTo(groups.groupOf(candidate), candidate, -1)
       if (validContributor(candidate)) available.push(candidate)
       extraNumber++
       extra.set(candidate, (extra.get(candidate) ?? 0) + 1)

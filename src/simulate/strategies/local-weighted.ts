@@ -10,11 +10,11 @@
 // consumes it) and the receivers, and stored in a map by label, so two groups that end up with the
 // same label (e.g. "shared-zone1" from two donors) REPLACE each other: the first group's endpoints
 // drop out of every group (the measures report them as unassignedEndpoints).
-import {Groups, assignEndpoints, dev, newGroup, type Allocation, type EndpointDeviation, type Region} from './region.js'
+import {Groups, assignEndpoints, dev, newGroup, type Allocation, type EndpointDeviation, type Region, setComp} from './region.js'
 
 export function localWeighted(region: Region): Allocation {
   const Z = region.zones.length
-  const groups = new Groups(Z)
+  const groups = new Groups(region.zones)
   const name = (z: number) => region.zones[z] as string
   const available: EndpointDeviation[] = []
   const needed: EndpointDeviation[] = []
@@ -27,13 +27,13 @@ export function localWeighted(region: Region): Allocation {
     const deviation = (region.endpoints[z] as number) - e
     const intDeviation = Math.trunc(deviation)
     if (intDeviation === 0) {
-      g.comp[z] = Math.trunc(e)
+      setComp(g, z, Math.trunc(e))
     } else if (intDeviation > 0) {
       available.push(dev(z, intDeviation))
-      g.comp[z] = Math.trunc(e)
+      setComp(g, z, Math.trunc(e))
     } else {
       needed.push(dev(z, -intDeviation))
-      g.comp[z] = region.endpoints[z] as number
+      setComp(g, z, region.endpoints[z] as number)
     }
     groups.set(g)
     const decimal = deviation - intDeviation
@@ -68,7 +68,7 @@ export function localWeighted(region: Region): Allocation {
       extra.weight = 1 - extra.weight
       extra.consumeByLocal = false
     }
-    shared.comp[extra.zone] = extra.deviation
+    setComp(shared, extra.zone, extra.deviation)
     while (wNeeded.length > 0) {
       const receive = wNeeded[0] as EndpointDeviation
       const d = receive.deviation * receive.weight - extra.deviation * extra.weight

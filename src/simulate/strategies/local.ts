@@ -10,7 +10,7 @@
 //  * padding/hysteresis and lazy rebalancing are not in the code (see padding.ts for the KEP's padding);
 //  * phase 2 (floor fill) exists only in the code.
 import {random} from './random.js'
-import {GoHeap, Groups, addTo, expected, newGroup, zoneLess, type Allocation, type Region} from './region.js'
+import {GoHeap, Groups, addTo, expected, newGroup, zoneLess, type Allocation, type Region, setComp} from './region.js'
 
 export interface LocalOptions {
   /** overload threshold θ (0.5) */
@@ -25,10 +25,10 @@ export function local(region: Region, opts: LocalOptions = {}): Allocation {
   const Z = region.zones.length
   if (region.total < startingThreshold * Z) return {...random(region), fallback: 'starting-threshold'}
 
-  const groups = new Groups(Z)
+  const groups = new Groups(region.zones)
   const name = (z: number) => region.zones[z] as string
-  const above = (z: number, delta: number): boolean => expected(region, z) / (groups.count(name(z)) + delta) - 1 >= threshold
-  const validContributor = (z: number): boolean => groups.count(name(z)) > 1 && !above(z, -1)
+  const above = (z: number, delta: number): boolean => expected(region, z) / (groups.countOf(z) + delta) - 1 >= threshold
+  const validContributor = (z: number): boolean => groups.countOf(z) > 1 && !above(z, -1)
 
   const availableItems: number[] = []
   const receiverItems: number[] = []
@@ -36,7 +36,7 @@ export function local(region: Region, opts: LocalOptions = {}): Allocation {
   for (let z = 0; z < Z; z++) {
     const g = newGroup(name(z), Z)
     g.weights[z] = 1
-    g.comp[z] = region.endpoints[z] as number
+    setComp(g, z, region.endpoints[z] as number)
     groups.set(g)
     if (validContributor(z)) availableItems.push(z)
     if (above(z, 0)) receiverItems.push(z)
@@ -54,8 +54,8 @@ export function local(region: Region, opts: LocalOptions = {}): Allocation {
     while (available.length > 0) {
       if (!above(receiver, 0)) break
       const candidate = available.pop()
-      addTo(groups.get(name(receiver)), candidate, 1)
-      addTo(groups.get(name(candidate)), candidate, -1)
+      addTo(groups.groupOf(receiver), candidate, 1)
+      addTo(groups.groupOf(candidate), candidate, -1)
       if (validContributor(candidate)) available.push(candidate)
     }
     if (above(receiver, 0)) return {...random(region), fallback: 'overload-threshold'}
@@ -64,15 +64,15 @@ export function local(region: Region, opts: LocalOptions = {}): Allocation {
   all.init()
   while (available.length > 0) {
     const candidate = available.pop()
-    let deviation = groups.count(name(candidate)) - expected(region, candidate)
+    let deviation = groups.countOf(candidate) - expected(region, candidate)
     if (deviation < 1) break
     while (all.length > 0) {
       const receiver = all.pop()
-      let receiverDeviation = groups.count(name(receiver)) - expected(region, receiver)
+      let receiverDeviation = groups.countOf(receiver) - expected(region, receiver)
       if (receiverDeviation > -1) return {groups: groups.list()}
       while (deviation >= 1 && receiverDeviation <= -1) {
-        addTo(groups.get(name(receiver)), candidate, 1)
-        addTo(groups.get(name(candidate)), candidate, -1)
+        addTo(groups.groupOf(receiver), candidate, 1)
+        addTo(groups.groupOf(candidate), candidate, -1)
         deviation--
         receiverDeviation++
       }

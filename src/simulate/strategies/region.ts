@@ -10,6 +10,8 @@
 // sift down, take the last) because the tool breaks ties by heap mechanics: the same input gives
 // the same allocation as the tool, ties included.
 
+import {zeros} from '../zeros.js'
+
 export interface Region {
   /** Zone names, sorted (Go sort.Strings order: byte order; UTF-16 order is the same for ASCII names). */
   zones: string[]
@@ -24,8 +26,13 @@ export interface Region {
 export interface SliceGroup {
   /** The tool's label: a zone name for local groups, "global", "merged-<zones>", "shared-<zones>". */
   label: string
-  /** Endpoints in the group, per zone index (where they run). */
+  /** Endpoints in the group, per zone index (where they run). Written only through setComp / addTo. */
   comp: number[]
+  /**
+   * The sum of `comp`, kept by setComp / addTo (Groups.countOf reads it in every heap comparison).
+   * Every composition is a count (an integer), so the running sum is exactly the sum.
+   */
+  size: number
   /** Consumer weight per zone index (0: the zone does not consume this group). */
   weights: number[]
 }
@@ -75,36 +82,53 @@ export function regionFromShares(zones: readonly {name: string; share: number; e
 
 // ---- groups ------------------------------------------------------------------------------
 
-/** The tool's map[string]EndpointSliceGroup: insertion-ordered, a set with an existing label replaces it in place. */
+/**
+ * The tool's map[string]EndpointSliceGroup: insertion-ordered, a set with an existing label replaces
+ * it in place. The group whose label is a zone's name (its local group) is also kept by zone index,
+ * so groupOf / countOf, called in every heap comparison, index an array instead of hashing a name.
+ */
 export class Groups {
   private readonly byLabel = new Map<string, SliceGroup>()
-  constructor(readonly zoneCount: number) {}
+  /** zone indices per zone name (a name given twice keeps both: the map lookup found the same group for both) */
+  private readonly zoneIndices = new Map<string, number[]>()
+  private readonly byZone: (SliceGroup | undefined)[]
+  constructor(zones: readonly string[]) {
+    this.byZone = new Array<SliceGroup | undefined>(zones.length)
+    for (let z = 0; z < zones.length; z++) {
+      this.byZone[z] = undefined
+      const name = zones[z] as string
+      const list = this.zoneIndices.get(name)
+      if (list === undefined) this.zoneIndices.set(name, [z])
+      else list.push(z)
+    }
+  }
   get(label: string): SliceGroup | undefined {
     return this.byLabel.get(label)
   }
   set(g: SliceGroup): void {
     this.byLabel.set(g.label, g)
+    for (const z of this.zoneIndices.get(g.label) ?? []) this.byZone[z] = g
   }
   delete(label: string): void {
     this.byLabel.delete(label)
+    for (const z of this.zoneIndices.get(label) ?? []) this.byZone[z] = undefined
   }
   list(): SliceGroup[] {
     return [...this.byLabel.values()]
   }
-  /** NumberOfEndpoints() of the group with this label (0 when absent, like Go's zero value). */
-  count(label: string): number {
-    const g = this.byLabel.get(label)
-    if (g === undefined) return 0
-    // Indexed loop, not for-of: this is the hottest call of `simulate --dataset` (docs/design.md).
-    const comp = g.comp
-    let n = 0
-    for (let i = 0; i < comp.length; i++) n += comp[i] as number
-    return n
+  /** get(name of zone z) */
+  groupOf(z: number): SliceGroup | undefined {
+    return this.byZone[z]
+  }
+  /** NumberOfEndpoints() of the group labelled with zone z's name (0 when absent, like Go's zero value). */
+  countOf(z: number): number {
+    const g = this.byZone[z]
+    return g === undefined ? 0 : g.size
   }
 }
 
 export function newGroup(label: string, zoneCount: number): SliceGroup {
-  return {label, comp: new Array<number>(zoneCount).fill(0), weights: new Array<number>(zoneCount).fill(0)}
+  return {label, comp: zeros(zoneCount), weights: zeros(zoneCount), size: 0}
 }
 
 export function groupSize(g: SliceGroup): number {
@@ -117,6 +141,13 @@ export function groupSize(g: SliceGroup): number {
 export function addTo(g: SliceGroup | undefined, zone: number, delta: number): void {
   if (g === undefined) throw new Error('internal: update of a missing slice group')
   g.comp[zone] = (g.comp[zone] as number) + delta
+  g.size += delta
+}
+
+/** Sets the group's endpoints of one zone (a map assignment in the tool), keeping `size`. */
+export function setComp(g: SliceGroup, zone: number, value: number): void {
+  g.size += value - (g.comp[zone] as number)
+  g.comp[zone] = value
 }
 
 /** Expected endpoints E_z = N * r_z, as the tool computes it (float64(TotalEndpoints) * NodesRatio). */
@@ -189,8 +220,8 @@ export class GoHeap {
  */
 export function zoneLess(region: Region, groups: Groups, receive: boolean): (a: number, b: number) => boolean {
   const lessRaw = (za: number, zb: number): boolean => {
-    const ca = groups.count(region.zones[za] as string)
-    const cb = groups.count(region.zones[zb] as string)
+    const ca = groups.countOf(za)
+    const cb = groups.countOf(zb)
     if (ca === 0) return false
     if (cb === 0) return true
     if (receive) return (region.share[za] as number) / ca < (region.share[zb] as number) / cb
@@ -221,22 +252,22 @@ export function dev(zone: number, deviation: number, weight = 0, consumeByLocal 
 export function assignEndpoints(receive: EndpointDeviation, available: EndpointDeviation[], groups: Groups, region: Region): void {
   for (let index = 0; index < available.length; ) {
     const send = available[index] as EndpointDeviation
-    const g = groups.get(region.zones[receive.zone] as string)
+    const g = groups.groupOf(receive.zone)
     if (g === undefined) throw new Error('internal: receiver without a local group')
     if (send.deviation === receive.deviation) {
-      g.comp[send.zone] = send.deviation
+      setComp(g, send.zone, send.deviation)
       receive.deviation = 0
       available.shift()
       break
     }
     if (send.deviation > receive.deviation) {
-      g.comp[send.zone] = receive.deviation
+      setComp(g, send.zone, receive.deviation)
       send.deviation -= receive.deviation
       receive.deviation = 0
       break
     }
     // send.deviation < receive.deviation
-    g.comp[send.zone] = send.deviation
+    setComp(g, send.zone, send.deviation)
     receive.deviation -= send.deviation
     available.shift()
   }

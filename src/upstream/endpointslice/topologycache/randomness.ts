@@ -30,11 +30,14 @@ export interface GivingReceiving {
   receiving: Record<string, number>
 }
 
-/** Largest value and every zone holding it (getMost's candidates under any map order). */
-function most(m: Map<string, number>): {num: number; zones: string[]} {
+/**
+ * Largest value and every zone holding it (getMost's candidates under any map order). `keys`:
+ * the map's keys, sorted (the walk below only ever sets keys a map already has).
+ */
+function most(m: Map<string, number>, keys: readonly string[]): {num: number; zones: string[]} {
   let num = 0
   let zones: string[] = []
-  for (const z of sortedKeys(m)) {
+  for (const z of keys) {
     const n = m.get(z) as number
     if (n > num) {
       num = n
@@ -62,6 +65,8 @@ export function givingReceivingOutcomes(
     if (allocated > target) givingDesired.set(zone, allocated - target)
     else if (allocated < target) receivingDesired.set(zone, target - allocated)
   }
+  const givingKeys = sortedKeys(givingDesired)
+  const receivingKeys = sortedKeys(receivingDesired)
   const outcomes = new Map<string, GivingReceiving>()
   const seen = new Set<string>()
   let budget = 20_000
@@ -69,15 +74,37 @@ export function givingReceivingOutcomes(
   // thousands with --replicas 100000), too deep for the call stack. Children are visited in the
   // order they are listed (giving zone, then receiving zone), each subtree before the next.
   type State = [gd: Map<string, number>, rd: Map<string, number>, g: Map<string, number>, r: Map<string, number>]
-  const stack: State[] = [[givingDesired, receivingDesired, new Map(), new Map()]]
+  // Until the first tie the walk is one chain (one child per state), and its states cannot repeat
+  // (each gives one endpoint more than its parent, and so does every state after it): walked in
+  // place, without the copies and keys of the general walk below, with the same budget. (A bench
+  // with 412 steps and no tie spent about 20 ms here on a first call.)
+  const g0 = new Map<string, number>()
+  const r0 = new Map<string, number>()
+  for (;;) {
+    const give = most(givingDesired, givingKeys)
+    const recv = most(receivingDesired, receivingKeys)
+    if (give.zones.length === 0 || recv.zones.length === 0 || (give.num < 1.0 && recv.num < 1.0) || give.num < 0.5 || recv.num < 0.5) {
+      if (--budget < 0) return null
+      return cap < 1 ? null : [{giving: toRecord(g0), receiving: toRecord(r0)}]
+    }
+    if (give.zones.length > 1 || recv.zones.length > 1) break
+    if (--budget < 0) return null
+    const gz = give.zones[0]!
+    const rz = recv.zones[0]!
+    givingDesired.set(gz, give.num - 1)
+    receivingDesired.set(rz, recv.num - 1)
+    g0.set(gz, (g0.get(gz) ?? 0) + 1)
+    r0.set(rz, (r0.get(rz) ?? 0) + 1)
+  }
+  const stack: State[] = [[givingDesired, receivingDesired, g0, r0]]
   while (stack.length > 0) {
     const [gd, rd, g, r] = stack.pop() as State
     const key = JSON.stringify([toRecord(g), toRecord(r)])
     if (seen.has(key)) continue
     seen.add(key)
     if (--budget < 0) return null
-    const give = most(gd)
-    const recv = most(rd)
+    const give = most(gd, givingKeys)
+    const recv = most(rd, receivingKeys)
     if (give.zones.length === 0 || recv.zones.length === 0 || (give.num < 1.0 && recv.num < 1.0) || give.num < 0.5 || recv.num < 0.5) {
       outcomes.set(key, {giving: toRecord(g), receiving: toRecord(r)})
       if (outcomes.size > cap) return null
@@ -102,12 +129,12 @@ export function givingReceivingOutcomes(
 export function unchangedOrderMatters(
   unchanged: readonly EndpointSlice[],
   allocations: Record<string, Pick<ZoneAllocation, 'maximum'>>,
-  hintsByZone: (slice: EndpointSlice) => Record<string, number> | null,
+  hintsByZone: (slice: EndpointSlice, index: number) => Record<string, number> | null,
 ): boolean {
   const sum = new Map<string, number>()
   let valid = 0
-  for (const slice of unchanged) {
-    const h = hintsByZone(slice)
+  for (let i = 0; i < unchanged.length; i++) {
+    const h = hintsByZone(unchanged[i]!, i)
     if (h === null) continue
     valid++
     for (const z of Object.keys(h)) sum.set(z, (sum.get(z) ?? 0) + (h[z] as number))

@@ -6,7 +6,7 @@
 
 import type {EndpointSlice} from '../../api/types.js'
 import type {ZoneAllocation} from './utils.js'
-import {cloneSlice, getHintsByZone, numReadyEndpoints, toRecord} from './utils.js'
+import {cloneSlice, hintsByZoneWithin, numReadyEndpoints, sliceHintFacts, toRecord, type SliceHintFacts} from './utils.js'
 
 /** sliceinfo.go `SliceInfo`, without ServiceKey and AddressType (passed on their own). */
 export interface SliceLists {
@@ -15,28 +15,37 @@ export interface SliceLists {
   unchanged: EndpointSlice[]
 }
 
-/** sliceinfo.go `SliceInfo.getTotalReadyEndpoints`: ready endpoints over create + update + unchanged. */
-export function getTotalReadyEndpoints(si: Partial<SliceLists>): number {
+/**
+ * sliceinfo.go `SliceInfo.getTotalReadyEndpoints`: ready endpoints over create + update + unchanged.
+ * `unchangedFacts`: the unchanged slices' `sliceHintFacts`, in their order, when already read.
+ */
+export function getTotalReadyEndpoints(si: Partial<SliceLists>, unchangedFacts?: readonly SliceHintFacts[]): number {
   let total = 0
-  for (const list of [si.toCreate, si.toUpdate, si.unchanged]) {
+  for (const list of [si.toCreate, si.toUpdate]) {
     for (const slice of list ?? []) total += numReadyEndpoints(slice.endpoints)
   }
+  if (unchangedFacts !== undefined) for (const f of unchangedFacts) total += f.ready
+  else for (const slice of si.unchanged ?? []) total += numReadyEndpoints(slice.endpoints)
   return total
 }
 
 /**
  * sliceinfo.go `SliceInfo.getAllocatedHintsByZone`: walks the unchanged slices in order; valid ones
  * stay unchanged and their hints are counted, invalid ones are deep-copied onto the update list.
+ * `facts`: the slices' `sliceHintFacts`, in their order, when already read (getHintsByZone of a
+ * slice is `hintsByZoneWithin` of its facts).
  */
 export function getAllocatedHintsByZone(
   unchanged: EndpointSlice[],
   allocations: Record<string, ZoneAllocation>,
+  facts?: readonly SliceHintFacts[],
 ): {allocated: Map<string, number>; stillUnchanged: EndpointSlice[]; moved: EndpointSlice[]} {
   const allocated = new Map<string, number>()
   const stillUnchanged: EndpointSlice[] = []
   const moved: EndpointSlice[] = []
-  for (const slice of unchanged) {
-    const hintsByZone = getHintsByZone(slice, toRecord(allocated), allocations)
+  for (let i = 0; i < unchanged.length; i++) {
+    const slice = unchanged[i]!
+    const hintsByZone = hintsByZoneWithin((facts?.[i] ?? sliceHintFacts(slice)).hintsByZone, toRecord(allocated), allocations)
     if (hintsByZone === null) {
       moved.push(cloneSlice(slice))
     } else {

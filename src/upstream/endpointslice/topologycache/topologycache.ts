@@ -45,9 +45,10 @@ import {
   endpointReady,
   formatWithAddressType,
   getGivingAndReceivingZones,
-  getHintsByZone,
+  hintsByZoneWithin,
   recordToMap,
   redistributeInPlace,
+  sliceHintFacts,
   isNodeReady,
   OVERLOAD_FACTOR,
   removeHintsFromSlices,
@@ -167,15 +168,17 @@ function refuse(message: string, addressType: AddressType, lists: SliceLists, to
  */
 export function addHints(ratios: Record<string, number> | null, input: AddHintsInput): AddHintsResult {
   const {addressType} = input
-  const totalReady = getTotalReadyEndpoints(input)
+  // Each unchanged slice read once (utils.ts sliceHintFacts), for the total, getAllocatedHintsByZone and randomness.ts.
+  const unchangedFacts = input.unchanged.map(sliceHintFacts)
+  const totalReady = getTotalReadyEndpoints(input, unchangedFacts)
   const outcome = getAllocations(totalReady, ratios)
   if (!outcome.ok) {
     return refuse(outcome.message, addressType, input, totalReady, null)
   }
   const {allocations} = outcome
 
-  const {allocated, stillUnchanged, moved} = getAllocatedHintsByZone(input.unchanged, allocations)
-  const unchangedOrder = unchangedOrderMatters(input.unchanged, allocations, (s) => getHintsByZone(s, {}, allocations))
+  const {allocated, stillUnchanged, moved} = getAllocatedHintsByZone(input.unchanged, allocations, unchangedFacts)
+  const unchangedOrder = unchangedOrderMatters(input.unchanged, allocations, (_s, i) => hintsByZoneWithin(unchangedFacts[i]!.hintsByZone, {}, allocations))
   const toCreate = input.toCreate.map(cloneSlice)
   const toUpdate = [...input.toUpdate.map(cloneSlice), ...moved]
   const allocatable = [...toCreate, ...toUpdate]
@@ -307,8 +310,11 @@ export function nodeZone(node: Node): string | null {
  * by (see the header for the rules).
  */
 export function setNodes(nodes: Node[]): NodeInfo {
-  const nanoByZone = new Map<string, bigint>()
-  let totalNano = 0n
+  // Upstream adds each node's Quantity to its zone's and to the total. Nodes share a handful of
+  // allocatable CPU values (cpuOf returns one object per value), so the nodes of each (zone,
+  // value) are counted and the exact sums made once per pair afterwards: the same integers,
+  // without a BigInt addition (an allocation) per node.
+  const countsByZone = new Map<string, Map<AllocatableCPU, number>>()
   let sufficientNodeInfo = true
   const cpuOf = allocatableCPUCache()
 
@@ -316,16 +322,25 @@ export function setNodes(nodes: Node[]): NodeInfo {
     const node = nodes[i]!
     if (hasExcludedLabels(node.metadata?.labels)) continue
     if (!isNodeReady(node)) continue
-    const {nano} = cpuOf(node)
+    const cpu = cpuOf(node)
     const zone = nodeZone(node)
     // Negative CPU (impossible with API data) is treated like zero CPU.
-    if (zone === null || zone === '' || nano <= 0n) {
-      nanoByZone.clear()
+    if (zone === null || zone === '' || cpu.nano <= 0n) {
+      countsByZone.clear()
       sufficientNodeInfo = false
       break
     }
+    let counts = countsByZone.get(zone)
+    if (counts === undefined) countsByZone.set(zone, (counts = new Map()))
+    counts.set(cpu, (counts.get(cpu) ?? 0) + 1)
+  }
+  const nanoByZone = new Map<string, bigint>()
+  let totalNano = 0n
+  for (const [zone, counts] of countsByZone) {
+    let nano = 0n
+    for (const [cpu, n] of counts) nano += cpu.nano * BigInt(n)
+    nanoByZone.set(zone, nano)
     totalNano += nano
-    nanoByZone.set(zone, (nanoByZone.get(zone) ?? 0n) + nano)
   }
 
   if (totalNano === 0n || !sufficientNodeInfo || nanoByZone.size < 2) {

@@ -59,8 +59,8 @@ export function sortedKeys(rec: Record<string, unknown> | Map<string, unknown>):
 }
 
 /** A Map as a plain record with sorted keys (Object.fromEntries defines own data properties). */
-export function toRecord<T>(m: Map<string, T>): Record<string, T> {
-  return Object.fromEntries(sortedKeys(m).map((k) => [k, m.get(k) as T]))
+export function toRecord<T>(m: ReadonlyMap<string, T>): Record<string, T> {
+  return Object.fromEntries(sortedKeys(m as Map<string, T>).map((k) => [k, m.get(k) as T]))
 }
 
 /**
@@ -112,34 +112,87 @@ export function getHintsByZone(
   allocatedHintsByZone: Record<string, number>,
   allocations: Record<string, Pick<ZoneAllocation, 'maximum'>>,
 ): Record<string, number> | null {
-  const hintsByZone = new Map<string, number>()
+  return hintsByZoneWithin(sliceHintFacts(slice).hintsByZone, allocatedHintsByZone, allocations)
+}
+
+/**
+ * What `numReadyEndpoints` and `getHintsByZone` read from one slice, in one pass over its
+ * endpoints (ours: AddHints reads each unchanged slice three times, for the total, in
+ * getAllocatedHintsByZone and for randomness.ts; the facts are read once and shared).
+ */
+export interface SliceHintFacts {
+  /** numReadyEndpoints of the slice's endpoints. */
+  ready: number
+  /** Per zone, the zone hints of the ready endpoints (in the order first met); null when a ready endpoint has no zone hint. */
+  hintsByZone: Map<string, number> | null
+}
+
+/** `SliceHintFacts` of a slice (see there). */
+export function sliceHintFacts(slice: EndpointSlice): SliceHintFacts {
   const endpoints = slice.endpoints ?? []
+  let ready = 0
+  let hintsByZone: Map<string, number> | null = new Map()
+  // Indexed loop (see numReadyEndpoints). Most endpoints name one zone, the previous one's as
+  // often as not: its count is kept aside until another zone comes.
+  let last: string | null = null
+  let lastCount = 0
   for (let i = 0; i < endpoints.length; i++) {
     const endpoint = endpoints[i]!
     if (!endpointReady(endpoint)) continue
+    ready++
+    if (hintsByZone === null) continue
     const forZones = endpoint.hints?.forZones
-    if (!endpoint.hints || !forZones || forZones.length === 0) return null
+    if (!endpoint.hints || !forZones || forZones.length === 0) {
+      hintsByZone = null
+      continue
+    }
     for (let k = 0; k < forZones.length; k++) {
       const zone = forZones[k]!.name
-      if (own(allocations, zone) === undefined) return null
-      hintsByZone.set(zone, (hintsByZone.get(zone) ?? 0) + 1)
+      if (zone === last) {
+        lastCount++
+        continue
+      }
+      if (last !== null) hintsByZone.set(last, lastCount)
+      last = zone
+      lastCount = (hintsByZone.get(zone) ?? 0) + 1
     }
   }
+  if (hintsByZone !== null && last !== null) hintsByZone.set(last, lastCount)
+  return {ready, hintsByZone}
+}
+
+/**
+ * `getHintsByZone` from the slice's hint counts (`SliceHintFacts.hintsByZone`): null when they
+ * are null (a ready endpoint without zone hints), when a zone has no allocation, or when a zone's
+ * hints with those already allocated exceed its maximum. (Upstream returns nil at the first
+ * endpoint hinted for a zone without allocation; the result does not depend on when.)
+ */
+export function hintsByZoneWithin(
+  hintsByZone: ReadonlyMap<string, number> | null,
+  allocatedHintsByZone: Record<string, number>,
+  allocations: Record<string, Pick<ZoneAllocation, 'maximum'>>,
+): Record<string, number> | null {
+  if (hintsByZone === null) return null
   for (const [zone, numHints] of hintsByZone) {
     const alreadyAllocated = own(allocatedHintsByZone, zone) ?? 0
     const allocation = own(allocations, zone)
     if (allocation === undefined || numHints + alreadyAllocated > allocation.maximum) return null
   }
-  return toRecord(hintsByZone)
+  return toRecord(hintsByZone as Map<string, number>)
 }
 
 // ---- giving and receiving ------------------------------------------------------------------
 
-/** utils.go `getMost`, over zones in sorted order: the first value strictly greater than all before it (from 0). */
-function getMost(zones: Map<string, number>): [string, number, boolean] {
+/**
+ * utils.go `getMost`, over zones in sorted order: the first value strictly greater than all before
+ * it (from 0). `sorted`: the map's keys in sorted order (getGivingAndReceivingZones sorts them
+ * once: its loop only sets keys the maps already have).
+ */
+function getMost(zones: Map<string, number>, sorted: readonly string[]): [string, number, boolean] {
   let zone = ''
   let num = 0
-  for (const z of sortedKeys(zones)) {
+  for (let i = 0; i < sorted.length; i++) {
+    const z = sorted[i]!
     const n = zones.get(z) as number
     if (n > num) {
       zone = z
@@ -148,7 +201,7 @@ function getMost(zones: Map<string, number>): [string, number, boolean] {
   }
   // Another zone with the same largest value: Go's map order decides between them.
   let tied = false
-  if (zone !== '') for (const [z, n] of zones) if (z !== zone && n === num) tied = true
+  if (zone !== '') for (let i = 0; i < sorted.length; i++) if (sorted[i] !== zone && zones.get(sorted[i]!) === num) tied = true
   return [zone, num, tied]
 }
 
@@ -172,10 +225,12 @@ export function getGivingAndReceivingZones(
 
   const giving = new Map<string, number>()
   const receiving = new Map<string, number>()
+  const givingZones = sortedKeys(givingDesired)
+  const receivingZones = sortedKeys(receivingDesired)
   let tieBreaks = 0
   for (;;) {
-    const [givingZone, numToGive, givingTied] = getMost(givingDesired)
-    const [receivingZone, numToReceive, receivingTied] = getMost(receivingDesired)
+    const [givingZone, numToGive, givingTied] = getMost(givingDesired, givingZones)
+    const [receivingZone, numToReceive, receivingTied] = getMost(receivingDesired, receivingZones)
     // Stop if either side is missing, both have < 1 left, or either has < 0.5 left.
     // (Upstream tests for "no zone" with the empty string; a zone named "" cannot have an
     // allocation through SetNodes, since nodes without a zone label stop SetNodes.)
