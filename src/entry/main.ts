@@ -4,7 +4,7 @@
 // code cache of what that command ran the last time (src/entry/app-loader.ts): made after the first
 // run of each command, next to Node's compile cache, which the bin scripts turn on
 // (docs/design.md "Startup"). NODE_DISABLE_COMPILE_CACHE=1 turns both off.
-import {mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync} from 'node:fs'
+import {mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync} from 'node:fs'
 import {createRequire, getCompileCacheDir} from 'node:module'
 import {dirname, join} from 'node:path'
 import {fileURLToPath} from 'node:url'
@@ -34,6 +34,9 @@ export async function main(argv: string[]): Promise<void> {
 
 /** The name of every code cache of this build of dist/app.cjs starts with it. */
 const CACHE_PREFIX = `app-${APP_HASH.slice(0, 16)}-`
+
+/** Another build's code caches are removed when not written for this long (7 days). */
+const STALE_MS = 7 * 24 * 3600 * 1000
 
 /** Where the code cache of dist/app.cjs for command `id` lives, or undefined without a compile cache. */
 function cacheFile(id: string): string | undefined {
@@ -69,8 +72,17 @@ function saveCache(file: string, script: Script): void {
     const tmp = `${file}.${process.pid}`
     writeFileSync(tmp, script.createCachedData())
     renameSync(tmp, file)
-    // The caches of other builds of dist/app.cjs (an upgrade) are of no use any more.
-    for (const f of readdirSync(dir)) if (f.startsWith('app-') && f.endsWith('.cache') && !f.startsWith(CACHE_PREFIX)) rmSync(join(dir, f), {force: true})
+    // The caches of other builds of dist/app.cjs: an upgrade leaves its old ones behind, but
+    // two installs (two versions, npx beside a global install, two checkouts) share this
+    // directory and each would remove the other's on every save. So only those not written
+    // for STALE_MS go: a build still in use loses its cache at most once per STALE_MS.
+    const now = Date.now()
+    for (const f of readdirSync(dir)) {
+      if (!f.startsWith('app-') || !f.endsWith('.cache') || f.startsWith(CACHE_PREFIX)) continue
+      const path = join(dir, f)
+      const stat = statSync(path, {throwIfNoEntry: false})
+      if (stat && now - stat.mtimeMs > STALE_MS) rmSync(path, {force: true})
+    }
   } catch {
     // A cache that cannot be written only costs the next start some time.
   }
