@@ -49,6 +49,11 @@ export async function dispatch(argv: string[], host: Host): Promise<void> {
   }
 }
 
+/** The top-level help page: what bare `kubectl topology`, `--help`, `-h` and `help` print. */
+export function rootHelpText(host: Host): string {
+  return rootHelp(host.manifest(), program(host))
+}
+
 function program(host: Host): HelpProgram {
   return {bin: host.pjson.oclif.bin ?? host.pjson.name, description: host.pjson.description ?? ''}
 }

@@ -12,7 +12,7 @@ import type {Script} from 'node:vm'
 import pkg from '../../package.json' with {type: 'json'}
 import {appRequire, cjsScript, runCjs, type App} from './app-loader.js'
 import {BUNDLES} from './bundles.js'
-import {dispatch, pjsonOf, type Host, type Manifest, type Runner} from './dispatch.js'
+import {dispatch, pjsonOf, rootHelpText, type Host, type Manifest, type Runner} from './dispatch.js'
 import {loadView} from './views.js'
 
 /** The sha256 of dist/app.cjs, set by scripts/build.mjs: the code cache is valid for it only. */
@@ -30,6 +30,14 @@ const npmHost: Host = {
 
 export async function main(argv: string[]): Promise<void> {
   return dispatch(argv, npmHost)
+}
+
+/**
+ * The top-level help page, which scripts/build.mjs writes to dist/help.txt: bin/kubectl-topology.js
+ * prints that file for the four command lines that ask for it, without loading this bundle.
+ */
+export function rootHelpPage(): string {
+  return rootHelpText(npmHost)
 }
 
 /** The name of every code cache of this build of dist/app.cjs starts with it. */
