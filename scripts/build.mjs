@@ -10,9 +10,9 @@
 //
 // Then it writes oclif.manifest.json, which help, completion and oclif's root plugin read
 // instead of loading the commands, and dist/help.txt, the top-level help page. The
-// standalone executable embeds the same app.cjs and k8s.cjs (scripts/package.mjs). The file names, sources and the names app.cjs requires from
-// the entry come from src/entry/bundles.ts (which Node imports as it is), shared with the code
-// that loads the bundles.
+// standalone executable embeds the same app.cjs and k8s.cjs (scripts/package.mjs). The file
+// names, sources and the names app.cjs requires from the entry come from src/entry/bundles.ts
+// (which Node imports as it is), shared with the code that loads the bundles.
 import {createHash} from 'node:crypto'
 import {mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync} from 'node:fs'
 import {isBuiltin} from 'node:module'
