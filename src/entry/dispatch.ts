@@ -10,6 +10,7 @@
 //
 // Errors end here (src/entry/report-error.ts): one line on stderr, a documented exit code, a stack
 // trace only with --debug.
+import {writeSync} from 'node:fs'
 import type {Interfaces} from '@oclif/core'
 import {CliError, ExitCode} from '../errors.js'
 import {commandHelp, rootHelp, type HelpManifest, type HelpProgram} from './help.js'
@@ -106,10 +107,28 @@ async function findCommand(manifest: Manifest, id: string, host: Host): Promise<
   throw new CliError(`unknown command "${id}" for "${bin}"${didYouMean(id, ids)}: see ${bin} --help`, ExitCode.USAGE)
 }
 
+/**
+ * Writes `text` to stdout with write(2) (fs.writeSync), not through process.stdout, whose
+ * first use evaluates Node's streams (a SyncWriteStream for a file, a socket for a pipe):
+ * about 3 ms of a 40 ms `--help` (docs/design.md "Startup"). A pipe that would block takes
+ * the rest through process.stdout.
+ */
 function print(text: string): void {
-  // `--help | head`: the reader may be gone; that is not an error.
-  process.stdout.on('error', (e: NodeJS.ErrnoException) => {
-    if (e.code !== 'EPIPE') throw e
-  })
-  process.stdout.write(text)
+  const bytes = Buffer.from(text)
+  let done = 0
+  while (done < bytes.length) {
+    try {
+      done += writeSync(1, bytes, done)
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code
+      // `--help | head`: the reader may be gone; that is not an error.
+      if (code === 'EPIPE') return
+      if (code !== 'EAGAIN') throw error
+      process.stdout.on('error', (e: NodeJS.ErrnoException) => {
+        if (e.code !== 'EPIPE') throw e
+      })
+      process.stdout.write(bytes.subarray(done))
+      return
+    }
+  }
 }

@@ -2,8 +2,9 @@
 // process.getBuiltinModule (scripts/esbuild-builtins.mjs), not through ES module imports: Node's
 // loader makes a namespace of an imported built-in by reading all its exports, which evaluated
 // fs/promises, the streams, readline, crypto, net and child_process on every start, about a
-// quarter of `--help`'s CPU time (docs/design.md "Startup"). Here: `--version` and `--help` of
-// this machine's executable load none of them (the list Node keeps, read at exit by a preload).
+// quarter of `--help`'s CPU time (docs/design.md "Startup"); process.stdout's stream cost
+// more. Here: `--version` and `--help` of this machine's executable load none of them (the
+// list Node keeps, read at exit by a preload).
 import {spawnSync} from 'node:child_process'
 import {existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
@@ -15,7 +16,7 @@ const tmp = mkdtempSync(join(tmpdir(), 'sea-builtins-'))
 afterAll(() => rmSync(tmp, {recursive: true, force: true}))
 
 describe('the standalone executable at start', () => {
-  it('loads neither fs/promises, readline, crypto nor child_process for --version and --help', () => {
+  it('loads neither fs/promises, readline, crypto, child_process, the streams nor util.diff for --version and --help', () => {
     const archive = archivePath(HOST.os, HOST.arch)
     expect(existsSync(archive), `${archive}: run \`npm run package\` first`).toBe(true)
     const untar = spawnSync('tar', ['-xzf', archive, '-C', tmp])
@@ -28,8 +29,9 @@ describe('the standalone executable at start', () => {
       expect(r.status, r.stderr).toBe(0)
       const loaded = readFileSync(list, 'utf8').split('\n')
       expect(loaded, argv.join(' ')).toContain('NativeModule vm')
-      // (node:net would be a pipe's: stdout is one here.)
-      for (const m of ['internal/fs/promises', 'internal/readline/interface', 'crypto', 'child_process']) {
+      // stream and net: stdout (a pipe here) is written with write(2), not through process.stdout;
+      // util/diff: a namespace copy of node:util would evaluate its lazy exports.
+      for (const m of ['internal/fs/promises', 'internal/readline/interface', 'crypto', 'child_process', 'net', 'stream', 'internal/util/diff']) {
         expect(loaded, `${argv.join(' ')}: ${m}`).not.toContain(`NativeModule ${m}`)
       }
     }
