@@ -119,6 +119,12 @@ const staticClosure = (r, entry) => {
   return {metafile: {inputs: Object.fromEntries([...seen].flatMap((o) => Object.keys(outputs[o].inputs)).map((i) => [i, true]))}}
 }
 forbidden(staticClosure(main, BUNDLES.main.source), 'dist/main.js (help, --version, completion)', /node_modules\//)
+// An ES import of node:fs makes Node read all its exports, which evaluates fs/promises, the
+// streams and readline at every start: the entry takes it from process.getBuiltinModule.
+const fsImports = Object.entries(main.metafile.outputs).filter(
+  ([, o]) => o.entryPoint === BUNDLES.main.source && o.imports.some((i) => i.path === 'node:fs' && i.kind === 'import-statement'),
+)
+if (fsImports.length) throw new Error('dist/main.js must not import node:fs (use process.getBuiltinModule: src/entry/main.ts)')
 forbidden(main, 'dist/main.js and its chunks', /node_modules\/(@oclif|@kubernetes)\//)
 forbidden(app, 'dist/app.cjs', /node_modules\/(@kubernetes|ink|react|yoga-layout)\/|src\/render\/[\w-]+-view\.tsx$/)
 // @oclif/core's index evaluates all of oclif (and semver for an engine check): the code

@@ -10,7 +10,6 @@
 //
 // Errors end here (src/entry/report-error.ts): one line on stderr, a documented exit code, a stack
 // trace only with --debug.
-import {writeSync} from 'node:fs'
 import type {Interfaces} from '@oclif/core'
 import {CliError, ExitCode} from '../errors.js'
 import {commandHelp, rootHelp, type HelpManifest, type HelpProgram} from './help.js'
@@ -114,6 +113,8 @@ async function findCommand(manifest: Manifest, id: string, host: Host): Promise<
  * the rest through process.stdout.
  */
 function print(text: string): void {
+  // Not an import of node:fs: see src/entry/main.ts.
+  const {writeSync} = process.getBuiltinModule('node:fs')
   const bytes = Buffer.from(text)
   let done = 0
   while (done < bytes.length) {

@@ -4,7 +4,6 @@
 // code cache of what that command ran the last time (src/entry/app-loader.ts): made after the first
 // run of each command, next to Node's compile cache, which the bin scripts turn on
 // (docs/design.md "Startup"). NODE_DISABLE_COMPILE_CACHE=1 turns both off.
-import {mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync} from 'node:fs'
 import {createRequire, getCompileCacheDir} from 'node:module'
 import {dirname, join} from 'node:path'
 import {fileURLToPath} from 'node:url'
@@ -14,6 +13,12 @@ import {appRequire, cjsScript, runCjs, type App} from './app-loader.js'
 import {BUNDLES} from './bundles.js'
 import {dispatch, pjsonOf, rootHelpText, type Host, type Manifest, type Runner} from './dispatch.js'
 import {loadView} from './views.js'
+
+// node:fs by process.getBuiltinModule, not an import: an ES import of it makes Node read all
+// its exports, whose lazy getters evaluate fs/promises, the streams and readline (~5 ms of a
+// 40 ms `explain --help`; docs/design.md "Startup"). scripts/build.mjs fails if dist/main.js
+// imports it.
+const {mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync} = process.getBuiltinModule('node:fs')
 
 /** The sha256 of dist/app.cjs, set by scripts/build.mjs: the code cache is valid for it only. */
 declare const APP_HASH: string

@@ -2,9 +2,10 @@
 // build renders with dist/main.js's own renderer (scripts/build.mjs), without loading any
 // bundle (docs/design.md "Startup"); test/cli/help.test.ts checks the page itself for every
 // form. Here: that those forms load nothing of dist/, that other command lines still do, and
-// that without the file (a build in progress) dist/main.js prints the same page.
+// that without the file (a build in progress) dist/main.js prints the same page. And that
+// dist/main.js itself does not evaluate node:fs's lazy exports (an ES import of node:fs would).
 import {spawnSync} from 'node:child_process'
-import {cpSync, mkdtempSync, readFileSync, rmSync} from 'node:fs'
+import {cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterAll, describe, expect, it} from 'vitest'
@@ -48,5 +49,20 @@ describe('the top-level help page', () => {
     const r = loaded(join(tmp, 'bin', 'kubectl-topology.js'), ['--help'])
     expect(r.dist).toContain(`file://${tmp}/dist/main.js`)
     expect(r.stdout).toBe(runCli(['--help']).stdout)
+  })
+})
+
+describe('dist/main.js at start', () => {
+  it("evaluates neither fs/promises nor readline for a command's help page or --version", () => {
+    const dump = join(tmp, 'dump.cjs')
+    writeFileSync(dump, "process.on('exit', () => require('node:fs').writeFileSync(process.env.MODULE_LIST, process.moduleLoadList.join('\\n')))\n")
+    for (const argv of [['explain', '--help'], ['--version']]) {
+      const list = join(tmp, 'modules.txt')
+      const r = spawnSync(process.execPath, ['--require', dump, BIN, ...argv], {cwd: ROOT, encoding: 'utf8', env: {...process.env, MODULE_LIST: list}})
+      expect(r.status, r.stderr).toBe(0)
+      const loaded = readFileSync(list, 'utf8').split('\n')
+      expect(loaded, argv.join(' ')).toContain('NativeModule vm')
+      for (const m of ['internal/fs/promises', 'internal/readline/interface']) expect(loaded, `${argv.join(' ')}: ${m}`).not.toContain(`NativeModule ${m}`)
+    }
   })
 })
