@@ -1,11 +1,13 @@
 // The interleaved measurement shared by bench/startup.mjs and bench/code-cache.mjs: every
 // round is one hyperfine invocation (`-N --runs 1`) that runs each command once in turn, so a
 // change of load hits all of them alike; two warm-up rounds first (discarded: they also make
-// the npm install's per-command code cache). Ratios are medians of per-round pairs.
+// the npm install's per-command code cache). Ratios are medians of per-round pairs. hyperfine
+// is installed (Debian's package, scripts/debian.mjs) when missing.
 import {spawnSync} from 'node:child_process'
 import {readFileSync, rmSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
+import {aptInstall, which} from '../scripts/debian.mjs'
 
 const q = (s) => (/[^\w@%+=:,./-]/.test(s) ? `'${s.replace(/'/g, "'\\''")}'` : s)
 /** A shell-quoted command line (hyperfine -N splits it like a shell). */
@@ -13,6 +15,8 @@ export const line = (argv) => argv.map(q).join(' ')
 
 /** Per case, the wall and CPU (user+sys) seconds of each of `runs` rounds, run from `cwd`. */
 export function interleavedRounds(cases, runs, cwd) {
+  // hyperfine is a Debian package; install it as scripts/cluster.mjs installs etcd.
+  if (!which('hyperfine')) aptInstall(['hyperfine'], 'hyperfine (the benches time commands with it)')
   const exportFile = join(tmpdir(), `bench-rounds-${process.pid}.json`)
   const samples = cases.map(() => ({wall: [], cpu: []}))
   for (let round = -2; round < runs; round++) {

@@ -9,17 +9,17 @@
 //     cluster.
 //
 // Then it writes oclif.manifest.json, which help, completion and oclif's root plugin read
-// instead of loading the commands. The standalone executable embeds the same app.cjs and
-// k8s.cjs (scripts/package.mjs). The file names, sources and the names app.cjs requires from
-// the entry come from src/entry/bundles.ts (which Node imports as it is), shared with the code
-// that loads the bundles.
+// instead of loading the commands, and dist/help.txt, the top-level help page. The
+// standalone executable embeds the same app.cjs and k8s.cjs (scripts/package.mjs). The file
+// names, sources and the names app.cjs requires from the entry come from src/entry/bundles.ts
+// (which Node imports as it is), shared with the code that loads the bundles.
 import {createHash} from 'node:crypto'
 import {mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync} from 'node:fs'
 import {isBuiltin} from 'node:module'
 import path from 'node:path'
-import {fileURLToPath} from 'node:url'
+import {fileURLToPath, pathToFileURL} from 'node:url'
 import {build} from 'esbuild'
-import {BUNDLES, HOST, VIEWS} from '../src/entry/bundles.ts'
+import {BUNDLES, HOST, ROOT_HELP_FILE, VIEWS} from '../src/entry/bundles.ts'
 import {k8sExportNames, replaceK8s} from './esbuild-k8s.mjs'
 import {oclifEdits} from './esbuild-oclif.mjs'
 
@@ -119,6 +119,12 @@ const staticClosure = (r, entry) => {
   return {metafile: {inputs: Object.fromEntries([...seen].flatMap((o) => Object.keys(outputs[o].inputs)).map((i) => [i, true]))}}
 }
 forbidden(staticClosure(main, BUNDLES.main.source), 'dist/main.js (help, --version, completion)', /node_modules\//)
+// An ES import of node:fs makes Node read all its exports, which evaluates fs/promises, the
+// streams and readline at every start: the entry takes it from process.getBuiltinModule.
+const fsImports = Object.entries(main.metafile.outputs).filter(
+  ([, o]) => o.entryPoint === BUNDLES.main.source && o.imports.some((i) => i.path === 'node:fs' && i.kind === 'import-statement'),
+)
+if (fsImports.length) throw new Error('dist/main.js must not import node:fs (use process.getBuiltinModule: src/entry/main.ts)')
 forbidden(main, 'dist/main.js and its chunks', /node_modules\/(@oclif|@kubernetes)\//)
 forbidden(app, 'dist/app.cjs', /node_modules\/(@kubernetes|ink|react|yoga-layout)\/|src\/render\/[\w-]+-view\.tsx$/)
 // @oclif/core's index evaluates all of oclif (and semver for an engine check): the code
@@ -138,6 +144,8 @@ if (dynamicImports.length) throw new Error(`dist/app.cjs runs in node:vm, which 
 const files = [main, app, k8s].flatMap((r) => Object.keys(r.metafile.outputs)).map((f) => path.relative(tmp, path.resolve(root, f)))
 const withMaps = files.flatMap((f) => (f.endsWith('.map') ? [f] : [f, `${f}.map`])).filter((f, i, a) => a.indexOf(f) === i)
 mkdirSync(path.join(dist, 'chunks'), {recursive: true})
+// The help page of the previous build goes first: it may list other commands or flags.
+rmSync(path.join(dist, ROOT_HELP_FILE), {force: true})
 const rank = (f) => (f === BUNDLES.main.file ? 2 : f.endsWith('.cjs') ? 1 : 0)
 const order = withMaps.sort((a, b) => rank(a) - rank(b))
 for (const f of order) {
@@ -166,6 +174,14 @@ for (const f of readdirSync(dist)) {
   const manifestTmp = path.join(root, `.oclif.manifest.${process.pid}.json`)
   writeFileSync(manifestTmp, `${JSON.stringify(plugin.manifest)}\n`)
   renameSync(manifestTmp, path.join(root, 'oclif.manifest.json'))
+}
+// dist/help.txt: the top-level help page, rendered by the new dist/main.js from the new
+// manifest, which bin/kubectl-topology.js prints for `--help` without loading dist/main.js.
+{
+  const {rootHelpPage} = await import(pathToFileURL(path.join(dist, BUNDLES.main.file)).href)
+  const helpTmp = path.join(dist, `.${ROOT_HELP_FILE}.${process.pid}`)
+  writeFileSync(helpTmp, rootHelpPage())
+  renameSync(helpTmp, path.join(dist, ROOT_HELP_FILE))
 }
 if (process.argv.includes('--analyze')) {
   const {analyzeMetafile} = await import('esbuild')

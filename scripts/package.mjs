@@ -25,6 +25,7 @@ import {build} from 'esbuild'
 import {parseDocument} from 'yaml'
 import {BUNDLES, codeCacheAsset, SEA} from '../src/entry/bundles.ts'
 import {ensureArm64Runner} from './arm64-runner.mjs'
+import {builtinsByGetter} from './esbuild-builtins.mjs'
 import {k8sExportNames, replaceK8s} from './esbuild-k8s.mjs'
 
 const ROOT = resolve(import.meta.dirname, '..')
@@ -178,7 +179,7 @@ async function bundle(k8sNames) {
     jsx: 'automatic',
     legalComments: 'none',
     define: {'process.env.NODE_ENV': '"production"'},
-    plugins: [seaK8s(k8sNames), seaStubs],
+    plugins: [seaK8s(k8sNames), seaStubs, builtinsByGetter],
     // CommonJS dependencies call require() for node built-ins. In a SEA, import.meta.url is
     // the executable's file URL; every non-built-in is bundled or stubbed.
     banner: {

@@ -18,6 +18,13 @@ export const BUNDLES = {
   k8s: {file: 'k8s.cjs', source: 'src/cluster/k8s.ts'},
 } as const
 
+/**
+ * The top-level help page in dist/ (scripts/build.mjs renders it with dist/main.js's
+ * rootHelpPage), which bin/kubectl-topology.js prints for `--help`, `-h`, `help` and no
+ * arguments without loading dist/main.js (docs/design.md "Startup").
+ */
+export const ROOT_HELP_FILE = 'help.txt'
+
 /** The standalone executable (scripts/package.mjs). */
 export const SEA = {
   /** Its main module: dispatch as in dist/main.js, with app.cjs and k8s.cjs as assets. */

@@ -49,6 +49,11 @@ export async function dispatch(argv: string[], host: Host): Promise<void> {
   }
 }
 
+/** The top-level help page: what bare `kubectl topology`, `--help`, `-h` and `help` print. */
+export function rootHelpText(host: Host): string {
+  return rootHelp(host.manifest(), program(host))
+}
+
 function program(host: Host): HelpProgram {
   return {bin: host.pjson.oclif.bin ?? host.pjson.name, description: host.pjson.description ?? ''}
 }
@@ -101,10 +106,30 @@ async function findCommand(manifest: Manifest, id: string, host: Host): Promise<
   throw new CliError(`unknown command "${id}" for "${bin}"${didYouMean(id, ids)}: see ${bin} --help`, ExitCode.USAGE)
 }
 
+/**
+ * Writes `text` to stdout with write(2) (fs.writeSync), not through process.stdout, whose
+ * first use evaluates Node's streams (a SyncWriteStream for a file, a socket for a pipe):
+ * about 3 ms of a 40 ms `--help` (docs/design.md "Startup"). A pipe that would block takes
+ * the rest through process.stdout.
+ */
 function print(text: string): void {
-  // `--help | head`: the reader may be gone; that is not an error.
-  process.stdout.on('error', (e: NodeJS.ErrnoException) => {
-    if (e.code !== 'EPIPE') throw e
-  })
-  process.stdout.write(text)
+  // Not an import of node:fs: see src/entry/main.ts.
+  const {writeSync} = process.getBuiltinModule('node:fs')
+  const bytes = Buffer.from(text)
+  let done = 0
+  while (done < bytes.length) {
+    try {
+      done += writeSync(1, bytes, done)
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code
+      // `--help | head`: the reader may be gone; that is not an error.
+      if (code === 'EPIPE') return
+      if (code !== 'EAGAIN') throw error
+      process.stdout.on('error', (e: NodeJS.ErrnoException) => {
+        if (e.code !== 'EPIPE') throw e
+      })
+      process.stdout.write(bytes.subarray(done))
+      return
+    }
+  }
 }

@@ -4,7 +4,6 @@
 // code cache of what that command ran the last time (src/entry/app-loader.ts): made after the first
 // run of each command, next to Node's compile cache, which the bin scripts turn on
 // (docs/design.md "Startup"). NODE_DISABLE_COMPILE_CACHE=1 turns both off.
-import {mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync} from 'node:fs'
 import {createRequire, getCompileCacheDir} from 'node:module'
 import {dirname, join} from 'node:path'
 import {fileURLToPath} from 'node:url'
@@ -12,8 +11,14 @@ import type {Script} from 'node:vm'
 import pkg from '../../package.json' with {type: 'json'}
 import {appRequire, cjsScript, runCjs, type App} from './app-loader.js'
 import {BUNDLES} from './bundles.js'
-import {dispatch, pjsonOf, type Host, type Manifest, type Runner} from './dispatch.js'
+import {dispatch, pjsonOf, rootHelpText, type Host, type Manifest, type Runner} from './dispatch.js'
 import {loadView} from './views.js'
+
+// node:fs by process.getBuiltinModule, not an import: an ES import of it makes Node read all
+// its exports, whose lazy getters evaluate fs/promises, the streams and readline (~5 ms of a
+// 40 ms `explain --help`; docs/design.md "Startup"). scripts/build.mjs fails if dist/main.js
+// imports it.
+const {mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync} = process.getBuiltinModule('node:fs')
 
 /** The sha256 of dist/app.cjs, set by scripts/build.mjs: the code cache is valid for it only. */
 declare const APP_HASH: string
@@ -32,8 +37,19 @@ export async function main(argv: string[]): Promise<void> {
   return dispatch(argv, npmHost)
 }
 
+/**
+ * The top-level help page, which scripts/build.mjs writes to dist/help.txt: bin/kubectl-topology.js
+ * prints that file for the four command lines that ask for it, without loading this bundle.
+ */
+export function rootHelpPage(): string {
+  return rootHelpText(npmHost)
+}
+
 /** The name of every code cache of this build of dist/app.cjs starts with it. */
 const CACHE_PREFIX = `app-${APP_HASH.slice(0, 16)}-`
+
+/** Another build's code caches are removed when not written for this long (7 days). */
+const STALE_MS = 7 * 24 * 3600 * 1000
 
 /** Where the code cache of dist/app.cjs for command `id` lives, or undefined without a compile cache. */
 function cacheFile(id: string): string | undefined {
@@ -69,8 +85,17 @@ function saveCache(file: string, script: Script): void {
     const tmp = `${file}.${process.pid}`
     writeFileSync(tmp, script.createCachedData())
     renameSync(tmp, file)
-    // The caches of other builds of dist/app.cjs (an upgrade) are of no use any more.
-    for (const f of readdirSync(dir)) if (f.startsWith('app-') && f.endsWith('.cache') && !f.startsWith(CACHE_PREFIX)) rmSync(join(dir, f), {force: true})
+    // The caches of other builds of dist/app.cjs: an upgrade leaves its old ones behind, but
+    // two installs (two versions, npx beside a global install, two checkouts) share this
+    // directory and each would remove the other's on every save. So only those not written
+    // for STALE_MS go: a build still in use loses its cache at most once per STALE_MS.
+    const now = Date.now()
+    for (const f of readdirSync(dir)) {
+      if (!f.startsWith('app-') || !f.endsWith('.cache') || f.startsWith(CACHE_PREFIX)) continue
+      const path = join(dir, f)
+      const stat = statSync(path, {throwIfNoEntry: false})
+      if (stat && now - stat.mtimeMs > STALE_MS) rmSync(path, {force: true})
+    }
   } catch {
     // A cache that cannot be written only costs the next start some time.
   }

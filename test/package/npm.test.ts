@@ -50,6 +50,7 @@ describe('npm package', () => {
       /^bin\/kubectl-topology\.js$/,
       /^bin\/kubectl_complete-topology\.js$/,
       /^dist\/main\.js$/,
+      /^dist\/help\.txt$/,
       /^dist\/(app|k8s)\.cjs$/,
       /^oclif\.manifest\.json$/,
       /^dist\/chunks\/[\w-]+\.js$/,
