@@ -2,6 +2,7 @@
 // (exit 3) naming the limit, instead of an internal error (5,000 nested Lists; deep JSON, where
 // the error-position scanner overflowed before its own depth check) or V8's "Maximum call stack
 // size exceeded" given as the reason (deep YAML).
+import fc from 'fast-check'
 import {describe, expect, it} from 'vitest'
 import {MAX_NESTING, nestedDeeperThan} from '../../src/cluster/snapshot/depth.js'
 import {parseSnapshot} from '../../src/cluster/snapshot/snapshot.js'
@@ -31,11 +32,37 @@ describe('nesting', () => {
     expect((e as CliError).message).toBe(TOO_DEEP)
   })
 
-  it('counts levels iteratively, without recursion', () => {
+  it('never recurses deeper than the limit, however deep the value', () => {
     let deep: unknown = 1
     for (let i = 0; i < 200_000; i++) deep = [deep]
     expect(nestedDeeperThan([deep])).toBe(true)
+    let deepObj: unknown = {}
+    for (let i = 0; i < 200_000; i++) deepObj = {k: deepObj, n: i}
+    expect(nestedDeeperThan([deepObj])).toBe(true)
+    expect(nestedDeeperThan([1, 'x', null, [[]]], 1)).toBe(true)
+    expect(nestedDeeperThan([1, 'x', null, [[]]], 2)).toBe(false)
     expect(nestedDeeperThan([{a: [{b: 1}]}], 3)).toBe(false)
     expect(nestedDeeperThan([{a: [{b: {}}]}], 3)).toBe(true)
+  })
+
+  // The former walk (an explicit stack of [value, depth] pairs), kept as the reference.
+  const reference = (docs: readonly unknown[], max: number): boolean => {
+    const stack: [unknown, number][] = docs.map((d) => [d, 1])
+    while (stack.length > 0) {
+      const [v, depth] = stack.pop()!
+      if (typeof v !== 'object' || v === null) continue
+      if (depth > max) return true
+      for (const x of Array.isArray(v) ? v : Object.values(v)) if (typeof x === 'object' && x !== null) stack.push([x, depth + 1])
+    }
+    return false
+  }
+
+  it('says what the former iterative walk said, on any JSON value and limit', () => {
+    fc.assert(
+      fc.property(fc.array(fc.jsonValue({maxDepth: 8}), {maxLength: 3}), fc.integer({min: 0, max: 9}), (docs, max) => {
+        expect(nestedDeeperThan(docs, max)).toBe(reference(docs, max))
+      }),
+      {numRuns: 500},
+    )
   })
 })
