@@ -13,9 +13,14 @@
 // endpoints each (about 50 MB, the size issue 14 names). The floor: `node -e` reading the file and
 // JSON.parse-ing it. hyperfine is installed when missing (bench/rounds.mjs).
 //
-//   npm run build && npx node bench/size.mjs [--runs 5] [--keep]
+// --base REF: git REF's tree is built in a temporary folder and its table, -o json and lean
+// -o json run in the same rounds (ratios to the same floors), and every output of the two builds
+// is compared by sha256 (they must be the same bytes).
+//
+//   npm run build && npx node bench/size.mjs [--runs 5] [--base REF] [--no-rss] [--keep]
+import {createHash} from 'node:crypto'
 import {spawnSync} from 'node:child_process'
-import {existsSync, mkdtempSync, rmSync, statSync, writeFileSync} from 'node:fs'
+import {existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, statSync, symlinkSync, writeFileSync} from 'node:fs'
 import {loadavg, tmpdir} from 'node:os'
 import {join, resolve} from 'node:path'
 import {stringify} from 'yaml'
@@ -25,6 +30,7 @@ import {interleavedRounds, median, paired} from './rounds.mjs'
 const ROOT = resolve(import.meta.dirname, '..')
 const args = process.argv.slice(2)
 const runs = args.includes('--runs') ? Number(args[args.indexOf('--runs') + 1]) : 5
+const BASE = args.includes('--base') ? args[args.indexOf('--base') + 1] : undefined
 const NODE = join(ROOT, 'node_modules', '.bin', 'node')
 const BIN = join(ROOT, 'bin', 'kubectl-topology.js')
 for (const p of [NODE, join(ROOT, 'dist', 'app.cjs'), '/usr/bin/time']) {
@@ -48,6 +54,28 @@ function peak(argv, times = 2) {
   return {mb: max, bytes}
 }
 
+/** sha256 of what argv writes to stdout and stderr. */
+function outputSha(argv) {
+  const r = spawnSync(argv[0], argv.slice(1), {cwd: ROOT, maxBuffer: 1 << 30})
+  if (r.status !== 0) throw new Error(`${argv.join(' ')} exited ${r.status}: ${r.stderr}`)
+  return createHash('sha256').update(r.stdout).update('\0').update(r.stderr).digest('hex')
+}
+
+/** git REF's tree, built (scripts/build.mjs) in `dir`/base with the working tree's node_modules; returns its bin and short sha. */
+function buildBase(ref, dir) {
+  const root = join(dir, 'base')
+  mkdirSync(root)
+  const sha = spawnSync('git', ['rev-parse', '--short', ref], {cwd: ROOT, encoding: 'utf8'})
+  if (sha.status !== 0) throw new Error(`git rev-parse ${ref} failed: ${sha.stderr}`)
+  const tar = spawnSync('git', ['archive', '--format=tar', ref], {cwd: ROOT, maxBuffer: 1 << 30})
+  if (tar.status !== 0) throw new Error(`git archive ${ref} failed: ${tar.stderr}`)
+  if (spawnSync('tar', ['-x', '-C', root], {input: tar.stdout}).status !== 0) throw new Error('tar -x failed')
+  symlinkSync(realpathSync(join(ROOT, 'node_modules')), join(root, 'node_modules'))
+  const b = spawnSync(NODE, ['scripts/build.mjs'], {cwd: root, encoding: 'utf8'})
+  if (b.status !== 0) throw new Error(`building ${ref} failed: ${b.stderr}`)
+  return {bin: join(root, 'bin', 'kubectl-topology.js'), sha: sha.stdout.trim()}
+}
+
 const dir = mkdtempSync(join(tmpdir(), 'kubectl-topology-size-'))
 try {
   // 42 endpoints per small Service: a YAML file of about 50 MB; big.json does not depend on it.
@@ -59,40 +87,67 @@ try {
   const lean = join(dir, 'lean.json')
   const noTargetRef = (o) => (o.kind === 'EndpointSlice' ? {...o, endpoints: o.endpoints.map(({targetRef, ...e}) => e)} : o)
   writeFileSync(lean, JSON.stringify({...list, items: one.map(noTargetRef)}))
+  const NO_RSS = args.includes('--no-rss')
+  // Only the peak RSS of `explain -A` reads it.
   const yaml = join(dir, 'big.yaml')
-  writeFileSync(yaml, stringify(list, {aliasDuplicateObjects: false, lineWidth: 0}))
-  const mb = (f) => (statSync(f).size / 1e6).toFixed(1)
+  if (!NO_RSS) writeFileSync(yaml, stringify(list, {aliasDuplicateObjects: false, lineWidth: 0}))
+  const mb = (f) => (existsSync(f) ? (statSync(f).size / 1e6).toFixed(1) : '-')
 
-  const explainFile = (file, ...extra) => [NODE, BIN, 'explain', 'svc/big', '-n', 'bench', '-f', file, ...extra]
-  const explain = (...extra) => explainFile(json, ...extra)
+  const explainWith = (bin, file, ...extra) => [NODE, bin, 'explain', 'svc/big', '-n', 'bench', '-f', file, ...extra]
+  const explain = (...extra) => explainWith(BIN, json, ...extra)
   const floor = (file) => [NODE, '-e', `JSON.parse(require('fs').readFileSync(${JSON.stringify(file)}, 'utf8'))`]
+  // Each case's ratio is to the floor of its own file (`of`: that floor's index).
   const cases = [
     {name: 'parse floor', argv: floor(json)},
-    {name: 'explain table', argv: explain()},
-    {name: 'explain -o json', argv: explain('-o', 'json')},
-    {name: 'explain -o yaml', argv: explain('-o', 'yaml')},
+    {name: 'explain table', argv: explain(), of: 0},
+    {name: 'explain -o json', argv: explain('-o', 'json'), of: 0},
+    {name: 'explain -o yaml', argv: explain('-o', 'yaml'), of: 0},
     {name: 'lean parse floor', argv: floor(lean)},
-    {name: 'lean -o json', argv: explainFile(lean, '-o', 'json')},
+    {name: 'lean -o json', argv: explainWith(BIN, lean, '-o', 'json'), of: 4},
   ]
+  const base = BASE === undefined ? undefined : buildBase(BASE, dir)
+  if (base) {
+    cases.push(
+      {name: `base table`, argv: explainWith(base.bin, json), of: 0, head: 1},
+      {name: `base -o json`, argv: explainWith(base.bin, json, '-o', 'json'), of: 0, head: 2},
+      {name: `base lean json`, argv: explainWith(base.bin, lean, '-o', 'json'), of: 4, head: 5},
+    )
+  }
   const loadBefore = loadavg()[0]
   const s = interleavedRounds(cases, runs, ROOT)
   const out = []
   out.push(`files: ${json} ${mb(json)} MB, ${lean} ${mb(lean)} MB, ${yaml} ${mb(yaml)} MB; ${runs} interleaved rounds (wall, median)`)
+  if (base) out.push(`base: ${BASE} (${base.sha}), built in ${dir}/base; head: the working tree's dist/`)
   for (const [k, c] of cases.entries()) {
-    const base = k < 4 ? 0 : 4
-    const ratio = k === base ? '' : `  ${paired(s[k].wall, s[base].wall).toFixed(2)}x the floor (CPU ${paired(s[k].cpu, s[base].cpu).toFixed(2)}x)`
-    out.push(`  ${c.name.padEnd(16)} ${(median(s[k].wall) * 1000).toFixed(0).padStart(6)} ms${ratio}`)
+    const ratio = c.of === undefined ? '' : `  ${paired(s[k].wall, s[c.of].wall).toFixed(2)}x the floor (CPU ${paired(s[k].cpu, s[c.of].cpu).toFixed(2)}x)`
+    const vsHead = c.head === undefined ? '' : `; base/head wall ${paired(s[k].wall, s[c.head].wall).toFixed(2)}x, CPU ${paired(s[k].cpu, s[c.head].cpu).toFixed(2)}x`
+    out.push(`  ${c.name.padEnd(16)} ${(median(s[k].wall) * 1000).toFixed(0).padStart(6)} ms, CPU ${(median(s[k].cpu) * 1000).toFixed(0).padStart(6)} ms${ratio}${vsHead}`)
+  }
+  if (base) {
+    const differ = []
+    for (const [file, extra] of [
+      [json, []],
+      [json, ['-o', 'json']],
+      [json, ['-o', 'yaml']],
+      [json, ['-o', 'wide']],
+      [lean, ['-o', 'json']],
+    ]) {
+      if (outputSha(explainWith(base.bin, file, ...extra)) !== outputSha(explainWith(BIN, file, ...extra))) differ.push(`${file} ${extra.join(' ')}`)
+    }
+    out.push(differ.length === 0 ? '  outputs of base and head: the same bytes (table, json, yaml, wide; lean json)' : `  OUTPUTS DIFFER: ${differ.join('; ')}`)
   }
   // Issue 23: -o yaml streamed like -o json, within 1.3x of it.
   out.push(`  -o yaml / -o json: ${paired(s[3].wall, s[2].wall).toFixed(2)}x (median of per-round ratios)`)
-  for (const [name, argv] of [
-    ['parse floor', cases[0].argv],
-    ['explain table', explain()],
-    ['explain -o json', explain('-o', 'json')],
-    ['explain -o yaml', explain('-o', 'yaml')],
-    ['lean -o json', cases[5].argv],
-    ['explain -A yaml', [NODE, BIN, 'explain', '-A', '-f', yaml]],
-  ]) {
+  for (const [name, argv] of NO_RSS
+    ? []
+    : [
+        ['parse floor', cases[0].argv],
+        ['explain table', explain()],
+        ['explain -o json', explain('-o', 'json')],
+        ['explain -o yaml', explain('-o', 'yaml')],
+        ['lean -o json', cases[5].argv],
+        ['explain -A yaml', [NODE, BIN, 'explain', '-A', '-f', yaml]],
+      ]) {
     const p = peak(argv)
     out.push(`  peak RSS ${name.padEnd(16)} ${p.mb.toFixed(0).padStart(5)} MB, stdout ${(p.bytes / 1e6).toFixed(1)} MB`)
   }
