@@ -41,6 +41,10 @@ describe('nesting', () => {
     expect(nestedDeeperThan([deepObj])).toBe(true)
     expect(nestedDeeperThan([1, 'x', null, [[]]], 1)).toBe(true)
     expect(nestedDeeperThan([1, 'x', null, [[]]], 2)).toBe(false)
+    // Own enumerable keys only, as Object.values: an inherited value is not walked.
+    const inherits = Object.create({deep: [[[[]]]]}) as object
+    expect(nestedDeeperThan([{a: inherits}], 3)).toBe(false)
+    expect(nestedDeeperThan([{a: {...{deep: [[[[]]]]}}}], 3)).toBe(true)
     expect(nestedDeeperThan([{a: [{b: 1}]}], 3)).toBe(false)
     expect(nestedDeeperThan([{a: [{b: {}}]}], 3)).toBe(true)
   })
