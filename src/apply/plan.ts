@@ -24,11 +24,11 @@ import {
   type Service,
 } from '../upstream/api/types.js'
 import type {ClusterState} from '../state/cluster-state.js'
+import {validateSliceHints, type ValidationError} from './validate-hints.js'
 
 export const APPLY_SCHEMA_VERSION = 'kubectl-topology.io/v1'
 export const FIELD_MANAGER = 'kubectl-topology'
 /** Upper bound of entries in hints.forZones and hints.forNodes (API documentation; validated by the API server). */
-const MAX_HINTS = 8
 
 /** apply --mode: the Kubernetes names, and `none` for no topology-aware routing (the word plan and simulate use). */
 export const MODES = ['Auto', 'PreferSameZone', 'PreferSameNode', 'PreferClose', 'none'] as const
@@ -341,7 +341,8 @@ export function sliceChange(before: EndpointSlice, after: EndpointSlice): SliceC
   }
 }
 
-const emptyToNull = (h: HintNames | null): HintNames | null => (h === null || (h.forZones.length === 0 && h.forNodes.length === 0) ? null : h)
+/** null for no hints or empty lists (the API server's omitted field). */
+export const emptyToNull = (h: HintNames | null): HintNames | null => (h === null || (h.forZones.length === 0 && h.forNodes.length === 0) ? null : h)
 
 function clearHints(slice: EndpointSlice): EndpointSlice {
   const copy = structuredClone(slice)
@@ -405,62 +406,6 @@ function withHints(slice: EndpointSlice, hinted: EndpointSlice): EndpointSlice {
     else e.hints = structuredClone(h)
   })
   return copy
-}
-
-// ---- validation ------------------------------------------------------------------------------
-
-export interface ValidationError {
-  /** The field path the API server would report, e.g. endpoints[3].hints.forZones[0].name. */
-  path: string
-  message: string
-}
-
-const LABEL_VALUE = /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/
-const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/
-
-/**
- * Checks the hints of a slice the way the API server validates them (discovery validation):
- * at most 8 zones and 8 nodes per endpoint, unique names, zone names valid label values
- * (63 characters, the empty string allowed), node names lowercase RFC 1123 subdomains
- * (253 characters). Run before any request is sent.
- */
-export function validateSliceHints(slice: EndpointSlice): ValidationError[] {
-  const errors: ValidationError[] = []
-  ;(slice.endpoints ?? []).forEach((e, i) => {
-    const h = e.hints
-    if (h == null) return
-    const check = (key: 'forZones' | 'forNodes', valid: (n: string) => string | null) => {
-      const list = h[key] ?? []
-      const base = `endpoints[${i}].hints.${key}`
-      if (list.length > MAX_HINTS) {
-        errors.push({path: base, message: `Too many: ${list.length}: must have at most ${MAX_HINTS} items`})
-        return
-      }
-      const seen = new Set<string>()
-      list.forEach((z, j) => {
-        const name = z.name
-        if (seen.has(name)) errors.push({path: `${base}[${j}].name`, message: `Duplicate value: ${JSON.stringify(name)}`})
-        seen.add(name)
-        const problem = valid(name)
-        if (problem) errors.push({path: `${base}[${j}].name`, message: `Invalid value: ${JSON.stringify(name)}: ${problem}`})
-      })
-    }
-    check('forZones', (n) =>
-      n.length > 63
-        ? 'must be no more than 63 characters'
-        : LABEL_VALUE.test(n)
-          ? null
-          : "a valid label value must be empty or consist of alphanumeric characters, '-', '_' or '.', starting and ending with an alphanumeric character",
-    )
-    check('forNodes', (n) =>
-      n.length > 253
-        ? 'must be no more than 253 characters'
-        : DNS1123_SUBDOMAIN.test(n)
-          ? null
-          : "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character",
-    )
-  })
-  return errors
 }
 
 // ---- JSON patch for a slice's hints -----------------------------------------------------------
@@ -589,75 +534,4 @@ export const MODE_FOR_STRATEGY: Record<HintStrategy, ModeValue> = {
   Auto: 'Auto',
   PreferSameZone: 'PreferSameZone',
   PreferSameNode: 'PreferSameNode',
-}
-
-// ---- comparing live hints with a prediction (apply --wait) --------------------------------------
-
-export interface HintDifference {
-  /** An address, or a zone for per-zone comparisons. */
-  subject: string
-  expected: string
-  actual: string
-}
-
-const hintText = (h: HintNames | null | undefined) => {
-  if (!h || (h.forZones.length === 0 && h.forNodes.length === 0)) return '<none>'
-  return [h.forZones.length ? `zones=${h.forZones.join(',')}` : '', h.forNodes.length ? `nodes=${h.forNodes.join(',')}` : ''].filter(Boolean).join(' ')
-}
-
-export interface PredictedEndpoint {
-  address: string
-  ready: boolean
-  hints: HintNames | null
-}
-
-/**
- * apply --wait's rule for one poll of the slices after a write: the live hints `match` the
- * prediction or not; the slices `changedSinceWrite` (else they are exactly as read before the
- * write, and the controller may not have synced the change yet); `settled`: they have not
- * changed for the settle period; `over`: the timeout passed or the user interrupted.
- * A match counts once the controller has written, or once it has held for the settle period (a
- * controller that needs to write nothing writes nothing); a difference counts once the
- * controller's writes have settled. Until then, wait.
- */
-export function waitVerdict(p: {match: boolean; changedSinceWrite: boolean; settled: boolean; over: boolean}): 'matched' | 'differs' | 'wait' {
-  if (p.match) return p.changedSinceWrite || p.settled || p.over ? 'matched' : 'wait'
-  // A difference on slices still as before the write: the controller has not answered yet
-  // (a loaded machine); only the timeout ends that wait.
-  return (p.settled && p.changedSinceWrite) || p.over ? 'differs' : 'wait'
-}
-
-/**
- * Compares live endpoint hints with a prediction. Exact per endpoint, except where upstream
- * is random (topology-mode Auto picks which endpoints a zone donates in Go map order): there
- * the number of ready endpoints hinted for each zone is compared, and every ready endpoint
- * must carry exactly one zone hint when the prediction has hints.
- */
-export function compareHints(predicted: readonly PredictedEndpoint[], live: readonly EndpointSlice[], perZone: boolean): HintDifference[] {
-  const liveBy = new Map<string, {ready: boolean; hints: HintNames | null}>()
-  for (const s of live)
-    for (const e of s.endpoints ?? []) for (const a of e.addresses) liveBy.set(a, {ready: e.conditions?.ready === true, hints: emptyToNull(hintNamesOf(e.hints))})
-  const diffs: HintDifference[] = []
-  if (!perZone) {
-    for (const p of predicted) {
-      const l = liveBy.get(p.address)
-      if (!l) {
-        diffs.push({subject: p.address, expected: hintText(p.hints), actual: '<endpoint gone>'})
-        continue
-      }
-      if (hintText(p.hints) !== hintText(l.hints)) diffs.push({subject: p.address, expected: hintText(p.hints), actual: hintText(l.hints)})
-    }
-    return diffs
-  }
-  const count = (rows: Iterable<{ready: boolean; hints: HintNames | null}>) => {
-    const m = new Map<string, number>()
-    for (const r of rows) if (r.ready) for (const z of r.hints?.forZones ?? []) m.set(z, (m.get(z) ?? 0) + 1)
-    return m
-  }
-  const exp = count(predicted.map((p) => ({ready: p.ready, hints: p.hints})))
-  const act = count([...predicted].map((p) => liveBy.get(p.address) ?? {ready: false, hints: null}))
-  for (const z of [...new Set([...exp.keys(), ...act.keys()])].sort()) {
-    if ((exp.get(z) ?? 0) !== (act.get(z) ?? 0)) diffs.push({subject: `zone ${z}`, expected: `${exp.get(z) ?? 0} endpoints hinted`, actual: `${act.get(z) ?? 0} endpoints hinted`})
-  }
-  return diffs
 }

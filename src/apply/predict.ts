@@ -3,7 +3,8 @@
 import {explain, type ExplainReport} from '../explain/report.js'
 import type {EndpointSlice, Service} from '../upstream/api/types.js'
 import type {ClusterState} from '../state/cluster-state.js'
-import type {HintsPlan, PredictedEndpoint, ServicePlan} from './plan.js'
+import type {HintsPlan, ServicePlan} from './plan.js'
+import type {PredictedEndpoint} from './wait.js'
 
 export type Plan = ServicePlan | HintsPlan
 

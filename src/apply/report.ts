@@ -1,7 +1,8 @@
 // The document `apply -o json` and `reset -o json` print (schema/apply.v1.json): the planned
 // change set, the predicted outcome, and what was written. Pure data built by the commands.
 import type {ExplainReport} from '../explain/report.js'
-import type {ChangeSet, FieldChange, HintDifference, HintStrategy, ModeValue, SliceChange} from './plan.js'
+import type {ChangeSet, FieldChange, HintStrategy, ModeValue, SliceChange} from './plan.js'
+import type {HintDifference} from './wait.js'
 import type {APPLY_SCHEMA_VERSION} from './plan.js'
 
 export type ResultStatus = 'no-changes' | 'hints-differ' | 'preview' | 'dry-run' | 'applied' | 'partial' | 'interrupted' | 'refused'

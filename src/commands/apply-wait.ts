@@ -1,6 +1,6 @@
 // apply --wait: polls the Service's EndpointSlices until the controller's hints equal the
 // prediction. Separate from apply-flow.ts so the loop runs in unit tests on a virtual clock.
-import {compareHints, waitVerdict, type HintDifference, type PredictedEndpoint} from '../apply/plan.js'
+import {compareHints, waitVerdict, type HintDifference, type PredictedEndpoint} from '../apply/wait.js'
 import type {EndpointSlice} from '../upstream/api/types.js'
 
 export interface WaitResult {
@@ -31,7 +31,7 @@ export interface WaitOptions {
 const signatureOf = (slices: readonly EndpointSlice[]) => slices.map((s) => `${s.metadata.name}@${s.metadata.resourceVersion}`).join(',')
 
 /**
- * Polls the slices every pollMs until apply/plan.ts's waitVerdict says the controller's answer
+ * Polls the slices every pollMs until apply/wait.ts's waitVerdict says the controller's answer
  * is in (the hints match the prediction, or differ once its writes settled), bounded by timeoutMs.
  */
 export async function waitForController(o: WaitOptions): Promise<WaitResult> {

@@ -1,7 +1,8 @@
 // Printers for `apply` and `reset`: the readable diff of a change set (per Service field,
 // per slice and endpoint: old -> new hints), the outcome lines, and JSON. Formatting only.
 import type {ApplyReport} from '../apply/report.js'
-import type {ChangeSet, HintDifference, HintNames} from '../apply/plan.js'
+import type {ChangeSet, HintNames} from '../apply/plan.js'
+import type {HintDifference} from '../apply/wait.js'
 import {escapeDeep} from './escape.js'
 import {PLAIN, type Style} from './style.js'
 import {formatTable} from './table.js'

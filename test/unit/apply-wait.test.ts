@@ -1,7 +1,7 @@
 // apply --wait's polling loop on a virtual clock: each list() returns the next scripted state.
 import {describe, expect, it} from 'vitest'
 import {waitForController, type WaitOptions} from '../../src/commands/apply-wait.js'
-import {waitVerdict, type PredictedEndpoint} from '../../src/apply/plan.js'
+import {waitVerdict, type PredictedEndpoint} from '../../src/apply/wait.js'
 import type {EndpointSlice} from '../../src/upstream/api/types.js'
 
 const slice = (rv: string, zone: string | null): EndpointSlice => ({

@@ -1,6 +1,5 @@
 import {describe, expect, it} from 'vitest'
 import {
-  compareHints,
   computeHints,
   desiredFields,
   fieldOwnership,
@@ -9,10 +8,11 @@ import {
   serviceWrite,
   sliceHintsPatch,
   topologyFieldsOf,
-  validateSliceHints,
   withFields,
   type TopologyFields,
 } from '../../src/apply/plan.js'
+import {validateSliceHints} from '../../src/apply/validate-hints.js'
+import {compareHints} from '../../src/apply/wait.js'
 import type {EndpointSlice, Node, Service} from '../../src/upstream/api/types.js'
 
 const TM = 'service.kubernetes.io/topology-mode'
