@@ -561,3 +561,33 @@ describe('predictHints', () => {
     })
   })
 })
+
+describe("predictHints 'fresh': the cleared copies", () => {
+  // The copies are built without the hints key (no `delete`); they must be what a clone with
+  // `delete ep.hints` gave: the same keys in the same order, hints gone, the input untouched.
+  it('has every key but hints, in order, on copies; the input keeps its hints', () => {
+    const eps: Endpoint[] = [
+      {addresses: ['10.0.0.1'], conditions: {ready: true}, hints: {forZones: [{name: 'zone-a'}]}, nodeName: 'n1', zone: 'zone-a'},
+      {addresses: ['10.0.0.2'], conditions: {ready: false}, nodeName: 'n2', zone: 'zone-b', hints: {forNodes: [{name: 'n2'}]}},
+      {addresses: ['10.0.0.3'], conditions: {ready: true}, zone: 'zone-b'},
+    ]
+    const slice: EndpointSlice = {
+      metadata: {name: 's1', labels: {'endpointslice.kubernetes.io/managed-by': 'endpointslice-controller.k8s.io'}},
+      addressType: 'IPv4',
+      endpoints: eps,
+    }
+    const before = JSON.stringify(slice)
+    const svc: Service = {metadata: {name: 'svc', namespace: 'ns'}, spec: {selector: {app: 'x'}}}
+    const got = predictHints({service: svc, slices: [slice], addressType: 'IPv4', ratios: null, features: features('1.36'), mode: 'fresh'})
+    expect(JSON.stringify(slice)).toBe(before)
+    const out = got.slices[0]!
+    expect(out).not.toBe(slice)
+    expect(out.endpoints!.map((e) => Object.keys(e))).toEqual([
+      ['addresses', 'conditions', 'nodeName', 'zone'],
+      ['addresses', 'conditions', 'nodeName', 'zone'],
+      ['addresses', 'conditions', 'zone'],
+    ])
+    out.endpoints!.forEach((e, i) => expect(e).not.toBe(eps[i]))
+    expect(got.changedSliceNames).toEqual(['s1'])
+  })
+})
