@@ -36,6 +36,7 @@ import {existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writ
 import {tmpdir} from 'node:os'
 import {join, resolve} from 'node:path'
 import {pathToFileURL} from 'node:url'
+import {bundleExports} from './engine-bundle.mjs'
 import {BIG_ENDPOINTS, BIG_SLICES, generate, NODES, SMALL_ENDPOINTS, SMALL_SERVICES, ZONES} from './big-snapshot.mjs'
 
 const ROOT = resolve(import.meta.dirname, '..')
@@ -125,28 +126,16 @@ try {
   const size = statSync(snapshot).size
 
   // 1. Engine time, in-process, on the bundled engine (and, with --base, on git REF's engine).
-  const {build} = await import('esbuild')
-  const bundleFrom = async (root, name) => {
-    const entry = join(dir, `${name}-entry.ts`)
-    writeFileSync(
-      entry,
-      `export {explain} from ${JSON.stringify(join(root, 'src/explain/report.ts'))}\nexport {parseSnapshot} from ${JSON.stringify(join(root, 'src/cluster/snapshot/snapshot.ts'))}\n`,
-    )
-    const bundle = join(dir, `${name}.mjs`)
-    await build({
-      entryPoints: [entry],
-      outfile: bundle,
-      bundle: true,
-      format: 'esm',
-      platform: 'node',
-      target: 'node22',
-      logLevel: 'warning',
-      nodePaths: [join(ROOT, 'node_modules')],
-      // yaml (CommonJS) require()s node built-ins, as in scripts/build.mjs.
-      banner: {js: "import {createRequire as __cr} from 'node:module';const require=__cr(import.meta.url);"},
-    })
-    return pathToFileURL(bundle).href
-  }
+  const bundleFrom = async (root, name) =>
+    pathToFileURL(
+      await bundleExports({
+        root,
+        dir,
+        name,
+        exports: {explain: 'src/explain/report.ts', parseSnapshot: 'src/cluster/snapshot/snapshot.ts'},
+        nodeModules: join(ROOT, 'node_modules'),
+      }),
+    ).href
   const headBundle = await bundleFrom(ROOT, 'engine')
   const engineScript = join(dir, 'engine-time.mjs')
   writeFileSync(

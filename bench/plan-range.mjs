@@ -20,6 +20,7 @@ import {existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync}
 import os from 'node:os'
 import {join, resolve} from 'node:path'
 import {pathToFileURL} from 'node:url'
+import {bundleExports} from './engine-bundle.mjs'
 
 const ROOT = resolve(import.meta.dirname, '..')
 const args = process.argv.slice(2)
@@ -75,28 +76,17 @@ try {
   if (tar.status !== 0) throw new Error(`git archive ${BASE} failed: ${tar.stderr}`)
   run('tar', ['-x', '-C', baseRoot], {input: tar.stdout, encoding: undefined})
 
-  const {build} = await import('esbuild')
   const bundles = {}
   for (const [name, root] of [
     ['base', baseRoot],
     ['head', ROOT],
   ]) {
-    const entry = join(dir, `${name}-entry.ts`)
-    writeFileSync(
-      entry,
-      `export {plan} from ${JSON.stringify(join(root, 'src/plan/plan.ts'))}\nexport {parseSnapshot} from ${JSON.stringify(join(root, 'src/cluster/snapshot/snapshot.ts'))}\n`,
-    )
-    bundles[name] = join(dir, `${name}.mjs`)
-    await build({
-      entryPoints: [entry],
-      outfile: bundles[name],
-      bundle: true,
-      format: 'esm',
-      platform: 'node',
-      target: 'node22',
-      logLevel: 'warning',
-      nodePaths: [join(ROOT, 'node_modules')],
-      banner: {js: "import {createRequire as __cr} from 'node:module';const require=__cr(import.meta.url);"},
+    bundles[name] = await bundleExports({
+      root,
+      dir,
+      name,
+      exports: {plan: 'src/plan/plan.ts', parseSnapshot: 'src/cluster/snapshot/snapshot.ts'},
+      nodeModules: join(ROOT, 'node_modules'),
     })
   }
 
