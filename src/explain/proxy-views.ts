@@ -59,6 +59,11 @@ export function proxyLists(
   f: Features,
   plane: DataPlane | undefined,
   skewOf: (base: ProxyRules) => ProxySkew | null,
+  /**
+   * Only the predicted side is wanted (ExplainOptions.figuresOnly): the "live" lists are the
+   * predicted ones, so no list, view or estimate of the live slices is built.
+   */
+  predictedOnly = false,
 ): ProxyLists {
   const planeRules = !kubeProxyRules(plane)
   // kube-proxy's own version and gate when detected (its image can lag the API server).
@@ -73,9 +78,10 @@ export function proxyLists(
   const uniformPorts = slices.every((s) => servicePorts.every((p) => carriesPort(s, p)))
   const firstPort = uniformPorts ? undefined : servicePorts[0]
   const flags = firstPort === undefined ? serviceTrafficFlags(service) : serviceTrafficFlags(service, {portName: firstPort.name})
-  const liveProxy = proxyEndpointsFromSlices(forPort(slices, firstPort), {preferSameGate})
+  const liveSlices = predictedOnly ? predictedSlices : slices
+  const liveProxy = proxyEndpointsFromSlices(forPort(liveSlices, firstPort), {preferSameGate})
   // Nothing rewritten: the predicted endpoints are the live ones (same slices, same result).
-  const predProxy = predictedSlices.every((s, i) => s === slices[i]) ? liveProxy : proxyEndpointsFromSlices(forPort(predictedSlices, firstPort), {preferSameGate})
+  const predProxy = predictedSlices.every((s, i) => s === liveSlices[i]) ? liveProxy : proxyEndpointsFromSlices(forPort(predictedSlices, firstPort), {preferSameGate})
   const requireAnnotation = proxyF.kubeProxyRequiresAnnotation ? {annotations: service.metadata.annotations} : undefined
   const categorizeOpts = {preferSameGate, requireAnnotation}
   // Each node's own kube-proxy version (its Pod) when the data plane's Pods were read: the
@@ -87,7 +93,7 @@ export function proxyLists(
   const otherGate =
     skewed?.classes.some((c) => c.preferSameGate !== preferSameGate) === true
       ? (() => {
-          const live = proxyEndpointsFromSlices(forPort(slices, firstPort), {preferSameGate: !preferSameGate})
+          const live = proxyEndpointsFromSlices(forPort(liveSlices, firstPort), {preferSameGate: !preferSameGate})
           return {live, pred: predProxy === liveProxy ? live : proxyEndpointsFromSlices(forPort(predictedSlices, firstPort), {preferSameGate: !preferSameGate})}
         })()
       : null

@@ -53,7 +53,10 @@ export interface ExplainOptions {
   /**
    * Only the figures the advisor reads of each mode (src/advise/evaluate.ts predictedFigures):
    * the lint and advice lists, which it never reads and which cost a pass over every Node per
-   * Service, are left empty. Every other field is as without it. Not for a report anyone prints.
+   * Service, are left empty; the live side is not computed: kube-proxy's lists, views and
+   * traffic estimate of the live slices are those of the predicted ones (so `traffic.*Live`,
+   * each zone's `kubeProxy` and the findings read from them describe the predicted hints).
+   * Every other field is as without it. Not for a report anyone prints.
    */
   figuresOnly?: boolean
   /**

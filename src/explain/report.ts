@@ -215,7 +215,8 @@ function explainService(input: ServiceInput): ServiceExplanation {
   }
 
   // kube-proxy, per zone and per node, on live and predicted hints.
-  const lists = proxyLists(service, slices, predictedSlices, proxied, f, opts.dataPlane, input.skewOf)
+  // With figuresOnly the live side is the predicted one (nothing the advisor reads is live).
+  const lists = proxyLists(service, slices, predictedSlices, proxied, f, opts.dataPlane, input.skewOf, opts.figuresOnly === true)
   const {plane, liveProxy, predProxy, skew, liveSameNode, predSameNode} = lists
 
   const zoneNames = new Set<string>()
@@ -283,7 +284,7 @@ function explainService(input: ServiceInput): ServiceExplanation {
   // repeats (then nothing was skipped or merged); the predicted ones are checked address by address.
   const byRow = (eps: readonly ProxyEndpoint[]): boolean => {
     if (eps.length !== endpoints.length || withAddress !== endpoints.length) return false
-    if (eps === liveProxy) return true
+    if (eps === liveProxy && !opts.figuresOnly) return true
     for (let j = 0; j < eps.length; j++) if (eps[j]!.ip !== endpoints[j]!.addresses[0]) return false
     return true
   }

@@ -86,7 +86,7 @@ describe('advisor: the Service own view', () => {
 })
 
 describe('explain: figuresOnly', () => {
-  it('leaves lint and advice empty and every other field as without it', () => {
+  it('leaves lint and advice empty, gives the live side as the predicted one, and every other field as without it', () => {
     // One zone: a single-zone lint error and advice on the plain report.
     const svc = service('web', {trafficDistribution: 'PreferSameZone', internalTrafficPolicy: 'Local'})
     const st = state(nodesIn(['z1']), [svc], [slice('web', spread({z1: 2}))])
@@ -95,6 +95,17 @@ describe('explain: figuresOnly', () => {
     expect(full.lint.length).toBeGreaterThan(0)
     expect(figures.lint).toEqual([])
     expect(figures.advice).toEqual([])
-    expect({...figures, lint: full.lint, advice: full.advice}).toStrictEqual(full)
+    // The live side is not computed: kube-proxy's verdicts and the traffic figures are the predicted ones.
+    const t = full.traffic
+    expect(full.zones.some((z) => JSON.stringify(z.kubeProxy) !== JSON.stringify(z.kubeProxyPredicted))).toBe(true)
+    const liveAsPredicted = {
+      ...full,
+      traffic: {...t, inZoneShareLive: t.inZoneSharePredicted, maxEndpointOverloadLive: t.maxEndpointOverloadPredicted, worstZoneLive: t.worstZonePredicted},
+      zones: full.zones.map((z) => ({...z, kubeProxy: z.kubeProxyPredicted})),
+      // The zone falls back on the predicted hints (Local traffic policy): the live-side finding says so.
+      findings: ['fallback', 'drift'],
+    }
+    expect(full.findings).toEqual(['drift'])
+    expect({...figures, lint: full.lint, advice: full.advice}).toStrictEqual(liveAsPredicted)
   })
 })

@@ -1,0 +1,51 @@
+// The advisor's per-mode figures (src/advise/evaluate.ts figuresWithMode) come from explain()
+// with `figuresOnly`, which skips what predictedFigures never reads (the lint and advice lists,
+// and the whole live side: kube-proxy's lists, zone views and traffic estimate of the live
+// slices). On random clusters (test/unit/explain-arbitrary.ts), for every Service, address type
+// and mode, and both predictions, predictedFigures of that report must be those of a full one.
+import fc from 'fast-check'
+import {describe, expect, it} from 'vitest'
+import {figuresWithMode, predictedFigures, serviceWithMode} from '../../src/advise/evaluate.js'
+import type {TopologyMode} from '../../src/advise/types.js'
+import {explain} from '../../src/explain/report.js'
+import {clusterArb} from './explain-arbitrary.js'
+
+const RUNS = 150
+const MODES: TopologyMode[] = ['none', 'Auto', 'PreferClose', 'PreferSameZone', 'PreferSameNode']
+
+const options = fc.record({
+  kubeVersion: fc.constantFrom(undefined, '1.28', '1.30', '1.31', '1.33', '1.34', '1.35', '1.36.3', '1.37'),
+  traffic: fc.option(fc.constantFrom<Record<string, number>>({'zone-a': 3, 'zone-b': 1}, {'zone-a': 1, 'zone-b': 1, 'zone-c': 1}, {'zone-x': 1}), {nil: undefined}),
+  prediction: fc.constantFrom<'fresh' | 'next-sync'>('fresh', 'next-sync'),
+})
+
+describe('explain figuresOnly: the advisor reads the same figures as from a full report', () => {
+  it(`predictedFigures equal for every Service, address type and mode (${RUNS} clusters)`, () => {
+    let compared = 0
+    fc.assert(
+      fc.property(clusterArb, options, ({state}, o) => {
+        const base = {kubeVersion: o.kubeVersion, prediction: o.prediction, ...(o.traffic ? {traffic: o.traffic} : {})}
+        for (const svc of state.services) {
+          for (const mode of MODES) {
+            const s = serviceWithMode(svc, mode)
+            const withMode = {...state, services: state.services.map((x) => (x === svc ? s : x))}
+            const full = explain(withMode, [s], base).services
+            const only = explain(withMode, [s], {...base, figuresOnly: true}).services
+            expect(only.length).toBe(full.length)
+            for (let i = 0; i < full.length; i++) {
+              expect(predictedFigures(only[i]!)).toEqual(predictedFigures(full[i]!))
+              compared++
+            }
+            if (o.prediction === 'fresh') {
+              const first = full[0]
+              expect(figuresWithMode(state, svc, mode, base)).toEqual(first === undefined ? null : predictedFigures(first))
+            }
+          }
+        }
+      }),
+      {numRuns: RUNS},
+    )
+    // The property compared something: every generated cluster has a Service, most have slices.
+    expect(compared).toBeGreaterThan(RUNS)
+  })
+})
