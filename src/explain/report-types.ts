@@ -55,8 +55,9 @@ export interface ExplainOptions {
    * the lint and advice lists, which it never reads and which cost a pass over every Node per
    * Service, are left empty; the live side is not computed: kube-proxy's lists, views and
    * traffic estimate of the live slices are those of the predicted ones (so `traffic.*Live`,
-   * each zone's `kubeProxy` and the findings read from them describe the predicted hints).
-   * Every other field is as without it. Not for a report anyone prints.
+   * each zone's `kubeProxy` and the findings read from them describe the predicted hints), nor
+   * are AddHints' alternatives (the rows' `alternatives`, `controller.randomChoices`, the drift
+   * they excuse). Every other field is as without it. Not for a report anyone prints.
    */
   figuresOnly?: boolean
   /**

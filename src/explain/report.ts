@@ -172,7 +172,8 @@ function explainService(input: ServiceInput): ServiceExplanation {
   // the controller's "Insufficient Node information" refusal, which the controller does not make.
   const unpredictable = !input.nodesReadable && mode.path === 'topology-mode-auto'
   if (managedByController && !unpredictable) {
-    const args = {service, slices: managedSlices, addressType, ratios, features: f, mode: predictionMode}
+    // figuresOnly: the rows' alternatives and random choices are not read, so AddHints need not compute them.
+    const args = {service, slices: managedSlices, addressType, ratios, features: f, mode: predictionMode, ...(opts.figuresOnly ? {alternatives: false} : {})}
     prediction = predictHints({...args, populated: state.hintsPopulated})
     if (state.inferredFrom === 'unknown') {
       // No Events read. Hints the next sync leaves as they are are the current path's (settledState);

@@ -232,6 +232,26 @@ describe('TestReconcileTopology (upstream reconciler_test.go)', () => {
     expect(got.addHints?.totalReady).toBe(9)
   })
 
+  it('alternatives: false writes the same hints and events without computing the alternatives (explain figuresOnly)', () => {
+    const args = {
+      service: service({[MODE]: 'Auto'}),
+      slices: [slicesByName['zone-a-c'], slicesByName['zone-a-b']],
+      addressType: 'IPv4' as const,
+      ratios,
+      features: features('1.36.3'),
+      mode: 'fresh' as const,
+    }
+    const full = predictHints(args)
+    const only = predictHints({...args, alternatives: false})
+    expect(full.addHints?.alternatives).toBeDefined()
+    expect(only.addHints?.alternatives).toBeUndefined()
+    expect(only.addHints?.randomChoices?.sliceOrder).toBe(0)
+    const {addHints: fa, ...fullRest} = full
+    const {addHints: oa, ...onlyRest} = only
+    expect(onlyRest).toEqual(fullRest)
+    expect({...oa, alternatives: fa?.alternatives, randomChoices: fa?.randomChoices}).toEqual(fa)
+  })
+
   it('next-sync reuses valid existing hints: a second sync changes nothing and emits nothing once populated', () => {
     const args = {
       service: service({[MODE]: 'Auto'}),

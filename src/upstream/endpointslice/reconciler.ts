@@ -97,6 +97,8 @@ export interface PredictHintsArgs {
   mode: PredictionMode
   /** Whether the topology cache had this Service marked "hints populated" before this sync. */
   populated?: boolean
+  /** false: AddHints skips its alternatives (AddHintsInput.alternatives). Default true. */
+  alternatives?: boolean
 }
 
 /**
@@ -187,6 +189,7 @@ export function predictHints(args: PredictHintsArgs): HintPrediction {
       toUpdate: lists.toUpdate,
       unchanged: lists.unchanged,
       populated,
+      ...(args.alternatives === false ? {alternatives: false} : {}),
     })
     lists = {toCreate: addHintsResult.toCreate, toUpdate: addHintsResult.toUpdate, unchanged: addHintsResult.unchanged}
     events.push(...addHintsResult.events)

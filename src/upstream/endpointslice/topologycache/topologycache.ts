@@ -68,6 +68,12 @@ export interface AddHintsInput extends SliceLists {
   addressType: AddressType
   /** whether the cache already had this service marked "hints populated" (decides the Enabled event) */
   populated?: boolean
+  /**
+   * false: skip randomness.ts hintAlternatives (not upstream's: the other hints Go's random
+   * orders could give), for a caller that reads only the hints written; then no `alternatives`
+   * and randomChoices.sliceOrder 0. Default true.
+   */
+  alternatives?: boolean
 }
 
 export interface AddHintsResult extends SliceLists {
@@ -199,12 +205,12 @@ export function addHints(ratios: Record<string, number> | null, input: AddHintsI
   // Step 2: which zones give and which receive.
   const afterStep1 = toRecord(allocated)
   const {giving, receiving, tieBreaks} = getGivingAndReceivingZones(allocations, afterStep1)
-  const alternatives = hintAlternatives(allocatable, allocations, afterStep1, unchangedOrder)
+  const alternatives = input.alternatives === false ? undefined : hintAlternatives(allocatable, allocations, afterStep1, unchangedOrder)
 
   // Step 3: redistribute.
   const choices = {receiverChoices: 0}
   const redistributions = redistributeInPlace(allocatable, recordToMap(giving), recordToMap(receiving), choices)
-  const randomChoices = {tieBreaks, receiverChoices: choices.receiverChoices, sliceOrder: alternatives.sliceOrder, unchangedOrder}
+  const randomChoices = {tieBreaks, receiverChoices: choices.receiverChoices, sliceOrder: alternatives?.sliceOrder ?? 0, unchangedOrder}
   for (const [zone, diff] of redistributions) allocated.set(zone, (allocated.get(zone) ?? 0) + diff)
 
   if (allocated.size === 0) {
@@ -232,7 +238,7 @@ export function addHints(ratios: Record<string, number> | null, input: AddHintsI
     giving,
     receiving,
     randomChoices,
-    alternatives,
+    ...(alternatives === undefined ? {} : {alternatives}),
   }
 }
 
