@@ -30,7 +30,7 @@
 // set, a JSON file the per-seed results are written to (scripts/matrix.mjs reads it).
 // `npm run build` first (test:e2e does): the CLI is run from dist/.
 import {spawnSync} from 'node:child_process'
-import {mkdirSync, writeFileSync} from 'node:fs'
+import {mkdirSync, readFileSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {fileURLToPath} from 'node:url'
 import type {V1EndpointSlice} from '@kubernetes/client-node'
@@ -120,6 +120,27 @@ function clusterScript(args: string[]): string {
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+
+/**
+ * Into a failed scenario's dump: what the harness says of each kube-proxy (alive, pid, last sync
+ * per family) and the last 64 KiB of its log, to tell a kube-proxy that fell behind (seen once, at
+ * load 15: one node's kube-proxy programmed every endpoint, as without its zone) from a wrong
+ * prediction. Best effort: a failure here must not hide the scenario's own.
+ */
+function dumpProxies(dir: string): void {
+  try {
+    const listed = JSON.parse(clusterScript(['kube-proxy', 'list', '--json'])) as {node: string; log: string | null}[]
+    writeFileSync(`${dir}/proxies.json`, `${JSON.stringify(listed, null, 2)}\n`)
+    for (const p of listed) {
+      if (!p.log || !/^[a-z0-9.-]+$/.test(p.node)) continue
+      const text = readFileSync(p.log)
+      writeFileSync(`${dir}/kube-proxy-${p.node}.log`, text.subarray(Math.max(0, text.length - 65_536)))
+    }
+  } catch (e) {
+    writeFileSync(`${dir}/proxies.txt`, `could not read the kube-proxies: ${e instanceof Error ? e.message : String(e)}\n`)
+  }
+}
+
 const now = () => Date.now() / 1000
 
 async function pool<T>(items: readonly T[], width: number, f: (x: T) => Promise<unknown>): Promise<void> {
@@ -378,6 +399,7 @@ describe.skipIf(!ROOT_USER)(`kube-proxy differential: explain --per-node vs the 
       writeFileSync(`${dir}/scenario.json`, JSON.stringify(s, null, 2))
       writeFileSync(`${dir}/explain.json`, JSON.stringify(explained, null, 2))
       writeFileSync(`${dir}/rules.json`, JSON.stringify(Object.fromEntries(rules), null, 2))
+      dumpProxies(dir)
       writeFileSync(
         `${dir}/diffs.txt`,
         `${diffs.join('\n')}\nreproduce: KP_SEED=${seed} KP_SCENARIOS=1 KP_MODE=${MODE}${PROXY_VERSIONS.length > 0 ? ` KP_PROXY_VERSIONS=${PROXY_VERSIONS.join(',')}` : ''} npm run test:e2e -- test/e2e/kube-proxy-differential.test.ts\n`,
