@@ -23,7 +23,7 @@ import {mkdirSync, mkdtempSync, rmSync, writeFileSync} from 'node:fs'
 import os from 'node:os'
 import {join, resolve} from 'node:path'
 import {pathToFileURL} from 'node:url'
-import {bundleExports} from './engine-bundle.mjs'
+import {bundleExports, extractSrcAt} from './engine-bundle.mjs'
 import {generate} from './big-snapshot.mjs'
 
 const ROOT = resolve(import.meta.dirname, '..')
@@ -65,10 +65,7 @@ try {
   // The base's src/ from git, the head's from the working tree.
   const baseRoot = join(dir, 'base')
   mkdirSync(baseRoot)
-  const sha = run('git', ['rev-parse', '--short', BASE], {cwd: ROOT}).stdout.trim()
-  const tar = spawnSync('git', ['archive', '--format=tar', BASE, 'src'], {cwd: ROOT, maxBuffer: 1 << 30})
-  if (tar.status !== 0) throw new Error(`git archive ${BASE} failed: ${tar.stderr}`)
-  run('tar', ['-x', '-C', baseRoot], {input: tar.stdout, encoding: undefined})
+  const sha = extractSrcAt(BASE, ROOT, baseRoot)
 
   const bundles = {}
   for (const [name, root] of [

@@ -1,7 +1,8 @@
 // Bundles named exports of a checkout's TypeScript sources into one ESM file with esbuild, as
 // scripts/build.mjs bundles the CLI (yaml, CommonJS, require()s node built-ins: a createRequire
 // banner), for the benches that time the engine in-process on the working tree and on a git
-// REF's sources (bench/explain.mjs, advise.mjs, plan-range.mjs). Returns the bundle's path.
+// REF's sources (bench/explain.mjs, advise.mjs, plan-range.mjs), and REF's sources themselves.
+import {spawnSync} from 'node:child_process'
 import {writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 
@@ -32,4 +33,15 @@ export async function bundleExports({root, dir, name, exports, nodeModules}) {
     banner: {js: "import {createRequire as __cr} from 'node:module';const require=__cr(import.meta.url);"},
   })
   return outfile
+}
+
+/** git REF's src/ extracted under dest (git archive | tar -x); returns REF's short commit. */
+export function extractSrcAt(ref, root, dest) {
+  const sha = spawnSync('git', ['rev-parse', '--short', ref], {cwd: root, encoding: 'utf8'})
+  if (sha.status !== 0) throw new Error(`git rev-parse ${ref} failed: ${sha.stderr}`)
+  const tar = spawnSync('git', ['archive', '--format=tar', ref, 'src'], {cwd: root, maxBuffer: 1 << 30})
+  if (tar.status !== 0) throw new Error(`git archive ${ref} failed: ${tar.stderr}`)
+  const x = spawnSync('tar', ['-x', '-C', dest], {input: tar.stdout})
+  if (x.status !== 0) throw new Error(`tar -x into ${dest} failed: ${x.stderr}`)
+  return sha.stdout.trim()
 }

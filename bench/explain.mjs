@@ -36,7 +36,7 @@ import {existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writ
 import {tmpdir} from 'node:os'
 import {join, resolve} from 'node:path'
 import {pathToFileURL} from 'node:url'
-import {bundleExports} from './engine-bundle.mjs'
+import {bundleExports, extractSrcAt} from './engine-bundle.mjs'
 import {BIG_ENDPOINTS, BIG_SLICES, generate, NODES, SMALL_ENDPOINTS, SMALL_SERVICES, ZONES} from './big-snapshot.mjs'
 
 const ROOT = resolve(import.meta.dirname, '..')
@@ -187,10 +187,7 @@ process.stdout.write(JSON.stringify({parseMs, first, firstCpu, times, cpu, mainC
     // the same load; each process times its first call and the median of --engine-runs more.
     const baseRoot = join(dir, 'base')
     mkdirSync(baseRoot)
-    const sha = run('git', ['rev-parse', '--short', BASE], {cwd: ROOT}).stdout.trim()
-    const tar = spawnSync('git', ['archive', '--format=tar', BASE, 'src'], {cwd: ROOT, maxBuffer: 1 << 30})
-    if (tar.status !== 0) throw new Error(`git archive ${BASE} failed: ${tar.stderr}`)
-    run('tar', ['-x', '-C', baseRoot], {input: tar.stdout, encoding: undefined})
+    const sha = extractSrcAt(BASE, ROOT, baseRoot)
     const bundles = {base: await bundleFrom(baseRoot, 'base'), head: headBundle}
     const results = {base: [], head: []}
     for (let round = 0; round < ROUNDS; round++) {
