@@ -7,6 +7,7 @@ import {spawn, type ChildProcessWithoutNullStreams} from 'node:child_process'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {BIN, ROOT} from '../cli/run-cli.js'
 import {cluster, createNamespace, createNode, createPod, createService, deleteAllNodes, kubeConfig, waitForReconciled} from './fixtures.js'
+import {serveProbe, seriesValue} from './serve-probe.js'
 import {status, StreamProxy} from './streamproxy.js'
 
 const ZONES = ['zone-a', 'zone-b', 'zone-c']
@@ -16,21 +17,8 @@ let serve: ChildProcessWithoutNullStreams | undefined
 let stderr = ''
 let address = ''
 
-async function waitFor<T>(what: string, probe: () => Promise<T | null | undefined | false>, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs
-  for (;;) {
-    if (serve && serve.exitCode !== null) throw new Error(`serve exited (${serve.exitCode}) while waiting for ${what}\n${stderr}`)
-    const v = await probe().catch(() => null)
-    if (v !== null && v !== undefined && v !== false) return v
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}\n--- serve stderr:\n${stderr}`)
-    await new Promise((r) => setTimeout(r, 100))
-  }
-}
-const metrics = async () => (await fetch(`http://${address}/metrics`, {signal: AbortSignal.timeout(5000)})).text()
-const value = (body: string, series: string) => {
-  const line = body.split('\n').find((l) => l.startsWith(`${series} `))
-  return line === undefined ? undefined : Number(line.slice(series.length + 1))
-}
+const {waitFor, metrics} = serveProbe({serve: () => serve, stderr: () => stderr, address: () => address})
+const value = seriesValue
 
 beforeAll(async () => {
   kubeConfig('admin')

@@ -21,6 +21,7 @@ import {RbacAuthorizationV1Api} from '@kubernetes/client-node'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {BIN, ROOT} from '../cli/run-cli.js'
 import {cluster, createNamespace, createNode, createPod, createService, deleteAllNodes, kubeConfig, statusOf, waitForReconciled} from './fixtures.js'
+import {serveProbe, seriesValue} from './serve-probe.js'
 
 const ZONES = ['zone-a', 'zone-b', 'zone-c']
 const ISSUER = 'https://kubernetes.default.svc' // scripts/cluster.mjs --service-account-issuer
@@ -75,21 +76,8 @@ function harness(...args: string[]): Promise<void> {
   })
 }
 
-async function waitFor<T>(what: string, probe: () => Promise<T | null | undefined | false>, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs
-  for (;;) {
-    if (serve && serve.exitCode !== null) throw new Error(`serve exited (${serve.exitCode}) while waiting for ${what}\n${stderr}`)
-    const v = await probe().catch(() => null)
-    if (v !== null && v !== undefined && v !== false) return v
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}\n--- serve stderr:\n${stderr}`)
-    await new Promise((r) => setTimeout(r, 100))
-  }
-}
-const metrics = async () => (await fetch(`http://${address}/metrics`, {signal: AbortSignal.timeout(5000)})).text()
-const value = (body: string, series: string) => {
-  const line = body.split('\n').find((l) => l.startsWith(`${series} `))
-  return line === undefined ? undefined : Number(line.slice(series.length + 1))
-}
+const {waitFor, metrics} = serveProbe({serve: () => serve, stderr: () => stderr, address: () => address})
+const value = seriesValue
 const RESOURCES = ['nodes', 'services', 'endpointslices', 'events']
 const relists = (body: string) => RESOURCES.map((r) => value(body, `kubectl_topology_source_relists_total{resource="${r}"}`) ?? -1)
 
