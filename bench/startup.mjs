@@ -97,7 +97,7 @@ v8.startupSnapshot.setDeserializeMainFunction(() => {
 /**
  * Three probe executables in `dir`, each from this Node (stripped when strip can): an
  * empty snapshot (what a snapshot costs before any program), the program's snapshot with the
- * flags of the shipped executable, and the same with V8's optimising compilers off (the
+ * flags of the shipped executable, and the same with V8's optimising compilers off too (the
  * snapshot keeps the warm-up's feedback, so functions are sent to Maglev and TurboFan soon
  * after the start, on compiler threads, for a run too short to gain from them).
  */
@@ -111,7 +111,7 @@ function snapshotProbe(dir) {
   for (const [name, main, execArgv] of [
     ['empty', 'empty.cjs', []],
     ['program', 'program.cjs', ['--min-semi-space-size=16']],
-    ['program-no-opt', 'program.cjs', ['--no-opt', '--no-maglev']],
+    ['program-no-opt', 'program.cjs', ['--min-semi-space-size=16', '--no-opt', '--no-maglev']],
   ]) {
     const config = join(dir, `${name}.json`)
     const output = join(dir, name)
@@ -129,7 +129,7 @@ if (SNAPSHOT_PROBE) {
   const probe = snapshotProbe(probeDir)
   cases.push({name: 'probe: empty snapshot executable', argv: [probe.empty], info: true})
   cases.push({name: 'probe: snapshot explain (executable flags)', argv: [probe.program, ...EXPLAIN], info: true})
-  cases.push({name: 'probe: snapshot explain (--no-opt --no-maglev)', argv: [probe['program-no-opt'], ...EXPLAIN], info: true})
+  cases.push({name: 'probe: snapshot explain (+ --no-opt --no-maglev)', argv: [probe['program-no-opt'], ...EXPLAIN], info: true})
 }
 let pathDir
 if (THROUGH_KUBECTL) {
