@@ -22,7 +22,7 @@
 // executable does not use one): single executable applications of this Node with
 // `useSnapshot`, built in a temporary directory from dist/app.cjs (see snapshotProbe below).
 import {spawnSync} from 'node:child_process'
-import {copyFileSync, existsSync, mkdtempSync, rmSync, symlinkSync, writeFileSync} from 'node:fs'
+import {existsSync, mkdtempSync, rmSync, symlinkSync, writeFileSync} from 'node:fs'
 import {loadavg, tmpdir} from 'node:os'
 import {join, resolve} from 'node:path'
 import {interleavedRounds, line, median, paired} from './rounds.mjs'
@@ -95,16 +95,14 @@ v8.startupSnapshot.setDeserializeMainFunction(() => {
 `
 
 /**
- * Three probe executables in `dir`, each from this Node (stripped when strip can): an
- * empty snapshot (what a snapshot costs before any program), the program's snapshot with the
- * flags of the shipped executable, and the same with V8's optimising compilers off too (the
+ * Three probe executables in `dir`, each this Node (not stripped: its debug sections are
+ * never read at run time) with an empty snapshot (what a snapshot costs before any program),
+ * the program's snapshot with the flags of the shipped executable, or the same with V8's
+ * optimising compilers off too (the
  * snapshot keeps the warm-up's feedback, so functions are sent to Maglev and TurboFan soon
  * after the start, on compiler threads, for a run too short to gain from them).
  */
 function snapshotProbe(dir) {
-  const base = join(dir, 'node-base')
-  copyFileSync(NODE, base)
-  spawnSync('strip', [base])
   writeFileSync(join(dir, 'empty.cjs'), "require('node:v8').startupSnapshot.setDeserializeMainFunction(() => {})\n")
   writeFileSync(join(dir, 'program.cjs'), probeMain(ROOT))
   const made = {}
@@ -115,7 +113,7 @@ function snapshotProbe(dir) {
   ]) {
     const config = join(dir, `${name}.json`)
     const output = join(dir, name)
-    writeFileSync(config, JSON.stringify({main: join(dir, main), executable: base, output, disableExperimentalSEAWarning: true, useSnapshot: true, useCodeCache: false, execArgv}))
+    writeFileSync(config, JSON.stringify({main: join(dir, main), executable: NODE, output, disableExperimentalSEAWarning: true, useSnapshot: true, useCodeCache: false, execArgv}))
     const r = spawnSync(NODE, ['--build-sea', config], {cwd: ROOT, encoding: 'utf8'})
     if (r.status !== 0) throw new Error(`--snapshot-probe: building ${name} failed: ${r.stderr}`)
     made[name] = output
