@@ -98,9 +98,7 @@ v8.startupSnapshot.setDeserializeMainFunction(() => {
  * Three probe executables in `dir`, each this Node (not stripped: its debug sections are
  * never read at run time) with an empty snapshot (what a snapshot costs before any program),
  * the program's snapshot with the flags of the shipped executable, or the same with V8's
- * optimising compilers off too (the
- * snapshot keeps the warm-up's feedback, so functions are sent to Maglev and TurboFan soon
- * after the start, on compiler threads, for a run too short to gain from them).
+ * optimising compilers off too (in the snapshot they cost a short run more than they give it).
  */
 function snapshotProbe(dir) {
   writeFileSync(join(dir, 'empty.cjs'), "require('node:v8').startupSnapshot.setDeserializeMainFunction(() => {})\n")
