@@ -75,7 +75,7 @@ module.exports = {
       comment: 'An import that resolves to nothing is a typo or a missing dependency.',
       severity: 'error',
       from: {},
-      to: {couldNotResolve: true, pathNot: '^sea:oclif-manifest$'},
+      to: {couldNotResolve: true, pathNot: '^sea:(oclif-manifest|yoga)$'},
     },
   ],
   options: {

@@ -27,6 +27,7 @@ import {BUNDLES, codeCacheAsset, SEA} from '../src/entry/bundles.ts'
 import {ensureArm64Runner} from './arm64-runner.mjs'
 import {builtinsByGetter} from './esbuild-builtins.mjs'
 import {k8sExportNames, replaceK8s} from './esbuild-k8s.mjs'
+import {viewsForCommonJs} from './esbuild-views.mjs'
 
 const ROOT = resolve(import.meta.dirname, '..')
 const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'))
@@ -117,16 +118,12 @@ const seaStubs = {
   name: 'sea-stubs',
   setup(b) {
     // Optional modules required inside try/catch: @oclif/core's typescript (ts-node setups
-    // only), ws's native speed-ups. They fail the way they do when not installed. ink imports
-    // react-devtools-core only when DEV=true; the stub keeps the bundle self-contained.
-    b.onResolve({filter: /^(typescript|bufferutil|utf-8-validate|react-devtools-core)$/}, (a) => ({path: a.path, namespace: 'sea-stub'}))
+    // only), ws's native speed-ups. They fail the way they do when not installed.
+    b.onResolve({filter: /^(typescript|bufferutil|utf-8-validate)$/}, (a) => ({path: a.path, namespace: 'sea-stub'}))
     // The oclif manifest `npm run build` wrote (src/entry/sea-entry.ts).
     b.onResolve({filter: /^sea:oclif-manifest$/}, () => ({path: join(ROOT, 'oclif.manifest.json')}))
     b.onLoad({filter: /.*/, namespace: 'sea-stub'}, (a) => ({
-      contents:
-        a.path === 'react-devtools-core'
-          ? 'export default {connectToDevTools() {}}'
-          : `throw Object.assign(new Error("Cannot find module '${a.path}'"), {code: 'MODULE_NOT_FOUND'})`,
+      contents: `throw Object.assign(new Error("Cannot find module '${a.path}'"), {code: 'MODULE_NOT_FOUND'})`,
       loader: 'js',
     }))
   },
@@ -142,7 +139,7 @@ const seaK8s = (names) => replaceK8s(ROOT, 'sea-k8s', `import {seaK8s} from ${JS
  * app.cjs after the commands below ran on the example snapshot, so the cache holds the
  * functions a command runs (oclif's parser, the snapshot reader, the engine, the renderers).
  */
-async function codeCaches(node, runner, outDir) {
+async function codeCaches(node, runner, outDir, views) {
   const maker = join(WORK, 'make-code-caches.mjs')
   await build({
     absWorkingDir: ROOT,
@@ -153,16 +150,44 @@ async function codeCaches(node, runner, outDir) {
     platform: 'node',
     logLevel: 'warning',
   })
-  const [cmd, ...args] = [...runner, node, maker, join(ROOT, 'dist'), outDir]
+  const [cmd, ...args] = [...runner, node, maker, join(ROOT, 'dist'), views, outDir]
   run(cmd, args, {cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe']})
   rmSync(maker)
-  const caches = [BUNDLES.app.file, BUNDLES.k8s.file].map(codeCacheAsset)
+  const caches = [BUNDLES.app.file, BUNDLES.k8s.file, SEA.views.file].map(codeCacheAsset)
   return Object.fromEntries(caches.map((name) => [name, join(outDir, name)]))
 }
 
-/** The main module: dispatch, help, the manifest, completion and the ink view; the commands
- *  are in the app.cjs asset. esbuild turns the lazy `await import()`s into lazily initialised
- *  modules, so ink still runs only in watch. */
+/**
+ * The views asset (views.cjs): src/entry/sea-views.ts, the ink views, as one CommonJS file
+ * (scripts/esbuild-views.mjs removes the two top-level awaits in their way), so that the main
+ * module does not hold ink, React and yoga. Its `import()`s of the views become lazily
+ * initialised modules: loading the asset evaluates none of them.
+ */
+async function viewsBundle() {
+  const outfile = join(WORK, SEA.views.file)
+  const result = await build({
+    absWorkingDir: ROOT,
+    entryPoints: [SEA.views.source],
+    outfile,
+    bundle: true,
+    format: 'cjs',
+    platform: 'node',
+    target: `node${NODE_VERSION.split('.')[0]}`,
+    minify: true,
+    jsx: 'automatic',
+    legalComments: 'none',
+    define: {'process.env.NODE_ENV': '"production"'},
+    plugins: [viewsForCommonJs],
+    logLevel: 'warning',
+    metafile: true,
+  })
+  const outside = Object.values(result.metafile.outputs)[0].imports.filter((i) => i.external && !isBuiltin(i.path))
+  if (outside.length) throw new Error(`the views asset would load from disk at run time: ${outside.map((i) => i.path).join(', ')}`)
+  return outfile
+}
+
+/** The main module: dispatch, help, the manifest and completion; the commands are in the
+ *  app.cjs asset, the ink views in views.cjs. */
 async function bundle(k8sNames) {
   const manifest = JSON.parse(readFileSync(join(ROOT, 'oclif.manifest.json'), 'utf8'))
   if (manifest.version !== VERSION) throw new Error('oclif.manifest.json is stale: run `npm run build` first')
@@ -190,8 +215,12 @@ async function bundle(k8sNames) {
   })
   const oclif = Object.keys(result.metafile.inputs).filter((f) => f.includes('node_modules/@oclif/'))
   if (oclif.length) throw new Error(`the SEA main module must not include oclif (it is in app.cjs): ${oclif[0]}`)
+  const views = Object.keys(result.metafile.inputs).filter((f) => /node_modules\/(ink|react|react-reconciler|yoga-layout)\/|src\/render\/[\w-]+-view\.tsx$/.test(f))
+  if (views.length) throw new Error(`the SEA main module must not include the ink views (they are the views.cjs asset): ${views[0]}`)
   const dynamic = Object.values(result.metafile.outputs)[0].imports.filter((i) => i.external && !isBuiltin(i.path))
   if (dynamic.length) throw new Error(`the SEA bundle would load from disk at run time: ${dynamic.map((i) => i.path).join(', ')}`)
+  // What the main module holds, for test/package/sea-views.test.ts and `esbuild --analyze`.
+  writeFileSync(`${outfile}.meta.json`, JSON.stringify(result.metafile))
   return outfile
 }
 
@@ -209,7 +238,7 @@ function tarGz(dir, names, archive) {
   writeFileSync(archive, gzipSync(r.stdout, {level: 9}))
 }
 
-async function buildTarget(name, main, nodeOverride, codeCache) {
+async function buildTarget(name, main, views, nodeOverride, codeCache) {
   const t = TARGETS[name]
   const exe = t.os === 'windows' ? 'kubectl-topology.exe' : 'kubectl-topology'
   const stage = join(WORK, name)
@@ -240,7 +269,8 @@ async function buildTarget(name, main, nodeOverride, codeCache) {
   const {prefix: runner, why} = targetRunner(name, codeCache)
   if (!runner) process.stderr.write(`package: ${name}: built without V8 code caches (each run compiles its code again): ${why}\n`)
   const assets = Object.fromEntries([BUNDLES.app.file, BUNDLES.k8s.file].map((name) => [name, join(ROOT, 'dist', name)]))
-  if (runner) Object.assign(assets, await codeCaches(node, runner, stage))
+  assets[SEA.views.file] = views
+  if (runner) Object.assign(assets, await codeCaches(node, runner, stage, views))
   const config = {
     main,
     mainFormat: 'module',
@@ -327,8 +357,9 @@ const t0 = Date.now()
 rmSync(WORK, {recursive: true, force: true})
 mkdirSync(WORK, {recursive: true})
 const main = await bundle(await k8sExportNames(ROOT))
+const views = await viewsBundle()
 const results = []
-for (const name of targets) results.push(await buildTarget(name, main, node, codeCache))
+for (const name of targets) results.push(await buildTarget(name, main, views, node, codeCache))
 updateManifest(results)
 const mb = (n) => `${(n / 1e6).toFixed(1)} MB`
 for (const r of results) {

@@ -1,18 +1,19 @@
 // Run by scripts/package.mjs with the target's own Node binary: makes the V8 code caches of
-// the standalone executable's assets dist/app.cjs and dist/k8s.cjs the way src/entry/sea-assets.ts
-// loads them (same wrapper, same file names), after running them: k8s.cjs's module code, and
-// commands on the example snapshot for app.cjs, so the caches hold the functions a command
-// runs and not only the top level (docs/design.md "Startup").
+// the standalone executable's assets dist/app.cjs, dist/k8s.cjs and views.cjs the way
+// src/entry/sea-assets.ts loads them (same wrapper, same file names), after running them:
+// k8s.cjs's module code, the module code of every ink view for views.cjs, and commands on the
+// example snapshot for app.cjs, so the caches hold the functions a command runs and not only
+// the top level (docs/design.md "Startup").
 //
-//   node make-code-caches.mjs DIST OUT_DIR     (cwd: the repository; output goes nowhere)
+//   node make-code-caches.mjs DIST VIEWS_CJS OUT_DIR     (cwd: the repository; output goes nowhere)
 import {readFileSync, writeFileSync} from 'node:fs'
-import {join} from 'node:path'
+import {basename, dirname, join} from 'node:path'
 import {appRequire, builtinRequire, cjsScript, runCjs, type App} from '../src/entry/app-loader.js'
-import {BUNDLES, codeCacheAsset} from '../src/entry/bundles.js'
+import {BUNDLES, codeCacheAsset, SEA, VIEWS} from '../src/entry/bundles.js'
 import {pjsonOf, type Host, type Manifest} from '../src/entry/dispatch.js'
 import {assetFilename} from '../src/entry/sea-assets.js'
 
-const [dist, out] = process.argv.slice(2) as [string, string]
+const [dist, viewsFile, out] = process.argv.slice(2) as [string, string, string]
 const EXAMPLE = 'examples/three-zones.yaml'
 /** What users run most without a cluster; a live command runs the same parser and engine. */
 const WORKLOADS = [
@@ -25,9 +26,9 @@ const WORKLOADS = [
   ['apply', 'svc/checkout', '-n', 'shop', '--mode', 'PreferSameZone', '--from-file', EXAMPLE],
 ]
 
-const load = (name: string, require: (id: string) => unknown) => {
-  const script = cjsScript(readFileSync(join(dist, name), 'utf8'), assetFilename(name))
-  return {script, exports: runCjs<unknown>(script, require, assetFilename(name), dist)}
+const load = (name: string, require: (id: string) => unknown, dir = dist) => {
+  const script = cjsScript(readFileSync(join(dir, name), 'utf8'), assetFilename(name))
+  return {script, exports: runCjs<unknown>(script, require, assetFilename(name), dir)}
 }
 const fallback = builtinRequire(process.execPath)
 const k8s = load(BUNDLES.k8s.file, fallback)
@@ -42,5 +43,9 @@ for (const [id, ...argv] of WORKLOADS) await (app.exports as App).runCommand(id!
 // Findings (exit 1) are expected; a usage or internal error would mean the list above is wrong.
 if (Number(process.exitCode ?? 0) > 1) throw new Error(`a workload failed with exit code ${process.exitCode}`)
 process.exitCode = 0
+if (basename(viewsFile) !== SEA.views.file) throw new Error(`${viewsFile}: expected ${SEA.views.file}`)
+const views = load(SEA.views.file, fallback, dirname(viewsFile))
+for (const name of VIEWS) await (views.exports as {seaLoadView: (name: string) => Promise<unknown>}).seaLoadView(name)
+writeFileSync(join(out, codeCacheAsset(SEA.views.file)), views.script.createCachedData())
 writeFileSync(join(out, codeCacheAsset(BUNDLES.app.file)), app.script.createCachedData())
 writeFileSync(join(out, codeCacheAsset(BUNDLES.k8s.file)), k8s.script.createCachedData())

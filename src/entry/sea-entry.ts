@@ -5,17 +5,23 @@
 // command it loads the asset app.cjs (dist/app.cjs) and, for a live cluster, k8s.cjs, each
 // with the V8 code cache made at build time (src/entry/sea-assets.ts). Nothing is read from disk:
 // there is no package.json, no manifest and no dist/ beside the executable, and a SEA's
-// import() loads only built-ins. The ink views (watch, simulate) are in this module (esbuild
-// turns their `import()` into lazily evaluated modules): ink's top-level await cannot be CommonJS.
+// import() loads only built-ins. The ink views (watch, simulate) are the asset views.cjs
+// (src/entry/sea-views.ts), loaded when app.cjs first asks for one: in this module, ink, React
+// and yoga made `--help` deserialise their code at every start (docs/design.md "Startup").
 import {dirname} from 'node:path'
 import manifest from 'sea:oclif-manifest'
 import pkg from '../../package.json' with {type: 'json'}
 import {appRequire, builtinRequire, type App} from './app-loader.js'
-import {BUNDLES} from './bundles.js'
+import {BUNDLES, SEA} from './bundles.js'
 import {dispatch, pjsonOf, type Host, type Manifest} from './dispatch.js'
 import {loadAsset, seaK8s} from './sea-assets.js'
-import {loadView} from './views.js'
 
+type Views = {seaLoadView: (name: string) => Promise<unknown>}
+let views: Views | undefined
+const loadView = async (name: string) => {
+  views ??= loadAsset<Views>(SEA.views.file, builtinRequire(process.execPath))
+  return views.seaLoadView(name)
+}
 const require = appRequire({k8s: seaK8s, view: loadView, fallback: builtinRequire(process.execPath)})
 
 const seaHost: Host = {
