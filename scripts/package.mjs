@@ -19,7 +19,7 @@ import {spawnSync} from 'node:child_process'
 import {createHash} from 'node:crypto'
 import {chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync} from 'node:fs'
 import {isBuiltin} from 'node:module'
-import {join, resolve} from 'node:path'
+import {dirname, join, resolve} from 'node:path'
 import {gzipSync} from 'node:zlib'
 import {build} from 'esbuild'
 import {parseDocument} from 'yaml'
@@ -139,7 +139,7 @@ const seaK8s = (names) => replaceK8s(ROOT, 'sea-k8s', `import {seaK8s} from ${JS
  * app.cjs after the commands below ran on the example snapshot, so the cache holds the
  * functions a command runs (oclif's parser, the snapshot reader, the engine, the renderers).
  */
-async function codeCaches(node, runner, outDir, views) {
+async function codeCaches(node, runner, outDir, lazy) {
   const maker = join(WORK, 'make-code-caches.mjs')
   await build({
     absWorkingDir: ROOT,
@@ -150,24 +150,26 @@ async function codeCaches(node, runner, outDir, views) {
     platform: 'node',
     logLevel: 'warning',
   })
-  const [cmd, ...args] = [...runner, node, maker, join(ROOT, 'dist'), views, outDir]
+  // The lazy assets are in one directory (WORK).
+  const [cmd, ...args] = [...runner, node, maker, join(ROOT, 'dist'), dirname(lazy[SEA.views.file]), outDir]
   run(cmd, args, {cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe']})
   rmSync(maker)
-  const caches = [BUNDLES.app.file, BUNDLES.k8s.file, SEA.views.file].map(codeCacheAsset)
+  const caches = [BUNDLES.app.file, BUNDLES.k8s.file, ...Object.keys(lazy)].map(codeCacheAsset)
   return Object.fromEntries(caches.map((name) => [name, join(outDir, name)]))
 }
 
 /**
- * The views asset (views.cjs): src/entry/sea-views.ts, the ink views, as one CommonJS file
- * (scripts/esbuild-views.mjs removes the two top-level awaits in their way), so that the main
- * module does not hold ink, React and yoga. Its `import()`s of the views become lazily
- * initialised modules: loading the asset evaluates none of them.
+ * A CommonJS asset of the main module's, loaded on first use (src/entry/sea-assets.ts), so that
+ * `--help` does not deserialise its code: views.cjs, src/entry/sea-views.ts, the ink views
+ * (scripts/esbuild-views.mjs removes the two top-level awaits in their way), and complete.cjs,
+ * src/entry/complete.ts, shell completion with the snapshot reader and the kubeconfig's YAML.
+ * Its `import()`s become lazily initialised modules: loading the asset evaluates none of them.
  */
-async function viewsBundle() {
-  const outfile = join(WORK, SEA.views.file)
+async function cjsAsset({file, source}, plugins) {
+  const outfile = join(WORK, file)
   const result = await build({
     absWorkingDir: ROOT,
-    entryPoints: [SEA.views.source],
+    entryPoints: [source],
     outfile,
     bundle: true,
     format: 'cjs',
@@ -177,12 +179,12 @@ async function viewsBundle() {
     jsx: 'automatic',
     legalComments: 'none',
     define: {'process.env.NODE_ENV': '"production"'},
-    plugins: [viewsForCommonJs],
+    plugins,
     logLevel: 'warning',
     metafile: true,
   })
   const outside = Object.values(result.metafile.outputs)[0].imports.filter((i) => i.external && !isBuiltin(i.path))
-  if (outside.length) throw new Error(`the views asset would load from disk at run time: ${outside.map((i) => i.path).join(', ')}`)
+  if (outside.length) throw new Error(`the ${file} asset would load from disk at run time: ${outside.map((i) => i.path).join(', ')}`)
   return outfile
 }
 
@@ -217,6 +219,8 @@ async function bundle(k8sNames) {
   if (oclif.length) throw new Error(`the SEA main module must not include oclif (it is in app.cjs): ${oclif[0]}`)
   const views = Object.keys(result.metafile.inputs).filter((f) => /node_modules\/(ink|react|react-reconciler|yoga-layout)\/|src\/render\/[\w-]+-view\.tsx$/.test(f))
   if (views.length) throw new Error(`the SEA main module must not include the ink views (they are the views.cjs asset): ${views[0]}`)
+  const completion = Object.keys(result.metafile.inputs).filter((f) => /node_modules\/(yaml|js-yaml)\/|src\/cluster\/snapshot\/|src\/entry\/complete\.ts$/.test(f))
+  if (completion.length) throw new Error(`the SEA main module must not include completion (it is the complete.cjs asset): ${completion[0]}`)
   const dynamic = Object.values(result.metafile.outputs)[0].imports.filter((i) => i.external && !isBuiltin(i.path))
   if (dynamic.length) throw new Error(`the SEA bundle would load from disk at run time: ${dynamic.map((i) => i.path).join(', ')}`)
   // What the main module holds, for test/package/sea-views.test.ts and `esbuild --analyze`.
@@ -238,7 +242,7 @@ function tarGz(dir, names, archive) {
   writeFileSync(archive, gzipSync(r.stdout, {level: 9}))
 }
 
-async function buildTarget(name, main, views, nodeOverride, codeCache) {
+async function buildTarget(name, main, lazy, nodeOverride, codeCache) {
   const t = TARGETS[name]
   const exe = t.os === 'windows' ? 'kubectl-topology.exe' : 'kubectl-topology'
   const stage = join(WORK, name)
@@ -269,8 +273,8 @@ async function buildTarget(name, main, views, nodeOverride, codeCache) {
   const {prefix: runner, why} = targetRunner(name, codeCache)
   if (!runner) process.stderr.write(`package: ${name}: built without V8 code caches (each run compiles its code again): ${why}\n`)
   const assets = Object.fromEntries([BUNDLES.app.file, BUNDLES.k8s.file].map((name) => [name, join(ROOT, 'dist', name)]))
-  assets[SEA.views.file] = views
-  if (runner) Object.assign(assets, await codeCaches(node, runner, stage, views))
+  Object.assign(assets, lazy)
+  if (runner) Object.assign(assets, await codeCaches(node, runner, stage, lazy))
   const config = {
     main,
     mainFormat: 'module',
@@ -356,10 +360,14 @@ if (node && targets.length !== 1) throw new Error('--node applies to exactly one
 const t0 = Date.now()
 rmSync(WORK, {recursive: true, force: true})
 mkdirSync(WORK, {recursive: true})
-const main = await bundle(await k8sExportNames(ROOT))
-const views = await viewsBundle()
+const k8sNames = await k8sExportNames(ROOT)
+const main = await bundle(k8sNames)
+const lazy = {
+  [SEA.views.file]: await cjsAsset(SEA.views, [viewsForCommonJs]),
+  [SEA.complete.file]: await cjsAsset(SEA.complete, [seaK8s(k8sNames), seaStubs]),
+}
 const results = []
-for (const name of targets) results.push(await buildTarget(name, main, views, node, codeCache))
+for (const name of targets) results.push(await buildTarget(name, main, lazy, node, codeCache))
 updateManifest(results)
 const mb = (n) => `${(n / 1e6).toFixed(1)} MB`
 for (const r of results) {

@@ -27,12 +27,14 @@ export const ROOT_HELP_FILE = 'help.txt'
 
 /** The standalone executable (scripts/package.mjs). */
 export const SEA = {
-  /** Its main module: dispatch as in dist/main.js, with app.cjs, k8s.cjs and views.cjs as assets. */
+  /** Its main module: dispatch as in dist/main.js, with app.cjs, k8s.cjs, views.cjs and complete.cjs as assets. */
   source: 'src/entry/sea-entry.ts',
   /** Where its main module gets client-node from: the k8s.cjs asset (seaK8s). */
   k8sSource: 'src/entry/sea-assets.ts',
   /** The ink views as a CommonJS asset, loaded on first use (src/entry/sea-views.ts). */
   views: {file: 'views.cjs', source: 'src/entry/sea-views.ts'},
+  /** Shell completion as a CommonJS asset, loaded for `__complete` only (src/entry/complete.ts). */
+  complete: {file: 'complete.cjs', source: 'src/entry/complete.ts'},
 } as const
 
 /** The asset holding the V8 code cache of CommonJS asset `file` (e.g. app.cjs.cache). */

@@ -26,7 +26,12 @@ export interface Host {
   manifest(): Manifest
   /** src/entry/run.ts (dist/app.cjs), which holds oclif and the commands, to run command `id`. */
   runner(id: string): Promise<Runner>
+  /** src/entry/complete.ts's complete(), loaded only for `__complete` (a lazy chunk of dist/main.js, the
+   *  standalone executable's complete.cjs asset: it holds the snapshot reader and the kubeconfig's YAML). */
+  completer(): Promise<Complete>
 }
+
+export type Complete = (args: string[], commands: Manifest['commands']) => Promise<void>
 
 export interface Runner {
   /** Runs the command and reports its error, if any (sets process.exitCode). */
@@ -77,7 +82,7 @@ async function route(argv: string[], host: Host): Promise<void> {
   const manifest = host.manifest()
   if (argv[0] === '__complete') {
     // Shell completion (kubectl_complete-topology), from the manifest: see src/entry/complete.ts.
-    const {complete} = await import('./complete.js')
+    const complete = await host.completer()
     return complete(argv.slice(1), manifest.commands)
   }
   if (argv[0] === '--version') return print(`${versionLine(host.pjson)}\n`)

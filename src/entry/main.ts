@@ -31,6 +31,7 @@ const npmHost: Host = {
   pjson: pjsonOf(pkg),
   manifest: () => JSON.parse(readFileSync(join(ROOT, 'oclif.manifest.json'), 'utf8')) as Manifest,
   runner: async (id) => appRunner(id),
+  completer: async () => (await import('./complete.js')).complete,
 }
 
 export async function main(argv: string[]): Promise<void> {

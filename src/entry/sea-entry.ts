@@ -6,14 +6,15 @@
 // with the V8 code cache made at build time (src/entry/sea-assets.ts). Nothing is read from disk:
 // there is no package.json, no manifest and no dist/ beside the executable, and a SEA's
 // import() loads only built-ins. The ink views (watch, simulate) are the asset views.cjs
-// (src/entry/sea-views.ts), loaded when app.cjs first asks for one: in this module, ink, React
-// and yoga made `--help` deserialise their code at every start (docs/design.md "Startup").
+// (src/entry/sea-views.ts), loaded when app.cjs first asks for one, and completion the asset
+// complete.cjs (src/entry/complete.ts, with the snapshot reader and the kubeconfig's YAML): in
+// this module, they made `--help` deserialise their code at every start (docs/design.md "Startup").
 import {dirname} from 'node:path'
 import manifest from 'sea:oclif-manifest'
 import pkg from '../../package.json' with {type: 'json'}
 import {appRequire, builtinRequire, type App} from './app-loader.js'
 import {BUNDLES, SEA} from './bundles.js'
-import {dispatch, pjsonOf, type Host, type Manifest} from './dispatch.js'
+import {type Complete, dispatch, pjsonOf, type Host, type Manifest} from './dispatch.js'
 import {loadAsset, seaK8s} from './sea-assets.js'
 
 type Views = {seaLoadView: (name: string) => Promise<unknown>}
@@ -29,6 +30,7 @@ const seaHost: Host = {
   pjson: pjsonOf(pkg),
   manifest: () => manifest as Manifest,
   runner: async () => loadAsset<App>(BUNDLES.app.file, require),
+  completer: async () => loadAsset<{complete: Complete}>(SEA.complete.file, builtinRequire(process.execPath)).complete,
 }
 
 void dispatch(process.argv.slice(2), seaHost)

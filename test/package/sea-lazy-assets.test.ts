@@ -1,15 +1,17 @@
 // The standalone executable's ink views (watch, simulate on a terminal) are the asset views.cjs
 // (src/entry/sea-views.ts, built by scripts/package.mjs as CommonJS with ink's DEV-only top-level
-// awaits cut and yoga-layout's WebAssembly loaded before a view), not part of its main module,
-// so that `--help` does not deserialise ink, React and yoga at every start (docs/design.md
-// "Startup"). Here: simulate's view on a pseudo-terminal (util-linux `script`) draws what the npm
-// install draws, from the asset with its code cache, and the main module holds no ink.
+// awaits cut and yoga-layout's WebAssembly loaded before a view), and shell completion the
+// asset complete.cjs (src/entry/complete.ts with the snapshot reader and the kubeconfig's YAML),
+// not parts of its main module, so that `--help` does not deserialise their code at every
+// start (docs/design.md "Startup"). Here: simulate's view on a pseudo-terminal (util-linux
+// `script`) draws what the npm install draws, completion prints what the npm install prints,
+// each from its asset with its code cache, and the main module holds neither.
 import {spawnSync} from 'node:child_process'
 import {existsSync, mkdtempSync, readFileSync, rmSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {archivePath, CODE_CACHE_DEBUG, codeCacheVerdicts, EXAMPLE, HOST, ROOT} from './artifacts.js'
+import {archivePath, CODE_CACHE_DEBUG, codeCacheVerdicts, EXAMPLE, HOST, ROOT, run} from './artifacts.js'
 
 const hasScript = spawnSync('script', ['--version'], {encoding: 'utf8'}).status === 0
 const sh = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`
@@ -57,13 +59,26 @@ describe.skipIf(!hasScript)('the standalone executable on a terminal: the ink vi
   })
 })
 
+describe('the standalone executable: completion', () => {
+  it('prints what the npm install prints, from the complete.cjs asset with its code cache', () => {
+    const args = ['__complete', 'explain', '-n', 'shop', '--from-file', EXAMPLE, 'c']
+    const npm = run(process.execPath, [join(ROOT, 'bin', 'kubectl-topology.js'), ...args])
+    expect(npm.stdout).toBe('cart\ncatalog\ncheckout\n:4\n')
+    const standalone = run(sea, args, {env: {...process.env, ...CODE_CACHE_DEBUG}})
+    expect(standalone.code, standalone.stderr).toBe(0)
+    expect(standalone.stdout).toBe(npm.stdout)
+    expect(codeCacheVerdicts(standalone.stderr)).toEqual({main: 'accepted', 'complete.cjs': 'accepted'})
+  })
+})
+
 describe('the standalone executable main module', () => {
-  it('holds neither ink, React, yoga nor a view (they are the views.cjs asset)', () => {
+  it('holds neither ink, React, yoga, a view (the views.cjs asset) nor the snapshot reader and YAML (complete.cjs)', () => {
     // The esbuild metafile scripts/package.mjs writes beside the main module it embedded.
     const meta = join(ROOT, '.cache', 'sea-build', 'kubectl-topology.mjs.meta.json')
     expect(existsSync(meta), `${meta}: run \`npm run package\` first`).toBe(true)
     const inputs = Object.keys((JSON.parse(readFileSync(meta, 'utf8')) as {inputs: Record<string, unknown>}).inputs)
     expect(inputs.some((f) => f.startsWith('src/entry/dispatch.ts'))).toBe(true)
     expect(inputs.filter((f) => /node_modules\/(ink|react|react-reconciler|yoga-layout)\/|src\/render\/[\w-]+-view\.tsx$/.test(f))).toEqual([])
+    expect(inputs.filter((f) => /node_modules\/(yaml|js-yaml)\/|src\/cluster\/snapshot\/|src\/entry\/complete\.ts$/.test(f))).toEqual([])
   })
 })
