@@ -57,6 +57,12 @@ describe.skipIf(!hasScript)('the standalone executable on a terminal: the ink vi
     expect(debug.code, debug.out).toBe(0)
     expect(codeCacheVerdicts(debug.out)).toEqual({main: 'accepted', 'app.cjs': 'accepted', 'views.cjs': 'accepted'})
   })
+  it("DEV=true changes nothing: ink's devtools and package.json reads are cut from the asset", () => {
+    // (The main module's ink read a package.json that is not there and printed a warning with a stack trace.)
+    const dev = inTerminal([sea, ...ARGS], {DEV: 'true'})
+    expect(dev.code, dev.out).toBe(0)
+    expect(dev.out).toBe(inTerminal([sea, ...ARGS]).out)
+  })
 })
 
 describe('the standalone executable: completion', () => {
