@@ -22,6 +22,7 @@ import {build} from 'esbuild'
 import {BUNDLES, HOST, ROOT_HELP_FILE, VIEWS} from '../src/entry/bundles.ts'
 import {k8sExportNames, replaceK8s} from './esbuild-k8s.mjs'
 import {oclifEdits} from './esbuild-oclif.mjs'
+import {inkWithoutDev} from './esbuild-views.mjs'
 
 const root = fileURLToPath(new URL('..', import.meta.url))
 const dist = path.join(root, 'dist')
@@ -92,9 +93,8 @@ const main = await build({
   jsx: 'automatic',
   chunkNames: 'chunks/[name]-[hash]',
   define: {APP_HASH: JSON.stringify(appHash)},
-  // ink loads react-devtools-core only when DEV=true.
-  external: ['react-devtools-core'],
-  plugins: [k8sFromCjs],
+  // ink's DEV-only blocks (react-devtools-core, its package.json) are cut: scripts/esbuild-views.mjs.
+  plugins: [k8sFromCjs, inkWithoutDev],
   // CommonJS dependencies of ink call require() for node built-ins.
   banner: {js: "import {createRequire as __topologyCreateRequire} from 'node:module';const require=__topologyCreateRequire(import.meta.url);"},
 })

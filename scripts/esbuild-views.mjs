@@ -58,13 +58,29 @@ export async function loadYogaOnce() {
 }
 `
 
+const INK_RECONCILER = /[\\/]node_modules[\\/]ink[\\/]build[\\/]reconciler\.js$/
+const inkWithoutDevBlocks = async (a) => {
+  const {readFile} = await import('node:fs/promises')
+  return {contents: inkReconcilerSource(await readFile(a.path, 'utf8'), a.path), loader: 'js'}
+}
+
+/**
+ * ink's reconciler without its DEV-only blocks, for the npm install's views chunk as well
+ * (scripts/build.mjs): there, with DEV=true, ink read a package.json that a bundle does not
+ * have and printed a warning with a stack trace on the view (docs/errors: no stack trace
+ * unless --debug), and looked for react-devtools-core, which is not a dependency.
+ */
+export const inkWithoutDev = {
+  name: 'ink-without-dev',
+  setup(b) {
+    b.onLoad({filter: INK_RECONCILER}, inkWithoutDevBlocks)
+  },
+}
+
 export const viewsForCommonJs = {
   name: 'views-for-commonjs',
   setup(b) {
-    b.onLoad({filter: /[\\/]node_modules[\\/]ink[\\/]build[\\/]reconciler\.js$/}, async (a) => {
-      const {readFile} = await import('node:fs/promises')
-      return {contents: inkReconcilerSource(await readFile(a.path, 'utf8'), a.path), loader: 'js'}
-    })
+    b.onLoad({filter: INK_RECONCILER}, inkWithoutDevBlocks)
     // ink's `import Yoga from 'yoga-layout'` and sea-views.ts's `sea:yoga`: one module.
     b.onResolve({filter: /^(yoga-layout|sea:yoga)$/}, () => ({path: 'yoga', namespace: 'sea-yoga'}))
     b.onLoad({filter: /.*/, namespace: 'sea-yoga'}, () => ({contents: YOGA_SHIM, loader: 'js', resolveDir: import.meta.dirname}))

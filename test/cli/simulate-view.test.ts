@@ -58,6 +58,13 @@ describe.skipIf(!hasScript)('simulate on a terminal: the ink view', () => {
     expect(out).not.toMatch(/\x1b/)
     for (const l of out.trimEnd().split('\n')) expect([...l].length, l).toBeLessThanOrEqual(80)
   })
+  it("DEV=true changes nothing: ink's DEV-only blocks are cut from the bundle (scripts/esbuild-views.mjs inkWithoutDev)", () => {
+    // (ink read a package.json the bundle does not have and printed a warning with a stack trace above the view.)
+    const dev = inTerminal(ARGS, {env: {NO_COLOR: '1', DEV: 'true'}})
+    expect(dev.code).toBe(0)
+    expect(dev.stdout).not.toContain('package.json')
+    expect(dev.stdout).toBe(inTerminal(ARGS, {env: {NO_COLOR: '1'}}).stdout)
+  })
   it('colours on a colour terminal; --color never takes them away', () => {
     expect(inTerminal(ARGS).stdout).toMatch(/\x1b\[32m█+/)
     expect(inTerminal([...ARGS, '--color', 'never']).stdout).not.toMatch(/\x1b/)
