@@ -92,10 +92,10 @@ export function continueOf(head: string): string | undefined {
   return m?.[1]
 }
 
-interface Request<R> {
+/** A page's request, as its head watch knows it (not its answer: see send). */
+interface Request {
   /** The continue token it was sent with (undefined: the first page). */
   cont: string | undefined
-  res: Promise<R>
   controller: AbortController
   /** Its answer's next token, once its head said one. */
   next?: string
@@ -108,7 +108,7 @@ interface Request<R> {
  * when the page before named it early. close() aborts what was asked ahead and not taken.
  */
 export class PageAhead<R> {
-  private ahead: Request<R> | undefined
+  private ahead: {req: Request; res: Promise<R>} | undefined
   private readonly sent = new Set<string>()
   private count = 0
 
@@ -119,40 +119,39 @@ export class PageAhead<R> {
   ) {}
 
   fetch(cont: string | undefined): Promise<R> {
-    let req = this.ahead
+    const ahead = this.ahead
     this.ahead = undefined
-    if (req !== undefined && req.cont !== cont) {
-      req.controller.abort()
-      req = undefined
+    if (ahead === undefined || ahead.req.cont !== cont) {
+      ahead?.req.controller.abort()
+      return this.send(cont, true).res
     }
-    if (req === undefined) req = this.send(cont, true)
-    else {
-      req.taken = true
-      if (req.next !== undefined) this.askAhead(req.next)
-    }
-    return req.res
+    ahead.req.taken = true
+    if (ahead.req.next !== undefined) this.askAhead(ahead.req.next)
+    return ahead.res
   }
 
   close(): void {
-    this.ahead?.controller.abort()
+    this.ahead?.req.controller.abort()
     this.ahead = undefined
   }
 
-  private send(cont: string | undefined, taken: boolean): Request<R> {
+  private send(cont: string | undefined, taken: boolean): {req: Request; res: Promise<R>} {
     const controller = new AbortController()
     if (cont !== undefined) this.sent.add(cont)
     this.count++
-    const req: Request<R> = {cont, controller, taken, res: undefined as never}
+    const req: Request = {cont, controller, taken}
+    // The watch reaches req, not the answer: a connection opened by this request keeps the
+    // async context it was made in (and so the watch) for its life, and must not keep a page.
     const onHead = (head: string) => {
       const next = continueOf(head)
       if (next === undefined || controller.signal.aborted) return
       req.next = next
       if (req.taken) this.askAhead(next)
     }
-    req.res = listHead.run({onHead, signal: controller.signal}, () => this.call(cont))
+    const res = listHead.run({onHead, signal: controller.signal}, () => this.call(cont))
     // A page asked ahead may never be taken: its failure is nobody's (the taker awaits res itself).
-    req.res.catch(() => {})
-    return req
+    res.catch(() => {})
+    return {req, res}
   }
 
   private askAhead(next: string): void {
