@@ -5,7 +5,7 @@
 // pinned Node) and the standalone executable.
 //
 //   npm run build && npm run package     # (once) dist/ and the executable
-//   node bench/startup.mjs [--runs 15] [--sea PATH] [--kubectl]
+//   node bench/startup.mjs [--runs 15] [--sea PATH] [--kubectl] [--snapshot-probe]
 //
 // Every run is a new process ("cold" start of the program; the OS file cache is warm,
 // as it is for a user's second command). --kubectl also measures the same commands
@@ -16,8 +16,13 @@
 // uses the wall-clock ratio (the median over rounds of command/baseline in the same round);
 // the CPU ratio (user+sys, the same way) is printed too, as it is steadier when other work
 // shares the machine.
+//
+// --snapshot-probe also measures what a V8 startup snapshot of the program would give the
+// standalone executable (issue 23; docs/design.md "Startup" has the figures and why the
+// executable does not use one): single executable applications of this Node with
+// `useSnapshot`, built in a temporary directory from dist/app.cjs (see snapshotProbe below).
 import {spawnSync} from 'node:child_process'
-import {existsSync, mkdtempSync, rmSync, symlinkSync} from 'node:fs'
+import {existsSync, mkdtempSync, rmSync, symlinkSync, writeFileSync} from 'node:fs'
 import {loadavg, tmpdir} from 'node:os'
 import {join, resolve} from 'node:path'
 import {interleavedRounds, line, median, paired} from './rounds.mjs'
@@ -33,6 +38,7 @@ const NODE = process.execPath
 const SEA = resolve(ROOT, opt('--sea', '.cache/sea-build/linux-amd64/kubectl-topology'))
 const EXAMPLE = 'examples/three-zones.yaml'
 const THROUGH_KUBECTL = args.includes('--kubectl')
+const SNAPSHOT_PROBE = args.includes('--snapshot-probe')
 
 if (!existsSync(join(ROOT, 'dist', 'app.cjs'))) throw new Error('dist/app.cjs is missing: run `npm run build`')
 const hasSea = existsSync(SEA)
@@ -50,6 +56,76 @@ cases.push({name: 'npm: explain --from-file', argv: [NODE, bin, ...EXPLAIN], tar
 if (hasSea) {
   cases.push({name: 'standalone: --help', argv: [SEA, ...HELP], target: 1.2})
   cases.push({name: 'standalone: explain --from-file', argv: [SEA, ...EXPLAIN], target: 2})
+}
+/**
+ * The main script of a probe executable built with `useSnapshot` (Node runs it once at build
+ * time with --build-snapshot; it may require built-ins only). It loads dist/app.cjs as
+ * src/entry/app-loader.ts does, runs `explain` once on the example with stdout muted, so that
+ * the functions a command runs have bytecode in the snapshot, and sets the function each
+ * start runs: the command on its command line (the first argument is the executable again).
+ * It is a measurement, not the product: no dispatch, help, completion, client-node or views.
+ */
+const probeMain = (root) => `'use strict'
+const {readFileSync} = require('node:fs')
+const {Script} = require('node:vm')
+const v8 = require('node:v8')
+const ROOT = ${JSON.stringify(root)}
+const file = ROOT + '/dist/app.cjs'
+const code = readFileSync(file, 'utf8')
+const script = new Script('(function (exports, require, module, __filename, __dirname) {' + code + '\\n})', {filename: file})
+const module = {exports: {}}
+script.runInThisContext()(module.exports, require, module, file, ROOT + '/dist')
+const app = module.exports
+const pkg = JSON.parse(readFileSync(ROOT + '/package.json', 'utf8'))
+const manifest = JSON.parse(readFileSync(ROOT + '/oclif.manifest.json', 'utf8'))
+const pjson = {name: pkg.name, version: pkg.version, description: pkg.description, type: 'module', oclif: pkg.oclif}
+const host = {root: ROOT, pjson, manifest: () => manifest, runner: () => Promise.reject(new Error('not in the probe'))}
+async function warm() {
+  const write = process.stdout.write
+  process.stdout.write = () => true
+  await app.runCommand('explain', ['-A', '--from-file', ROOT + '/${EXAMPLE}'], host, manifest)
+  process.stdout.write = write
+  process.exitCode = undefined
+}
+warm()
+v8.startupSnapshot.setDeserializeMainFunction(() => {
+  const [id, ...argv] = process.argv.slice(2)
+  app.runCommand(id, argv, host, manifest)
+})
+`
+
+/**
+ * Three probe executables in `dir`, each this Node (not stripped: its debug sections are
+ * never read at run time) with an empty snapshot (what a snapshot costs before any program),
+ * the program's snapshot with the flags of the shipped executable, or the same with V8's
+ * optimising compilers off too (in the snapshot they cost a short run more than they give it).
+ */
+function snapshotProbe(dir) {
+  writeFileSync(join(dir, 'empty.cjs'), "require('node:v8').startupSnapshot.setDeserializeMainFunction(() => {})\n")
+  writeFileSync(join(dir, 'program.cjs'), probeMain(ROOT))
+  const made = {}
+  for (const [name, main, execArgv] of [
+    ['empty', 'empty.cjs', []],
+    ['program', 'program.cjs', ['--min-semi-space-size=16']],
+    ['program-no-opt', 'program.cjs', ['--min-semi-space-size=16', '--no-opt', '--no-maglev']],
+  ]) {
+    const config = join(dir, `${name}.json`)
+    const output = join(dir, name)
+    writeFileSync(config, JSON.stringify({main: join(dir, main), executable: NODE, output, disableExperimentalSEAWarning: true, useSnapshot: true, useCodeCache: false, execArgv}))
+    const r = spawnSync(NODE, ['--build-sea', config], {cwd: ROOT, encoding: 'utf8'})
+    if (r.status !== 0) throw new Error(`--snapshot-probe: building ${name} failed: ${r.stderr}`)
+    made[name] = output
+  }
+  return made
+}
+
+let probeDir
+if (SNAPSHOT_PROBE) {
+  probeDir = mkdtempSync(join(tmpdir(), 'bench-snapshot-probe-'))
+  const probe = snapshotProbe(probeDir)
+  cases.push({name: 'probe: empty snapshot executable', argv: [probe.empty], info: true})
+  cases.push({name: 'probe: snapshot explain (executable flags)', argv: [probe.program, ...EXPLAIN], info: true})
+  cases.push({name: 'probe: snapshot explain (+ --no-opt --no-maglev)', argv: [probe['program-no-opt'], ...EXPLAIN], info: true})
 }
 let pathDir
 if (THROUGH_KUBECTL) {
@@ -95,6 +171,7 @@ const rows = cases.map((c, i) => {
   return {c, med: median(s.wall), min: Math.min(...s.wall), ratio: paired(s.wall, base.wall), cpu: median(s.cpu), cpuRatio: paired(s.cpu, base.cpu), rss: peakRssKb(c.argv)}
 })
 if (pathDir) rmSync(pathDir, {recursive: true, force: true})
+if (probeDir) rmSync(probeDir, {recursive: true, force: true})
 rmSync(compileCache, {recursive: true, force: true})
 
 const ms = (s) => `${(s * 1000).toFixed(0)} ms`

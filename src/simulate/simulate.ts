@@ -19,14 +19,14 @@
 import {topologyDecisionFromHints} from '../upstream/kube-proxy/topology.js'
 import {proxyEndpointsFromSlices} from '../upstream/kube-proxy/endpointslicecache.js'
 import type {ProxyEndpoint} from '../upstream/kube-proxy/endpoint.js'
-import {measure, scoreOf, type Consumer, type MeasureGroup, type Measures, type ScoreParts} from './measure.js'
+import {measure, scoreOf, type Consumer, type MeasureGroup, type Measures} from './measure.js'
 import {predictHints} from '../upstream/endpointslice/reconciler.js'
 import {serviceView, type ServiceView, type SimNode} from './strategies/cluster.js'
 import {local} from './strategies/local.js'
 import {localOpt} from './strategies/local-opt.js'
 import {localShared} from './strategies/local-shared.js'
 import {localWeighted} from './strategies/local-weighted.js'
-import {localWithPadding, type SubsettingMode} from './strategies/padding.js'
+import {localWithPadding} from './strategies/padding.js'
 import {random} from './strategies/random.js'
 import {regionFromShares, type Allocation, type Region} from './strategies/region.js'
 import {topologyKeysReach, type TopologyKeysResult} from './strategies/topology-keys.js'
@@ -36,6 +36,19 @@ import {acceptedTrafficDistributions, features as featuresFor} from '../upstream
 
 import {isResearch, KEP2004_STRATEGIES, RESEARCH_STRATEGIES, type Kep2004Strategy, type StrategyName} from './names.js'
 export {KEP2004_STRATEGIES, type Kep2004Strategy, type StrategyName}
+import {
+  DEFAULT_TOPOLOGY_KEYS,
+  SimulateInputError,
+  type ClientRoute,
+  type GroupResult,
+  type ServiceSimulation,
+  type SimulateOptions,
+  type StrategyResult,
+  type TrafficModel,
+  type ZoneResult,
+} from './simulate-types.js'
+export {DEFAULT_TOPOLOGY_KEYS, SimulateInputError} from './simulate-types.js'
+export type {RolloutStepResult, ServiceSimulation, SimulateOptions, StrategyResult, ZoneDisruption, ZoneResult} from './simulate-types.js'
 
 /**
  * The strategies scored when none are named: what a Service at this Kubernetes version can be set
@@ -57,111 +70,6 @@ function strategiesFor(opts: Pick<SimulateOptions, 'strategies' | 'research' | '
   if (opts.research === true) out.push(...RESEARCH_STRATEGIES.filter((s) => s !== 'topology-keys'))
   if (opts.topologyKeys !== undefined) out.push('topology-keys')
   return out
-}
-
-export const TRAFFIC_MODELS = ['cpu', 'nodes', 'uniform'] as const
-export type TrafficModel = (typeof TRAFFIC_MODELS)[number]
-
-export const DEFAULT_TOPOLOGY_KEYS = ['kubernetes.io/hostname', 'topology.kubernetes.io/zone', '*']
-
-export interface SimulateOptions {
-  /** the strategies to score (default: strategiesFor) */
-  strategies?: readonly StrategyName[]
-  /** with the default set: add KEP-2004's research strategies */
-  research?: boolean
-  trafficModel?: TrafficModel
-  /** explicit traffic share per zone (normalised); overrides the model */
-  traffic?: Record<string, number>
-  kubeVersion?: string
-  topologyKeys?: readonly string[]
-  /** topology-keys: list each client node's route (StrategyResult.clients) */
-  perNode?: boolean
-  /** KEP-2004 padding for `local`: the previous subsetting mode (unset: the tool's stateless rule) */
-  previousMode?: SubsettingMode
-  padding?: number
-  /**
-   * --traffic names a zone that has neither a node nor a ready endpoint: an error (a typo),
-   * unless this is set (rollout steps, where a zone can lose every ready endpoint for a while
-   * and, with Nodes unreadable, is then known only from --traffic): the zone keeps its share.
-   */
-  trafficZonesKnown?: boolean
-}
-
-export class SimulateInputError extends Error {}
-
-export interface ZoneResult {
-  zone: string
-  /** share of all traffic that originates in this zone */
-  trafficShare: number
-  /** share of this zone's traffic served by endpoints in the zone */
-  inZoneTraffic: number
-  /** endpoints running in this zone (ready) */
-  localEndpoints: number
-  /** endpoints this zone's clients may send to, by the zone they run in */
-  serves: Record<string, number>
-  /** share of all traffic received by endpoints running in this zone */
-  load: number
-  /** largest overload of an endpoint running in this zone (null: none) */
-  maxOverload: number | null
-  /** kube-proxy in this zone routes cluster-wide although topology is configured */
-  fallback: boolean
-  reason: string | null
-  /** clients of this zone that get no endpoint at all (topology-keys without "*") */
-  nodesWithoutBackends: string[]
-}
-
-export interface GroupResult {
-  label: string
-  endpoints: Record<string, number>
-  consumers: Record<string, number>
-}
-
-export interface StrategyResult {
-  strategy: StrategyName
-  /** KEP-2004 / KEP-536 research: no cluster setting produces this strategy */
-  research: boolean
-  valid: boolean
-  /** 0..100 (the tool's score can go below 0 when overload exceeds 100%); null when invalid */
-  score: number | null
-  scoreParts: ScoreParts | null
-  inZoneTraffic: number
-  maxOverload: number
-  meanOverload: number
-  sdOverload: number
-  endpointSlices: number
-  baselineSlices: number
-  fallbackZones: string[]
-  /** why the strategy did not apply as intended (hints refused, KEP-2004 downgrade, ...) */
-  fallback: string | null
-  unservedTraffic: number
-  unassignedEndpoints: number
-  zones: ZoneResult[]
-  groups?: GroupResult[]
-  /** topology-keys with --per-node: each client node, the key that matched and the endpoints (addresses) it routes to */
-  clients?: ClientRoute[]
-}
-
-export interface ClientRoute {
-  node: string
-  zone: string
-  /** the key that gave the endpoints ("*" included); null: none did, the node has no backends */
-  matchedKey: string | null
-  endpoints: string[]
-}
-
-export interface SimulationInput {
-  zones: string[]
-  trafficShare: Record<string, number>
-  readyEndpoints: number
-  endpointsByZone: Record<string, number>
-}
-
-export interface ServiceSimulation {
-  namespace: string
-  name: string
-  addressType: string
-  input: SimulationInput
-  strategies: StrategyResult[]
 }
 
 // ---- traffic --------------------------------------------------------------------------------
@@ -523,101 +431,4 @@ export function rank(results: readonly StrategyResult[]): StrategyResult[] {
       return sb - sa || a.i - b.i
     })
     .map((x) => x.r)
-}
-
-// ---- what-if views ---------------------------------------------------------------------------------
-
-export interface RolloutStepResult {
-  step: number
-  action: string
-  oldPods: number
-  newReady: number
-  newNotReady: number
-  readyByZone: Record<string, number>
-  /** Auto: whether the controller keeps hints at this step, and why not */
-  hints: 'hold' | 'refused'
-  hintsReason: string | null
-  strategies: {strategy: StrategyName; inZoneTraffic: number; maxOverload: number; fallbackZones: string[]; score: number | null}[]
-}
-
-export function evaluateSteps(
-  steps: readonly {step: number; action: string; oldPods: number; newReady: number; newNotReady: number; state: ClusterState}[],
-  svc: Service,
-  opts: SimulateOptions,
-): RolloutStepResult[] {
-  const wanted = opts.strategies ?? ['Auto']
-  const strategies: StrategyName[] = wanted.includes('Auto') ? [...wanted] : ['Auto', ...wanted]
-  return steps.map((s) => {
-    const sim = simulateService(s.state, svc, {...opts, strategies, trafficZonesKnown: true})
-    const auto = sim.strategies.find((r) => r.strategy === 'Auto') as StrategyResult
-    return {
-      step: s.step,
-      action: s.action,
-      oldPods: s.oldPods,
-      newReady: s.newReady,
-      newNotReady: s.newNotReady,
-      readyByZone: sim.input.endpointsByZone,
-      hints: auto.fallback === null ? 'hold' : 'refused',
-      hintsReason: auto.fallback,
-      strategies: sim.strategies
-        .filter((r) => wanted.includes(r.strategy))
-        .map((r) => ({strategy: r.strategy, inZoneTraffic: r.inZoneTraffic, maxOverload: r.maxOverload, fallbackZones: r.fallbackZones, score: r.score})),
-    }
-  })
-}
-
-export interface ZoneDisruption {
-  zone: string
-  readyEndpoints: number
-  /** pods the zone can lose while Auto keeps hints (null: hints are not held even now) */
-  canLoseBeforeHintsDrop: number | null
-  /** pods the zone can lose and still have a local endpoint */
-  canLoseBeforeNoLocalEndpoint: number
-  /** pods the zone can lose before the named strategy falls back somewhere (null: it already does) */
-  canLoseBeforeFallback: number | null
-  strategy: StrategyName
-}
-
-/**
- * Per zone, remove that zone's ready endpoints one at a time (from the node with the most) and
- * find the first loss that makes hints drop / a zone fall back.
- */
-export function disruption(
-  state: ClusterState,
-  svc: Service,
-  opts: SimulateOptions,
-  strategy: StrategyName,
-  remove: (s: ClusterState, zone: string) => ClusterState,
-): ZoneDisruption[] {
-  const base = simulateService(state, svc, {...opts, strategies: ['Auto', strategy]})
-  const out: ZoneDisruption[] = []
-  const holds = (sim: ServiceSimulation) => ({
-    hints: (sim.strategies[0] as StrategyResult).fallback === null,
-    strat:
-      (sim.strategies[strategy === 'Auto' ? 0 : 1] as StrategyResult).fallbackZones.length === 0 &&
-      (sim.strategies[strategy === 'Auto' ? 0 : 1] as StrategyResult).fallback === null,
-  })
-  const now = holds(base)
-  for (const zone of base.input.zones) {
-    if (zone === '') continue
-    const n = base.input.endpointsByZone[zone] ?? 0
-    let hintsAt: number | null = now.hints ? n : null
-    let stratAt: number | null = now.strat ? n : null
-    let cur = state
-    for (let k = 1; k <= n && (hintsAt === n || stratAt === n); k++) {
-      cur = remove(cur, zone)
-      const h = holds(simulateService(cur, svc, {...opts, strategies: ['Auto', strategy]}))
-      if (hintsAt === n && !h.hints) hintsAt = k - 1
-      if (stratAt === n && !h.strat) stratAt = k - 1
-    }
-    out.push({
-      zone,
-      readyEndpoints: n,
-      canLoseBeforeHintsDrop: hintsAt,
-      canLoseBeforeNoLocalEndpoint: Math.max(0, n - 1),
-      canLoseBeforeFallback: stratAt,
-      strategy,
-    })
-  }
-  return out
 }

@@ -2,7 +2,7 @@
 // rollout steps they drive (src/simulate/rollout.ts rollout()).
 import {describe, expect, it} from 'vitest'
 import {rowToClusterState} from '../../src/simulate/dataset-run.js'
-import {evaluateSteps} from '../../src/simulate/simulate.js'
+import {evaluateSteps} from '../../src/simulate/whatif-steps.js'
 import type {Deployment, StatefulSet} from '../../src/upstream/api/types.js'
 import type {ClusterState} from '../../src/state/cluster-state.js'
 import {rollout} from '../../src/simulate/rollout.js'
