@@ -82,6 +82,13 @@ const median = (xs) => {
 }
 
 await createLoad()
+const loadAverage = () =>
+  os
+    .loadavg()
+    .map((x) => x.toFixed(1))
+    .join(' ')
+// The machine's load decides the ratios as much as the builds do: said at both ends.
+const loadAtStart = loadAverage()
 process.stderr.write(`measuring: ${RUNS} runs each after 1 warm-up, round-robin\n`)
 const results = cases.map(() => [])
 for (let round = -1; round < RUNS; round++) {
@@ -115,9 +122,4 @@ for (const r of rows.slice(2)) {
     `${r.case}: ${okWall ? 'meets' : 'MISSES'} the wall-time target (<= 2x the raw fetch floor: ${r.xfloor.toFixed(2)}x; ${r.ratio.toFixed(2)}x kubectl get), ${okRss ? 'meets' : 'MISSES'} the RSS target (<= 200 MB: ${r.rss.toFixed(0)} MB)`,
   )
 }
-console.log(
-  `load average (1, 5, 15 min) at the end: ${os
-    .loadavg()
-    .map((x) => x.toFixed(1))
-    .join(' ')}`,
-)
+console.log(`load average (1, 5, 15 min) at the start: ${loadAtStart}; at the end: ${loadAverage()}`)

@@ -81,9 +81,11 @@ const k8sFromCjs = replaceK8s(
   'k8s-cjs',
   `import {createRequire} from 'node:module'\nexport const {${k8sNames.join(', ')}} = createRequire(import.meta.url)('../${BUNDLES.k8s.file}')\n`,
 )
-const appHash = createHash('sha256')
-  .update(readFileSync(path.join(tmp, BUNDLES.app.file)))
-  .digest('hex')
+const sha256 = (file) =>
+  createHash('sha256')
+    .update(readFileSync(path.join(tmp, file)))
+    .digest('hex')
+const appHash = sha256(BUNDLES.app.file)
 const main = await build({
   ...common,
   entryPoints: {[stem(BUNDLES.main.file)]: BUNDLES.main.source},
@@ -92,7 +94,7 @@ const main = await build({
   format: 'esm',
   jsx: 'automatic',
   chunkNames: 'chunks/[name]-[hash]',
-  define: {APP_HASH: JSON.stringify(appHash)},
+  define: {APP_HASH: JSON.stringify(appHash), K8S_HASH: JSON.stringify(sha256(BUNDLES.k8s.file))},
   // ink's DEV-only blocks (react-devtools-core, its package.json) are cut: scripts/esbuild-views.mjs.
   plugins: [k8sFromCjs, inkWithoutDev],
   // CommonJS dependencies of ink call require() for node built-ins.

@@ -11,6 +11,7 @@ import {clip, toCliError, type ErrorContext} from './errors.js'
 import type {KubeContext} from './kubeconfig.js'
 import type {Deployment, EndpointSlice, EventObject, HorizontalPodAutoscaler, Node, PodDisruptionBudget, Service, StatefulSet} from '../upstream/api/types.js'
 import {CliError, ExitCode} from '../errors.js'
+import {PageAhead} from './page-ahead.js'
 
 type K8s = typeof import('./k8s.js')
 type Obj = Record<string, unknown>
@@ -301,12 +302,16 @@ export class Client {
     return async (cont) => this.page(model, await call({limit: this.limit, _continue: cont}))
   }
 
-  /** Every item of a list, page by page; a failure is a CliError naming `what` ("list nodes"). */
+  /**
+   * Every item of a list, page by page, each page asked for as soon as the one before names it
+   * (page-ahead.ts); a failure is a CliError naming `what` ("list nodes").
+   */
   async list<T>(what: string, model: Model<T>, call: PageCall): Promise<T[]> {
     const out: T[] = []
+    const pages = new PageAhead((cont) => call({limit: this.limit, _continue: cont}), MAX_LIST_PAGES)
     try {
       await forEachPage(
-        this.pager(model, call),
+        async (cont) => this.page(model, await pages.fetch(cont)),
         (p) => {
           for (const item of p.items) out.push(item)
         },
@@ -315,6 +320,8 @@ export class Client {
       )
     } catch (e) {
       throw this.fail(e, what)
+    } finally {
+      pages.close()
     }
     return out
   }

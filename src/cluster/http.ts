@@ -27,6 +27,7 @@
 import {createHash} from 'node:crypto'
 import {Readable} from 'node:stream'
 import type {KubeConfig} from '@kubernetes/client-node'
+import {listHead, tapHead} from './page-ahead.js'
 import {type ProxySetting, proxyDispatcher} from './proxy.js'
 
 type K8s = typeof import('./k8s.js')
@@ -225,13 +226,17 @@ export function installTransport(
 
   const httpApi = k8s.wrapHttpLibrary({
     async send(rc) {
-      const signal = rc.getSignal() ?? undefined
+      const timeout = rc.getSignal() ?? undefined
+      // A list's page asked ahead (page-ahead.ts): told of the answer's head, ended by its own signal.
+      const watch = listHead.getStore()
+      const signal = watch === undefined ? timeout : timeout === undefined ? watch.signal : AbortSignal.any([timeout, watch.signal])
       const body = rc.getBody()
       const dispatcher = (rc.getDispatcher() as Dispatcher | undefined) ?? fallback()
       const finish = begin(dispatcher)
       const shared = agents.has(dispatcher)
-      // The only signal here is --request-timeout's: it ends the request and retires the Agent.
-      signal?.addEventListener('abort', () => finish(true), {once: true})
+      // --request-timeout's signal ends the request and retires the Agent (a page asked ahead
+      // and not taken only ends its request).
+      timeout?.addEventListener('abort', () => finish(true), {once: true})
       let res: Awaited<ReturnType<K8s['undiciRequest']>>
       try {
         res = await raceSignal(
@@ -266,6 +271,7 @@ export function installTransport(
         throw new Error(`the answer's Content-Type is ${JSON.stringify(type.slice(0, 100))}, not application/json`)
       }
       const stream = res.body
+      if (watch !== undefined && res.statusCode >= 200 && res.statusCode < 300) tapHead(stream as never, watch.onHead)
       return new k8s.ResponseContext(res.statusCode, headers, {
         text: () => raceSignal(stream.text(), signal),
         binary: async () => Buffer.from(await raceSignal(stream.arrayBuffer(), signal)),
