@@ -70,7 +70,14 @@ export function tapHead(stream: {push: (chunk: unknown, encoding?: BufferEncodin
     return found || size >= HEAD_MAX
   }
   const state = stream._readableState
-  const buffered = state?.buffer === undefined ? [] : [...state.buffer].slice(state.bufferIndex ?? 0)
+  // Node's private state of a Readable (an array from bufferIndex on in Node 22+, a list before):
+  // of another shape, no page is asked ahead, and the stream is read as it is.
+  let buffered: unknown[]
+  try {
+    buffered = state?.buffer === undefined ? [] : [...state.buffer].slice(state.bufferIndex ?? 0)
+  } catch {
+    return
+  }
   for (const chunk of buffered) if (take(chunk)) return
   if (state?.ended) return
   stream.push = function (this: unknown, chunk: unknown, encoding?: BufferEncoding) {

@@ -69,6 +69,19 @@ describe('tapHead', () => {
     expect(read).toBe('{"kind":"List","metadata":{"continue":"a"},"items":[]}')
   })
 
+  it('a Readable whose private state is of another shape is left alone: no head, no error, read as before', async () => {
+    const s = body()
+    ;(s as unknown as {_readableState: {buffer: unknown}})._readableState.buffer = 42
+    const heads: string[] = []
+    expect(() => tapHead(s as never, (h) => heads.push(h))).not.toThrow()
+    ;(s as unknown as {_readableState: {buffer: unknown[]}})._readableState.buffer = []
+    s.push('{"metadata":{},"items":[]}')
+    s.push(null)
+    await flush()
+    expect(heads).toEqual([])
+    expect(Buffer.concat(await s.toArray()).toString()).toBe('{"metadata":{},"items":[]}')
+  })
+
   it('gives up after 64 KiB without "items":', async () => {
     const s = body()
     const heads: string[] = []
