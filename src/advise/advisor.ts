@@ -12,6 +12,7 @@ import type {Service} from '../upstream/api/types.js'
 import {acceptedTrafficDistributions, features as featuresFor} from '../upstream/features.js'
 import {kindOf, workloadsBehind, type WorkloadKind} from '../simulate/workload.js'
 import {currentModeOf, figuresWithMode, nowFigures, predictedFigures} from './evaluate.js'
+import {FiguresShare} from '../explain/figures-share.js'
 import {modeStep, scaleStep} from './commands.js'
 import {readyCount, statesOverRange, steadyState} from './placement.js'
 import {invalidName} from './shell.js'
@@ -101,8 +102,10 @@ export function adviseExplained(state: ClusterState, svc: Service, s: ServiceExp
   const ns = svc.metadata.namespace ?? 'default'
   const own = ownView(state, svc)
   const options: ModeOption[] = []
+  // What no mode changes (the live rows, the hint-cleared slices) is computed once for all of them.
+  const share = new FiguresShare()
   for (const m of modes) {
-    const f = figuresWithMode(own, svc, m, opts)
+    const f = figuresWithMode(own, svc, m, opts, share)
     if (f !== null) options.push({mode: m, ...f, withinBound: withinBound(f.worstOverload, bound)})
   }
   const auto = options.find((o) => o.mode === 'Auto')

@@ -3,6 +3,7 @@
 // (apply/plan.ts desiredFields), so the figures are those of the Service the printed command
 // leaves behind.
 import {explain, type ServiceExplanation, type ZoneRow} from '../explain/report.js'
+import type {FiguresShare} from '../explain/figures-share.js'
 import {desiredFields, topologyFieldsOf, type ModeValue} from '../apply/plan.js'
 import {ANNOTATION_TOPOLOGY_AWARE_HINTS, ANNOTATION_TOPOLOGY_MODE} from '../upstream/api/types.js'
 import type {ClusterState} from '../state/cluster-state.js'
@@ -77,8 +78,12 @@ export function predictedFigures(s: ServiceExplanation): Figures {
   }
 }
 
-/** explain's figures for the Service in `state` with `mode` set, as after a fresh sync (every slice rewritten). */
-export function figuresWithMode(state: ClusterState, svc: Service, mode: TopologyMode, opts: AdviseOptions): Figures | null {
+/**
+ * explain's figures for the Service in `state` with `mode` set, as after a fresh sync (every slice
+ * rewritten). `share`: one per Service, passed to each of its modes (what no mode changes is
+ * computed once; src/explain/figures-share.ts).
+ */
+export function figuresWithMode(state: ClusterState, svc: Service, mode: TopologyMode, opts: AdviseOptions, share?: FiguresShare): Figures | null {
   const s = serviceWithMode(svc, mode)
   const services = state.services.map((x) => (x === svc ? s : x))
   if (!services.includes(s)) services.push(s)
@@ -87,6 +92,7 @@ export function figuresWithMode(state: ClusterState, svc: Service, mode: Topolog
     traffic: opts.traffic,
     prediction: 'fresh',
     figuresOnly: true,
+    ...(share ? {figuresShare: share} : {}),
     ...(opts.dataPlane ? {dataPlane: opts.dataPlane} : {}),
   })
   const first = report.services[0]

@@ -16,6 +16,7 @@ import type {DataPlaneReport} from '../dataplane/describe.js'
 import type {Recommendation} from '../advise/types.js'
 import type {MeasuredTraffic} from './measured.js'
 import type {SkewNotice} from './proxy-skew.js'
+import type {FiguresShare} from './figures-share.js'
 
 /** One Service's measured traffic and where it was read (explain/measured.ts). */
 export interface MeasuredTrafficInput extends MeasuredTraffic {
@@ -57,9 +58,20 @@ export interface ExplainOptions {
    * traffic estimate of the live slices are those of the predicted ones (so `traffic.*Live`,
    * each zone's `kubeProxy` and the findings read from them describe the predicted hints), nor
    * are AddHints' alternatives (the rows' `alternatives`, `controller.randomChoices`, the drift
-   * they excuse). Every other field is as without it. Not for a report anyone prints.
+   * they excuse), nor the controller's event under an unknown "hints populated" mark (the state
+   * stays the guess, `slicesToUpdate` empty). The endpoint rows and the zones' counts are those
+   * of the live slices with no prediction applied (each row's predicted hints are its live ones,
+   * so `assigned`, donations, drift and overloads are not the prediction's; the zones named only
+   * by predicted hints, which no node is in, have no row): the figures read only the rows'
+   * zones, readiness and addresses. Every other field is as without it. Not for a report
+   * anyone prints.
    */
   figuresOnly?: boolean
+  /**
+   * With figuresOnly: what the evaluations of one Service in several modes share (the live rows,
+   * fresh mode's hint-cleared slices), made once by the caller (src/explain/figures-share.ts).
+   */
+  figuresShare?: FiguresShare
   /**
    * The meshes and gateways read (src/dataplane/routes/): each Service gets `clientPaths`, the
    * paths that bypass the node data plane, and the report `routes`. Undefined: neither field.

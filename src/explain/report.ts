@@ -40,6 +40,7 @@ import {rowParts, Rows, type RowParts} from './rows.js'
 import {allocationFigures, controllerVerdict, NO_RANDOM_CHOICES} from './controller-verdict.js'
 import {proxyLists, zoneViews, type ClassViews} from './proxy-views.js'
 import {nodeRows} from './node-rows.js'
+import {liveRows} from './figures-share.js'
 
 // The report's types live in report-types.ts; callers import them, explain() and these from here.
 export type * from './report-types.js'
@@ -171,11 +172,16 @@ function explainService(input: ServiceInput): ServiceExplanation {
   // Without Nodes (RBAC) the CPU allocation cannot be computed: say so rather than predict
   // the controller's "Insufficient Node information" refusal, which the controller does not make.
   const unpredictable = !input.nodesReadable && mode.path === 'topology-mode-auto'
+  const figuresOnly = opts.figuresOnly === true
+  const share = figuresOnly ? opts.figuresShare : undefined
   if (managedByController && !unpredictable) {
-    // figuresOnly: the rows' alternatives and random choices are not read, so AddHints need not compute them.
-    const args = {service, slices: managedSlices, addressType, ratios, features: f, mode: predictionMode, ...(opts.figuresOnly ? {alternatives: false} : {})}
+    // figuresOnly: the rows' alternatives and random choices are not read, so AddHints need not
+    // compute them; nor the slices to update and the events, which only the mark's guess reads
+    // (hintsSet and the reason do not depend on the mark). A share gives fresh mode's cleared slices.
+    const only = figuresOnly ? {alternatives: false, changes: false, ...(share && predictionMode === 'fresh' ? {cleared: share.cleared(addressType, managedSlices)} : {})} : {}
+    const args = {service, slices: managedSlices, addressType, ratios, features: f, mode: predictionMode, ...only}
     prediction = predictHints({...args, populated: state.hintsPopulated})
-    if (state.inferredFrom === 'unknown') {
+    if (state.inferredFrom === 'unknown' && !figuresOnly) {
       // No Events read. Hints the next sync leaves as they are are the current path's (settledState);
       // else the mark is a guess, and the other guess's event is one the controller may record.
       const settled = settledState(mode.path, prediction.changedSliceNames.length === 0)
@@ -191,9 +197,15 @@ function explainService(input: ServiceInput): ServiceExplanation {
   const predictedSlices = slices.map((s) => predictedByName.get(s.metadata.name) ?? s)
 
   // Endpoint rows, and the per-zone counts, in one pass (readyCount is countReady(slices)).
-  const rows = new Rows(input.parts, slices)
+  // figuresOnly: those of the live slices, the same for every mode (ExplainOptions.figuresOnly).
   const alternatives = prediction?.hintsSet ? prediction.addHints?.alternatives : undefined
-  for (let i = 0; i < slices.length; i++) rows.addSlice(slices[i]!, predictedSlices[i]!, alternatives?.bySlice.get(slices[i]!.metadata.name))
+  let rows: Rows
+  if (share) rows = share.liveRows(addressType, slices, input.parts)
+  else if (figuresOnly) rows = liveRows(slices, input.parts)
+  else {
+    rows = new Rows(input.parts, slices)
+    for (let i = 0; i < slices.length; i++) rows.addSlice(slices[i]!, predictedSlices[i]!, alternatives?.bySlice.get(slices[i]!.metadata.name))
+  }
   const {endpoints, stats, rowZone, rowProxyReady, withAddress, readyCount, hinted, anyLiveHints, driftedRows, donatedCount, noZone, noZoneReady} = rows
 
   const controller = unpredictable

@@ -6,6 +6,8 @@ import {serviceWithMode} from '../../src/advise/evaluate.js'
 import {ownSlices, ownView} from '../../src/advise/view.js'
 import type {TopologyMode} from '../../src/advise/types.js'
 import {explain} from '../../src/explain/report.js'
+import {FiguresShare} from '../../src/explain/figures-share.js'
+import {rowParts} from '../../src/explain/rows.js'
 import {slicesOf} from '../../src/simulate/strategies/cluster.js'
 import type {EventObject, Service} from '../../src/upstream/api/types.js'
 import {nodesIn, service, slice, spread, state} from './builders.js'
@@ -86,7 +88,7 @@ describe('advisor: the Service own view', () => {
 })
 
 describe('explain: figuresOnly', () => {
-  it('leaves lint and advice empty, gives the live side as the predicted one, and every other field as without it', () => {
+  it('leaves lint and advice empty, gives the live side as the predicted one, the rows of the live slices, and every other field as without it', () => {
     // One zone: a single-zone lint error and advice on the plain report.
     const svc = service('web', {trafficDistribution: 'PreferSameZone', internalTrafficPolicy: 'Local'})
     const st = state(nodesIn(['z1']), [svc], [slice('web', spread({z1: 2}))])
@@ -98,14 +100,42 @@ describe('explain: figuresOnly', () => {
     // The live side is not computed: kube-proxy's verdicts and the traffic figures are the predicted ones.
     const t = full.traffic
     expect(full.zones.some((z) => JSON.stringify(z.kubeProxy) !== JSON.stringify(z.kubeProxyPredicted))).toBe(true)
+    // The endpoint rows and zone counts are the live slices' (no prediction applied: these have no
+    // hints, so nothing is assigned, no overload figure, no drift), and the slices to update are
+    // not computed.
     const liveAsPredicted = {
       ...full,
+      controller: {...full.controller, slicesToUpdate: []},
       traffic: {...t, inZoneShareLive: t.inZoneSharePredicted, maxEndpointOverloadLive: t.maxEndpointOverloadPredicted, worstZoneLive: t.worstZonePredicted},
-      zones: full.zones.map((z) => ({...z, kubeProxy: z.kubeProxyPredicted})),
+      zones: full.zones.map((z) => ({...z, kubeProxy: z.kubeProxyPredicted, assigned: z.liveHints, expectedOverload: null})),
+      endpoints: full.endpoints.map((e) => ({...e, predictedHints: e.liveHints, drift: false, donatedTo: null})),
+      totals: {...full.totals, assigned: full.totals.liveHints},
+      drift: {...full.drift, endpoints: 0},
       // The zone falls back on the predicted hints (Local traffic policy): the live-side finding says so.
-      findings: ['fallback', 'drift'],
+      findings: ['fallback'],
     }
+    expect(full.controller.slicesToUpdate).toEqual(['web-abc'])
+    expect(full.drift.endpoints).toBe(2)
     expect(full.findings).toEqual(['drift'])
     expect({...figures, lint: full.lint, advice: full.advice}).toStrictEqual(liveAsPredicted)
+  })
+})
+
+describe('FiguresShare', () => {
+  it('reuses an entry only for the same slice objects in the same order, per address type', () => {
+    const a = slice('web', spread({z1: 2}))
+    const b = slice('web', spread({z2: 1}))
+    const share = new FiguresShare()
+    const parts = rowParts()
+    const rows = share.liveRows('IPv4', [a, b], parts)
+    expect(share.liveRows('IPv4', [a, b], parts)).toBe(rows)
+    expect(share.liveRows('IPv4', [b, a], parts)).not.toBe(rows)
+    const cleared = share.cleared('IPv4', [a])
+    expect(share.cleared('IPv4', [a])).toBe(cleared)
+    expect(share.cleared('IPv4', [structuredClone(a)])).not.toBe(cleared)
+    expect(share.cleared('IPv6', [a])).not.toBe(cleared)
+    // The cleared copies are frozen: a hint writer that forgot to copy would throw.
+    expect(Object.isFrozen(cleared[0]!.endpoints![0])).toBe(true)
+    expect(a.endpoints!.some((e) => Object.isFrozen(e))).toBe(false)
   })
 })

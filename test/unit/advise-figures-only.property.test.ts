@@ -1,13 +1,19 @@
 // The advisor's per-mode figures (src/advise/evaluate.ts figuresWithMode) come from explain()
-// with `figuresOnly`, which skips what predictedFigures never reads (the lint and advice lists,
-// and the whole live side: kube-proxy's lists, zone views and traffic estimate of the live
-// slices). On random clusters (test/unit/explain-arbitrary.ts), for every Service, address type
-// and mode, and both predictions, predictedFigures of that report must be those of a full one.
+// with `figuresOnly`, which skips what predictedFigures never reads (the lint and advice lists;
+// the whole live side: kube-proxy's lists, zone views and traffic estimate of the live slices;
+// the slices to update and the events under a guessed mark; the predicted hints in the endpoint
+// rows, which are the live slices' alone) and with a FiguresShare reuses what no mode changes
+// (those rows, fresh mode's hint-cleared slices). On random clusters
+// (test/unit/explain-arbitrary.ts), for every Service, address type and mode, and both
+// predictions, predictedFigures of that report must be those of a full one: with no share, with
+// one share per Service (as the advisor passes it) and with one share for the whole cluster
+// (whose entries another Service's slices must not reuse).
 import fc from 'fast-check'
 import {describe, expect, it} from 'vitest'
 import {figuresWithMode, predictedFigures, serviceWithMode} from '../../src/advise/evaluate.js'
 import type {TopologyMode} from '../../src/advise/types.js'
 import {explain} from '../../src/explain/report.js'
+import {FiguresShare} from '../../src/explain/figures-share.js'
 import {clusterArb} from './explain-arbitrary.js'
 
 const RUNS = 150
@@ -25,20 +31,31 @@ describe('explain figuresOnly: the advisor reads the same figures as from a full
     fc.assert(
       fc.property(clusterArb, options, ({state}, o) => {
         const base = {kubeVersion: o.kubeVersion, prediction: o.prediction, ...(o.traffic ? {traffic: o.traffic} : {})}
+        const clusterShare = new FiguresShare()
         for (const svc of state.services) {
+          const share = new FiguresShare()
           for (const mode of MODES) {
             const s = serviceWithMode(svc, mode)
             const withMode = {...state, services: state.services.map((x) => (x === svc ? s : x))}
             const full = explain(withMode, [s], base).services
             const only = explain(withMode, [s], {...base, figuresOnly: true}).services
+            const shared = explain(withMode, [s], {...base, figuresOnly: true, figuresShare: share}).services
+            const acrossServices = explain(withMode, [s], {...base, figuresOnly: true, figuresShare: clusterShare}).services
             expect(only.length).toBe(full.length)
+            expect(shared.length).toBe(full.length)
+            expect(acrossServices.length).toBe(full.length)
             for (let i = 0; i < full.length; i++) {
-              expect(predictedFigures(only[i]!)).toEqual(predictedFigures(full[i]!))
+              const want = predictedFigures(full[i]!)
+              expect(predictedFigures(only[i]!)).toEqual(want)
+              expect(predictedFigures(shared[i]!)).toEqual(want)
+              expect(predictedFigures(acrossServices[i]!)).toEqual(want)
               compared++
             }
             if (o.prediction === 'fresh') {
               const first = full[0]
-              expect(figuresWithMode(state, svc, mode, base)).toEqual(first === undefined ? null : predictedFigures(first))
+              const want = first === undefined ? null : predictedFigures(first)
+              expect(figuresWithMode(state, svc, mode, base)).toEqual(want)
+              expect(figuresWithMode(state, svc, mode, base, share)).toEqual(want)
             }
           }
         }

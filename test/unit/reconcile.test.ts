@@ -1,5 +1,5 @@
 import {describe, expect, it} from 'vitest'
-import {predictHints, type PredictionMode} from '../../src/upstream/endpointslice/reconciler.js'
+import {clearedSlices, predictHints, type PredictionMode} from '../../src/upstream/endpointslice/reconciler.js'
 import {setNodes} from '../../src/upstream/endpointslice/topologycache/topologycache.js'
 import {
   ANNOTATION_TOPOLOGY_AWARE_HINTS as HINTS,
@@ -609,5 +609,62 @@ describe("predictHints 'fresh': the cleared copies", () => {
     ])
     out.endpoints!.forEach((e, i) => expect(e).not.toBe(eps[i]))
     expect(got.changedSliceNames).toEqual(['s1'])
+  })
+})
+
+describe("predictHints 'fresh' with the caller's cleared slices, and without the changed names", () => {
+  // The advisor's modes of one Service share one list of hint-cleared slices (frozen), and read
+  // only the predicted hints: every path must give what it gives without them, never write into
+  // them, and `changes: false` must leave only changedSliceNames empty.
+  const nodes = [node('a1', 'zone-a', '1'), node('a2', 'zone-a', '1'), node('b1', 'zone-b', '1')]
+  const ratios = setNodes(nodes).cpuRatiosByZone
+  const pods: Pod[] = [
+    {name: 'p1', ip: '10.0.0.1', node: 'a1', zone: 'zone-a'},
+    {name: 'p2', ip: '10.0.0.2', node: 'a2', zone: 'zone-a'},
+    {name: 'p3', ip: '10.0.0.3', node: 'b1', zone: 'zone-b'},
+    {name: 'p4', ip: '10.0.0.4', node: 'b1', zone: 'zone-b', ready: false},
+    {name: 'p5', ip: '10.0.0.5', node: 'b1', zone: 'zone-b'},
+  ]
+  // Live hints of another mode (node hints too), so that every path has something to change.
+  const slices = [withHints(mkSlice('s1', pods.slice(0, 3)), (ep) => ep.zone ?? undefined, true), withHints(mkSlice('s2', pods.slice(3)), () => 'zone-a')]
+  const deepFreeze = (s: EndpointSlice): EndpointSlice => {
+    for (const ep of s.endpoints ?? []) Object.freeze(ep)
+    Object.freeze(s.endpoints)
+    return Object.freeze(s)
+  }
+  const svcs: [string, Service][] = [
+    ['Auto', service({[MODE]: 'Auto'})],
+    ['PreferSameZone', service(undefined, 'PreferSameZone')],
+    ['PreferSameNode', service(undefined, 'PreferSameNode')],
+    ['none', service()],
+  ]
+  for (const [name, svc] of svcs) {
+    it(`${name}: the same prediction from frozen cleared slices, the input untouched`, () => {
+      const args = {service: svc, slices, addressType: 'IPv4' as const, ratios, features: features('1.36'), mode: 'fresh' as const}
+      const before = JSON.stringify(slices)
+      const want = predictHints(args)
+      const cleared = clearedSlices(slices).map(deepFreeze)
+      const got = predictHints({...args, cleared})
+      expect(JSON.stringify(got)).toBe(JSON.stringify(want))
+      expect(JSON.stringify(cleared)).toBe(JSON.stringify(clearedSlices(slices)))
+      expect(JSON.stringify(slices)).toBe(before)
+      expect(want.changedSliceNames).toContain('s2')
+      const quiet = predictHints({...args, cleared, changes: false})
+      expect(quiet.changedSliceNames).toEqual([])
+      expect(JSON.stringify({...quiet, changedSliceNames: want.changedSliceNames})).toBe(JSON.stringify(want))
+    })
+  }
+
+  it("none, fresh: every hint removed, the other keys kept in order (RemoveHintsFromSlices' result without its copy)", () => {
+    const got = predictHints({service: service(), slices, addressType: 'IPv4', ratios, features: features('1.36'), mode: 'fresh'})
+    expect(got.slices.flatMap((s) => s.endpoints!.map((e) => Object.keys(e).join(',')))).toEqual(Array(5).fill('addresses,conditions,nodeName,zone,targetRef'))
+    expect(got.writtenSliceNames).toEqual(['s1', 's2'])
+    expect(got.hintsSet).toBe(false)
+  })
+
+  it('refuses cleared slices that are not those of `slices`', () => {
+    const args = {service: service(), slices, addressType: 'IPv4' as const, ratios, features: features('1.36'), mode: 'fresh' as const}
+    expect(() => predictHints({...args, cleared: clearedSlices([slices[1]!, slices[0]!])})).toThrow(/cleared slices/)
+    expect(() => predictHints({...args, cleared: clearedSlices(slices.slice(1))})).toThrow(/cleared slices/)
   })
 })

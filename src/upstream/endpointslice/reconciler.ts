@@ -76,7 +76,7 @@ export interface HintPrediction {
   hintsSet: boolean
   /** The full AddHints result, on the topology-mode-auto path only. */
   addHints?: AddHintsResult
-  /** Names (input order) of slices whose endpoint hints differ between input and prediction. */
+  /** Names (input order) of slices whose endpoint hints differ between input and prediction (empty with `changes: false`). */
   changedSliceNames: string[]
   /**
    * Names (input order) of slices the controller would write (its update list). In fresh mode
@@ -99,6 +99,14 @@ export interface PredictHintsArgs {
   populated?: boolean
   /** false: AddHints skips its alternatives (AddHintsInput.alternatives). Default true. */
   alternatives?: boolean
+  /**
+   * fresh mode: `clearedSlices(slices)`, when the caller has them already (the advisor's modes of
+   * one Service share one such list). Read only, never mutated: every hint writer copies the
+   * slices it writes (and may be frozen). Ignored in next-sync mode.
+   */
+  cleared?: readonly EndpointSlice[]
+  /** false: `changedSliceNames` is not computed (left empty), for a caller that reads only the predicted hints. Default true. */
+  changes?: boolean
 }
 
 /**
@@ -120,6 +128,11 @@ function clearHints(slice: EndpointSlice): EndpointSlice {
     copy.endpoints = out
   }
   return copy
+}
+
+/** fresh mode's update list (ours): each slice as `clearHints` copies it, in order (see there). */
+export function clearedSlices(slices: readonly EndpointSlice[]): EndpointSlice[] {
+  return slices.map(clearHints)
 }
 
 /** The names of an endpoint's zone or node hints (ours). */
@@ -170,7 +183,14 @@ export function predictHints(args: PredictHintsArgs): HintPrediction {
     seen.add(name)
   }
 
-  let lists: SliceLists = mode === 'fresh' ? {toCreate: [], toUpdate: slices.map(clearHints), unchanged: []} : {toCreate: [], toUpdate: [], unchanged: [...slices]}
+  let lists: SliceLists
+  if (mode === 'fresh') {
+    const cleared = args.cleared ?? clearedSlices(slices)
+    if (cleared.length !== slices.length || cleared.some((c, i) => c.metadata.name !== slices[i]!.metadata.name)) {
+      throw new Error('predictHints: the cleared slices are not those of `slices`')
+    }
+    lists = {toCreate: [], toUpdate: [...cleared], unchanged: []}
+  } else lists = {toCreate: [], toUpdate: [], unchanged: [...slices]}
 
   const annotations = service.metadata?.annotations
   const td = service.spec?.trafficDistribution ?? undefined
@@ -202,7 +222,10 @@ export function predictHints(args: PredictHintsArgs): HintPrediction {
         message: formatWithAddressType(MESSAGES.topologyAwareHintsDisabled, addressType),
       })
     }
-    if (!canUseTD) {
+    // fresh: every slice is in the update list with its hints cleared already (clearHints), and
+    // nothing is created or unchanged, so RemoveHintsFromSlices would return copies of the same
+    // slices with nothing removed: the lists are its result as they are (the same keys and values).
+    if (!canUseTD && mode !== 'fresh') {
       lists = removeHintsFromSlices(lists)
     }
   }
@@ -233,7 +256,7 @@ export function predictHints(args: PredictHintsArgs): HintPrediction {
     slices: predicted,
     events,
     hintsSet,
-    changedSliceNames: slices.filter((s, i) => !sliceHintsEqual(s, predicted[i]!)).map((s) => s.metadata.name),
+    changedSliceNames: args.changes === false ? [] : slices.filter((s, i) => !sliceHintsEqual(s, predicted[i]!)).map((s) => s.metadata.name),
     writtenSliceNames: slices.filter((s) => written.has(s.metadata.name)).map((s) => s.metadata.name),
   }
   if (addHintsResult !== undefined) prediction.addHints = addHintsResult
