@@ -58,8 +58,9 @@ export interface ExplainOptions {
    * traffic estimate of the live slices are those of the predicted ones (so `traffic.*Live`,
    * each zone's `kubeProxy` and the findings read from them describe the predicted hints), nor
    * are AddHints' alternatives (the rows' `alternatives`, `controller.randomChoices`, the drift
-   * they excuse), nor the controller's event under an unknown "hints populated" mark (the state
-   * stays the guess, `slicesToUpdate` empty). The endpoint rows and the zones' counts are those
+   * they excuse), nor the controller's "hints populated" mark, which decides only its events (the
+   * state is given as `assumed`, not populated, and the events follow from that; `slicesToUpdate`
+   * is empty). The endpoint rows and the zones' counts are those
    * of the live slices with no prediction applied (each row's predicted hints are its live ones,
    * so `assigned`, donations, drift and overloads are not the prediction's; the zones named only
    * by predicted hints, which no node is in, have no row): the figures read only the rows'

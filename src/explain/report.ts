@@ -9,7 +9,7 @@ import {serviceMode} from './mode.js'
 import type {ZoneCapacity} from './node-verdicts.js'
 import {predictHints, type HintPrediction} from '../upstream/endpointslice/reconciler.js'
 import type {AddressType, Endpoint, EndpointSlice, EventObject, Node, Service} from '../upstream/api/types.js'
-import {controllerState, settledState, eventUnderGuess} from './controller-state.js'
+import {controllerState, settledState, eventUnderGuess, type ControllerState} from './controller-state.js'
 import type {ClusterState} from '../state/cluster-state.js'
 import {features as featuresFor, formatVersion, type Features} from '../upstream/features.js'
 import {clientPathsOf, routesFound} from './client-paths.js'
@@ -164,7 +164,10 @@ function explainService(input: ServiceInput): ServiceExplanation {
   const proxied = !externalName && !headless && !noClusterIP
   const ratios = input.nodesReadable ? capacity.cpuRatiosByZone : null
   const predictionMode = opts.prediction ?? 'next-sync'
-  let state = controllerState(service, mode.path, managedSlices, input.events)
+  const figuresOnly = opts.figuresOnly === true
+  // The controller's "hints populated" mark decides only its events, which figuresOnly does not
+  // read: it is then not read from the slices and Events (a pass over every endpoint per mode).
+  let state: ControllerState = figuresOnly ? {hintsPopulated: false, inferredFrom: 'assumed'} : controllerState(service, mode.path, managedSlices, input.events)
 
   // What the controller does with its slices at its next sync.
   let prediction: HintPrediction | null = null
@@ -172,12 +175,11 @@ function explainService(input: ServiceInput): ServiceExplanation {
   // Without Nodes (RBAC) the CPU allocation cannot be computed: say so rather than predict
   // the controller's "Insufficient Node information" refusal, which the controller does not make.
   const unpredictable = !input.nodesReadable && mode.path === 'topology-mode-auto'
-  const figuresOnly = opts.figuresOnly === true
   const share = figuresOnly ? opts.figuresShare : undefined
   if (managedByController && !unpredictable) {
     // figuresOnly: the rows' alternatives and random choices are not read, so AddHints need not
-    // compute them; nor the slices to update and the events, which only the mark's guess reads
-    // (hintsSet and the reason do not depend on the mark). A share gives fresh mode's cleared slices.
+    // compute them; nor the slices to update, which only the mark's guess reads (hintsSet and the
+    // reason do not depend on the mark). A share gives fresh mode's cleared slices.
     const only = figuresOnly ? {alternatives: false, changes: false, ...(share && predictionMode === 'fresh' ? {cleared: share.cleared(addressType, managedSlices)} : {})} : {}
     const args = {service, slices: managedSlices, addressType, ratios, features: f, mode: predictionMode, ...only}
     prediction = predictHints({...args, populated: state.hintsPopulated})

@@ -7,7 +7,8 @@
 // (test/unit/explain-arbitrary.ts), for every Service, address type and mode, and both
 // predictions, predictedFigures of that report must be those of a full one: with no share, with
 // one share per Service (as the advisor passes it) and with one share for the whole cluster
-// (whose entries another Service's slices must not reuse).
+// (whose entries another Service's slices must not reuse); with the controller's Events read or
+// not (figuresOnly does not read its "hints populated" mark, which decides only its events).
 import fc from 'fast-check'
 import {describe, expect, it} from 'vitest'
 import {figuresWithMode, predictedFigures, serviceWithMode} from '../../src/advise/evaluate.js'
@@ -15,6 +16,8 @@ import type {TopologyMode} from '../../src/advise/types.js'
 import {explain} from '../../src/explain/report.js'
 import {FiguresShare} from '../../src/explain/figures-share.js'
 import {clusterArb} from './explain-arbitrary.js'
+import type {ClusterState} from '../../src/state/cluster-state.js'
+import type {EventObject} from '../../src/upstream/api/types.js'
 
 const RUNS = 150
 const MODES: TopologyMode[] = ['none', 'Auto', 'PreferClose', 'PreferSameZone', 'PreferSameNode']
@@ -23,13 +26,37 @@ const options = fc.record({
   kubeVersion: fc.constantFrom(undefined, '1.28', '1.30', '1.31', '1.33', '1.34', '1.35', '1.36.3', '1.37'),
   traffic: fc.option(fc.constantFrom<Record<string, number>>({'zone-a': 3, 'zone-b': 1}, {'zone-a': 1, 'zone-b': 1, 'zone-c': 1}, {'zone-x': 1}), {nil: undefined}),
   prediction: fc.constantFrom<'fresh' | 'next-sync'>('fresh', 'next-sync'),
+  // The controller's latest Event on each Service (its "hints populated" mark), or none read.
+  events: fc.constantFrom<'TopologyAwareHintsEnabled' | 'TopologyAwareHintsDisabled' | 'none' | undefined>(
+    'TopologyAwareHintsEnabled',
+    'TopologyAwareHintsDisabled',
+    'none',
+    undefined,
+  ),
 })
+
+/** One Event of the controller's on every Service (`none`: Events read, none recorded; undefined: not read). */
+function withEvents(state: ClusterState, reason: 'TopologyAwareHintsEnabled' | 'TopologyAwareHintsDisabled' | 'none' | undefined): ClusterState {
+  if (reason === undefined) return state
+  const events: EventObject[] =
+    reason === 'none'
+      ? []
+      : state.services.map((s, i) => ({
+          metadata: {name: `e${i}`, namespace: s.metadata.namespace ?? 'default'},
+          involvedObject: {kind: 'Service', name: s.metadata.name, namespace: s.metadata.namespace ?? 'default'},
+          reason,
+          source: {component: 'endpoint-slice-controller'},
+          lastTimestamp: '2026-01-01T00:00:00Z',
+        }))
+  return {...state, events}
+}
 
 describe('explain figuresOnly: the advisor reads the same figures as from a full report', () => {
   it(`predictedFigures equal for every Service, address type and mode (${RUNS} clusters)`, () => {
     let compared = 0
     fc.assert(
-      fc.property(clusterArb, options, ({state}, o) => {
+      fc.property(clusterArb, options, ({state: generated}, o) => {
+        const state = withEvents(generated, o.events)
         const base = {kubeVersion: o.kubeVersion, prediction: o.prediction, ...(o.traffic ? {traffic: o.traffic} : {})}
         const clusterShare = new FiguresShare()
         for (const svc of state.services) {
