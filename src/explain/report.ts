@@ -262,6 +262,7 @@ function explainService(input: ServiceInput): ServiceExplanation {
     const assigned = counts?.assigned ?? 0
     const liveHints = counts?.liveHints ?? 0
     const alloc = auto ? (own(allocations, zone) ?? own(figures, zone) ?? null) : null
+    const predictedVerdict = noNodes(zoneNodes) ? NO_NODES : predClasses ? skewVerdict(predClasses, zone) : zoneVerdict(predViews, predSameNode, zone, predProxy)
     const share = own(trafficShares, zone) ?? null
     // Traffic spreads over every ready endpoint kube-proxy routes to (every slice of the
     // Service, whoever wrote it); the Auto figures above are over the controller's own.
@@ -288,8 +289,15 @@ function explainService(input: ServiceInput): ServiceExplanation {
       donatedOut: counts?.donatedOut ?? 0,
       liveHints,
       // A zone no node is in (named only by hints or --traffic) runs no kube-proxy: no verdict to give.
-      kubeProxy: noNodes(zoneNodes) ? NO_NODES : liveClasses ? skewVerdict(liveClasses, zone) : zoneVerdict(liveViews, liveSameNode, zone, liveProxy),
-      kubeProxyPredicted: noNodes(zoneNodes) ? NO_NODES : predClasses ? skewVerdict(predClasses, zone) : zoneVerdict(predViews, predSameNode, zone, predProxy),
+      // figuresOnly: the live lists are the predicted ones (proxyLists), and so is the verdict.
+      kubeProxy: figuresOnly
+        ? predictedVerdict
+        : noNodes(zoneNodes)
+          ? NO_NODES
+          : liveClasses
+            ? skewVerdict(liveClasses, zone)
+            : zoneVerdict(liveViews, liveSameNode, zone, liveProxy),
+      kubeProxyPredicted: predictedVerdict,
     }
   })
 
