@@ -52,6 +52,8 @@ export function rowParts(): RowParts {
   }
 }
 
+const NO_NAMES: readonly string[] = Object.freeze([])
+
 /** The hints name exactly one zone, one of `zones`, and no node. */
 const oneZoneOf = (h: HintNames | null, zones: readonly string[]): boolean => h !== null && h.forNodes.length === 0 && h.forZones.length === 1 && zones.includes(h.forZones[0]!)
 
@@ -108,10 +110,13 @@ export class Rows {
   /** The rows of one slice; `predicted` is the slice as the controller writes it (maybe the same object). */
   addSlice(slice: EndpointSlice, predicted: EndpointSlice, alternatives: readonly (string[] | null)[] | undefined): void {
     const {parts, endpoints} = this
+    const sliceName = slice.metadata.name
     const sliceEndpoints = slice.endpoints ?? []
+    // A slice the controller leaves alone is its own prediction (the same object).
+    const predictedEndpoints = predicted === slice ? null : predicted.endpoints
     for (let j = 0; j < sliceEndpoints.length; j++) {
       const e = sliceEndpoints[j]!
-      const p = predicted.endpoints?.[j] ?? e
+      const p = predictedEndpoints?.[j] ?? e
       const live = parts.hints(e.hints)
       const pred = p === e || p.hints === e.hints ? live : parts.hints(p.hints)
       const zone = e.zone ?? null
@@ -133,7 +138,7 @@ export class Rows {
         addresses: e.addresses,
         nodeName: e.nodeName ?? null,
         zone,
-        slice: slice.metadata.name,
+        slice: sliceName,
         conditions: parts.conditions(c),
         controllerReady: ready,
         liveHints: live,
@@ -150,16 +155,21 @@ export class Rows {
       this.rowZone[at] = home === null ? -1 : home.id
       if (c == null || c.ready == null || c.ready) this.rowProxyReady[at] = 1
       if (e.addresses[0] !== undefined) this.withAddress++
-      const liveZones = live?.forZones ?? []
-      const predZones = pred?.forZones ?? []
+      const liveZones = live?.forZones ?? NO_NAMES
+      const predZones = pred?.forZones ?? NO_NAMES
+      // The same hints (the usual case: the controller keeps them) count for both in one walk.
+      const same = live === pred
       // A zone named twice in one endpoint's hints counts once.
       for (let k = 0; k < liveZones.length; k++) {
         const z = liveZones[k]!
         const zc = home !== null && z === zone ? home : this.stat(z)
         if (z) zc.named = true
-        if (ready && (k === 0 || liveZones.indexOf(z) === k)) zc.liveHints++
+        if (ready && (k === 0 || liveZones.indexOf(z) === k)) {
+          zc.liveHints++
+          if (same) zc.assigned++
+        }
       }
-      for (let k = 0; k < predZones.length; k++) {
+      for (let k = 0; !same && k < predZones.length; k++) {
         const z = predZones[k]!
         const zc = home !== null && z === zone ? home : this.stat(z)
         if (z) zc.named = true

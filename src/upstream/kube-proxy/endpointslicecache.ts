@@ -90,11 +90,12 @@ export function proxyEndpointsFromSlices(slices: EndpointSlice[], opts: ProxyEnd
  */
 class MergedEndpoints {
   /**
-   * Every endpoint with an address, in order, before merging, and their IPs; sized for every
+   * Every endpoint with an address, in order, before merging; sized for every
    * endpoint (a list grown by push is copied as it grows).
    */
   private readonly all: ProxyEndpoint[]
-  private readonly ips: string[]
+  /** Whether an IP repeats among those added so far. */
+  private readonly repeats: Repeats
   private n = 0
   private readonly zoneSets = new Map<string, ReadonlySet<string>>()
   private readonly nodeSets = new Map<string, ReadonlySet<string>>()
@@ -104,7 +105,7 @@ class MergedEndpoints {
     most: number,
   ) {
     this.all = new Array<ProxyEndpoint>(most)
-    this.ips = new Array<string>(most)
+    this.repeats = new Repeats(most)
   }
 
   /**
@@ -113,10 +114,9 @@ class MergedEndpoints {
    * `if !exists || !terminating { overwrite }`.
    */
   finish(localCopyWins?: string): ProxyEndpoint[] {
-    const {all, ips, n} = this
+    const {all, n} = this
     all.length = n
-    ips.length = n
-    if (!anyRepeats(ips)) return all
+    if (!this.repeats.found) return all
     const replaces = (pe: ProxyEndpoint) => (localCopyWins === undefined ? !pe.terminating : localCopyWins !== '' && pe.nodeName === localCopyWins)
     const out: ProxyEndpoint[] = []
     const at = new Map<string, number>()
@@ -134,7 +134,7 @@ class MergedEndpoints {
   }
 
   addSlice(slice: EndpointSlice): void {
-    const {all, ips} = this
+    const {all, repeats} = this
     const sliceName = slice.metadata.name
     const eps = slice.endpoints ?? []
     for (let i = 0; i < eps.length; i++) {
@@ -142,7 +142,7 @@ class MergedEndpoints {
       const ip = ep.addresses?.[0]
       if (ip === undefined) continue // "Ignoring invalid endpoint port with empty address"
       const c = ep.conditions ?? {}
-      ips[this.n] = ip
+      if (!repeats.found) repeats.add(ip)
       all[this.n++] = {
         ip,
         ready: c.ready == null || c.ready,
@@ -168,32 +168,54 @@ class MergedEndpoints {
  * was most of a Set's cost (about 20 ms of CPU, against 3-4 ms once the hashes are cached).
  */
 export function anyRepeats(ips: readonly string[]): boolean {
-  const n = ips.length
-  let bits = 4
-  while (1 << bits < 2 * n) bits++
-  const mask = (1 << bits) - 1
-  const used = new Uint8Array(mask + 1)
-  const values = new Uint32Array(mask + 1)
-  let others: Set<string> | undefined
-  for (let i = 0; i < n; i++) {
-    const ip = ips[i]!
+  const seen = new Repeats(ips.length)
+  for (let i = 0; i < ips.length && !seen.found; i++) seen.add(ips[i]!)
+  return seen.found
+}
+
+/**
+ * `anyRepeats` one string at a time, for at most `most` strings: `MergedEndpoints` adds each
+ * address as it reads the endpoint, while its characters are in the CPU's cache (a later pass
+ * over 50,000 addresses read them from memory again).
+ */
+class Repeats {
+  found = false
+  private readonly bits: number
+  private readonly mask: number
+  private readonly used: Uint8Array
+  private readonly values: Uint32Array
+  private others: Set<string> | undefined
+
+  constructor(most: number) {
+    let bits = 4
+    while (1 << bits < 2 * most) bits++
+    this.bits = bits
+    this.mask = (1 << bits) - 1
+    this.used = new Uint8Array(this.mask + 1)
+    this.values = new Uint32Array(this.mask + 1)
+  }
+
+  add(ip: string): void {
     const v = ipv4Number(ip)
     if (v < 0) {
-      others ??= new Set()
-      if (others.has(ip)) return true
-      others.add(ip)
-      continue
+      this.others ??= new Set()
+      if (this.others.has(ip)) this.found = true
+      else this.others.add(ip)
+      return
     }
+    const {used, values, mask} = this
     // Fibonacci hashing: the top `bits` bits of v times 2^32 / phi.
-    let h = Math.imul(v, 0x9e3779b1) >>> (32 - bits)
+    let h = Math.imul(v, 0x9e3779b1) >>> (32 - this.bits)
     while (used[h] === 1) {
-      if (values[h] === v) return true
+      if (values[h] === v) {
+        this.found = true
+        return
+      }
       h = (h + 1) & mask
     }
     used[h] = 1
     values[h] = v
   }
-  return false
 }
 
 /** The 32-bit number of a canonical dotted-quad IPv4 string ("10.0.0.1"); -1 for any other string. */
