@@ -1162,4 +1162,33 @@ describe('categorizeZones', () => {
     expect(seen.PreferSameZone).toBeGreaterThan(300)
     expect(seen.PreferSameNode).toBeGreaterThan(30)
   })
+
+  it('the same with more distinct hint Sets than it compares one by one (each endpoint a Set of its own)', () => {
+    fc.assert(
+      fc.property(fc.array(fc.tuple(fc.constantFrom(...names), fc.boolean()), {minLength: 9, maxLength: 30}), (specs) => {
+        const endpoints = specs.map(
+          ([zone, ready], i): ProxyEndpoint => ({
+            ip: `10.0.0.${i}`,
+            ready,
+            serving: ready,
+            terminating: false,
+            nodeName: null,
+            zone,
+            zoneHints: new Set([zone]),
+            nodeHints: null,
+            sliceName: 's',
+          }),
+        )
+        const flags = flagsOf({internalPolicyLocal: false, externalPolicyLocal: false, nodePort: 0})
+        const opts = {preferSameGate: true}
+        const got = categorizeZones(endpoints, flags, [...names, 'd'], opts)
+        for (const zone of [...names, 'd']) {
+          const want = categorizeEndpoints(endpoints, flags, {name: '', labels: {[ZONE]: zone}}, opts)
+          expect(Array.from(got.get(zone)!.cluster)).toEqual(want.clusterEndpoints.map((e) => endpoints.indexOf(e)))
+          expect(got.get(zone)!.topologyMode).toBe(want.topologyMode)
+        }
+      }),
+      {numRuns: 300},
+    )
+  })
 })

@@ -336,6 +336,9 @@ export interface ZoneView {
 
 const NO_POSITIONS = new Int32Array(0)
 
+/** How many distinct zone-hint Sets categorizeZones compares one by one before a Map lookup. */
+const FEW_SETS = 8
+
 /**
  * `categorizeEndpoints` on a node named "" of each zone in `zones` (a node that holds no endpoint:
  * the zone-wide view explain shows), reduced to the cluster set: topologyMode, fallbackReason and
@@ -386,10 +389,20 @@ export function categorizeZones(endpoints: readonly ProxyEndpoint[], flags: Serv
       f.allEndpointsHaveZoneHints = false
       continue
     }
-    let id = setIds.get(zh)
-    if (id === undefined) {
-      setIds.set(zh, (id = perSet.length))
-      perSet.push({set: zh, n: 0, lists: []})
+    // A handful of Sets (one per zone) are compared in place; more are looked up.
+    let id = -1
+    for (let k = 0; k < perSet.length && k < FEW_SETS; k++) {
+      if (perSet[k]!.set === zh) {
+        id = k
+        break
+      }
+    }
+    if (id < 0) {
+      id = perSet.length > FEW_SETS ? (setIds.get(zh) ?? -1) : -1
+      if (id < 0) {
+        setIds.set(zh, (id = perSet.length))
+        perSet.push({set: zh, n: 0, lists: []})
+      }
     }
     perSet[id]!.n++
     setOf[i] = id
