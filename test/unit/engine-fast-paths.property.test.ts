@@ -246,6 +246,16 @@ describe('anyRepeats: canonical IPv4 compared as numbers, anything else as strin
     expect(anyRepeats([...ips, 'fd00::1', 'fd00::1'])).toBe(true)
     expect(anyRepeats([...ips, 'fd00::1', '010.0.0.0'])).toBe(false)
   })
+  it('numbers that all fold to one slot (the table is built again with Fibonacci hashing): the same answers', () => {
+    // 5,000 strings: a table of 2^14 slots; k << 14 | k folds to slot 0 for every k.
+    const ips = Array.from({length: 5000}, (_, i) => dotted((((i + 1) << 14) | (i + 1)) >>> 0))
+    expect(new Set(ips).size).toBe(5000)
+    expect(anyRepeats(ips)).toBe(false)
+    expect(anyRepeats([...ips.slice(0, 4999), ips[10]!])).toBe(true)
+    expect(anyRepeats([...ips.slice(0, 4999), ips[2500]!])).toBe(true)
+    expect(anyRepeats([...ips.slice(0, 4999), '0.0.0.0'])).toBe(false)
+    expect(anyRepeats(['0.0.0.0', ...ips.slice(0, 4998), '0.0.0.0'])).toBe(true)
+  })
 })
 
 /** The former setNodes: each node's exact CPU added to its zone and the total, node by node. */

@@ -177,13 +177,22 @@ export function anyRepeats(ips: readonly string[]): boolean {
  * `anyRepeats` one string at a time, for at most `most` strings: `MergedEndpoints` adds each
  * address as it reads the endpoint, while its characters are in the CPU's cache (a later pass
  * over 50,000 addresses read them from memory again).
+ *
+ * The table holds each number as an int32 (0: an empty slot; the number 0, "0.0.0.0", is kept
+ * aside). A number's slot is its low bits folded with its high ones: addresses handed out in order
+ * (a Pod CIDR) fill neighbouring slots, so the table is read in order, not at random. Should the
+ * numbers collide much (more probes than 4 per address), the table is built again with Fibonacci
+ * hashing (the top bits of the number times 2^32 / phi), which spreads any such pattern.
  */
 class Repeats {
   found = false
   private readonly bits: number
   private readonly mask: number
-  private readonly used: Uint8Array
-  private readonly values: Uint32Array
+  private table: Int32Array
+  private zero = false
+  private fibonacci = false
+  /** Probes left before the table is built again with Fibonacci hashing. */
+  private budget: number
   private others: Set<string> | undefined
 
   constructor(most: number) {
@@ -191,8 +200,8 @@ class Repeats {
     while (1 << bits < 2 * most) bits++
     this.bits = bits
     this.mask = (1 << bits) - 1
-    this.used = new Uint8Array(this.mask + 1)
-    this.values = new Uint32Array(this.mask + 1)
+    this.table = new Int32Array(this.mask + 1)
+    this.budget = 4 * most + 16
   }
 
   add(ip: string): void {
@@ -201,20 +210,38 @@ class Repeats {
       this.others ??= new Set()
       if (this.others.has(ip)) this.found = true
       else this.others.add(ip)
-      return
-    }
-    const {used, values, mask} = this
-    // Fibonacci hashing: the top `bits` bits of v times 2^32 / phi.
-    let h = Math.imul(v, 0x9e3779b1) >>> (32 - this.bits)
-    while (used[h] === 1) {
-      if (values[h] === v) {
-        this.found = true
-        return
-      }
+    } else if (v === 0) {
+      if (this.zero) this.found = true
+      this.zero = true
+    } else if (this.place(v | 0)) this.found = true
+  }
+
+  private slot(w: number): number {
+    return this.fibonacci ? Math.imul(w, 0x9e3779b1) >>> (32 - this.bits) : (w ^ (w >>> this.bits)) & this.mask
+  }
+
+  /** Puts w (not 0) in the table; true when it was there. */
+  private place(w: number): boolean {
+    const {table, mask} = this
+    let h = this.slot(w)
+    while (table[h] !== 0) {
+      if (table[h] === w) return true
       h = (h + 1) & mask
+      if (--this.budget < 0 && !this.fibonacci) {
+        this.spread()
+        return this.place(w)
+      }
     }
-    used[h] = 1
-    values[h] = v
+    table[h] = w
+    return false
+  }
+
+  /** The table built again with Fibonacci hashing (the numbers in it are distinct). */
+  private spread(): void {
+    const old = this.table
+    this.fibonacci = true
+    this.table = new Int32Array(old.length)
+    for (let k = 0; k < old.length; k++) if (old[k] !== 0) this.place(old[k]!)
   }
 }
 
