@@ -237,7 +237,28 @@ describe('anyRepeats: canonical IPv4 compared as numbers, anything else as strin
       }),
       {numRuns: RUNS},
     )
-    for (const s of ['010.0.0.1', '10.0.0.01', '00.0.0.0', '10.0.0.1 ', '10.0.1', '10.0.0.0.1', '256.0.0.1', '10..0.1', '1.2.3.4x', 'fd00::1', '']) expect(ipv4Number(s)).toBe(-1)
+    for (const s of [
+      '010.0.0.1',
+      '10.0.0.01',
+      '00.0.0.0',
+      '10.0.0.1 ',
+      '10.0.1',
+      '10.0.0.0.1',
+      '256.0.0.1',
+      '10..0.1',
+      '1.2.3.4x',
+      'fd00::1',
+      '',
+      '10.0.0.256',
+      '10.0.0.00',
+      '10.0.0.0255',
+      '1.2.3.4.',
+      '1.2.3.99999999',
+      '9999999.0.0.1',
+    ])
+      expect(ipv4Number(s)).toBe(-1)
+    expect(ipv4Number('255.255.255.255')).toBe(0xffffffff)
+    expect(ipv4Number('128.0.0.0')).toBe(0x80000000)
   })
   it('repeats found among many addresses, first and last', () => {
     const ips = Array.from({length: 5000}, (_, i) => dotted(0x0a000000 + i))

@@ -253,23 +253,26 @@ export function ipv4Number(s: string): number {
   let part = 0
   let digits = 0
   let dots = 0
+  // Digits first (most characters are); a part is checked against 255 at its end (at most 15
+  // characters: a part of many digits is still an exact number); v is shifted as an int32 and
+  // read back as unsigned at the end.
   for (let i = 0; i < len; i++) {
     const c = s.charCodeAt(i)
-    if (c === 46) {
-      // '.': ends a part of 1-3 digits
-      if (digits === 0 || dots === 3) return -1
-      v = v * 256 + part
+    const d = c - 48
+    if (d >= 0 && d <= 9) {
+      // A leading zero only as the whole part ("0").
+      if (digits === 1 && part === 0) return -1
+      part = part * 10 + d
+      digits++
+    } else if (c === 46) {
+      // '.': ends a part of digits, at most 255
+      if (digits === 0 || dots === 3 || part > 255) return -1
+      v = (v << 8) | part
       part = 0
       digits = 0
       dots++
-    } else if (c >= 48 && c <= 57) {
-      // A leading zero only as the whole part ("0"); at most 255.
-      if (digits === 1 && part === 0) return -1
-      part = part * 10 + (c - 48)
-      if (part > 255) return -1
-      digits++
     } else return -1
   }
-  if (dots !== 3 || digits === 0) return -1
-  return v * 256 + part
+  if (dots !== 3 || digits === 0 || part > 255) return -1
+  return ((v << 8) | part) >>> 0
 }
