@@ -90,8 +90,8 @@ export function proxyEndpointsFromSlices(slices: EndpointSlice[], opts: ProxyEnd
  */
 class MergedEndpoints {
   /**
-   * Every endpoint with an address, in order, before merging; sized for every
-   * endpoint (a list grown by push is copied as it grows).
+   * Every endpoint with an address, in order, before merging; sized for every endpoint (a list
+   * grown by push is copied as it grows).
    */
   private readonly all: ProxyEndpoint[]
   /** Whether an IP repeats among those added so far. */
@@ -109,7 +109,7 @@ class MergedEndpoints {
   }
 
   /**
-   * The merged endpoints (call once, after the last slice). Usually no IP repeats (anyRepeats
+   * The merged endpoints (call once, after the last slice). Usually no IP repeats (`repeats`
    * tells); else upstream's rule, copy by copy in order:
    * `if !exists || !terminating { overwrite }`.
    */
