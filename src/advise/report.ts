@@ -1,6 +1,6 @@
 // explain's report with the advisor's recommendation on every Service (what explain, check and
 // watch print): one recommendation per Service, the same object on each of its address types.
-import {explainEach, withKeys, type ExplainOptions, type ExplainParts, type ExplainReport, type ServiceExplanation} from '../explain/report.js'
+import {explainEach, type ExplainOptions, type ExplainParts, type ExplainReport, type ServiceExplanation} from '../explain/report.js'
 import type {ClusterState} from '../state/cluster-state.js'
 import type {Service} from '../upstream/api/types.js'
 import {adviseExplained} from './advisor.js'
@@ -40,8 +40,7 @@ function* withRecommendations(
       r = adviseExplained(state, svc, s, m === undefined ? opts : {...opts, traffic: m.mix})
       last = {key, r}
     }
-    // withKeys, not a spread: the endpoint rows stay unbuilt until read (src/explain/rows.ts).
-    yield r === undefined ? s : withKeys(s, {recommendation: r})
+    yield r === undefined ? s : {...s, recommendation: r}
   }
 }
 

@@ -324,10 +324,6 @@ export interface ServiceExplanation {
   controller: ControllerVerdict
   zones: ZoneRow[]
   totals: {readyEndpoints: number; endpoints: number; assigned: number; liveHints: number; donated: number; cpuMilli: number}
-  /**
-   * Built when first read (explain() leaves an accessor here, rows.ts `Rows.rows`); copy a report
-   * with `withKeys` rather than a spread to keep them unbuilt.
-   */
   endpoints: EndpointRow[]
   nodes?: NodeProxyRow[]
   traffic: TrafficEstimate

@@ -23,7 +23,6 @@ import {estimateTraffic, trafficModel} from './traffic.js'
 import {proxySkewMemo, skewNotices, type ProxySkew} from './proxy-skew.js'
 import type {ProxyRules} from '../dataplane/proxy-nodes.js'
 import type {
-  EndpointRow,
   ExplainOptions,
   ExplainReport,
   KubeProxyVerdict,
@@ -47,7 +46,6 @@ import {liveRows} from './figures-share.js'
 export type * from './report-types.js'
 export {summariseNodes} from './node-facts.js'
 export {allocationFigures} from './controller-verdict.js'
-export {withKeys} from './rows.js'
 
 // ---------------------------------------------------------------------------------------
 
@@ -210,7 +208,7 @@ function explainService(input: ServiceInput): ServiceExplanation {
     rows = new Rows(input.parts, slices)
     for (let i = 0; i < slices.length; i++) rows.addSlice(slices[i]!, predictedSlices[i]!, alternatives?.bySlice.get(slices[i]!.metadata.name))
   }
-  const {stats, rowZone, rowProxyReady, withAddress, readyCount, hinted, anyLiveHints, driftedRows, donatedCount, noZone, noZoneReady} = rows
+  const {endpoints, stats, rowZone, rowProxyReady, withAddress, readyCount, hinted, anyLiveHints, driftedRows, donatedCount, noZone, noZoneReady} = rows
 
   const controller = unpredictable
     ? {
@@ -308,9 +306,10 @@ function explainService(input: ServiceInput): ServiceExplanation {
   // Position j of the proxy endpoints is row j when no endpoint lacks an address and no IP
   // repeats (then nothing was skipped or merged); the predicted ones are checked address by address.
   const byRow = (eps: readonly ProxyEndpoint[]): boolean => {
-    if (eps.length !== rows.length || withAddress !== rows.length) return false
+    if (eps.length !== endpoints.length || withAddress !== endpoints.length) return false
     if (eps === liveProxy && !opts.figuresOnly) return true
-    return rows.every((j, e) => eps[j]!.ip === e.addresses[0])
+    for (let j = 0; j < eps.length; j++) if (eps[j]!.ip !== endpoints[j]!.addresses[0]) return false
+    return true
   }
   // Not proxied: clients pick endpoints themselves (DNS), there is nothing to estimate.
   // With skew: each zone's traffic split over the rule sets its nodes run (by their CPU).
@@ -328,7 +327,7 @@ function explainService(input: ServiceInput): ServiceExplanation {
     ? estimateTraffic(
         trafficShares,
         measured ? 'measured' : opts.traffic ? 'custom' : 'zone-cpu',
-        {rows, stats, rowZone, rowProxyReady, byRow},
+        {rows: endpoints, stats, rowZone, rowProxyReady, byRow},
         liveProxy,
         liveViews,
         predProxy,
@@ -338,7 +337,7 @@ function explainService(input: ServiceInput): ServiceExplanation {
           predicted: mix(predClasses),
         },
       )
-    : estimateTraffic(null, 'zone-cpu', {rows, stats, rowZone, rowProxyReady, byRow}, liveProxy, liveViews, predProxy, predViews)
+    : estimateTraffic(null, 'zone-cpu', {rows: endpoints, stats, rowZone, rowProxyReady, byRow}, liveProxy, liveViews, predProxy, predViews)
   const traffic: TrafficEstimate = measured === undefined ? estimate : {...estimate, measured: measuredReport(measured, estimate)}
 
   const driftCount = managedByController ? driftedRows : 0
@@ -386,19 +385,13 @@ function explainService(input: ServiceInput): ServiceExplanation {
     zones,
     totals: {
       readyEndpoints: readyCount,
-      endpoints: rows.length,
+      endpoints: endpoints.length,
       assigned: zones.reduce((a, z) => a + z.assigned, 0),
       liveHints: zones.reduce((a, z) => a + z.liveHints, 0),
       donated: donatedCount,
       cpuMilli: zones.reduce((a, z) => a + z.cpuMilli, 0),
     },
-    // Built when first read (rows.ts): explain's table and the advisor never read them.
-    get endpoints() {
-      return settle(this, rows.rows())
-    },
-    set endpoints(v: EndpointRow[]) {
-      settle(this, v)
-    },
+    endpoints,
     traffic,
     drift: {endpoints: driftCount, zoneCounts: zoneCountDrift},
     findings,
@@ -421,13 +414,6 @@ function explainService(input: ServiceInput): ServiceExplanation {
   }
   if (!opts.figuresOnly) result.advice = advise(result, capacity, input.nodesReadable)
   return result
-}
-
-/** `endpoints` of a report, from then on a plain property (its place among the keys unchanged). */
-function settle(s: ServiceExplanation, v: EndpointRow[]): EndpointRow[] {
-  // (A frozen report keeps the accessor: Reflect.defineProperty then declines instead of throwing.)
-  Reflect.defineProperty(s, 'endpoints', {value: v, writable: true, enumerable: true, configurable: true})
-  return v
 }
 
 const NO_NODES: KubeProxyVerdict = Object.freeze({mode: '' as const, fallback: false, reason: 'no-nodes' as const, routedEndpoints: 0, nodesPreferSameNode: 0})

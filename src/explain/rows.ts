@@ -64,49 +64,15 @@ const sameHints = (a: HintNames | null, b: HintNames | null): boolean => {
   return norm(a) === norm(b)
 }
 
-/** The hints the controller writes on endpoint `e`, whose copy in the predicted slice is `p` (`live`: e's). */
-const predictedHintsOf = (parts: RowParts, e: Endpoint, p: Endpoint, live: HintNames | null): HintNames | null => (p === e || p.hints === e.hints ? live : parts.hints(p.hints))
-
-/** The zone the controller donates a ready endpoint to: its predicted zone hint, when that is another zone than its own. */
-function donatedToOf(pred: HintNames | null, zone: string | null, ready: boolean): string | null {
-  // Upstream takes a zone "" for none (AddHints: `endpoint.Zone == nil || *endpoint.Zone == ""`;
-  // SetNodes skips a node labelled ""): such an endpoint counts in the "<no zone>" row, and
-  // no zone donates it nor receives it.
-  const predZone = pred?.forZones.length === 1 ? pred.forZones[0]! : null
-  return predZone !== null && predZone !== '' && zone !== null && zone !== '' && predZone !== zone && ready ? predZone : null
-}
-
-/** The zones the controller may hint endpoint `j` of a slice for, when there is more than one. */
-function choicesOf(alternatives: readonly (string[] | null)[] | undefined, j: number): string[] | null {
-  const alts = alternatives?.[j] ?? null
-  return alts !== null && alts.length > 1 ? alts : null
-}
-
-/** One slice as `Rows` read it: its endpoints, the controller's copies (null: the same), the alternatives by endpoint. */
-interface SliceRead {
-  name: string
-  endpoints: readonly Endpoint[]
-  predicted: readonly Endpoint[] | null | undefined
-  alternatives: readonly (string[] | null)[] | undefined
-}
-
 /**
- * The per-zone counts of a Service's endpoints, filled slice by slice, and its endpoint rows,
- * built when first asked for (`rows()`): explain's table and the advisor never read them, and an
- * object of 11 fields per endpoint was a fifth of explain()'s time on 50,000 endpoints
- * (docs/design.md, issue 23). The rows are read from the same slices (the engine's input, never
- * mutated), and each counts as the pass here counted it. (The loop over a slice's endpoints is a
- * method of its own: V8 optimises it after a few slices, where a loop nested in the loop over
- * the slices left optimised code at the end of every slice.)
+ * The endpoint rows of a Service and the per-zone counts, filled slice by slice. (The loop over a
+ * slice's endpoints is a method of its own: V8 optimises it after a few slices, where a loop
+ * nested in the loop over the slices left optimised code at the end of every slice.)
  */
 export class Rows {
-  /** How many rows: every endpoint of the slices. */
-  readonly length: number
+  /** Sized once for every endpoint of the slices (a list grown by push is copied as it grows). */
+  readonly endpoints: EndpointRow[]
   private count = 0
-  private readonly read: SliceRead[] = []
-  /** By row: 1 when its live hints are drift (see `addSlice`). */
-  private readonly drifts: Uint8Array
-  private built: EndpointRow[] | undefined
   readonly stats = new Map<string, ZoneStats>()
   /** For the traffic estimate, by row: the zone's id in `stats` (-1: none). */
   readonly rowZone: Int32Array
@@ -130,8 +96,7 @@ export class Rows {
   ) {
     let n = 0
     for (const s of slices) n += s.endpoints?.length ?? 0
-    this.length = n
-    this.drifts = new Uint8Array(n)
+    this.endpoints = new Array<EndpointRow>(n)
     this.rowZone = new Int32Array(n)
     this.rowProxyReady = new Uint8Array(n)
   }
@@ -142,29 +107,46 @@ export class Rows {
     return z
   }
 
-  /** The counts of one slice's rows; `predicted` is the slice as the controller writes it (maybe the same object). */
+  /** The rows of one slice; `predicted` is the slice as the controller writes it (maybe the same object). */
   addSlice(slice: EndpointSlice, predicted: EndpointSlice, alternatives: readonly (string[] | null)[] | undefined): void {
-    const {parts} = this
+    const {parts, endpoints} = this
+    const sliceName = slice.metadata.name
     const sliceEndpoints = slice.endpoints ?? []
     // A slice the controller leaves alone is its own prediction (the same object).
     const predictedEndpoints = predicted === slice ? null : predicted.endpoints
-    this.read.push({name: slice.metadata.name, endpoints: sliceEndpoints, predicted: predictedEndpoints, alternatives})
     for (let j = 0; j < sliceEndpoints.length; j++) {
       const e = sliceEndpoints[j]!
       const p = predictedEndpoints?.[j] ?? e
       const live = parts.hints(e.hints)
-      const pred = predictedHintsOf(parts, e, p, live)
+      const pred = p === e || p.hints === e.hints ? live : parts.hints(p.hints)
       const zone = e.zone ?? null
+      // Upstream takes a zone "" for none (AddHints: `endpoint.Zone == nil || *endpoint.Zone == ""`;
+      // SetNodes skips a node labelled ""): such an endpoint counts in the "<no zone>" row, and
+      // no zone donates it nor receives it.
       const zoned = zone !== null && zone !== ''
       const c = e.conditions
       const ready = c?.ready === true
-      const donatedTo = donatedToOf(pred, zone, ready)
-      const choices = choicesOf(alternatives, j)
+      const predZone = pred?.forZones.length === 1 ? pred.forZones[0]! : null
+      const donatedTo = predZone !== null && predZone !== '' && zoned && predZone !== zone && ready ? predZone : null
+      const alts = alternatives?.[j] ?? null
+      const choices = alts !== null && alts.length > 1 ? alts : null
       // The same endpoint object (a slice the controller leaves alone) cannot drift, nor can
       // live hints the controller may write in another order (one zone of `alternatives`).
       const drift = p !== e && live !== pred && !sameHints(live, pred) && !(choices !== null && oneZoneOf(live, choices))
       const at = this.count++
-      if (drift) this.drifts[at] = 1
+      endpoints[at] = {
+        addresses: e.addresses,
+        nodeName: e.nodeName ?? null,
+        zone,
+        slice: sliceName,
+        conditions: parts.conditions(c),
+        controllerReady: ready,
+        liveHints: live,
+        predictedHints: pred,
+        alternatives: choices,
+        donatedTo,
+        drift,
+      }
       if (drift) this.driftedRows++
       if (choices !== null) this.uncertainRows++
       // The zone's own counts first: the hints usually name it.
@@ -210,57 +192,4 @@ export class Rows {
       }
     }
   }
-
-  /** The endpoint rows, in slice order (built on the first call, the same array after). */
-  rows(): EndpointRow[] {
-    if (this.built !== undefined) return this.built
-    const out = new Array<EndpointRow>(this.length)
-    let at = 0
-    for (const r of this.read) at = this.sliceRows(r, out, at)
-    this.built = out
-    return out
-  }
-
-  private sliceRows(r: SliceRead, out: EndpointRow[], at: number): number {
-    const {parts, drifts} = this
-    const {name, endpoints, predicted, alternatives} = r
-    for (let j = 0; j < endpoints.length; j++, at++) {
-      const e = endpoints[j]!
-      const live = parts.hints(e.hints)
-      const pred = predictedHintsOf(parts, e, predicted?.[j] ?? e, live)
-      const zone = e.zone ?? null
-      const c = e.conditions
-      const ready = c?.ready === true
-      out[at] = {
-        addresses: e.addresses,
-        nodeName: e.nodeName ?? null,
-        zone,
-        slice: name,
-        conditions: parts.conditions(c),
-        controllerReady: ready,
-        liveHints: live,
-        predictedHints: pred,
-        alternatives: choicesOf(alternatives, j),
-        donatedTo: donatedToOf(pred, zone, ready),
-        drift: drifts[at] === 1,
-      }
-    }
-    return at
-  }
-
-  /** Whether `f` holds for every row's endpoint (j: the row), asked in row order until it does not. */
-  every(f: (j: number, e: Endpoint) => boolean): boolean {
-    let at = 0
-    for (const {endpoints} of this.read) for (let j = 0; j < endpoints.length; j++) if (!f(at++, endpoints[j]!)) return false
-    return true
-  }
-}
-
-/**
- * A copy of a Service's explanation with `extra`'s keys set (at the end, or in place), whose
- * endpoint rows are still built only when first read: `{...s, ...extra}` reads them.
- */
-export function withKeys<S extends object, E extends object>(s: S, extra: E): S & E {
-  const copy = Object.defineProperties({}, Object.getOwnPropertyDescriptors(s)) as S & E
-  return Object.assign(copy, extra)
 }

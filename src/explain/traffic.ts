@@ -1,8 +1,7 @@
 // The traffic estimate: the share of requests served in their own zone and the worst
 // per-endpoint overload, with the live and the predicted hints, under the traffic model (zone
 // CPU shares, upstream's assumption, or --traffic).
-import type {TrafficEstimate, ZoneStats} from './report-types.js'
-import type {Rows} from './rows.js'
+import type {EndpointRow, TrafficEstimate, ZoneStats} from './report-types.js'
 import type {ZoneCapacity} from './node-verdicts.js'
 import type {ProxyEndpoint} from '../upstream/kube-proxy/endpoint.js'
 import type {ZoneView} from '../upstream/kube-proxy/topology.js'
@@ -28,8 +27,7 @@ export function trafficModel(custom: Record<string, number> | undefined, ratios:
 
 /** What the traffic estimate reads from the endpoint rows. */
 export interface RowFacts {
-  /** The rows' endpoints, in row order (rows.ts `Rows.every`). */
-  rows: Pick<Rows, 'every'>
+  rows: readonly EndpointRow[]
   /** Per zone a row names: its counts and id. */
   stats: ReadonlyMap<string, ZoneStats>
   /** By row: its zone's id, -1 without zone. */
@@ -74,14 +72,7 @@ export function estimateTraffic(
   const positions = (eps: readonly ProxyEndpoint[]): {zone: Int32Array; ready: Uint8Array} => {
     // Usually eps[j] is the endpoint of rows[j]: then that row is the only one with its address.
     if (facts.byRow(eps)) return {zone: facts.rowZone, ready: facts.rowProxyReady}
-    if (zoneOf === undefined) {
-      const m = new Map<string, string | null>()
-      rows.every((_, e) => {
-        m.set(e.addresses[0] ?? '', e.zone ?? null)
-        return true
-      })
-      zoneOf = m
-    }
+    zoneOf ??= new Map(rows.map((r) => [r.addresses[0] ?? '', r.zone]))
     const zone = new Int32Array(eps.length)
     const ready = new Uint8Array(eps.length)
     for (let j = 0; j < eps.length; j++) {

@@ -3,7 +3,6 @@
 // every figure comes from src/explain/report.ts.
 import type {EndpointRow, ExplainReport, HintNames, KubeProxyVerdict, MeasuredTrafficReport, ServiceExplanation, ZoneRow} from '../explain/report.js'
 import {trafficBasis} from '../explain/traffic.js'
-import {withKeys} from '../explain/rows.js'
 import {escapeDeep} from './escape.js'
 import {dataPlaneLine} from '../dataplane/describe.js'
 import {clientPathLines, routesLine} from './client-paths.js'
@@ -25,7 +24,7 @@ export function renderExplain(raw: ExplainReport, opts: RenderOptions): string {
   if (opts.format === 'json') return `${jsonText(raw)}\n`
   if (opts.format === 'yaml') return yamlText(raw, {aliasDuplicateObjects: false, lineWidth: 0})
   // Only -o wide prints the endpoint rows: the table need not escape (copy) 50,000 of them (issue 14).
-  const report = escapeDeep(opts.format === 'wide' ? raw : {...raw, services: raw.services.map((s) => withKeys(s, {endpoints: []}))})
+  const report = escapeDeep(opts.format === 'wide' ? raw : {...raw, services: raw.services.map((s) => ({...s, endpoints: []}))})
   const style = opts.style ?? PLAIN
   const parts: string[] = []
   // report.warnings: the command prints them on stderr, in every format (as kubectl prints warnings).
