@@ -158,6 +158,20 @@ async function codeCaches(node, runner, outDir, lazy) {
   return Object.fromEntries(caches.map((name) => [name, join(outDir, name)]))
 }
 
+/** esbuild's options shared by the executable's main module and its CommonJS assets. */
+const seaBuild = {
+  absWorkingDir: ROOT,
+  bundle: true,
+  platform: 'node',
+  target: `node${NODE_VERSION.split('.')[0]}`,
+  minify: true,
+  jsx: 'automatic',
+  legalComments: 'none',
+  define: {'process.env.NODE_ENV': '"production"'},
+  logLevel: 'warning',
+  metafile: true,
+}
+
 /**
  * A CommonJS asset of the main module's, loaded on first use (src/entry/sea-assets.ts), so that
  * `--help` does not deserialise its code: views.cjs, src/entry/sea-views.ts, the ink views
@@ -167,22 +181,7 @@ async function codeCaches(node, runner, outDir, lazy) {
  */
 async function cjsAsset({file, source}, plugins) {
   const outfile = join(WORK, file)
-  const result = await build({
-    absWorkingDir: ROOT,
-    entryPoints: [source],
-    outfile,
-    bundle: true,
-    format: 'cjs',
-    platform: 'node',
-    target: `node${NODE_VERSION.split('.')[0]}`,
-    minify: true,
-    jsx: 'automatic',
-    legalComments: 'none',
-    define: {'process.env.NODE_ENV': '"production"'},
-    plugins,
-    logLevel: 'warning',
-    metafile: true,
-  })
+  const result = await build({...seaBuild, entryPoints: [source], outfile, format: 'cjs', plugins})
   const outside = Object.values(result.metafile.outputs)[0].imports.filter((i) => i.external && !isBuiltin(i.path))
   if (outside.length) throw new Error(`the ${file} asset would load from disk at run time: ${outside.map((i) => i.path).join(', ')}`)
   return outfile
@@ -195,25 +194,16 @@ async function bundle(k8sNames) {
   if (manifest.version !== VERSION) throw new Error('oclif.manifest.json is stale: run `npm run build` first')
   const outfile = join(WORK, 'kubectl-topology.mjs')
   const result = await build({
-    absWorkingDir: ROOT,
+    ...seaBuild,
     entryPoints: [SEA.source],
     outfile,
-    bundle: true,
     format: 'esm',
-    platform: 'node',
-    target: `node${NODE_VERSION.split('.')[0]}`,
-    minify: true,
-    jsx: 'automatic',
-    legalComments: 'none',
-    define: {'process.env.NODE_ENV': '"production"'},
     plugins: [seaK8s(k8sNames), seaStubs, builtinsByGetter],
     // CommonJS dependencies call require() for node built-ins. In a SEA, import.meta.url is
     // the executable's file URL; every non-built-in is bundled or stubbed.
     banner: {
       js: "import {createRequire as __topologyCreateRequire} from 'node:module';const require=__topologyCreateRequire(import.meta.url);",
     },
-    logLevel: 'warning',
-    metafile: true,
   })
   const oclif = Object.keys(result.metafile.inputs).filter((f) => f.includes('node_modules/@oclif/'))
   if (oclif.length) throw new Error(`the SEA main module must not include oclif (it is in app.cjs): ${oclif[0]}`)

@@ -10,6 +10,7 @@ import {beforeAll, describe, expect, it} from 'vitest'
 import {stringify} from 'yaml'
 import {loadKubeConfig} from '../../src/cluster/kubeconfig.js'
 import {readClusterState} from '../../src/cluster/live.js'
+import type {RolloutStepResult} from '../../src/simulate/simulate-types.js'
 import {BIN, ROOT} from '../cli/run-cli.js'
 import {cluster} from './fixtures.js'
 import {buildExample} from './example-build.js'
@@ -65,20 +66,10 @@ describe('simulate on the live control plane', () => {
 
   // ---- --rollout from-workload -------------------------------------------------------------
 
-  interface Step {
-    step: number
-    action: string
-    oldPods: number
-    newReady: number
-    newNotReady: number
-    readyByZone: Record<string, number>
-    hints: string
-    hintsReason: string | null
-    strategies: unknown[]
-  }
+  // The JSON's steps, typed as the source's own (simulate-types.ts).
   interface Svc {
     rolloutParameters?: Record<string, unknown>
-    rollout?: Step[]
+    rollout?: RolloutStepResult[]
   }
   const json = (args: string[], input = '') => {
     const r = cli(['simulate', ...args, '-n', ns, '-o', 'json', ...(input ? ['--from-file', '-'] : [])], input)
@@ -236,7 +227,7 @@ describe('simulate on the live control plane', () => {
     expect(r.stderr).toContain('cannot list nodes')
     const ro = JSON.parse(r.stdout) as {services: Svc[]}
     expect(ro.services[0]!.rolloutParameters).toEqual(admin.services[0]!.rolloutParameters)
-    const shape = (steps: Step[]) => steps.map((s) => [s.action, s.oldPods, s.newReady, s.newNotReady, s.readyByZone])
+    const shape = (steps: RolloutStepResult[]) => steps.map((s) => [s.action, s.oldPods, s.newReady, s.newNotReady, s.readyByZone])
     expect(shape(ro.services[0]!.rollout!)).toEqual(shape(admin.services[0]!.rollout!))
   })
 
