@@ -174,6 +174,16 @@ export function anyRepeats(ips: readonly string[]): boolean {
 }
 
 /**
+ * Up to this many strings, Repeats keeps the strings in a list and compares each new one with
+ * every earlier one (at most 120 comparisons). A Service of a few endpoints then allocates no
+ * table: a typed array of more than 64 bytes (the 32 slots of 10 addresses) is allocated
+ * outside V8's heap, and that fixed cost was most of Repeats' time when the advisor explains
+ * thousands of small Services five times each (docs/design.md, "The advisor's cost").
+ */
+const FEW = 16
+const NO_TABLE = new Int32Array(0)
+
+/**
  * `anyRepeats` one string at a time, for at most `most` strings: `MergedEndpoints` adds each
  * address as it reads the endpoint, while its characters are in the CPU's cache (a later pass
  * over 50,000 addresses read them from memory again).
@@ -194,8 +204,18 @@ class Repeats {
   /** Probes left before the table is built again with Fibonacci hashing. */
   private budget: number
   private others: Set<string> | undefined
+  /** At most FEW strings: the strings themselves, compared one by one (no table). */
+  private readonly few: string[] | undefined
 
   constructor(most: number) {
+    if (most <= FEW) {
+      this.few = []
+      this.bits = 0
+      this.mask = 0
+      this.table = NO_TABLE
+      this.budget = 0
+      return
+    }
     let bits = 4
     while (1 << bits < 2 * most) bits++
     this.bits = bits
@@ -205,6 +225,12 @@ class Repeats {
   }
 
   add(ip: string): void {
+    const few = this.few
+    if (few !== undefined) {
+      for (let k = 0; k < few.length; k++) if (few[k] === ip) this.found = true
+      few.push(ip)
+      return
+    }
     const v = ipv4Number(ip)
     if (v < 0) {
       this.others ??= new Set()
