@@ -63,7 +63,8 @@ export function estimateTraffic(
       worstZonePredicted: null,
     }
   const {rows, stats} = facts
-  const zoneById = new Map([...stats.entries()].map(([name, z]) => [z.id, name]))
+  // Read only when some endpoint is above an even share: built then.
+  let zoneById: Map<number, string> | undefined
   /**
    * By position in eps: the id of the endpoint's zone (the zone of the last row with its
    * address; -1 when none), and whether it is ready.
@@ -85,7 +86,7 @@ export function estimateTraffic(
   const estimate = (eps: readonly ProxyEndpoint[], views: Map<string, ZoneView>, parts: Map<string, {view: ZoneView; weight: number}[]> | undefined) => {
     const at = positions(eps)
     // Loads by position in eps (IPs are unique there: proxyEndpointsFromSlices merges them).
-    const load = new Float64Array(eps.length)
+    const load = loads(eps.length)
     let inZone = 0
     let covered = 0
     for (const [zone, zoneShare] of Object.entries(shares)) {
@@ -109,6 +110,7 @@ export function estimateTraffic(
     if (max > 1e-9) {
       for (let i = 0; i < eps.length; i++) {
         if (at.ready[i] !== 1 || (load[i]! / covered) * ready - 1 < max - 1e-9) continue
+        zoneById ??= new Map([...stats.entries()].map(([name, z]) => [z.id, name]))
         const z = zoneById.get(at.zone[i]!)
         if (z !== undefined && (worstZone === null || z < worstZone)) worstZone = z
       }
@@ -126,6 +128,21 @@ export function estimateTraffic(
     worstZoneLive: l.worstZone,
     worstZonePredicted: p.worstZone,
   }
+}
+
+/**
+ * The loads of a small Service are written in one buffer, zeroed for each estimate: a
+ * Float64Array of more than 8 numbers (64 bytes) is allocated outside V8's heap, and that fixed
+ * cost showed in every estimate when the advisor explains thousands of small Services five times
+ * each (docs/design.md, "The advisor's cost"). An estimate reads its loads before it returns and
+ * calls nothing that estimates again, so one buffer serves every call.
+ */
+const SMALL_LOADS = new Float64Array(64)
+/** `n` zeroed loads (valid until the next call). */
+function loads(n: number): Float64Array {
+  if (n > SMALL_LOADS.length) return new Float64Array(n)
+  SMALL_LOADS.fill(0, 0, n)
+  return SMALL_LOADS
 }
 
 /** Adds `each` to the load of every target; returns how many targets are in zone `id`. */
