@@ -3,7 +3,8 @@
 
 import {zoneCapacity, type ZoneCapacity} from './node-verdicts.js'
 import {LABEL_SERVICE_NAME, LABEL_ZONE, type AddressType, type EndpointSlice, type Node, type Service} from '../upstream/api/types.js'
-import type {NodeSummary} from './report-types.js'
+import type {NodeSummary, ZoneStats} from './report-types.js'
+import {sortStrings} from './helpers.js'
 
 /**
  * What explain derives from the Nodes alone, by the Nodes array: the advisor and plan explain one
@@ -20,6 +21,36 @@ export function nodeFacts(nodes: Node[]): {capacity: ZoneCapacity; cluster: Node
     NODE_FACTS.set(nodes, f)
   }
   return f
+}
+
+/**
+ * The zones a Service's rows show: the CPU ratios' and the Nodes' (in that order), then those its
+ * endpoints name (`stats`, in order), as a set in that order and sorted. The first two are the same
+ * for every Service of a cluster, so they are joined and sorted once per NodeIndex (and ratios),
+ * and a Service whose endpoints name no other zone shares them (read-only): explain() ran this for
+ * each of the advisor's per-mode evaluations (docs/design.md, "The advisor's cost").
+ */
+const CLUSTER_ZONES = new WeakMap<NodeIndex, {ratios: Record<string, number> | null; names: ReadonlySet<string>; sorted: readonly string[]}>()
+export function shownZones(
+  ratios: Record<string, number> | null,
+  nodeIndex: NodeIndex,
+  stats: ReadonlyMap<string, ZoneStats>,
+): {names: ReadonlySet<string>; sorted: readonly string[]} {
+  let base = CLUSTER_ZONES.get(nodeIndex)
+  if (base === undefined || base.ratios !== ratios) {
+    const names = new Set<string>()
+    for (const z of Object.keys(ratios ?? {})) names.add(z)
+    for (const z of nodeIndex.zones) names.add(z)
+    base = {ratios, names, sorted: sortStrings(names)}
+    CLUSTER_ZONES.set(nodeIndex, base)
+  }
+  let names: Set<string> | undefined
+  for (const [z, c] of stats) {
+    if (!c.named || base.names.has(z)) continue
+    names ??= new Set(base.names)
+    names.add(z)
+  }
+  return names === undefined ? base : {names, sorted: sortStrings(names)}
 }
 
 /** The slices of each Service ("namespace/name") named in `names`. */

@@ -155,7 +155,14 @@ export interface ZoneViews {
   zoneVerdict(views: Map<string, View>, sameNode: Set<string>, zone: string, eps: readonly ProxyEndpoint[]): KubeProxyVerdict
 }
 
-export function zoneViews(lists: ProxyLists, service: Service, viewZones: Set<string>, nodesByZone: Map<string, Node[]>, capacity: ZoneCapacity, proxied: boolean): ZoneViews {
+export function zoneViews(
+  lists: ProxyLists,
+  service: Service,
+  viewZones: ReadonlySet<string>,
+  nodesByZone: Map<string, Node[]>,
+  capacity: ZoneCapacity,
+  proxied: boolean,
+): ZoneViews {
   const {plane, planeRules, flags, categorizeOpts, liveProxy, predProxy, baseRules, skewed, epsOf, sameNodeNodes} = lists
   const views = (eps: readonly ProxyEndpoint[]): Map<string, View> =>
     planeRules ? planeZoneViews(plane!, eps, service, viewZones) : categorizeZones(eps, flags, viewZones, categorizeOpts)

@@ -17,7 +17,7 @@ import {dataPlaneReport} from '../dataplane/describe.js'
 import {dataPlaneNotice} from './dataplane-views.js'
 import {advise} from './advice.js'
 import {applicability, familyHasClusterIP} from './applicability.js'
-import {isManaged, sortStrings} from './helpers.js'
+import {isManaged} from './helpers.js'
 import {lintIssues} from './lint.js'
 import {estimateTraffic, trafficModel} from './traffic.js'
 import {proxySkewMemo, skewNotices, type ProxySkew} from './proxy-skew.js'
@@ -35,7 +35,7 @@ import type {
   Finding,
 } from './report-types.js'
 import {SCHEMA_VERSION} from './report-types.js'
-import {nodeFacts, groupSlices, addressTypesOf, own, type NodeIndex} from './node-facts.js'
+import {nodeFacts, groupSlices, addressTypesOf, own, shownZones, type NodeIndex} from './node-facts.js'
 import {rowParts, Rows, type RowParts} from './rows.js'
 import {allocationFigures, controllerVerdict, NO_RANDOM_CHOICES} from './controller-verdict.js'
 import {proxyLists, zoneViews, type ClassViews} from './proxy-views.js'
@@ -234,10 +234,7 @@ function explainService(input: ServiceInput): ServiceExplanation {
   const lists = proxyLists(service, slices, predictedSlices, proxied, f, opts.dataPlane, input.skewOf, opts.figuresOnly === true)
   const {plane, liveProxy, predProxy, skew, liveSameNode, predSameNode} = lists
 
-  const zoneNames = new Set<string>()
-  for (const z of Object.keys(ratios ?? {})) zoneNames.add(z)
-  for (const z of input.nodeIndex.zones) zoneNames.add(z)
-  for (const [z, c] of stats) if (c.named) zoneNames.add(z)
+  const {names: zoneNames, sorted: sortedZones} = shownZones(ratios, input.nodeIndex, stats)
   const nodesByZone = input.nodeIndex.byZone
 
   const measured = opts.measured?.get(`${service.metadata.namespace ?? 'default'}/${service.metadata.name}`)
@@ -245,8 +242,10 @@ function explainService(input: ServiceInput): ServiceExplanation {
   // The zone-wide view (a node of the zone that holds no node-hinted endpoint) of every zone
   // shown or weighted by the traffic model, once per endpoint list: the zone rows and the
   // traffic estimate both use it.
-  const viewZones = new Set(zoneNames)
-  for (const z of Object.keys(trafficShares ?? {})) viewZones.add(z)
+  // (zoneNames itself when the traffic model weights no other zone: the same names in the same order.)
+  let moreZones: Set<string> | undefined
+  for (const z of Object.keys(trafficShares ?? {})) if (!zoneNames.has(z)) (moreZones ??= new Set(zoneNames)).add(z)
+  const viewZones: ReadonlySet<string> = moreZones ?? zoneNames
   const {liveViews, predViews, liveClasses, predClasses, zoneRulesOf, skewVerdict, zoneVerdict} = zoneViews(lists, service, viewZones, nodesByZone, capacity, proxied)
 
   const n = prediction?.addHints?.totalReady ?? readyCount
@@ -255,7 +254,7 @@ function explainService(input: ServiceInput): ServiceExplanation {
   const figures = auto && allocations === null && ratios !== null && n > 0 ? allocationFigures(n, ratios) : null
 
   const noNodes = (z: {counted: number; ignored: number}) => input.nodesReadable && proxied && z.counted + z.ignored === 0
-  const zones: ZoneRow[] = sortStrings(zoneNames).map((zone) => {
+  const zones: ZoneRow[] = sortedZones.map((zone) => {
     const zoneNodes = input.nodeIndex.verdicts.get(zone) ?? {counted: 0, ignored: 0, cpuMilli: 0}
     const counts = stats.get(zone)
     const ready = counts?.ready ?? 0
