@@ -8,12 +8,35 @@ import type {ZoneView} from '../upstream/kube-proxy/topology.js'
 import {sortStrings} from './helpers.js'
 
 export function trafficModel(custom: Record<string, number> | undefined, ratios: Record<string, number> | null, capacity: ZoneCapacity): Record<string, number> | null {
-  if (custom) {
-    const total = Object.values(custom).reduce((a, b) => a + b, 0)
-    if (total <= 0) return null
-    return Object.fromEntries(Object.entries(custom).map(([z, w]) => [z, w / total]))
-  }
+  if (custom) return memo(CUSTOM_SHARES, custom, customShares)
   if (ratios) return ratios
+  return memo(NODE_SHARES, capacity, nodeShares)
+}
+
+/**
+ * Each model once per input object, not once per explain() call (the engine never mutates its
+ * input, and callers only read the shares): the advisor explains every Service four or five
+ * times, and without CPU ratios the estimate is a pass over every Node of the cluster
+ * (docs/design.md, "The advisor's cost").
+ */
+const CUSTOM_SHARES = new WeakMap<object, Record<string, number> | null>()
+const NODE_SHARES = new WeakMap<object, Record<string, number> | null>()
+function memo<K extends object>(m: WeakMap<object, Record<string, number> | null>, key: K, f: (k: K) => Record<string, number> | null): Record<string, number> | null {
+  let v = m.get(key)
+  if (v === undefined) {
+    v = f(key)
+    m.set(key, v)
+  }
+  return v
+}
+
+function customShares(custom: Record<string, number>): Record<string, number> | null {
+  const total = Object.values(custom).reduce((a, b) => a + b, 0)
+  if (total <= 0) return null
+  return Object.fromEntries(Object.entries(custom).map(([z, w]) => [z, w / total]))
+}
+
+function nodeShares(capacity: ZoneCapacity): Record<string, number> | null {
   // No upstream ratios (a node without zone or CPU): estimate from the nodes that do have both.
   const cpu = new Map<string, number>()
   for (const v of capacity.nodes) {
