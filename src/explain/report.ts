@@ -50,8 +50,12 @@ export {allocationFigures} from './controller-verdict.js'
 // ---------------------------------------------------------------------------------------
 
 export function explain(state: ClusterState, services: readonly Service[], opts: ExplainOptions = {}): ExplainReport {
-  const {head, services: each} = explainEach(state, services, opts)
-  return {...head, services: [...each]}
+  // A plain loop, not explainEach's generator: the advisor calls explain() four or five times per
+  // Service, and a generator's setup and resumption showed in each call (docs/design.md, "The advisor's cost").
+  const {head, explainOne} = explainer(state, services, opts)
+  const out: ServiceExplanation[] = []
+  for (const svc of services) explainOne(svc, out)
+  return {...head, services: out}
 }
 
 /** explain()'s report in two parts: all but its services, and the services (see explainEach). */
@@ -64,9 +68,27 @@ export interface ExplainParts {
 /**
  * explain(), with each Service explained only when the iteration reaches it: `explain -A -o json`
  * writes each one and drops it, so a report of thousands of Services is never in memory whole
- * (docs/design.md, "Reading a whole cluster"). The per-cluster facts are computed here, once.
+ * (docs/design.md, "Reading a whole cluster").
  */
 export function explainEach(state: ClusterState, services: readonly Service[], opts: ExplainOptions = {}): ExplainParts {
+  const {head, explainOne} = explainer(state, services, opts)
+  function* each(): Generator<ServiceExplanation> {
+    const out: ServiceExplanation[] = []
+    for (const svc of services) {
+      explainOne(svc, out)
+      for (let i = 0; i < out.length; i++) yield out[i]!
+      out.length = 0
+    }
+  }
+  return {head, services: each()}
+}
+
+/** The report's head and the per-cluster facts, computed once; `explainOne` appends a Service's explanations (one per address type). */
+function explainer(
+  state: ClusterState,
+  services: readonly Service[],
+  opts: ExplainOptions,
+): {head: ExplainParts['head']; explainOne(svc: Service, out: ServiceExplanation[]): void} {
   const f = featuresFor(opts.kubeVersion)
   const warnings: string[] = []
   if (f.warning) warnings.push(f.warning)
@@ -76,32 +98,30 @@ export function explainEach(state: ClusterState, services: readonly Service[], o
   const parts = rowParts()
   const skewOf = proxySkewMemo(opts.dataPlane, state.nodes)
   const found = opts.routes ? routesFound(opts.routes) : undefined
-  function* each(): Generator<ServiceExplanation> {
-    for (const svc of services) {
-      const key = `${svc.metadata.namespace ?? 'default'}/${svc.metadata.name}`
-      const slices = slicesByService.get(key) ?? []
-      for (const addressType of addressTypesOf(svc, slices)) {
-        const explained = explainService({
-          service: svc,
-          events: state.events,
-          slices: slices.filter((s) => s.addressType === addressType),
-          allSlices: slices,
-          addressType,
-          capacity,
-          features: f,
-          nodes: state.nodes,
-          nodeIndex,
-          nodesReadable,
-          opts,
-          parts,
-          skewOf,
-        })
-        if (opts.routes && found) {
-          const zones = cluster.zones.filter((z) => z.counted > 0).map((z) => z.name)
-          explained.clientPaths = clientPathsOf(found, opts.routes, svc, slices, zones)
-        }
-        yield explained
+  const explainOne = (svc: Service, out: ServiceExplanation[]): void => {
+    const key = `${svc.metadata.namespace ?? 'default'}/${svc.metadata.name}`
+    const slices = slicesByService.get(key) ?? []
+    for (const addressType of addressTypesOf(svc, slices)) {
+      const explained = explainService({
+        service: svc,
+        events: state.events,
+        slices: slices.filter((s) => s.addressType === addressType),
+        allSlices: slices,
+        addressType,
+        capacity,
+        features: f,
+        nodes: state.nodes,
+        nodeIndex,
+        nodesReadable,
+        opts,
+        parts,
+        skewOf,
+      })
+      if (opts.routes && found) {
+        const zones = cluster.zones.filter((z) => z.counted > 0).map((z) => z.name)
+        explained.clientPaths = clientPathsOf(found, opts.routes, svc, slices, zones)
       }
+      out.push(explained)
     }
   }
   return {
@@ -116,7 +136,7 @@ export function explainEach(state: ClusterState, services: readonly Service[], o
       ...(opts.dataPlane ? {dataPlane: dataPlaneReport(opts.dataPlane)} : {}),
       ...(found ? {routes: found} : {}),
     },
-    services: each(),
+    explainOne,
   }
 }
 

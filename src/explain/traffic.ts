@@ -164,7 +164,7 @@ const SMALL_LOADS = new Float64Array(64)
 /** `n` zeroed loads (valid until the next call). */
 function loads(n: number): Float64Array {
   if (n > SMALL_LOADS.length) return new Float64Array(n)
-  SMALL_LOADS.fill(0, 0, n)
+  for (let i = 0; i < n; i++) SMALL_LOADS[i] = 0
   return SMALL_LOADS
 }
 
