@@ -417,36 +417,42 @@ export function categorizeZones(endpoints: readonly ProxyEndpoint[], flags: Serv
   const hintedLegacy = () => (hinted ??= anyHints(endpoints, false))
   let zoneHints: boolean | undefined
   const zoneHintsPresent = () => (zoneHints ??= zoneHintsIn(endpoints))
-  // The cluster set of each zone, as a key: "" (every ready endpoint), "node" (hinted for node ""),
-  // "zone:<name>", or "st" (serving-terminating, when the chosen set is empty).
-  const decisions: [string, TopologyDecision, string][] = []
-  const sizes = new Map<string, number>()
+  // The cluster set of each zone: every ready endpoint (`all`), those hinted for node ""
+  // (`forNode`), the zone's own (`zoneSets`, by zone name), or the serving-terminating ones (`st`,
+  // when the chosen set is empty). Sets are made as a zone first picks them, and shared by zones
+  // that pick the same one (no key strings are built per zone: a new string is hashed anew).
+  type Positions = {at: Int32Array; n: number}
+  const positions = (n: number): Positions => ({at: n === 0 ? NO_POSITIONS : new Int32Array(n), n: 0})
+  let all: Positions | undefined
+  let forNode: Positions | undefined
+  let st: Positions | undefined
+  const zoneSets = new Map<string, Positions>()
+  const decisions: [string, TopologyDecision, Positions][] = []
   for (const zone of wanted) {
     const forZone = readyForZone.get(zone) ?? 0
     const decision = opts.requireAnnotation
       ? decideLegacy(opts.requireAnnotation.annotations, zone, f.hasReadyEndpoints, f.allEndpointsHaveZoneHints, forZone > 0, hintedLegacy)
       : decideFromHints(f, forZone > 0, zone, opts.preferSameGate, hintedNew, zoneHintsPresent)
-    let key = decision.mode === '' ? '' : decision.mode === 'PreferSameNode' ? 'node' : `zone:${zone}`
-    let n = decision.mode === '' ? ready : decision.mode === 'PreferSameNode' ? readyForNode : forZone
+    const n = decision.mode === '' ? ready : decision.mode === 'PreferSameNode' ? readyForNode : forZone
+    let set: Positions
     // No ready endpoints anywhere: serving-terminating ones, with no topology filter.
-    if (n === 0) [key, n] = ['st', servingTerminating]
-    decisions.push([zone, decision, key])
-    sizes.set(key, n)
+    if (n === 0) set = st ??= positions(servingTerminating)
+    else if (decision.mode === '') set = all ??= positions(ready)
+    else if (decision.mode === 'PreferSameNode') set = forNode ??= positions(readyForNode)
+    else zoneSets.set(zone, (set = positions(forZone)))
+    decisions.push([zone, decision, set])
   }
 
   // Pass 2: the positions of the sets in use.
-  const sets = new Map<string, {at: Int32Array; n: number}>()
-  for (const [key, n] of sizes) sets.set(key, {at: n === 0 ? NO_POSITIONS : new Int32Array(n), n: 0})
-  const all = sets.get('')
-  const forNode = sets.get('node')
-  const st = sets.get('st')
   let forZones = false
-  for (const entry of perSet) {
-    for (const zone of entry.set) {
-      const list = sets.get(`zone:${zone}`)
-      if (list !== undefined) {
-        entry.lists.push(list)
-        forZones = true
+  if (zoneSets.size > 0) {
+    for (const entry of perSet) {
+      for (const zone of entry.set) {
+        const list = zoneSets.get(zone)
+        if (list !== undefined) {
+          entry.lists.push(list)
+          forZones = true
+        }
       }
     }
   }
@@ -466,8 +472,6 @@ export function categorizeZones(endpoints: readonly ProxyEndpoint[], flags: Serv
       t.at[t.n++] = i
     }
   }
-  for (const [zone, decision, key] of decisions) {
-    out.set(zone, {topologyMode: decision.mode, fallbackReason: decision.fallbackReason, cluster: sets.get(key)!.at})
-  }
+  for (const [zone, decision, set] of decisions) out.set(zone, {topologyMode: decision.mode, fallbackReason: decision.fallbackReason, cluster: set.at})
   return out
 }
