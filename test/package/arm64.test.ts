@@ -8,7 +8,7 @@ import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {COMMANDS} from '../../src/entry/commands.js'
-import {archivePath, CODE_CACHE_DEBUG, codeCacheVerdicts, EXAMPLE, PKG, refusedKubeconfig, ROOT, run, type Run} from './artifacts.js'
+import {archivePath, CODE_CACHE_DEBUG, codeCacheVerdicts, EXAMPLE, hasScript, inTerminal, PKG, refusedKubeconfig, ROOT, run, type Run} from './artifacts.js'
 
 let dir: string
 let scratch: string
@@ -64,6 +64,26 @@ describe('archive linux/arm64', () => {
     const a = arm64(['nodes', '--kubeconfig', await refusedKubeconfig(scratch), '--request-timeout', '10s'], CODE_CACHE_DEBUG)
     expect(a.code).toBe(6)
     expect(codeCacheVerdicts(a.stderr)).toEqual({main: 'accepted', 'app.cjs': 'accepted', 'k8s.cjs': 'accepted'})
+  })
+
+  it('completes as the npm build does, from the complete.cjs asset with the arm64 code cache accepted', () => {
+    const args = ['__complete', 'explain', '-n', 'shop', '--from-file', EXAMPLE, 'c']
+    const a = arm64(args, CODE_CACHE_DEBUG)
+    expect(a.code, a.stderr).toBe(0)
+    expect(a.stdout).toBe(npm(args).stdout)
+    expect(codeCacheVerdicts(a.stderr)['complete.cjs']).toBe('accepted')
+  })
+
+  it.skipIf(!hasScript)("draws simulate's view on a terminal as the npm build does, from the views.cjs asset with the arm64 code cache accepted", () => {
+    const args = ['simulate', 'svc/checkout', '-n', 'shop', '-f', EXAMPLE]
+    const argv = runner.length ? [...runner, exe(), ...args] : [exe(), ...args]
+    const npmView = inTerminal([process.execPath, join(ROOT, 'bin', 'kubectl-topology.js'), ...args])
+    expect(npmView.out).toMatch(/█+/)
+    const a = inTerminal(argv, CODE_CACHE_DEBUG, 110_000)
+    expect(a.code, a.out).toBe(0)
+    expect(codeCacheVerdicts(a.out)['views.cjs']).toBe('accepted')
+    // NODE_DEBUG's lines share the terminal: the view is what is left without them.
+    expect(inTerminal(argv, {}, 110_000).out).toBe(npmView.out)
   })
 
   it('lists every command in --help and reports its version', () => {

@@ -103,3 +103,21 @@ export function codeCacheVerdicts(stderr: string): Record<string, string> {
   for (const m of stderr.matchAll(/code cache (\S+)\.cache (accepted|rejected|absent)$/gm)) verdicts[m[1]!] = m[2]!
   return verdicts
 }
+
+/** util-linux `script`, which makes the pseudo-terminal of inTerminal, is there. */
+export const hasScript = spawnSync('script', ['--version'], {encoding: 'utf8'}).status === 0
+const sh = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`
+
+/** Runs argv with stdout (and stderr) on an 80-column pseudo-terminal; LF line ends. */
+export function inTerminal(argv: string[], env: Record<string, string> = {}, timeout = 60_000) {
+  const base: NodeJS.ProcessEnv = {...process.env, TERM: 'xterm', NO_COLOR: '1', ...env}
+  for (const k of ['FORCE_COLOR', 'CI']) delete base[k]
+  const r = spawnSync('script', ['-qec', `stty cols 80 rows 200; exec ${argv.map(sh).join(' ')}`, '/dev/null'], {
+    cwd: ROOT,
+    env: base,
+    encoding: 'utf8',
+    input: '',
+    timeout,
+  })
+  return {out: r.stdout.replace(/\r\n/g, '\n'), code: r.status}
+}

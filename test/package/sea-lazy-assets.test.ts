@@ -11,10 +11,8 @@ import {existsSync, mkdtempSync, readFileSync, rmSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {archivePath, CODE_CACHE_DEBUG, codeCacheVerdicts, EXAMPLE, HOST, ROOT, run} from './artifacts.js'
+import {archivePath, CODE_CACHE_DEBUG, codeCacheVerdicts, EXAMPLE, HOST, hasScript, inTerminal, ROOT, run} from './artifacts.js'
 
-const hasScript = spawnSync('script', ['--version'], {encoding: 'utf8'}).status === 0
-const sh = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`
 const tmp = mkdtempSync(join(tmpdir(), 'sea-views-'))
 const sea = join(tmp, 'kubectl-topology')
 afterAll(() => rmSync(tmp, {recursive: true, force: true}))
@@ -25,20 +23,6 @@ beforeAll(() => {
   const untar = spawnSync('tar', ['-xzf', archive, '-C', tmp], {encoding: 'utf8'})
   if (untar.status !== 0) throw new Error(`tar: ${untar.stderr}`)
 })
-
-/** Runs argv with stdout (and stderr) on an 80-column pseudo-terminal; LF line ends. */
-function inTerminal(argv: string[], env: Record<string, string> = {}) {
-  const base: NodeJS.ProcessEnv = {...process.env, TERM: 'xterm', NO_COLOR: '1', ...env}
-  for (const k of ['FORCE_COLOR', 'CI']) delete base[k]
-  const r = spawnSync('script', ['-qec', `stty cols 80 rows 200; exec ${argv.map(sh).join(' ')}`, '/dev/null'], {
-    cwd: ROOT,
-    env: base,
-    encoding: 'utf8',
-    input: '',
-    timeout: 60_000,
-  })
-  return {out: r.stdout.replace(/\r\n/g, '\n'), code: r.status}
-}
 
 const ARGS = ['simulate', 'svc/checkout', '-n', 'shop', '-f', EXAMPLE]
 
