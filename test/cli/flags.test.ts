@@ -5,12 +5,12 @@
 import {spawn} from 'node:child_process'
 import fs from 'node:fs'
 import http from 'node:http'
-import type {AddressInfo} from 'node:net'
 import os from 'node:os'
 import path from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {parse as parseYaml, stringify as toYaml} from 'yaml'
+import {parse as parseYaml} from 'yaml'
 import {BIN, EXAMPLE, ROOT, runCli} from './run-cli.js'
+import {writeFakeKubeconfig} from '../unit/fake-kubeconfig.js'
 
 const sim = ['simulate', 'svc/checkout', '-n', 'shop', '-f', EXAMPLE]
 
@@ -121,17 +121,7 @@ describe('--traffic names zones of the cluster: a live cluster, watch as explain
     server = http.createServer(api)
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
     kubeconfig = path.join(tmp, 'config')
-    fs.writeFileSync(
-      kubeconfig,
-      toYaml({
-        apiVersion: 'v1',
-        kind: 'Config',
-        'current-context': 'fake',
-        clusters: [{name: 'c', cluster: {server: `http://127.0.0.1:${(server.address() as AddressInfo).port}`}}],
-        contexts: [{name: 'fake', context: {cluster: 'c', user: 'u'}}],
-        users: [{name: 'u', user: {token: 't'}}],
-      }),
-    )
+    writeFakeKubeconfig(kubeconfig, server)
   })
   afterAll(async () => {
     for (const r of held) r.destroy()

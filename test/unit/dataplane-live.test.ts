@@ -4,15 +4,15 @@
 // command's error.
 import fs from 'node:fs'
 import http from 'node:http'
-import type {AddressInfo} from 'node:net'
 import os from 'node:os'
 import path from 'node:path'
 import {afterAll, beforeAll, beforeEach, describe, expect, it} from 'vitest'
-import {parseAllDocuments, stringify as toYaml} from 'yaml'
+import {parseAllDocuments} from 'yaml'
 import {dataPlaneForbiddenWarning, detectLiveDataPlane, readDataPlaneObjects} from '../../src/cluster/dataplane.js'
 import {loadKubeConfig, type KubeContext} from '../../src/cluster/kubeconfig.js'
 import {detectDataPlane} from '../../src/dataplane/detect.js'
 import {CliError} from '../../src/errors.js'
+import {writeFakeKubeconfig} from './fake-kubeconfig.js'
 
 type Obj = Record<string, any>
 const DIR = path.join(import.meta.dirname, 'data', 'dataplane')
@@ -76,17 +76,7 @@ beforeAll(async () => {
   server = http.createServer(handler)
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
   const kc = path.join(tmp, 'config')
-  fs.writeFileSync(
-    kc,
-    toYaml({
-      apiVersion: 'v1',
-      kind: 'Config',
-      'current-context': 'fake',
-      clusters: [{name: 'c', cluster: {server: `http://127.0.0.1:${(server.address() as AddressInfo).port}`}}],
-      contexts: [{name: 'fake', context: {cluster: 'c', user: 'u', namespace: 'shop'}}],
-      users: [{name: 'u', user: {token: 't'}}],
-    }),
-  )
+  writeFakeKubeconfig(kc, server, 'shop')
   ctx = await loadKubeConfig({kubeconfig: kc, requestTimeoutMs: 10_000})
 })
 afterAll(async () => {

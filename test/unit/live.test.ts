@@ -4,15 +4,14 @@
 // kube-apiserver.)
 import fs from 'node:fs'
 import http from 'node:http'
-import type {AddressInfo} from 'node:net'
 import os from 'node:os'
 import path from 'node:path'
 import {afterAll, beforeAll, beforeEach, describe, expect, it} from 'vitest'
-import {stringify as toYaml} from 'yaml'
 import {loadKubeConfig, type KubeContext} from '../../src/cluster/kubeconfig.js'
 import {NODES_FORBIDDEN_WARNING, normalizeServerVersion, readClusterState} from '../../src/cluster/live.js'
 import {parseSnapshot, serializeSnapshot} from '../../src/cluster/snapshot/snapshot.js'
 import {CliError, ExitCode} from '../../src/errors.js'
+import {writeFakeKubeconfig} from './fake-kubeconfig.js'
 
 type Obj = Record<string, any>
 
@@ -150,17 +149,7 @@ beforeAll(async () => {
   server = http.createServer(handler)
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
   const kc = path.join(tmp, 'config')
-  fs.writeFileSync(
-    kc,
-    toYaml({
-      apiVersion: 'v1',
-      kind: 'Config',
-      'current-context': 'fake',
-      clusters: [{name: 'c', cluster: {server: `http://127.0.0.1:${(server.address() as AddressInfo).port}`}}],
-      contexts: [{name: 'fake', context: {cluster: 'c', user: 'u', namespace: 'shop'}}],
-      users: [{name: 'u', user: {token: 't'}}],
-    }),
-  )
+  writeFakeKubeconfig(kc, server, 'shop')
   ctx = await loadKubeConfig({kubeconfig: kc, requestTimeoutMs: 10_000})
 })
 afterAll(async () => {

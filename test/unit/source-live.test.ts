@@ -2,12 +2,11 @@
 // with the state's lists, not after them, and an error is still the state's when both fail.
 import fs from 'node:fs'
 import http from 'node:http'
-import type {AddressInfo} from 'node:net'
 import os from 'node:os'
 import path from 'node:path'
 import {afterAll, beforeAll, beforeEach, describe, expect, it} from 'vitest'
-import {stringify as toYaml} from 'yaml'
 import {openSource} from '../../src/cluster/source.js'
+import {writeFakeKubeconfig} from './fake-kubeconfig.js'
 
 type Obj = Record<string, unknown>
 
@@ -72,17 +71,7 @@ const kubeconfig = path.join(tmp, 'config')
 beforeAll(async () => {
   server = http.createServer(handler)
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
-  fs.writeFileSync(
-    kubeconfig,
-    toYaml({
-      apiVersion: 'v1',
-      kind: 'Config',
-      'current-context': 'fake',
-      clusters: [{name: 'c', cluster: {server: `http://127.0.0.1:${(server.address() as AddressInfo).port}`}}],
-      contexts: [{name: 'fake', context: {cluster: 'c', user: 'u', namespace: 'shop'}}],
-      users: [{name: 'u', user: {token: 't'}}],
-    }),
-  )
+  writeFakeKubeconfig(kubeconfig, server, 'shop')
 })
 afterAll(async () => {
   server.closeAllConnections()
