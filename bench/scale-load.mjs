@@ -5,7 +5,7 @@
 // trafficDistribution PreferSameZone, a third plain. Created once (with bounded concurrency)
 // and reused by later runs. Only 127.0.0.1 servers.
 //
-//   const {server, createLoad, core, disc} = await connectLoad({services, nodes})
+//   const {server, kc, createLoad, core, disc} = await connectLoad({services, nodes})
 
 export async function connectLoad({services: SERVICES, nodes: NODES}) {
   const PER_SLICE = 10
@@ -161,5 +161,5 @@ export async function connectLoad({services: SERVICES, nodes: NODES}) {
     process.stderr.write(`load created in ${((Date.now() - t0) / 1000).toFixed(1)}s\n`)
   }
 
-  return {server, core, disc, createLoad, PER_SLICE, nodeName, nsName, svcName, zoneOf}
+  return {server, kc, core, disc, createLoad, PER_SLICE, nodeName, nsName, svcName, zoneOf}
 }

@@ -22,7 +22,7 @@
 // file whose size is reported (and whose JSON is parsed once, so a broken run is noticed).
 
 import {spawnSync} from 'node:child_process'
-import {mkdtempSync, readFileSync, rmSync, statSync} from 'node:fs'
+import {mkdtempSync, readFileSync, rmSync, statSync, writeFileSync} from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import {fileURLToPath} from 'node:url'
@@ -39,7 +39,7 @@ const NODES = opt('nodes', 1000)
 const RUNS = opt('runs', 5)
 const KUBECTL = '/usr/bin/kubectl'
 const TIME = '/usr/bin/time'
-const {server, createLoad, PER_SLICE} = await connectLoad({services: SERVICES, nodes: NODES})
+const {server, kc, createLoad, PER_SLICE} = await connectLoad({services: SERVICES, nodes: NODES})
 
 // ---- measuring ------------------------------------------------------------------------
 
@@ -51,10 +51,25 @@ const BIN = path.join(ROOT, 'bin', 'kubectl-topology.js')
 // printing: what any tool reading this state must at least wait for.
 const RAW = ['/api/v1/services', '/apis/discovery.k8s.io/v1/endpointslices', '/api/v1/nodes', '/api/v1/events?fieldSelector=involvedObject.kind%3DService']
 const rawScript = `${RAW.map((p) => `"$0" get --raw '${p}' &`).join(' ')} wait`
+// The Node read floor (bench/node-read-floor.mjs): node:http2, the same four lists, JSON.parse, no
+// client-node, nothing printed; the connection details go in a private file of the temp dir.
+const connFile = path.join(tmp, 'connection.json')
+{
+  const cluster = kc.getCurrentCluster()
+  const user = kc.getCurrentUser()
+  const b64 = (s) => (s ? Buffer.from(s, 'base64').toString('utf8') : undefined)
+  const ca = cluster?.caData ? b64(cluster.caData) : cluster?.caFile ? readFileSync(cluster.caFile, 'utf8') : undefined
+  const cert = user?.certData ? b64(user.certData) : user?.certFile ? readFileSync(user.certFile, 'utf8') : undefined
+  const key = user?.keyData ? b64(user.keyData) : user?.keyFile ? readFileSync(user.keyFile, 'utf8') : undefined
+  writeFileSync(connFile, JSON.stringify({server, ca, cert, key, token: user?.token}), {mode: 0o600})
+}
+const NODE_FLOOR = path.join(ROOT, 'bench', 'node-read-floor.mjs')
 const cases = [
   {name: 'raw fetch floor: kubectl get --raw of the 4 lists, in parallel', argv: ['/bin/sh', '-c', rawScript, KUBECTL], ok: [0], floor: true},
-  {name: 'kubectl get endpointslices,services,nodes -A -o json', argv: [KUBECTL, 'get', 'endpointslices,services,nodes', '-A', '-o', 'json'], ok: [0]},
-  {name: 'kubectl topology explain -A -o json', argv: [NODE, BIN, 'explain', '-A', '-o', 'json'], ok: [0]},
+  {name: 'Node read floor: node:http2, the 4 lists whole, JSON.parse', argv: [NODE, NODE_FLOOR, connFile], ok: [0], lower: true},
+  {name: 'Node read floor, paged by 500 as the tool reads', argv: [NODE, NODE_FLOOR, connFile, '--page', '500'], ok: [0], lower: true},
+  {name: 'kubectl get endpointslices,services,nodes -A -o json', argv: [KUBECTL, 'get', 'endpointslices,services,nodes', '-A', '-o', 'json'], ok: [0], kubectl: true},
+  {name: 'kubectl topology explain -A -o json', argv: [NODE, BIN, 'explain', '-A', '-o', 'json'], ok: [0], writer: true},
   {name: 'kubectl topology check -A -o json', argv: [NODE, BIN, 'check', '-A', '-o', 'json'], ok: [0, 1]},
   {name: 'kubectl topology check -A (table)', argv: [NODE, BIN, 'check', '-A'], ok: [0, 1]},
 ]
@@ -97,9 +112,24 @@ for (let round = -1; round < RUNS; round++) {
     if (round >= 0) results[i].push(r)
   })
 }
+// The writer's floor: V8's own indented JSON.stringify of the document explain -A -o json printed
+// (the same bytes, checked), in this process, the median of 5: what writing that output costs at
+// the least, whatever computed it.
+const writerIndex = cases.findIndex((c) => c.writer)
+const printed = readFileSync(path.join(tmp, `out-${writerIndex}`), 'utf8')
+const printedDoc = JSON.parse(printed)
+const writerMs = []
+let sameBytes = false
+for (let i = 0; i < 5; i++) {
+  const t0 = process.cpuUsage()
+  const text = `${JSON.stringify(printedDoc, null, 2)}\n`
+  const t = process.cpuUsage(t0)
+  writerMs.push((t.user + t.system) / 1000)
+  sameBytes = text === printed
+}
 rmSync(tmp, {recursive: true, force: true})
 
-const base = median(results[1].map((r) => r.wall))
+const base = median(results[cases.findIndex((c) => c.kubectl)].map((r) => r.wall))
 const floor = median(results[0].map((r) => r.wall))
 const rows = cases.map((c, i) => {
   const wall = median(results[i].map((r) => r.wall))
@@ -115,7 +145,13 @@ const table = [header, ...rows.map((r) => [r.case, r.wall.toFixed(2), r.min.toFi
 const widths = header.map((_, i) => Math.max(...table.map((row) => row[i].length)))
 for (const row of table) console.log(row.map((cell, i) => cell.padEnd(widths[i])).join('  '))
 console.log('')
-for (const r of rows.slice(2)) {
+const nodeFloor = rows.find((r, i) => cases[i].lower)
+const pagedFloor = rows.filter((r, i) => cases[i].lower)[1]
+const writer = median(writerMs) / 1000
+console.log(
+  `lower bounds: the Node read floor is ${nodeFloor.xfloor.toFixed(2)}x the raw fetch floor (paged by 500: ${pagedFloor.xfloor.toFixed(2)}x); V8's indented JSON.stringify of explain's ${(printed.length / 1e6).toFixed(1)} MB (${sameBytes ? 'the same bytes' : 'NOT the same bytes'}) takes ${(writer * 1000).toFixed(0)} ms of CPU, ${(writer / floor).toFixed(2)}x the floor: together ${((pagedFloor.wall + writer) / floor).toFixed(2)}x, before client-node, the engine and the advisor`,
+)
+for (const r of rows.filter((r, i) => !cases[i].floor && !cases[i].lower && !cases[i].kubectl)) {
   const okWall = r.xfloor <= 2
   const okRss = r.rss <= 200
   console.log(
