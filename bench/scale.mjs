@@ -145,13 +145,13 @@ const table = [header, ...rows.map((r) => [r.case, r.wall.toFixed(2), r.min.toFi
 const widths = header.map((_, i) => Math.max(...table.map((row) => row[i].length)))
 for (const row of table) console.log(row.map((cell, i) => cell.padEnd(widths[i])).join('  '))
 console.log('')
-const nodeFloor = rows.find((r, i) => cases[i].lower)
-const pagedFloor = rows.filter((r, i) => cases[i].lower)[1]
+const nodeFloor = rows.find((_r, i) => cases[i].lower)
+const pagedFloor = rows.filter((_r, i) => cases[i].lower)[1]
 const writer = median(writerMs) / 1000
 console.log(
   `lower bounds: the Node read floor is ${nodeFloor.xfloor.toFixed(2)}x the raw fetch floor (paged by 500: ${pagedFloor.xfloor.toFixed(2)}x); V8's indented JSON.stringify of explain's ${(printed.length / 1e6).toFixed(1)} MB (${sameBytes ? 'the same bytes' : 'NOT the same bytes'}) takes ${(writer * 1000).toFixed(0)} ms of CPU, ${(writer / floor).toFixed(2)}x the floor: together ${((pagedFloor.wall + writer) / floor).toFixed(2)}x, before client-node, the engine and the advisor`,
 )
-for (const r of rows.filter((r, i) => !cases[i].floor && !cases[i].lower && !cases[i].kubectl)) {
+for (const r of rows.filter((_r, i) => !cases[i].floor && !cases[i].lower && !cases[i].kubectl)) {
   const okWall = r.xfloor <= 2
   const okRss = r.rss <= 200
   console.log(
