@@ -47,9 +47,12 @@ export default class Snapshot extends TopologyCommand {
     })
     for (const w of read.warnings) this.note(`Warning: ${escapeTerminal(w)}`)
     const {serializeSnapshot} = await import('../cluster/snapshot/snapshot.js')
-    const {jsonText, yamlText} = await import('../render/encode.js')
+    const [{jsonChunks, writeChunks}, {yamlChunks}] = await Promise.all([import('../render/json-stream.js'), import('../render/yaml-stream.js')])
     const doc = serializeSnapshot(read.state, {redact: flags.redact})
-    // Control and format characters escaped (\u009b), the values exact (render/encode.ts).
-    this.out(flags.output === 'json' ? jsonText(doc) : yamlText(doc, {lineWidth: 0}))
+    // Written in pieces as explain's -o json and -o yaml are (render/json-stream.ts,
+    // render/yaml-stream.ts): control and format characters escaped (\u009b), the values exact,
+    // and no YAML document of the whole cluster in memory (`snapshot -A` of 2,000 Services
+    // built one of millions of nodes). No anchors or aliases: an object met twice is written twice.
+    await writeChunks(process.stdout, flags.output === 'json' ? jsonChunks(doc) : yamlChunks(doc))
   }
 }

@@ -58,11 +58,27 @@ function plain(s: string): string | null {
   return s
 }
 
+/**
+ * A value string yaml cannot write plain but writes double-quoted as it is: printable ASCII on one
+ * line without `"` or `\\`, no document marker ("4", "True", "", ": x"...). yaml's plainString hands
+ * a one-line string its indicators refuse, or one another tag would read, to quotedString, which
+ * takes doubleQuotedString when the string has no `"` (stringify/stringifyString.js); that is
+ * JSON.stringify's text, here `"s"` with nothing to escape, and with lineWidth 0 nothing is folded.
+ * A string with a document marker may be written as a block instead: left to yamlText. Snapshots
+ * are full of these (CPU "4", condition "True", ports' names): without this, every Node, Service
+ * and EndpointSlice went to yamlText whole.
+ */
+function quoted(s: string): string | null {
+  if (s === '') return '""'
+  if (s.length > 1000 || !PRINTABLE_ASCII.test(s) || s.includes('"') || s.includes('\\') || DOCUMENT_MARKER.test(s)) return null
+  return `"${s}"`
+}
+
 /** A scalar's text, or null when it is not one this writer writes (or is a collection). */
 function scalar(v: unknown): string | null {
   switch (typeof v) {
     case 'string':
-      return plain(v)
+      return plain(v) ?? quoted(v)
     case 'number':
       return Number.isFinite(v) ? (Object.is(v, -0) ? '-0' : JSON.stringify(v)) : null
     case 'boolean':
