@@ -21,6 +21,18 @@ const RAW_AFTER_JSON = /[\x7f-\x9f\p{Cf}\p{Zl}\p{Zp}]/gu
 const NEEDS_QUOTES = /[\x00-\x09\x0b-\x1f\x7f-\x9f\p{Cf}\p{Zl}\p{Zp}\p{Cs}]/u
 const ASCII_SAFE = /^[\x0a\x20-\x7e]*$/
 
+/**
+ * Whether every UTF-16 code unit of text is below U+007F (ASCII without DEL), so that no
+ * character RAW_AFTER_JSON names (all at U+007F or above) can be in it. A UTF-8 length equal to
+ * the length means every unit is below U+0080 (any other unit is 2 or 3 bytes, a lone surrogate
+ * 3, a pair 4), and DEL is looked for: two native scans, about ten times faster than a regular
+ * expression over the 26.6 MB that `explain -A -o json` writes for 2,000 Services (docs/design.md,
+ * "Reading a whole cluster").
+ */
+export function belowDel(text: string): boolean {
+  return Buffer.byteLength(text, 'utf8') === text.length && !text.includes('\x7f')
+}
+
 const u4 = (unit: number) => `\\u${unit.toString(16).padStart(4, '0')}`
 /** A character as \uXXXX (a surrogate pair as two). */
 const escapeUnits = (ch: string) => (ch.length === 1 ? u4(ch.charCodeAt(0)) : u4(ch.charCodeAt(0)) + u4(ch.charCodeAt(1)))
@@ -31,7 +43,7 @@ const escapeUnits = (ch: string) => (ch.length === 1 ? u4(ch.charCodeAt(0)) : u4
  * where the escape means the same character: safe on the whole text, and on any piece of it.
  */
 export function escapeEncoded(text: string): string {
-  if (ASCII_SAFE.test(text)) return text
+  if (belowDel(text)) return text
   return text.replace(RAW_AFTER_JSON, escapeUnits)
 }
 

@@ -2,9 +2,10 @@
 // format character (JSON.stringify leaves DEL, C1 such as U+009B, bidi overrides and U+2028 raw;
 // the yaml package writes C1 raw inside double quotes), yet read back to exactly the same values.
 // CSV cells are terminal-safe and a formula prefix is neutralised.
+import fc from 'fast-check'
 import {describe, expect, it} from 'vitest'
 import {parse as parseYaml} from 'yaml'
-import {csvText, escapeEncoded, jsonText, yamlText} from '../../src/render/encode.js'
+import {belowDel, csvText, escapeEncoded, jsonText, yamlText} from '../../src/render/encode.js'
 
 /** C0 but LF, DEL, C1, format characters, separators, lone surrogates. */
 const RAW = /[\x00-\x09\x0b-\x1f\x7f-\x9f\p{Cf}\p{Zl}\p{Zp}\p{Cs}]/u
@@ -31,6 +32,70 @@ describe('jsonText', () => {
     const text = JSON.stringify(value, null, 2)
     const cut = text.indexOf('\u009b') + 1
     expect(escapeEncoded(text.slice(0, cut)) + escapeEncoded(text.slice(cut))).toBe(escapeEncoded(text))
+  })
+})
+
+describe("belowDel (escapeEncoded's fast path)", () => {
+  // Code units around every boundary the predicate and the escapes have: C0 and LF, DEL, C1,
+  // U+00AD (the first format character), 2- and 3-byte UTF-8, U+2028/U+2029, lone surrogates
+  // both ways round, astral characters (a format one among them), and plain ASCII.
+  const unit = fc.oneof(
+    fc.constantFrom(
+      '\x00',
+      '\n',
+      '\x1b',
+      '\x1f',
+      ' ',
+      'a',
+      '"',
+      '\\',
+      '~',
+      '\x7f',
+      '\x80',
+      '\x85',
+      '\x9b',
+      '\x9f',
+      '\xa0',
+      '\xad',
+      'é',
+      '\u0600',
+      '\u200b',
+      '\u2028',
+      '\u2029',
+      '\u202e',
+      '\ufeff',
+      '\uffff',
+    ),
+    fc.constantFrom('\ud800', '\udbff', '\udc00', '\udfff', '\u{1f600}', '\u{e0001}', '\u{10ffff}'),
+    fc.integer({min: 0, max: 0xffff}).map((u) => String.fromCharCode(u)),
+    fc.integer({min: 0x20, max: 0x7e}).map((u) => String.fromCharCode(u)),
+  )
+  const text = fc.oneof(fc.string({unit, maxLength: 40}), fc.string({unit: 'binary', maxLength: 40}), fc.string({unit: 'grapheme-ascii', maxLength: 40}))
+  /** escapeEncoded's slow path, taken always: each unit of a matched character as \\uXXXX. */
+  const slow = (s: string) =>
+    s.replace(/[\x7f-\x9f\p{Cf}\p{Zl}\p{Zp}]/gu, (ch) => Array.from({length: ch.length}, (_, i) => `\\u${ch.charCodeAt(i).toString(16).padStart(4, '0')}`).join(''))
+
+  it('is true exactly when every code unit is below U+007F (property)', () => {
+    fc.assert(
+      fc.property(text, (s) => {
+        expect(belowDel(s)).toBe([...Array(s.length).keys()].every((i) => s.charCodeAt(i) < 0x7f))
+      }),
+      {numRuns: 2000},
+    )
+  })
+
+  it('escapeEncoded gives what the escapes alone give, for any text (property)', () => {
+    fc.assert(
+      fc.property(text, (s) => {
+        expect(escapeEncoded(s)).toBe(slow(s))
+        expect(escapeEncoded(JSON.stringify(s))).toBe(slow(JSON.stringify(s)))
+      }),
+      {numRuns: 2000},
+    )
+    expect(belowDel('')).toBe(true)
+    expect(belowDel('a\x7fb')).toBe(false)
+    expect(belowDel('\ud800')).toBe(false)
+    expect(escapeEncoded('tag\u{e0001}s \x9b\x7f')).toBe('tag\\udb40\\udc01s \\u009b\\u007f')
   })
 })
 
