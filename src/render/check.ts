@@ -30,9 +30,22 @@ export function renderCheck(report: CheckReport, opts: CheckRenderOptions): stri
   }
 }
 
-const dual = (report: CheckReport, s: ServiceCheck) => report.services.filter((x) => x.namespace === s.namespace && x.name === s.name).length > 1
+/**
+ * Whether a Service is checked more than once (a dual-stack Service: one check per address
+ * type), so that its rows and suites name the address type. Counted once per report: asking the
+ * whole list for each Service was 4 million comparisons for `check -A` on 2,000 Services.
+ */
+function dualOf(report: CheckReport): (s: ServiceCheck) => boolean {
+  const count = new Map<string, Map<string, number>>()
+  for (const x of report.services) {
+    let names = count.get(x.namespace)
+    if (names === undefined) count.set(x.namespace, (names = new Map()))
+    names.set(x.name, (names.get(x.name) ?? 0) + 1)
+  }
+  return (s) => (count.get(s.namespace)?.get(s.name) ?? 0) > 1
+}
 
-const serviceName = (report: CheckReport, s: ServiceCheck) => `${s.namespace}/${s.name}${dual(report, s) ? ` (${s.addressType})` : ''}`
+const serviceName = (s: ServiceCheck, dual: boolean) => `${s.namespace}/${s.name}${dual ? ` (${s.addressType})` : ''}`
 
 function statusCell(r: PolicyResult, style: Style): string {
   if (r.status === 'pass') return style.ok('PASS')
@@ -47,8 +60,9 @@ function renderTable(report: CheckReport, opts: CheckRenderOptions): string {
   if (report.dataPlane) lines.push(dataPlaneLine(report.dataPlane))
   if (report.services.length === 0) return `${[...lines, 'No Services found.'].join('\n')}\n`
   const rows: string[][] = []
+  const dual = dualOf(report)
   for (const s of report.services) {
-    const name = serviceName(report, s)
+    const name = serviceName(s, dual(s))
     for (const r of s.results) {
       rows.push([name, r.policy, statusCell(r, style), r.message])
       if (r.status === 'fail' || (r.policy === 'lint' && r.details.length > 0)) {
@@ -83,11 +97,12 @@ function renderJUnit(report: CheckReport): string {
   const a = (k: string, v: string | number) => ` ${k}="${xmlEscape(String(v))}"`
   const sm = report.summary
   const out: string[] = ['<?xml version="1.0" encoding="UTF-8"?>']
+  const dual = dualOf(report)
   out.push(`<testsuites${a('name', 'kubectl topology check')}${a('tests', sm.checks)}${a('failures', sm.failures)}${a('errors', 0)}${a('skipped', sm.skipped)}>`)
   for (const s of report.services) {
     const failures = s.results.filter((r) => r.status === 'fail').length
     const skipped = s.results.filter((r) => r.status === 'skip').length
-    const suite = serviceName(report, s)
+    const suite = serviceName(s, dual(s))
     out.push(`  <testsuite${a('name', suite)}${a('tests', s.results.length)}${a('failures', failures)}${a('errors', 0)}${a('skipped', skipped)}>`)
     out.push('    <properties>')
     out.push(`      <property${a('name', 'namespace')}${a('value', s.namespace)}/>`)
@@ -96,7 +111,7 @@ function renderJUnit(report: CheckReport): string {
     out.push(`      <property${a('name', 'path')}${a('value', s.path)}/>`)
     out.push(`      <property${a('name', 'kubernetesVersion')}${a('value', report.kubernetesVersion)}/>`)
     out.push('    </properties>')
-    const classname = `${s.namespace}.${s.name}${dual(report, s) ? `.${s.addressType}` : ''}`
+    const classname = `${s.namespace}.${s.name}${dual(s) ? `.${s.addressType}` : ''}`
     for (const r of s.results) {
       const open = `    <testcase${a('name', r.policy)}${a('classname', classname)}`
       if (r.status === 'pass') {

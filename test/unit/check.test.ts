@@ -2,7 +2,7 @@ import Ajv2020 from 'ajv/dist/2020.js'
 import {XMLParser, XMLValidator} from 'fast-xml-parser'
 import {readFileSync} from 'node:fs'
 import {describe, expect, it} from 'vitest'
-import {check, DEFAULT_POLICIES, mergePolicies, parsePolicyDocument, PolicyFileError, type CheckPolicies, type PolicyResult} from '../../src/check/check.js'
+import {check, DEFAULT_POLICIES, mergePolicies, parsePolicyDocument, PolicyFileError, type CheckPolicies, type PolicyResult, type ServiceCheck} from '../../src/check/check.js'
 import {explain} from '../../src/explain/report.js'
 import {explainAdvised} from '../../src/advise/report.js'
 import type {ClusterState} from '../../src/state/cluster-state.js'
@@ -241,6 +241,29 @@ describe('report, exit semantics and outputs', () => {
   it('the table ends with the verdict line', () => {
     const table = renderCheck(report, {format: 'table'})
     expect(table.trimEnd().split('\n').at(-1)).toBe('FAILED: 3 Service(s) checked, 2 passed, 1 failed (2 of 18 checks failed, 3 skipped).')
+  })
+
+  it('names the address type of a Service checked twice (dual-stack), in the table and in JUnit, and only of that one', () => {
+    const [good, bad, plain] = report.services as [ServiceCheck, ServiceCheck, ServiceCheck]
+    const v6 = {...good, addressType: 'IPv6' as const}
+    // The same name in another namespace is another Service.
+    const elsewhere = {...plain, namespace: 'other', name: 'good'}
+    const dual = {...report, services: [good, bad, v6, plain, elsewhere]}
+    const names = renderCheck(dual, {format: 'table', noHeaders: true})
+      .split('\n')
+      .map((l) => l.split(/\s{3,}/)[0])
+    expect(new Set(names.filter((n) => n?.includes('/')))).toEqual(new Set(['default/good (IPv4)', 'default/bad <"&\'>', 'default/good (IPv6)', 'default/plain', 'other/good']))
+    const xml = renderCheck(dual, {format: 'junit'})
+    expect([...xml.matchAll(/<testsuite name="([^"]*)"/g)].map((m) => m[1])).toEqual([
+      'default/good (IPv4)',
+      'default/bad &lt;&quot;&amp;&apos;&gt;',
+      'default/good (IPv6)',
+      'default/plain',
+      'other/good',
+    ])
+    expect(new Set([...xml.matchAll(/classname="([^"]*)"/g)].map((m) => m[1]))).toEqual(
+      new Set(['default.good.IPv4', 'default.bad &lt;&quot;&amp;&apos;&gt;', 'default.good.IPv6', 'default.plain', 'other.good']),
+    )
   })
 })
 
