@@ -176,12 +176,27 @@ const zoneHasNodes = (z: ZoneRow) => z.nodes.counted + z.nodes.ignored > 0
 export const needsPlan = (p: CheckPolicies): boolean => p.hintsOverRange === true || p.hintsThroughRollout === true
 
 /**
- * `_services`: kept for callers; the lint rules read what explain recorded. `plans`: plan's
- * figures per Service (namespace/name), for hints-over-range and hints-through-rollout.
+ * `report`'s Services are taken once each, in order, as the loop reaches them: an explainAdvised
+ * report, or explainAdvisedEach's head and iteration (`check -A` then holds no explanation but
+ * the one being checked). `_services`: kept for callers; the lint rules read what explain
+ * recorded. `plans`: plan's figures per Service (namespace/name, the first of a name), for
+ * hints-over-range and hints-through-rollout.
  */
-export function check(report: ExplainReport, _services: readonly Service[], policies: CheckPolicies, plans: readonly ServicePlan[] = []): CheckReport {
+export function check(
+  report: Omit<ExplainReport, 'services'> & {services: Iterable<ServiceExplanation>},
+  _services: readonly Service[],
+  policies: CheckPolicies,
+  plans: readonly ServicePlan[] = [],
+): CheckReport {
   const eff = effectivePolicies(policies)
-  const planOf = (s: ServiceExplanation) => plans.find((p) => p.namespace === s.namespace && p.name === s.name)
+  // Looked up by name, not searched per Service: 4 million comparisons for `check -A` on 2,000 Services.
+  const byName = new Map<string, Map<string, ServicePlan>>()
+  for (const p of plans) {
+    let names = byName.get(p.namespace)
+    if (names === undefined) byName.set(p.namespace, (names = new Map()))
+    if (!names.has(p.name)) names.set(p.name, p)
+  }
+  const planOf = (s: ServiceExplanation) => byName.get(s.namespace)?.get(s.name)
   const planeUnknown = report.dataPlane?.name === 'unknown'
   const out: ServiceCheck[] = []
   for (const s of report.services) {

@@ -82,7 +82,7 @@ Exit codes: 0 every check passed, 1 a check failed, 2 usage, 3 unreadable snapsh
   async run(): Promise<void> {
     const {flags, argv} = await this.parse(Check)
     // Loaded here, not with the command class (docs/design.md "Startup").
-    const [{check, DEFAULT_POLICIES, hasAnyPolicy, mergePolicies, needsPlan}, {explainAdvised}, {renderCheck}, {openSource}] = await Promise.all([
+    const [{check, DEFAULT_POLICIES, hasAnyPolicy, mergePolicies, needsPlan}, {explainAdvisedEach}, {renderCheck}, {openSource}] = await Promise.all([
       import('../check/check.js'),
       import('../advise/report.js'),
       import('../render/check.js'),
@@ -130,7 +130,9 @@ Exit codes: 0 every check passed, 1 a check failed, 2 usage, 3 unreadable snapsh
     }
 
     const kubeVersion = flags['kube-version'] ?? read.state.serverVersion
-    const report = explainAdvised(
+    // Each Service is explained, advised and checked in turn, and only its check kept: at
+    // thousands of Services the whole explained report is not held (as explain -o json).
+    const {head, services: each} = explainAdvisedEach(
       read.state,
       services,
       {
@@ -144,11 +146,11 @@ Exit codes: 0 every check passed, 1 a check failed, 2 usage, 3 unreadable snapsh
       },
       policies.maxOverload,
     )
-    if (measured !== undefined) report.warnings.push(...measured.warnings)
+    if (measured !== undefined) head.warnings.push(...measured.warnings)
     const plans = planned
       ? (await import('../plan/plan.js')).plan(read.state, services, {kubeVersion, ...(traffic ? {traffic} : {}), ...(measured ? {measured: measured.measured} : {})}).services
       : []
-    const result = check(report, services, policies, plans)
+    const result = check({...head, services: each}, services, policies, plans)
 
     // Warnings go to stderr in every format (kubectl's way); -o json and yaml also carry them.
     const errStyle = this.style(flags.color, process.stderr)

@@ -4,7 +4,7 @@ import {readFileSync} from 'node:fs'
 import {describe, expect, it} from 'vitest'
 import {check, DEFAULT_POLICIES, mergePolicies, parsePolicyDocument, PolicyFileError, type CheckPolicies, type PolicyResult, type ServiceCheck} from '../../src/check/check.js'
 import {explain} from '../../src/explain/report.js'
-import {explainAdvised} from '../../src/advise/report.js'
+import {explainAdvised, explainAdvisedEach} from '../../src/advise/report.js'
 import type {ClusterState} from '../../src/state/cluster-state.js'
 import {renderCheck} from '../../src/render/check.js'
 import {nodesIn, service, slice, spread, state} from './builders.js'
@@ -241,6 +241,23 @@ describe('report, exit semantics and outputs', () => {
   it('the table ends with the verdict line', () => {
     const table = renderCheck(report, {format: 'table'})
     expect(table.trimEnd().split('\n').at(-1)).toBe('FAILED: 3 Service(s) checked, 2 passed, 1 failed (2 of 18 checks failed, 3 skipped).')
+  })
+
+  it("takes explainAdvisedEach's Services as its loop reaches them (check -A holds no explanation but the one checked): the same report", () => {
+    const {head, services: each} = explainAdvisedEach(st, st.services, {kubeVersion: '1.36'}, policies.maxOverload)
+    let made = 0
+    let checked = 0
+    const counted = function* () {
+      for (const s of each) {
+        // The Service before this one was checked before this one was made.
+        expect(made).toBe(checked)
+        made++
+        yield s
+        checked++
+      }
+    }
+    expect(check({...head, services: counted()}, st.services, policies)).toEqual(report)
+    expect(made).toBe(3)
   })
 
   it('names the address type of a Service checked twice (dual-stack), in the table and in JUnit, and only of that one', () => {

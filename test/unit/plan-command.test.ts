@@ -122,6 +122,22 @@ describe('check: policies built on plan', () => {
   })
 })
 
+describe('check: plans matched to Services', () => {
+  it('takes the plan of the same namespace and name, the first of a name, wherever it is in the list', () => {
+    const st = cluster({a: 2, b: 2, c: 2}, {horizontalPodAutoscalers: [hpa(3, 9)]})
+    const [p] = plan(st, st.services).services
+    const kept = plan(cluster({a: 3, b: 3, c: 3}, {horizontalPodAutoscalers: [hpa(9, 9)], podDisruptionBudgets: [pdb]}), st.services).services[0]!
+    const range = (plans: (typeof kept)[]) => check(explain(st, st.services), st.services, {hintsOverRange: true}, plans).services[0]!.results[0]!
+    expect(range([p!]).status).toBe('fail')
+    // Another Service's plan (another name, or the same name in another namespace) is not taken.
+    expect(range([{...kept, name: 'other'}, {...kept, namespace: 'elsewhere'}, p!]).status).toBe('fail')
+    expect(range([{...kept, name: 'other'}])).toMatchObject({status: 'skip', message: 'not planned'})
+    // Two plans of one name: the first.
+    expect(range([kept, p!]).status).toBe('pass')
+    expect(range([p!, kept]).status).toBe('fail')
+  })
+})
+
 describe('snapshot: HPAs, PDBs and the zone spread', () => {
   it('are kept by snapshot and read back, and plan gives the same report', () => {
     const st = cluster({a: 2, b: 2, c: 2}, {horizontalPodAutoscalers: [hpa(3, 12)], podDisruptionBudgets: [pdb]})
