@@ -20,7 +20,7 @@ import path from 'node:path'
 import {fileURLToPath, pathToFileURL} from 'node:url'
 import {build} from 'esbuild'
 import {BUNDLES, HOST, ROOT_HELP_FILE, VIEWS} from '../src/entry/bundles.ts'
-import {k8sExportNames, replaceK8s} from './esbuild-k8s.mjs'
+import {clientNodeUnused, k8sExportNames, replaceK8s, slimUndici} from './esbuild-k8s.mjs'
 import {oclifEdits} from './esbuild-oclif.mjs'
 import {inkWithoutDev} from './esbuild-views.mjs'
 
@@ -72,7 +72,8 @@ const stem = (file) => file.replace(/\.c?js$/, '')
 // @oclif/core requires typescript inside a try/catch (only for ts-node setups); ws requires
 // its optional native helpers the same way.
 const app = await cjs(stem(BUNDLES.app.file), BUNDLES.app.source, {external: ['typescript'], plugins: [hostModules, oclifEdits]})
-const k8s = await cjs(stem(BUNDLES.k8s.file), BUNDLES.k8s.source, {external: ['bufferutil', 'utf-8-validate']})
+// undici and client-node: only what a live read evaluates at load (scripts/esbuild-k8s.mjs).
+const k8s = await cjs(stem(BUNDLES.k8s.file), BUNDLES.k8s.source, {external: ['bufferutil', 'utf-8-validate'], plugins: [slimUndici(root), clientNodeUnused()]})
 // The ES module side (completion from a live cluster) uses the same dist/k8s.cjs; a lazily
 // imported module, so always in dist/chunks/ (chunkNames below).
 const k8sNames = await k8sExportNames(root)
