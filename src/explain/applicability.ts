@@ -69,7 +69,8 @@ export function familyHasClusterIP(service: Service, addressType: AddressType): 
   const spec = service.spec ?? {}
   const ips = (spec.clusterIPs ?? []).length > 0 ? spec.clusterIPs! : spec.clusterIP ? [spec.clusterIP] : []
   if (ips.length === 0) return (spec.ipFamilies ?? []).length === 0 || spec.ipFamilies!.includes(addressType)
-  return getClusterIPByFamily(addressType, {...service, spec: {...spec, clusterIPs: ips}}) !== ''
+  // The Service as it is when it has spec.clusterIPs (the usual case): no copies per call.
+  return getClusterIPByFamily(addressType, ips === spec.clusterIPs ? service : {...service, spec: {...spec, clusterIPs: ips}}) !== ''
 }
 
 /**

@@ -123,6 +123,12 @@ export interface NodeIndex {
   sorted(): Node[]
   /** Nodes without a (non-empty) zone label. */
   withoutZone: number
+  /**
+   * Per non-empty zone, how many of its nodes (in `byZone`) are named in `names`: the count of
+   * `byZone.get(zone).filter((n) => names.has(n.metadata.name))` for every zone at once, by a
+   * lookup per name (a Service's node hints name a few nodes; a zone has hundreds).
+   */
+  namedPerZone(names: ReadonlySet<string>): Map<string, number>
 }
 
 function indexNodes(nodes: readonly Node[], summary: NodeSummary): NodeIndex {
@@ -144,5 +150,25 @@ function indexNodes(nodes: readonly Node[], summary: NodeSummary): NodeIndex {
   // The summary's zones (a zone row is never named "").
   const verdicts = new Map(summary.zones.map((z) => [z.name, z]))
   let sorted: Node[] | undefined
-  return {zones, byZone, verdicts, withoutZone, sorted: () => (sorted ??= [...nodes].sort((a, b) => (a.metadata.name < b.metadata.name ? -1 : 1)))}
+  // Each name's zones, one entry per node of that name in byZone (two Nodes may share a name).
+  let zonesByName: Map<string, string[]> | undefined
+  const namedPerZone = (names: ReadonlySet<string>): Map<string, number> => {
+    if (zonesByName === undefined) {
+      zonesByName = new Map()
+      for (const [zone, list] of byZone)
+        for (let i = 0; i < list.length; i++) {
+          const name = list[i]!.metadata.name
+          const zs = zonesByName.get(name)
+          if (zs) zs.push(zone)
+          else zonesByName.set(name, [zone])
+        }
+    }
+    const out = new Map<string, number>()
+    for (const name of names) {
+      const zs = zonesByName.get(name)
+      if (zs !== undefined) for (let i = 0; i < zs.length; i++) out.set(zs[i]!, (out.get(zs[i]!) ?? 0) + 1)
+    }
+    return out
+  }
+  return {zones, byZone, verdicts, withoutZone, namedPerZone, sorted: () => (sorted ??= [...nodes].sort((a, b) => (a.metadata.name < b.metadata.name ? -1 : 1)))}
 }

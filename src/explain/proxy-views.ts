@@ -8,7 +8,7 @@ import type {ProxyEndpoint} from '../upstream/kube-proxy/endpoint.js'
 import {proxyEndpointsFromSlices} from '../upstream/kube-proxy/endpointslicecache.js'
 import {serviceTrafficFlags, type ServiceTrafficFlags} from '../upstream/kube-proxy/serviceport.js'
 import type {EndpointSlice, Node, Service} from '../upstream/api/types.js'
-import {features as featuresFor, type Features} from '../upstream/features.js'
+import {featuresCached as featuresFor, type Features} from '../upstream/features.js'
 import type {DataPlane} from '../dataplane/types.js'
 import type {ProxyRules} from '../dataplane/proxy-nodes.js'
 import {kubeProxyRules, planeNodeChoice, planeZoneViews} from './dataplane-views.js'
@@ -162,6 +162,8 @@ export function zoneViews(
   nodesByZone: Map<string, Node[]>,
   capacity: ZoneCapacity,
   proxied: boolean,
+  /** Per zone, how many of its nodes are named in a set (NodeIndex.namedPerZone). */
+  namedPerZone: (names: ReadonlySet<string>) => Map<string, number>,
 ): ZoneViews {
   const {plane, planeRules, flags, categorizeOpts, liveProxy, predProxy, baseRules, skewed, epsOf, sameNodeNodes} = lists
   const views = (eps: readonly ProxyEndpoint[]): Map<string, View> =>
@@ -204,6 +206,14 @@ export function zoneViews(
     const nodesPreferSameNode = (nodesByZone.get(zone) ?? []).filter((n) => classes.get(skewed!.rulesOf(n.metadata.name))!.sameNode.has(n.metadata.name)).length
     return {mode: v.topologyMode, fallback: v.fallbackReason !== null, reason: v.fallbackReason, routedEndpoints: v.cluster.length, nodesPreferSameNode}
   }
+  // The node-local nodes per zone, once per set (the live and predicted sets, read for every zone):
+  // each zone's nodes were filtered by the set, a pass over every Node per Service and mode.
+  const perZone = new Map<Set<string>, Map<string, number>>()
+  const sameNodeIn = (sameNode: Set<string>, zone: string): number => {
+    let m = perZone.get(sameNode)
+    if (m === undefined) perZone.set(sameNode, (m = namedPerZone(sameNode)))
+    return m.get(zone) ?? 0
+  }
   const zoneVerdict = (views: Map<string, View>, sameNode: Set<string>, zone: string, eps: readonly ProxyEndpoint[]): KubeProxyVerdict => {
     if (!proxied) return NOT_PROXIED
     const v = views.get(zone)!
@@ -214,7 +224,7 @@ export function zoneViews(
         : planeSameNode(eps, zone)
       : sameNode.size === 0
         ? 0
-        : (nodesByZone.get(zone) ?? []).filter((n) => sameNode.has(n.metadata.name)).length
+        : sameNodeIn(sameNode, zone)
     return {
       mode: v.topologyMode,
       fallback: reason !== null,

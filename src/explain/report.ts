@@ -11,9 +11,10 @@ import {predictHints, type HintPrediction} from '../upstream/endpointslice/recon
 import type {AddressType, Endpoint, EndpointSlice, EventObject, Node, Service} from '../upstream/api/types.js'
 import {controllerState, settledState, eventUnderGuess, type ControllerState} from './controller-state.js'
 import type {ClusterState} from '../state/cluster-state.js'
-import {features as featuresFor, formatVersion, type Features} from '../upstream/features.js'
+import {featuresCached as featuresFor, formatVersion, type Features} from '../upstream/features.js'
 import {clientPathsOf, routesFound} from './client-paths.js'
-import {dataPlaneReport} from '../dataplane/describe.js'
+import {dataPlaneReport, type DataPlaneReport} from '../dataplane/describe.js'
+import type {DataPlane} from '../dataplane/types.js'
 import {dataPlaneNotice} from './dataplane-views.js'
 import {advise} from './advice.js'
 import {applicability, familyHasClusterIP} from './applicability.js'
@@ -133,11 +134,40 @@ function explainer(
       warnings,
       nodesReadable,
       cluster,
-      ...(opts.dataPlane ? {dataPlane: dataPlaneReport(opts.dataPlane)} : {}),
+      ...(opts.dataPlane ? {dataPlane: planeReport(opts.dataPlane)} : {}),
       ...(found ? {routes: found} : {}),
     },
     explainOne,
   }
+}
+
+/**
+ * The data plane's report, once per DataPlane object (frozen, shared by the reports made with it):
+ * the advisor's per-mode explain() calls each made the head again, its description included.
+ */
+const PLANE_REPORTS = new WeakMap<DataPlane, DataPlaneReport>()
+function planeReport(plane: DataPlane): DataPlaneReport {
+  let r = PLANE_REPORTS.get(plane)
+  if (r === undefined) PLANE_REPORTS.set(plane, (r = Object.freeze(dataPlaneReport(plane))))
+  return r
+}
+
+/**
+ * The zones shown, then those the traffic model weights that are not shown (the shown set itself
+ * when there are none), once per pair: the shown set is the cluster's for most Services
+ * (shownZones) and the model the CPU ratios, so every Service of a cluster, and every mode the
+ * advisor evaluates, shares one answer instead of listing the model's zones again. Read only.
+ */
+const VIEW_ZONES = new WeakMap<ReadonlySet<string>, {shares: Record<string, number>; zones: ReadonlySet<string>}>()
+function viewZonesOf(shown: ReadonlySet<string>, shares: Record<string, number> | null): ReadonlySet<string> {
+  if (shares === null) return shown
+  const memo = VIEW_ZONES.get(shown)
+  if (memo !== undefined && memo.shares === shares) return memo.zones
+  let more: Set<string> | undefined
+  for (const z of Object.keys(shares)) if (!shown.has(z)) (more ??= new Set(shown)).add(z)
+  const zones = more ?? shown
+  VIEW_ZONES.set(shown, {shares, zones})
+  return zones
 }
 
 interface ServiceInput {
@@ -263,10 +293,16 @@ function explainService(input: ServiceInput): ServiceExplanation {
   // shown or weighted by the traffic model, once per endpoint list: the zone rows and the
   // traffic estimate both use it.
   // (zoneNames itself when the traffic model weights no other zone: the same names in the same order.)
-  let moreZones: Set<string> | undefined
-  for (const z of Object.keys(trafficShares ?? {})) if (!zoneNames.has(z)) (moreZones ??= new Set(zoneNames)).add(z)
-  const viewZones: ReadonlySet<string> = moreZones ?? zoneNames
-  const {liveViews, predViews, liveClasses, predClasses, zoneRulesOf, skewVerdict, zoneVerdict} = zoneViews(lists, service, viewZones, nodesByZone, capacity, proxied)
+  const viewZones = viewZonesOf(zoneNames, trafficShares)
+  const {liveViews, predViews, liveClasses, predClasses, zoneRulesOf, skewVerdict, zoneVerdict} = zoneViews(
+    lists,
+    service,
+    viewZones,
+    nodesByZone,
+    capacity,
+    proxied,
+    input.nodeIndex.namedPerZone,
+  )
 
   const n = prediction?.addHints?.totalReady ?? readyCount
   const allocations = prediction?.addHints?.allocations ?? null

@@ -138,6 +138,23 @@ export function features(version?: string | KubeVersion): Features {
   return f
 }
 
+/**
+ * `features(version)` for a version string (or none), computed once per string and frozen
+ * (ours): explain() runs once per Service and the advisor once per mode of each, and parsing the
+ * version each time showed in whole-cluster runs. A version that does not parse throws each time.
+ */
+const FEATURES_BY_VERSION = new Map<string | undefined, Features>()
+export function featuresCached(version?: string): Features {
+  let f = FEATURES_BY_VERSION.get(version)
+  if (f === undefined) {
+    f = features(version)
+    Object.freeze(f.version)
+    Object.freeze(f.requested)
+    FEATURES_BY_VERSION.set(version, Object.freeze(f))
+  }
+  return f
+}
+
 export type TrafficDistributionValue = 'PreferSameZone' | 'PreferSameNode' | 'PreferClose'
 
 /**

@@ -1,0 +1,116 @@
+// What explain() computes once per cluster (or per input object) instead of once per Service and
+// mode (docs/design.md, "The advisor's cost"): the node-local nodes per zone by name lookup, the
+// features of a version string, the data plane's report. Each shared answer is the one the
+// per-call computation gives, and is never changed by the reports made from it. Literals only.
+import {describe, expect, it} from 'vitest'
+import {dataPlaneReport} from '../../src/dataplane/describe.js'
+import type {DataPlane} from '../../src/dataplane/types.js'
+import {nodeFacts} from '../../src/explain/node-facts.js'
+import {explain} from '../../src/explain/report.js'
+import {features, featuresCached} from '../../src/upstream/features.js'
+import {node, service, slice, state} from './builders.js'
+
+describe('NodeIndex.namedPerZone', () => {
+  // Two Nodes named a-0 (zones a and b), one without a zone label named c-9.
+  const nodes = [node('a-0', 'zone-a'), node('a-1', 'zone-a'), node('b-0', 'zone-b'), node('a-0', 'zone-b'), node('c-0', 'zone-c'), node('c-9', null)]
+  const {nodeIndex} = nodeFacts(nodes)
+  const byFilter = (names: ReadonlySet<string>) => {
+    const out = new Map<string, number>()
+    for (const [zone, list] of nodeIndex.byZone) {
+      const n = list.filter((x) => names.has(x.metadata.name)).length
+      if (n > 0) out.set(zone, n)
+    }
+    return out
+  }
+
+  it("counts each zone's nodes named in the set, a name once per Node that bears it", () => {
+    const names = new Set(['a-0', 'b-0', 'ghost', 'c-9'])
+    expect(nodeIndex.namedPerZone(names)).toEqual(
+      new Map([
+        ['zone-a', 1],
+        ['zone-b', 2],
+      ]),
+    )
+    expect(nodeIndex.namedPerZone(names)).toEqual(byFilter(names))
+    expect(nodeIndex.namedPerZone(new Set(['c-0', 'a-1']))).toEqual(
+      new Map([
+        ['zone-c', 1],
+        ['zone-a', 1],
+      ]),
+    )
+    expect(nodeIndex.namedPerZone(new Set())).toEqual(new Map())
+  })
+
+  it("explain's predicted verdicts under PreferSameNode count the same nodes", () => {
+    const svc = service('web', {trafficDistribution: 'PreferSameNode'})
+    const s = slice('web', [
+      {zone: 'zone-a', node: 'a-0'},
+      {zone: 'zone-b', node: 'b-0'},
+      {zone: 'zone-c', node: 'ghost'},
+    ])
+    const r = explain(state(nodes, [svc], [s]), [svc], {kubeVersion: '1.36'}).services[0]!
+    const counts = Object.fromEntries(r.zones.map((z) => [z.name, z.kubeProxyPredicted.nodesPreferSameNode]))
+    expect(counts).toEqual({'zone-a': 1, 'zone-b': 2, 'zone-c': 0})
+  })
+})
+
+describe('featuresCached', () => {
+  it('is features() of the string, one frozen object per string', () => {
+    for (const v of [undefined, '1.30', '1.36', '1.20', '9.99']) {
+      const f = featuresCached(v)
+      expect(f).toEqual(features(v))
+      expect(featuresCached(v)).toBe(f)
+      expect(Object.isFrozen(f) && Object.isFrozen(f.version) && Object.isFrozen(f.requested)).toBe(true)
+    }
+    expect(featuresCached('1.30')).not.toBe(featuresCached('1.31'))
+    expect(() => featuresCached('not a version')).toThrow()
+  })
+})
+
+describe("explain's head: the data plane's report once per DataPlane object", () => {
+  const plane: DataPlane = {
+    name: 'kube-proxy',
+    source: 'flag',
+    settings: {},
+    honoursZoneHints: true,
+    honoursNodeHints: true,
+    paths: [],
+    alsoFound: [],
+    evidence: ['--data-plane kube-proxy'],
+    warnings: [],
+  }
+  it('the same report for the same plane, frozen, equal to dataPlaneReport', () => {
+    const svc = service('web', {trafficDistribution: 'PreferSameZone'})
+    const st = state([node('a-0', 'zone-a')], [svc], [slice('web', [{zone: 'zone-a'}])])
+    const one = explain(st, [svc], {dataPlane: plane}).dataPlane
+    const two = explain(st, [svc], {dataPlane: plane}).dataPlane
+    expect(one).toBe(two)
+    expect(one).toEqual(dataPlaneReport(plane))
+    expect(Object.isFrozen(one)).toBe(true)
+    // Another object (another run, another detection) gets its own report.
+    const other = explain(st, [svc], {dataPlane: {...plane, evidence: ['other']}}).dataPlane
+    expect(other?.evidence).toEqual(['other'])
+  })
+})
+
+describe('the zones the traffic model weights, per model object', () => {
+  it('a model naming a zone no node is in changes the estimate; the next model does not inherit it', () => {
+    const svc = service('web', {trafficDistribution: 'PreferSameZone'})
+    const nodes = [node('a-0', 'zone-a'), node('b-0', 'zone-b')]
+    const st = state(
+      nodes,
+      [svc],
+      [
+        slice('web', [
+          {zone: 'zone-a', hint: ['zone-a']},
+          {zone: 'zone-b', hint: ['zone-b']},
+        ]),
+      ],
+    )
+    const inZone = (traffic: Record<string, number>) => explain(st, [svc], {kubeVersion: '1.36', traffic}).services[0]!.traffic.inZoneShareLive
+    // Half the traffic from zone-x (no node, no endpoint): it is spread over both endpoints, never in its zone.
+    expect(inZone({'zone-a': 1, 'zone-x': 1})).toBe(0.5)
+    expect(inZone({'zone-a': 1, 'zone-b': 1})).toBe(1)
+    expect(inZone({'zone-a': 1, 'zone-x': 1})).toBe(0.5)
+  })
+})
