@@ -14,7 +14,8 @@ export function applicability(
 ): Applicability {
   const t = service.spec?.type
   const type: Applicability['type'] = k.externalName ? 'ExternalName' : k.headless ? 'Headless' : t === 'NodePort' || t === 'LoadBalancer' ? t : 'ClusterIP'
-  const foreign = new Map<string, {slices: number; readyEndpoints: number}>()
+  // (Made only when some slice is another manager's: usually every slice is the controller's.)
+  let foreign: Map<string, {slices: number; readyEndpoints: number}> | undefined
   let managed = 0
   for (const s of slices) {
     if (isManaged(s)) {
@@ -22,13 +23,15 @@ export function applicability(
       continue
     }
     const m = s.metadata.labels?.[LABEL_MANAGED_BY] ?? '<none>'
+    foreign ??= new Map()
     const f = foreign.get(m) ?? {slices: 0, readyEndpoints: 0}
     f.slices++
     f.readyEndpoints += countReady([s])
     foreign.set(m, f)
   }
-  const fqdn = allSlices.filter((s) => s.addressType === 'FQDN').length
-  const writers = sortStrings(foreign.keys()).map((manager) => ({manager, ...foreign.get(manager)!}))
+  let fqdn = 0
+  for (let i = 0; i < allSlices.length; i++) if (allSlices[i]!.addressType === 'FQDN') fqdn++
+  const writers = foreign === undefined ? [] : sortStrings(foreign.keys()).map((manager) => ({manager, ...foreign!.get(manager)!}))
   const parts: string[] = []
   if (k.externalName) {
     parts.push(

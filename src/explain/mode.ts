@@ -73,6 +73,23 @@ function tdUnusableReason(td: string, f: Features): string | undefined {
 }
 
 /**
+ * serviceMode without its sentences (`why` and `warnings` empty): the path and the values read,
+ * for explain's figuresOnly evaluations, which read only the path (the advisor's four or five
+ * per Service built and dropped every sentence).
+ */
+export function serviceModePath(service: Service, f: Features): ServiceMode {
+  const ann = effectiveAnnotation(service.metadata?.annotations)
+  const td = service.spec?.trafficDistribution ?? undefined
+  const mode: ServiceMode = {path: topologyPath(service, f), why: [], warnings: []}
+  if (ann !== undefined) {
+    mode.annotationKey = ann.key
+    mode.annotationValue = ann.value
+  }
+  if (td !== undefined) mode.trafficDistribution = td
+  return mode
+}
+
+/**
  * Which topology path the EndpointSlice controller takes for this Service (upstream's
  * `topologyPath`), with reasons and lint findings.
  */

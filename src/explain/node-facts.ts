@@ -53,17 +53,27 @@ export function shownZones(
   return names === undefined ? base : {names, sorted: sortStrings(names)}
 }
 
-/** The slices of each Service ("namespace/name") named in `names`. */
-export function groupSlices(slices: readonly EndpointSlice[], names: ReadonlySet<string>): Map<string, EndpointSlice[]> {
-  const m = new Map<string, EndpointSlice[]>()
-  for (let i = 0; i < slices.length; i++) {
-    const s = slices[i]!
-    const svc = s.metadata.labels?.[LABEL_SERVICE_NAME]
-    if (!svc || !names.has(svc)) continue
-    const key = `${s.metadata.namespace ?? 'default'}/${svc}`
-    const list = m.get(key)
-    if (list) list.push(s)
-    else m.set(key, [s])
+/**
+ * The slices of each Service ("namespace/name", by the service-name label), in input order, grouped
+ * once per slices array (a memo by identity, like nodeFacts: the engine never mutates its input).
+ * explain() looks up only the Services it explains; the advisor's four or five explain() calls per
+ * Service share one view (src/advise/view.ts), whose slices were grouped again by each. Read only.
+ */
+const SLICES_BY_SERVICE = new WeakMap<readonly EndpointSlice[], ReadonlyMap<string, readonly EndpointSlice[]>>()
+export function slicesByService(slices: readonly EndpointSlice[]): ReadonlyMap<string, readonly EndpointSlice[]> {
+  let m = SLICES_BY_SERVICE.get(slices)
+  if (m === undefined) {
+    const out = new Map<string, EndpointSlice[]>()
+    for (let i = 0; i < slices.length; i++) {
+      const s = slices[i]!
+      const svc = s.metadata.labels?.[LABEL_SERVICE_NAME]
+      if (!svc) continue
+      const key = `${s.metadata.namespace ?? 'default'}/${svc}`
+      const list = out.get(key)
+      if (list) list.push(s)
+      else out.set(key, [s])
+    }
+    SLICES_BY_SERVICE.set(slices, (m = out))
   }
   return m
 }

@@ -54,7 +54,7 @@ export interface ExplainOptions {
   /**
    * Only the figures the advisor reads of each mode (src/advise/evaluate.ts predictedFigures):
    * the lint and advice lists, which it never reads and which cost a pass over every Node per
-   * Service, are left empty; the live side is not computed: kube-proxy's lists, views and
+   * Service, are left empty, and so are the mode's sentences (`mode.why`, `mode.warnings`); the live side is not computed: kube-proxy's lists, views and
    * traffic estimate of the live slices are those of the predicted ones (so `traffic.*Live`,
    * each zone's `kubeProxy` and the findings read from them describe the predicted hints), nor
    * are AddHints' alternatives (the rows' `alternatives`, `controller.randomChoices`, the drift

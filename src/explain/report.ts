@@ -5,7 +5,7 @@
 
 import type {ZoneView} from '../upstream/kube-proxy/topology.js'
 import type {ProxyEndpoint} from '../upstream/kube-proxy/endpoint.js'
-import {serviceMode} from './mode.js'
+import {serviceMode, serviceModePath} from './mode.js'
 import type {ZoneCapacity} from './node-verdicts.js'
 import {predictHints, type HintPrediction} from '../upstream/endpointslice/reconciler.js'
 import type {AddressType, Endpoint, EndpointSlice, EventObject, Node, Service} from '../upstream/api/types.js'
@@ -36,7 +36,7 @@ import type {
   Finding,
 } from './report-types.js'
 import {SCHEMA_VERSION} from './report-types.js'
-import {nodeFacts, groupSlices, addressTypesOf, own, shownZones, type NodeIndex} from './node-facts.js'
+import {nodeFacts, slicesByService, addressTypesOf, own, shownZones, type NodeIndex} from './node-facts.js'
 import {rowParts, Rows, type RowParts} from './rows.js'
 import {allocationFigures, controllerVerdict, NO_RANDOM_CHOICES} from './controller-verdict.js'
 import {proxyLists, zoneViews, type ClassViews} from './proxy-views.js'
@@ -53,7 +53,7 @@ export {allocationFigures} from './controller-verdict.js'
 export function explain(state: ClusterState, services: readonly Service[], opts: ExplainOptions = {}): ExplainReport {
   // A plain loop, not explainEach's generator: the advisor calls explain() four or five times per
   // Service, and a generator's setup and resumption showed in each call (docs/design.md, "The advisor's cost").
-  const {head, explainOne} = explainer(state, services, opts)
+  const {head, explainOne} = explainer(state, opts)
   const out: ServiceExplanation[] = []
   for (const svc of services) explainOne(svc, out)
   return {...head, services: out}
@@ -72,7 +72,7 @@ export interface ExplainParts {
  * (docs/design.md, "Reading a whole cluster").
  */
 export function explainEach(state: ClusterState, services: readonly Service[], opts: ExplainOptions = {}): ExplainParts {
-  const {head, explainOne} = explainer(state, services, opts)
+  const {head, explainOne} = explainer(state, opts)
   function* each(): Generator<ServiceExplanation> {
     const out: ServiceExplanation[] = []
     for (const svc of services) {
@@ -85,23 +85,19 @@ export function explainEach(state: ClusterState, services: readonly Service[], o
 }
 
 /** The report's head and the per-cluster facts, computed once; `explainOne` appends a Service's explanations (one per address type). */
-function explainer(
-  state: ClusterState,
-  services: readonly Service[],
-  opts: ExplainOptions,
-): {head: ExplainParts['head']; explainOne(svc: Service, out: ServiceExplanation[]): void} {
+function explainer(state: ClusterState, opts: ExplainOptions): {head: ExplainParts['head']; explainOne(svc: Service, out: ServiceExplanation[]): void} {
   const f = featuresFor(opts.kubeVersion)
   const warnings: string[] = []
   if (f.warning) warnings.push(f.warning)
   const nodesReadable = state.nodesReadable !== false
   const {capacity, cluster, nodeIndex} = nodeFacts(state.nodes)
-  const slicesByService = groupSlices(state.endpointSlices, new Set(services.map((s) => s.metadata.name)))
+  const sliceGroups = slicesByService(state.endpointSlices)
   const parts = rowParts()
   const skewOf = proxySkewMemo(opts.dataPlane, state.nodes)
   const found = opts.routes ? routesFound(opts.routes) : undefined
   const explainOne = (svc: Service, out: ServiceExplanation[]): void => {
     const key = `${svc.metadata.namespace ?? 'default'}/${svc.metadata.name}`
-    const slices = slicesByService.get(key) ?? []
+    const slices = sliceGroups.get(key) ?? NO_SLICES
     for (const addressType of addressTypesOf(svc, slices)) {
       const explained = explainService({
         service: svc,
@@ -203,7 +199,8 @@ function measuredReport(m: MeasuredTrafficInput, t: TrafficEstimate): MeasuredTr
 
 function explainService(input: ServiceInput): ServiceExplanation {
   const {service, slices, addressType, capacity, features: f, opts} = input
-  const mode = serviceMode(service, f)
+  const figuresOnly = opts.figuresOnly === true
+  const mode = figuresOnly ? serviceModePath(service, f) : serviceMode(service, f)
   const managedSlices = slices.filter(isManaged)
   const externalName = service.spec?.type === 'ExternalName'
   const headless = service.spec?.clusterIP === 'None'
@@ -214,7 +211,6 @@ function explainService(input: ServiceInput): ServiceExplanation {
   const proxied = !externalName && !headless && !noClusterIP
   const ratios = input.nodesReadable ? capacity.cpuRatiosByZone : null
   const predictionMode = opts.prediction ?? 'next-sync'
-  const figuresOnly = opts.figuresOnly === true
   // The controller's "hints populated" mark decides only its events, which figuresOnly does not
   // read: it is then not read from the slices and Events (a pass over every endpoint per mode).
   let state: ControllerState = figuresOnly ? {hintsPopulated: false, inferredFrom: 'assumed'} : controllerState(service, mode.path, managedSlices, input.events)
@@ -471,4 +467,5 @@ function explainService(input: ServiceInput): ServiceExplanation {
   return result
 }
 
+const NO_SLICES: readonly EndpointSlice[] = Object.freeze([])
 const NO_NODES: KubeProxyVerdict = Object.freeze({mode: '' as const, fallback: false, reason: 'no-nodes' as const, routedEndpoints: 0, nodesPreferSameNode: 0})

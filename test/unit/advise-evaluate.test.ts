@@ -88,7 +88,7 @@ describe('advisor: the Service own view', () => {
 })
 
 describe('explain: figuresOnly', () => {
-  it('leaves lint and advice empty, gives the live side as the predicted one, the rows of the live slices, and every other field as without it', () => {
+  it("leaves lint, advice and the mode's sentences empty, gives the live side as the predicted one, the rows of the live slices, and every other field as without it", () => {
     // One zone: a single-zone lint error and advice on the plain report.
     const svc = service('web', {trafficDistribution: 'PreferSameZone', internalTrafficPolicy: 'Local'})
     const st = state(nodesIn(['z1']), [svc], [slice('web', spread({z1: 2}))])
@@ -97,6 +97,9 @@ describe('explain: figuresOnly', () => {
     expect(full.lint.length).toBeGreaterThan(0)
     expect(figures.lint).toEqual([])
     expect(figures.advice).toEqual([])
+    // The mode's path and values, without its sentences.
+    expect(full.mode.why.length).toBeGreaterThan(0)
+    expect(figures.mode).toStrictEqual({...full.mode, why: [], warnings: []})
     // The live side is not computed: kube-proxy's verdicts and the traffic figures are the predicted ones.
     const t = full.traffic
     expect(full.zones.some((z) => JSON.stringify(z.kubeProxy) !== JSON.stringify(z.kubeProxyPredicted))).toBe(true)
@@ -105,6 +108,7 @@ describe('explain: figuresOnly', () => {
     // not computed.
     const liveAsPredicted = {
       ...full,
+      mode: {...full.mode, why: [], warnings: []},
       controller: {...full.controller, slicesToUpdate: []},
       traffic: {...t, inZoneShareLive: t.inZoneSharePredicted, maxEndpointOverloadLive: t.maxEndpointOverloadPredicted, worstZoneLive: t.worstZonePredicted},
       zones: full.zones.map((z) => ({...z, kubeProxy: z.kubeProxyPredicted, assigned: z.liveHints, expectedOverload: null})),

@@ -5,7 +5,7 @@
 import {describe, expect, it} from 'vitest'
 import {dataPlaneReport} from '../../src/dataplane/describe.js'
 import type {DataPlane} from '../../src/dataplane/types.js'
-import {nodeFacts} from '../../src/explain/node-facts.js'
+import {nodeFacts, slicesByService} from '../../src/explain/node-facts.js'
 import {explain} from '../../src/explain/report.js'
 import {features, featuresCached} from '../../src/upstream/features.js'
 import {node, service, slice, state} from './builders.js'
@@ -112,5 +112,23 @@ describe('the zones the traffic model weights, per model object', () => {
     expect(inZone({'zone-a': 1, 'zone-x': 1})).toBe(0.5)
     expect(inZone({'zone-a': 1, 'zone-b': 1})).toBe(1)
     expect(inZone({'zone-a': 1, 'zone-x': 1})).toBe(0.5)
+  })
+})
+
+describe('slicesByService', () => {
+  it("each Service's slices in input order, by the service-name label and namespace, once per array", () => {
+    const a1 = slice('a', [{zone: 'zone-a'}], {name: 'a-1'})
+    const b1 = slice('b', [{zone: 'zone-a'}], {name: 'b-1'})
+    const a2 = slice('a', [{zone: 'zone-b'}], {name: 'a-2'})
+    const other = slice('a', [{zone: 'zone-b'}], {name: 'a-3', namespace: 'other'})
+    const unlabelled = {...slice('a', [], {name: 'x'}), metadata: {name: 'x', namespace: 'default'}}
+    const slices = [a1, b1, a2, other, unlabelled]
+    const m = slicesByService(slices)
+    expect([...m.keys()]).toEqual(['default/a', 'default/b', 'other/a'])
+    expect(m.get('default/a')).toEqual([a1, a2])
+    expect(m.get('other/a')).toEqual([other])
+    expect(slicesByService(slices)).toBe(m)
+    // Another array (another state) is grouped anew.
+    expect(slicesByService([b1]).get('default/a')).toBeUndefined()
   })
 })

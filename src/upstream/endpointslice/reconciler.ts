@@ -158,9 +158,24 @@ function sliceHintsEqual(a: EndpointSlice, b: EndpointSlice): boolean {
   return ea.every((ep, i) => sameHints(ep, eb[i]))
 }
 
-/** Some endpoint carries a zone or node hint (ours: `hintsSet` on the trafficDistribution path). */
-function hasAnyHint(slices: EndpointSlice[]): boolean {
-  return slices.some((s) => (s.endpoints ?? []).some((ep) => namesOf(ep, 'forZones').length > 0 || namesOf(ep, 'forNodes').length > 0))
+/**
+ * Some endpoint of some slice of the lists carries a zone or node hint (ours: `hintsSet` on the
+ * trafficDistribution path): a non-empty forZones or forNodes list. Indexed loops over the lists
+ * as they are (no joined copy, no list of names per endpoint): this runs once per Service and mode.
+ */
+function hasAnyHint(lists: readonly (readonly EndpointSlice[])[]): boolean {
+  for (let l = 0; l < lists.length; l++) {
+    const slices = lists[l]!
+    for (let i = 0; i < slices.length; i++) {
+      const eps = slices[i]!.endpoints
+      if (eps == null) continue
+      for (let j = 0; j < eps.length; j++) {
+        const h = eps[j]!.hints
+        if (h != null && ((h.forZones?.length ?? 0) > 0 || (h.forNodes?.length ?? 0) > 0)) return true
+      }
+    }
+  }
+  return false
 }
 
 /**
@@ -172,23 +187,25 @@ export function predictHints(args: PredictHintsArgs): HintPrediction {
   const {service, slices, addressType, ratios, features: f, mode} = args
   const populated = args.populated === true
 
-  const seen = new Set<string>()
-  for (const s of slices) {
+  // (A Service has one slice or a few: the set of names is made only for more than one.)
+  const seen = slices.length > 1 ? new Set<string>() : undefined
+  for (let i = 0; i < slices.length; i++) {
+    const s = slices[i]!
     const name = s.metadata?.name
     if (typeof name !== 'string' || name === '') throw new Error('predictHints: every EndpointSlice needs metadata.name')
-    if (seen.has(name)) throw new Error(`predictHints: duplicate EndpointSlice name ${JSON.stringify(name)}`)
+    if (seen?.has(name)) throw new Error(`predictHints: duplicate EndpointSlice name ${JSON.stringify(name)}`)
     if (s.addressType !== addressType) {
       throw new Error(`predictHints: EndpointSlice ${JSON.stringify(name)} has addressType ${s.addressType}, expected ${addressType}`)
     }
-    seen.add(name)
+    seen?.add(name)
   }
 
   let lists: SliceLists
   if (mode === 'fresh') {
     const cleared = args.cleared ?? clearedSlices(slices)
-    if (cleared.length !== slices.length || cleared.some((c, i) => c.metadata.name !== slices[i]!.metadata.name)) {
-      throw new Error('predictHints: the cleared slices are not those of `slices`')
-    }
+    let same = cleared.length === slices.length
+    for (let i = 0; same && i < cleared.length; i++) same = cleared[i]!.metadata.name === slices[i]!.metadata.name
+    if (!same) throw new Error('predictHints: the cleared slices are not those of `slices`')
     lists = {toCreate: [], toUpdate: [...cleared], unchanged: []}
   } else lists = {toCreate: [], toUpdate: [], unchanged: [...slices]}
 
@@ -234,22 +251,24 @@ export function predictHints(args: PredictHintsArgs): HintPrediction {
     // Upstream recomputes unchangedSlices(existing, toUpdate, toDelete); with nothing created
     // or deleted here that is exactly the current unchanged list.
     lists = reconcileHints(td, lists, {emptyZoneHint: f.trafficDistEmptyZoneHint})
-    hintsSet = hasAnyHint([...lists.toCreate, ...lists.toUpdate, ...lists.unchanged])
+    hintsSet = hasAnyHint([lists.toCreate, lists.toUpdate, lists.unchanged])
   }
 
   // Map the controller's lists back to the input order by name.
   const byName = new Map<string, EndpointSlice>()
   const written = new Set<string>()
   for (const s of lists.unchanged) byName.set(s.metadata.name, s)
-  for (const s of [...lists.toCreate, ...lists.toUpdate]) {
-    byName.set(s.metadata.name, s)
-    written.add(s.metadata.name)
+  for (const list of [lists.toCreate, lists.toUpdate])
+    for (const s of list) {
+      byName.set(s.metadata.name, s)
+      written.add(s.metadata.name)
+    }
+  const predicted = new Array<EndpointSlice>(slices.length)
+  for (let i = 0; i < slices.length; i++) {
+    const out = byName.get(slices[i]!.metadata.name)
+    if (out === undefined) throw new Error(`predictHints: slice ${slices[i]!.metadata.name} was lost by the hint writer`)
+    predicted[i] = out
   }
-  const predicted = slices.map((s) => {
-    const out = byName.get(s.metadata.name)
-    if (out === undefined) throw new Error(`predictHints: slice ${s.metadata.name} was lost by the hint writer`)
-    return out
-  })
 
   const prediction: HintPrediction = {
     path,
