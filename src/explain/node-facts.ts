@@ -54,24 +54,29 @@ export function shownZones(
 }
 
 /**
- * The slices of each Service ("namespace/name", by the service-name label), in input order, grouped
- * once per slices array (a memo by identity, like nodeFacts: the engine never mutates its input).
- * explain() looks up only the Services it explains; the advisor's four or five explain() calls per
- * Service share one view (src/advise/view.ts), whose slices were grouped again by each. Read only.
+ * The slices of each Service, by namespace then name (the service-name label), in input order,
+ * grouped once per slices array (a memo by identity, like nodeFacts: the engine never mutates its
+ * input). explain() looks up only the Services it explains; the advisor's four or five explain()
+ * calls per Service share one view (src/advise/view.ts), whose slices were grouped again by each.
+ * Two levels, not one "namespace/name" key: a lookup then hashes the Service's own strings (V8
+ * keeps a string's hash) instead of a new string per call. Read only.
  */
-const SLICES_BY_SERVICE = new WeakMap<readonly EndpointSlice[], ReadonlyMap<string, readonly EndpointSlice[]>>()
-export function slicesByService(slices: readonly EndpointSlice[]): ReadonlyMap<string, readonly EndpointSlice[]> {
+export type SliceGroups = ReadonlyMap<string, ReadonlyMap<string, readonly EndpointSlice[]>>
+const SLICES_BY_SERVICE = new WeakMap<readonly EndpointSlice[], SliceGroups>()
+export function slicesByService(slices: readonly EndpointSlice[]): SliceGroups {
   let m = SLICES_BY_SERVICE.get(slices)
   if (m === undefined) {
-    const out = new Map<string, EndpointSlice[]>()
+    const out = new Map<string, Map<string, EndpointSlice[]>>()
     for (let i = 0; i < slices.length; i++) {
       const s = slices[i]!
       const svc = s.metadata.labels?.[LABEL_SERVICE_NAME]
       if (!svc) continue
-      const key = `${s.metadata.namespace ?? 'default'}/${svc}`
-      const list = out.get(key)
+      const ns = s.metadata.namespace ?? 'default'
+      let byName = out.get(ns)
+      if (byName === undefined) out.set(ns, (byName = new Map()))
+      const list = byName.get(svc)
       if (list) list.push(s)
-      else out.set(key, [s])
+      else byName.set(svc, [s])
     }
     SLICES_BY_SERVICE.set(slices, (m = out))
   }

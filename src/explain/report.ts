@@ -96,8 +96,7 @@ function explainer(state: ClusterState, opts: ExplainOptions): {head: ExplainPar
   const skewOf = proxySkewMemo(opts.dataPlane, state.nodes)
   const found = opts.routes ? routesFound(opts.routes) : undefined
   const explainOne = (svc: Service, out: ServiceExplanation[]): void => {
-    const key = `${svc.metadata.namespace ?? 'default'}/${svc.metadata.name}`
-    const slices = sliceGroups.get(key) ?? NO_SLICES
+    const slices = sliceGroups.get(svc.metadata.namespace ?? 'default')?.get(svc.metadata.name) ?? NO_SLICES
     for (const addressType of addressTypesOf(svc, slices)) {
       const explained = explainService({
         service: svc,

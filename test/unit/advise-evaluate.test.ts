@@ -21,6 +21,12 @@ const services: Service[] = [
   service('td', {trafficDistribution: 'PreferClose'}),
   service('both', {annotations: {'service.kubernetes.io/topology-mode': 'Auto'}, trafficDistribution: 'PreferSameNode'}),
   service('empty-annotations', {annotations: {}}),
+  // Keys after the ones a mode sets or removes keep their places.
+  service('order', {annotations: {'service.kubernetes.io/topology-mode': 'Auto', team: 'z'}, trafficDistribution: 'PreferClose', internalTrafficPolicy: 'Cluster'}),
+  {
+    metadata: {name: 'proto', namespace: 'default', annotations: JSON.parse('{"__proto__": "x", "service.kubernetes.io/topology-aware-hints": "Auto"}')},
+    spec: JSON.parse('{"__proto__": {"a": 1}, "trafficDistribution": "PreferClose", "selector": {"app": "p"}}'),
+  } as Service,
   {metadata: {name: 'no-spec', namespace: 'default', labels: {app: 'x'}, managedFields: [{manager: 'kubectl', operation: 'Apply'}]}} as Service,
 ]
 

@@ -124,11 +124,12 @@ describe('slicesByService', () => {
     const unlabelled = {...slice('a', [], {name: 'x'}), metadata: {name: 'x', namespace: 'default'}}
     const slices = [a1, b1, a2, other, unlabelled]
     const m = slicesByService(slices)
-    expect([...m.keys()]).toEqual(['default/a', 'default/b', 'other/a'])
-    expect(m.get('default/a')).toEqual([a1, a2])
-    expect(m.get('other/a')).toEqual([other])
+    expect([...m.keys()]).toEqual(['default', 'other'])
+    expect([...m.get('default')!.keys()]).toEqual(['a', 'b'])
+    expect(m.get('default')!.get('a')).toEqual([a1, a2])
+    expect(m.get('other')!.get('a')).toEqual([other])
     expect(slicesByService(slices)).toBe(m)
     // Another array (another state) is grouped anew.
-    expect(slicesByService([b1]).get('default/a')).toBeUndefined()
+    expect(slicesByService([b1]).get('default')!.get('a')).toBeUndefined()
   })
 })
