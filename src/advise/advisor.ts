@@ -65,6 +65,21 @@ function ratiosOf(s: ServiceExplanation): Record<string, number> | null {
   return zones.length > 0 ? Object.fromEntries(zones.map((z) => [z.name, z.cpuRatio!])) : null
 }
 
+/**
+ * `{mode, ...f, withinBound}` with the fields written out (the same keys in the same order): a
+ * spread after another key is a copy at run time, and this is made for every mode of every Service.
+ */
+const optionOf = (mode: TopologyMode, f: Figures, bound: number): ModeOption => ({
+  mode,
+  hints: f.hints,
+  reason: f.reason,
+  inZone: f.inZone,
+  worstOverload: f.worstOverload,
+  worstZone: f.worstZone,
+  fallbackZones: f.fallbackZones,
+  withinBound: withinBound(f.worstOverload, bound),
+})
+
 /** The recommendation for `svc`, explained with the advisor's options. */
 export function adviseService(state: ClusterState, svc: Service, opts: AdviseOptions = {}): Recommendation {
   const s = explain(state, [svc], {kubeVersion: opts.kubeVersion, traffic: opts.traffic, ...(opts.dataPlane ? {dataPlane: opts.dataPlane} : {})}).services[0]
@@ -106,7 +121,7 @@ export function adviseExplained(state: ClusterState, svc: Service, s: ServiceExp
   const share = new FiguresShare()
   for (const m of modes) {
     const f = figuresWithMode(own, svc, m, opts, share)
-    if (f !== null) options.push({mode: m, ...f, withinBound: withinBound(f.worstOverload, bound)})
+    if (f !== null) options.push(optionOf(m, f, bound))
   }
   const auto = options.find((o) => o.mode === 'Auto')
   const n = s.controller.totalReadyEndpoints

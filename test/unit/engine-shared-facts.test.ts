@@ -8,6 +8,7 @@ import type {DataPlane} from '../../src/dataplane/types.js'
 import {nodeFacts, slicesByService} from '../../src/explain/node-facts.js'
 import {explain} from '../../src/explain/report.js'
 import {features, featuresCached} from '../../src/upstream/features.js'
+import {proxyEndpointsFromSlices} from '../../src/upstream/kube-proxy/endpointslicecache.js'
 import {node, service, slice, state} from './builders.js'
 
 describe('NodeIndex.namedPerZone', () => {
@@ -131,5 +132,22 @@ describe('slicesByService', () => {
     expect(slicesByService(slices)).toBe(m)
     // Another array (another state) is grouped anew.
     expect(slicesByService([b1]).get('default')!.get('a')).toBeUndefined()
+  })
+})
+
+describe('proxyEndpointsFromSlices: one zone-hint Set per zone name, across calls', () => {
+  it('the same read-only Set for the same one-name hint in two calls; several names get their own', () => {
+    const s = slice('web', [
+      {zone: 'zone-a', hint: ['zone-a']},
+      {zone: 'zone-b', hint: ['zone-b']},
+      {zone: 'zone-b', hint: ['zone-a', 'zone-b']},
+    ])
+    const one = proxyEndpointsFromSlices([s], {preferSameGate: true})
+    const two = proxyEndpointsFromSlices([s], {preferSameGate: true})
+    expect(one[0]!.zoneHints).toBe(two[0]!.zoneHints)
+    expect([...one[0]!.zoneHints!]).toEqual(['zone-a'])
+    expect([...one[1]!.zoneHints!]).toEqual(['zone-b'])
+    expect([...one[2]!.zoneHints!]).toEqual(['zone-a', 'zone-b'])
+    expect(one[2]!.zoneHints).not.toBe(two[2]!.zoneHints)
   })
 })

@@ -84,6 +84,19 @@ export function proxyEndpointsFromSlices(slices: EndpointSlice[], opts: ProxyEnd
 }
 
 /**
+ * The one-name zone-hint Sets of every call, read only (ours): a Service's few zones made a Set
+ * each in every call, four or five calls per Service when the advisor evaluates its modes. Zone
+ * names are few; the map starts again past ZONE_SETS_MAX names (a long-running watch or serve
+ * meeting ever new names keeps no more than that).
+ */
+const ZONE_SETS = new Map<string, ReadonlySet<string>>()
+const ZONE_SETS_MAX = 1024
+function zoneSets(): Map<string, ReadonlySet<string>> {
+  if (ZONE_SETS.size > ZONE_SETS_MAX) ZONE_SETS.clear()
+  return ZONE_SETS
+}
+
+/**
  * The merged proxy endpoints of slices added one by one. (The loop over a slice's endpoints is a
  * method of its own: V8 optimises it after a few slices, where a loop nested in the loop over
  * the slices left optimised code at the end of every slice.)
@@ -97,7 +110,8 @@ class MergedEndpoints {
   /** Whether an IP repeats among those added so far. */
   private readonly repeats: Repeats
   private n = 0
-  private readonly zoneSets = new Map<string, ReadonlySet<string>>()
+  /** Zone names are few: their one-name Sets are shared by every call (ZONE_SETS). */
+  private readonly zoneSets = zoneSets()
   private readonly nodeSets = new Map<string, ReadonlySet<string>>()
 
   constructor(
