@@ -86,8 +86,13 @@ export function estimateTraffic(
       worstZonePredicted: null,
     }
   const {rows, stats} = facts
-  // Read only when some endpoint is above an even share: built then.
-  let zoneById: Map<number, string> | undefined
+  // Read only for the endpoints at the highest load, when some is above an even share: a look
+  // through the few zones, where a Map of them made per estimate was most of the estimate's time.
+  const zoneById = (id: number): string | undefined => {
+    for (const name of stats.keys()) if (stats.get(name)!.id === id) return name
+    return undefined
+  }
+  const zoneShares = entriesOf(shares)
   /**
    * By position in eps: the id of the endpoint's zone (the zone of the last row with its
    * address; -1 when none), and whether it is ready.
@@ -112,16 +117,20 @@ export function estimateTraffic(
     const load = loads(eps.length)
     let inZone = 0
     let covered = 0
-    for (const [zone, zoneShare] of Object.entries(shares)) {
-      for (const {view, weight} of parts?.get(zone) ?? [{view: views.get(zone)!, weight: 1}]) {
-        const targets = view.cluster
-        const share = zoneShare * weight
-        if (targets.length === 0 || share <= 0) continue
-        covered += share
-        // A zone no row names matches no endpoint (-2 is no id).
-        const local = spread(targets, share / targets.length, load, at.zone, stats.get(zone)?.id ?? -2)
-        inZone += (share * local) / targets.length
-      }
+    const add = (zone: string, view: ZoneView, share: number) => {
+      const targets = view.cluster
+      if (targets.length === 0 || share <= 0) return
+      covered += share
+      // A zone no row names matches no endpoint (-2 is no id).
+      const local = spread(targets, share / targets.length, load, at.zone, stats.get(zone)?.id ?? -2)
+      inZone += (share * local) / targets.length
+    }
+    for (let s = 0; s < zoneShares.length; s++) {
+      const [zone, zoneShare] = zoneShares[s]!
+      // One view per zone (no skew: no list made for it), or each rule set's with its weight.
+      const mixed = parts?.get(zone)
+      if (mixed === undefined) add(zone, views.get(zone)!, zoneShare)
+      else for (const {view, weight} of mixed) add(zone, view, zoneShare * weight)
     }
     let ready = 0
     for (let i = 0; i < eps.length; i++) ready += at.ready[i]!
@@ -133,8 +142,7 @@ export function estimateTraffic(
     if (max > 1e-9) {
       for (let i = 0; i < eps.length; i++) {
         if (at.ready[i] !== 1 || (load[i]! / covered) * ready - 1 < max - 1e-9) continue
-        zoneById ??= new Map([...stats.entries()].map(([name, z]) => [z.id, name]))
-        const z = zoneById.get(at.zone[i]!)
+        const z = zoneById(at.zone[i]!)
         if (z !== undefined && (worstZone === null || z < worstZone)) worstZone = z
       }
     }
@@ -151,6 +159,17 @@ export function estimateTraffic(
     worstZoneLive: l.worstZone,
     worstZonePredicted: p.worstZone,
   }
+}
+
+/**
+ * The model's [zone, share] pairs, once per model object (models are shared by every Service of a
+ * cluster: trafficModel; the engine never mutates them). Read only.
+ */
+const ENTRIES = new WeakMap<Record<string, number>, readonly (readonly [string, number])[]>()
+function entriesOf(shares: Record<string, number>): readonly (readonly [string, number])[] {
+  let e = ENTRIES.get(shares)
+  if (e === undefined) ENTRIES.set(shares, (e = Object.entries(shares)))
+  return e
 }
 
 /**
