@@ -86,11 +86,16 @@ export function estimateTraffic(
       worstZonePredicted: null,
     }
   const {rows, stats} = facts
-  // Read only for the endpoints at the highest load, when some is above an even share: a look
-  // through the few zones, where a Map of them made per estimate was most of the estimate's time.
+  // Read only for the endpoints at the highest load, when some is above an even share: the zone
+  // names by id in a list made then (a Map of them built from copied entries was most of a small
+  // Service's estimate; a list indexed by id also serves thousands of endpoints at that load).
+  let namesById: string[] | undefined
   const zoneById = (id: number): string | undefined => {
-    for (const name of stats.keys()) if (stats.get(name)!.id === id) return name
-    return undefined
+    if (namesById === undefined) {
+      namesById = new Array<string>(stats.size)
+      for (const [name, z] of stats) namesById[z.id] = name
+    }
+    return id >= 0 && id < namesById.length ? namesById[id] : undefined
   }
   const zoneShares = entriesOf(shares)
   /**
