@@ -116,7 +116,8 @@ export function proxyLists(
     return names
   }
   const liveSameNode = sameNodeNodes(liveProxy)
-  const predSameNode = sameNodeNodes(predProxy)
+  // The same list (nothing rewritten, or figuresOnly): the same set, and its per-zone counts made once.
+  const predSameNode = predProxy === liveProxy ? liveSameNode : sameNodeNodes(predProxy)
   return {
     plane,
     planeRules,
