@@ -6,6 +6,7 @@ import {describe, expect, it} from 'vitest'
 import {dataPlaneReport} from '../../src/dataplane/describe.js'
 import type {DataPlane} from '../../src/dataplane/types.js'
 import {nodeFacts, slicesByService} from '../../src/explain/node-facts.js'
+import {proxySkewMemo} from '../../src/explain/proxy-skew.js'
 import {explain} from '../../src/explain/report.js'
 import {features, featuresCached} from '../../src/upstream/features.js'
 import {proxyEndpointsFromSlices} from '../../src/upstream/kube-proxy/endpointslicecache.js'
@@ -149,5 +150,37 @@ describe('proxyEndpointsFromSlices: one zone-hint Set per zone name, across call
     expect([...one[1]!.zoneHints!]).toEqual(['zone-b'])
     expect([...one[2]!.zoneHints!]).toEqual(['zone-a', 'zone-b'])
     expect(one[2]!.zoneHints).not.toBe(two[2]!.zoneHints)
+  })
+})
+
+describe('proxySkewMemo: once per data plane, Nodes array and rule set, across calls', () => {
+  const nodes = [node('a-0', 'zone-a'), node('b-0', 'zone-b')]
+  const plane: DataPlane = {
+    name: 'kube-proxy',
+    source: 'detected',
+    proxyVersion: '1.36',
+    proxyNodes: [
+      {node: 'a-0', version: '1.36.3', image: 'registry.k8s.io/kube-proxy:v1.36.3', from: 'pod', object: 'Pod kube-system/kube-proxy-a'},
+      {node: 'b-0', version: '1.33.5', image: 'registry.k8s.io/kube-proxy:v1.33.5', from: 'pod', object: 'Pod kube-system/kube-proxy-b'},
+    ],
+    settings: {},
+    honoursZoneHints: true,
+    honoursNodeHints: true,
+    paths: [],
+    alsoFound: [],
+    evidence: [],
+    warnings: [],
+  }
+  it('the same skew for equal rules in two calls; another rule set, Nodes array or plane gets its own', () => {
+    const one = proxySkewMemo(plane, nodes)({minor: null, preferSameGate: true, requireAnnotation: false})
+    const two = proxySkewMemo(plane, nodes)({minor: null, preferSameGate: true, requireAnnotation: false})
+    expect(one).not.toBeNull()
+    expect(two).toBe(one)
+    expect(one!.skewed).toBe(true)
+    expect(proxySkewMemo(plane, nodes)({minor: null, preferSameGate: false, requireAnnotation: false})).not.toBe(one)
+    expect(proxySkewMemo(plane, [...nodes])({minor: null, preferSameGate: true, requireAnnotation: false})).not.toBe(one)
+    expect(proxySkewMemo({...plane}, nodes)({minor: null, preferSameGate: true, requireAnnotation: false})).not.toBe(one)
+    // No per-node versions: no skew.
+    expect(proxySkewMemo({...plane, proxyNodes: undefined}, nodes)({minor: null, preferSameGate: true, requireAnnotation: false})).toBeNull()
   })
 })
