@@ -137,8 +137,28 @@ export interface SkewNotice {
  */
 export function skewNotices(skew: ProxySkew, nodes: readonly Node[], service: Service, facts: {hinted: boolean; nodeHints: boolean; emptyZoneHint: boolean}): SkewNotice[] {
   if (!skew.mixed || !facts.hinted) return []
-  const newestGate = skew.classes.some((c) => c.preferSameGate)
   const annotated = !['', 'disabled', 'Disabled'].includes(legacyHintsAnnotation(service.metadata.annotations))
+  // The notices depend on the Service only through these three facts: made once per skew, Nodes
+  // array and facts (a sort and a pass over every Node per Service and mode before), each Service
+  // getting its own notice objects (their node lists shared, frozen).
+  const key = (annotated ? 1 : 0) + (facts.nodeHints ? 2 : 0) + (facts.emptyZoneHint ? 4 : 0)
+  let byNodes = NOTICES.get(skew)
+  if (byNodes === undefined) NOTICES.set(skew, (byNodes = new WeakMap()))
+  let slots = byNodes.get(nodes)
+  if (slots === undefined) byNodes.set(nodes, (slots = []))
+  let made = slots[key]
+  if (made === undefined) {
+    made = noticesOf(skew, nodes, annotated, facts)
+    for (const g of made) Object.freeze(g.nodes)
+    slots[key] = made
+  }
+  return made.map((g) => ({...g}))
+}
+
+const NOTICES = new WeakMap<ProxySkew, WeakMap<readonly Node[], (readonly SkewNotice[] | undefined)[]>>()
+
+function noticesOf(skew: ProxySkew, nodes: readonly Node[], annotated: boolean, facts: {nodeHints: boolean; emptyZoneHint: boolean}): SkewNotice[] {
+  const newestGate = skew.classes.some((c) => c.preferSameGate)
   const groups = new Map<string, SkewNotice>()
   for (const n of [...nodes].sort((a, b) => (a.metadata.name < b.metadata.name ? -1 : 1))) {
     const name = n.metadata.name

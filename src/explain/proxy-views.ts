@@ -187,10 +187,19 @@ export function zoneViews(
   const liveClasses = skewed ? classViews(true) : null
   const predClasses = skewed ? (predProxy === liveProxy ? liveClasses : classViews(false)) : null
   // Only under skew (built on first use: 5,000 nodes are a Map of 5,000 entries per call).
+  // Each zone's once per skew (ZONE_RULES): the skew is made once per Nodes array, and so are
+  // the zones' nodes and their CPU (a Map of every Node and a pass over the zone's per Service
+  // and mode before).
   let cpuByNode: Map<string, number> | undefined
   const zoneRulesOf = (zone: string) => {
-    cpuByNode ??= new Map(capacity.nodes.map((v) => [v.name, v.milliCPU]))
-    return zoneRules(skewed!, nodesByZone.get(zone) ?? [], (n) => cpuByNode!.get(n) ?? 0)
+    let byZone = ZONE_RULES.get(skewed!)
+    if (byZone === undefined) ZONE_RULES.set(skewed!, (byZone = new Map()))
+    let r = byZone.get(zone)
+    if (r === undefined) {
+      cpuByNode ??= new Map(capacity.nodes.map((v) => [v.name, v.milliCPU]))
+      byZone.set(zone, (r = zoneRules(skewed!, nodesByZone.get(zone) ?? [], (n) => cpuByNode!.get(n) ?? 0)))
+    }
+    return r
   }
   // Under another data plane: the nodes of a zone whose choice is node-local, by node.
   // Only a Service that can go node-local (PreferSameNode, or node hints present) needs one choice per node.
@@ -236,5 +245,8 @@ export function zoneViews(
   }
   return {liveViews, predViews, liveClasses, predClasses, zoneRulesOf, skewVerdict, zoneVerdict}
 }
+
+/** zoneRules of each zone, per skew (read only; see zoneViews' zoneRulesOf). */
+const ZONE_RULES = new WeakMap<ProxySkew, Map<string, {rules: ProxyRules; weights: Map<ProxyRules, number>}>>()
 
 const NOT_PROXIED: KubeProxyVerdict = Object.freeze({mode: '' as const, fallback: false, reason: 'not-proxied' as const, routedEndpoints: 0, nodesPreferSameNode: 0})

@@ -184,3 +184,37 @@ describe('proxySkewMemo: once per data plane, Nodes array and rule set, across c
     expect(proxySkewMemo({...plane, proxyNodes: undefined}, nodes)({minor: null, preferSameGate: true, requireAnnotation: false})).toBeNull()
   })
 })
+
+describe('kube-proxy skew notices: made once per skew, Nodes and facts; each Service its own objects', () => {
+  it('two Services with the same facts get equal notices, distinct objects, one frozen node list', () => {
+    const nodes = [node('a-0', 'zone-a'), node('b-0', 'zone-b'), node('b-1', 'zone-b')]
+    const plane: DataPlane = {
+      name: 'kube-proxy',
+      source: 'detected',
+      proxyVersion: '1.36',
+      proxyNodes: [
+        {node: 'a-0', version: '1.36.3', image: null, from: 'pod', object: 'Pod kube-system/kube-proxy-a'},
+        {node: 'b-1', version: '1.33.5', image: null, from: 'pod', object: 'Pod kube-system/kube-proxy-b1'},
+        {node: 'b-0', version: '1.33.5', image: null, from: 'pod', object: 'Pod kube-system/kube-proxy-b0'},
+      ],
+      settings: {},
+      honoursZoneHints: true,
+      honoursNodeHints: true,
+      paths: [],
+      alsoFound: [],
+      evidence: [],
+      warnings: [],
+    }
+    const web = service('web', {trafficDistribution: 'PreferSameNode'})
+    const api = service('api', {trafficDistribution: 'PreferSameNode'})
+    const st = state(nodes, [web, api], [slice('web', [{zone: 'zone-a', node: 'a-0'}]), slice('api', [{zone: 'zone-b', node: 'b-0'}])])
+    const [a, b] = explain(st, [web, api], {kubeVersion: '1.36', dataPlane: plane}).services
+    const na = a!.kubeProxySkew!
+    const nb = b!.kubeProxySkew!
+    expect(na.map((g) => [g.proxyVersion, g.zone, g.nodes, g.effect])).toEqual([['1.33', 'zone-b', ['b-0', 'b-1'], 'ignores-node-hints']])
+    expect(nb).toEqual(na)
+    expect(nb[0]).not.toBe(na[0])
+    expect(nb[0]!.nodes).toBe(na[0]!.nodes)
+    expect(Object.isFrozen(na[0]!.nodes)).toBe(true)
+  })
+})
