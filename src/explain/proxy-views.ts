@@ -204,11 +204,41 @@ export function zoneViews(
   // Under another data plane: the nodes of a zone whose choice is node-local, by node.
   // Only a Service that can go node-local (PreferSameNode, or node hints present) needs one choice per node.
   const nodeLocal = (eps: readonly ProxyEndpoint[]) => service.spec?.trafficDistribution === 'PreferSameNode' || eps.some((e) => (e.nodeHints?.size ?? 0) > 0)
-  const planeSameNode = (eps: readonly ProxyEndpoint[], zone: string): number =>
-    !nodeLocal(eps)
-      ? 0
-      : (nodesByZone.get(zone) ?? []).filter((n) => planeNodeChoice(plane!, eps, service, {name: n.metadata.name, labels: n.metadata.labels ?? {}}).mode === 'PreferSameNode')
-          .length
+  // Each data plane's rule (src/dataplane/selection.ts endpointsForNode) reads a node's name only
+  // to compare it with an endpoint's nodeName or node hints, and its labels only for the zone: the
+  // nodes of a zone that no endpoint names all choose alike, so one of them is asked for all (a
+  // choice per Node of the zone per Service and mode before: most of the advisor's time under
+  // Calico). The names the endpoints use, once per list.
+  const namesOf = new Map<readonly ProxyEndpoint[], Set<string>>()
+  const endpointNodeNames = (eps: readonly ProxyEndpoint[]): Set<string> => {
+    let names = namesOf.get(eps)
+    if (names === undefined) {
+      names = new Set()
+      for (const e of eps) {
+        if (e.nodeName !== null) names.add(e.nodeName)
+        if (e.nodeHints !== null) for (const n of e.nodeHints) names.add(n)
+      }
+      namesOf.set(eps, names)
+    }
+    return names
+  }
+  const planeSameNode = (eps: readonly ProxyEndpoint[], zone: string): number => {
+    if (!nodeLocal(eps)) return 0
+    const goesLocal = (n: Node) => planeNodeChoice(plane!, eps, service, {name: n.metadata.name, labels: n.metadata.labels ?? {}}).mode === 'PreferSameNode'
+    const named = endpointNodeNames(eps)
+    let count = 0
+    let unnamed = 0
+    let sample: Node | undefined
+    for (const n of nodesByZone.get(zone) ?? []) {
+      if (named.has(n.metadata.name)) {
+        if (goesLocal(n)) count++
+      } else {
+        unnamed++
+        sample ??= n
+      }
+    }
+    return sample !== undefined && goesLocal(sample) ? count + unnamed : count
+  }
   // A zone whose nodes run different kube-proxy minors: the verdict of the rules most of them run;
   // nodesPreferSameNode counts each node under its own rules.
   const skewVerdict = (classes: ClassViews, zone: string): KubeProxyVerdict => {

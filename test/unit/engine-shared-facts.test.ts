@@ -4,6 +4,9 @@
 // per-call computation gives, and is never changed by the reports made from it. Literals only.
 import {describe, expect, it} from 'vitest'
 import {dataPlaneReport} from '../../src/dataplane/describe.js'
+import {dataPlaneFromFlag} from '../../src/dataplane/detect.js'
+import {planeNodeChoice} from '../../src/explain/dataplane-views.js'
+import {LABEL_ZONE} from '../../src/upstream/api/types.js'
 import type {DataPlane} from '../../src/dataplane/types.js'
 import {nodeFacts, slicesByService} from '../../src/explain/node-facts.js'
 import {proxySkewMemo} from '../../src/explain/proxy-skew.js'
@@ -218,3 +221,47 @@ describe('kube-proxy skew notices: made once per skew, Nodes and facts; each Ser
     expect(Object.isFrozen(na[0]!.nodes)).toBe(true)
   })
 })
+
+describe("another data plane's node-local count: one node asked for the nodes no endpoint names", () => {
+  // Zone a: a-0 and a-1 hold endpoints, a-2..a-5 none; zone b: b-0 holds one; b-1..b-3 none.
+  const nodes = [...['a-0', 'a-1', 'a-2', 'a-3', 'a-4', 'a-5'].map((n) => node(n, 'zone-a')), ...['b-0', 'b-1', 'b-2', 'b-3'].map((n) => node(n, 'zone-b'))]
+  const cases: [string, ReturnType<typeof service>][] = [
+    ['PreferSameNode', service('web', {trafficDistribution: 'PreferSameNode'})],
+    ['PreferSameNode, traffic policy Local', service('web', {trafficDistribution: 'PreferSameNode', internalTrafficPolicy: 'Local'})],
+    ['PreferSameZone', service('web', {trafficDistribution: 'PreferSameZone'})],
+  ]
+  const s = slice('web', [
+    {zone: 'zone-a', node: 'a-0'},
+    {zone: 'zone-a', node: 'a-1'},
+    {zone: 'zone-b', node: 'b-0'},
+    {zone: 'zone-b', node: 'b-0', ready: false},
+  ])
+  for (const name of ['cilium', 'calico', 'antrea', 'kube-ovn', 'kube-router'] as const) {
+    for (const [what, svc] of cases) {
+      it(`${name}, ${what}: the count of each zone's nodes whose own choice is node-local`, () => {
+        const plane = dataPlaneFromFlag(name)
+        const r = explain(state(nodes, [svc], [s]), [svc], {kubeVersion: '1.36', dataPlane: plane}).services[0]!
+        // Each node asked on its own, on the predicted endpoints (what the predicted verdict reads).
+        const eps = proxyEndpointsFromSlices(r.endpoints.length > 0 ? [predictedSlice(r, s)] : [], {preferSameGate: true})
+        for (const z of r.zones) {
+          const own = nodes.filter(
+            (n) => n.metadata.labels![LABEL_ZONE] === z.name && planeNodeChoice(plane, eps, svc, {name: n.metadata.name, labels: n.metadata.labels!}).mode === 'PreferSameNode',
+          ).length
+          expect(z.kubeProxyPredicted.nodesPreferSameNode, z.name).toBe(own)
+        }
+      })
+    }
+  }
+})
+
+/** The slice as the controller writes it, from the report's predicted hints (one zone or node each). */
+function predictedSlice(r: ReturnType<typeof explain>['services'][number], s: ReturnType<typeof slice>): ReturnType<typeof slice> {
+  return {
+    ...s,
+    endpoints: s.endpoints!.map((e, i) => {
+      const h = r.endpoints[i]!.predictedHints
+      const {hints: _, ...rest} = e
+      return h === null ? rest : {...rest, hints: {forZones: h.forZones.map((name) => ({name})), ...(h.forNodes.length > 0 ? {forNodes: h.forNodes.map((name) => ({name}))} : {})}}
+    }),
+  }
+}
