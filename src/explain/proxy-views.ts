@@ -241,9 +241,27 @@ export function zoneViews(
   }
   // A zone whose nodes run different kube-proxy minors: the verdict of the rules most of them run;
   // nodesPreferSameNode counts each node under its own rules.
+  // A node counts when its own rules' node-local set names it: per zone, once per class views, by
+  // the names of each set whose rules are those names' own (a filter of each zone's Nodes per
+  // verdict before).
+  const skewCounts = new Map<ClassViews, Map<string, number>>()
+  const skewSameNodeIn = (classes: ClassViews, zone: string): number => {
+    let m = skewCounts.get(classes)
+    if (m === undefined) {
+      m = new Map()
+      for (const [c, {sameNode}] of classes) {
+        if (sameNode.size === 0) continue
+        const own = new Set<string>()
+        for (const name of sameNode) if (skewed!.rulesOf(name) === c) own.add(name)
+        for (const [z, k] of namedPerZone(own)) m.set(z, (m.get(z) ?? 0) + k)
+      }
+      skewCounts.set(classes, m)
+    }
+    return m.get(zone) ?? 0
+  }
   const skewVerdict = (classes: ClassViews, zone: string): KubeProxyVerdict => {
     const v = classes.get(zoneRulesOf(zone).rules)!.views.get(zone)!
-    const nodesPreferSameNode = (nodesByZone.get(zone) ?? []).filter((n) => classes.get(skewed!.rulesOf(n.metadata.name))!.sameNode.has(n.metadata.name)).length
+    const nodesPreferSameNode = skewSameNodeIn(classes, zone)
     return {mode: v.topologyMode, fallback: v.fallbackReason !== null, reason: v.fallbackReason, routedEndpoints: v.cluster.length, nodesPreferSameNode}
   }
   // The node-local nodes per zone, once per set (the live and predicted sets, read for every zone):
