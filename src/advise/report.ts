@@ -27,18 +27,24 @@ function* withRecommendations(
   opts: AdviseOptions,
   measured?: ExplainOptions['measured'],
 ): Generator<ServiceExplanation> {
-  const keyOf = (ns: string, name: string) => `${ns}/${name}`
-  const svcOf = new Map(services.map((s) => [keyOf(s.metadata.namespace ?? 'default', s.metadata.name), s]))
-  let last: {key: string; r: Recommendation} | undefined
+  // By namespace, then name (the last Service of a name wins): a lookup hashes the explanation's
+  // own strings, which are the Service's, instead of a new "namespace/name" string per Service.
+  const svcOf = new Map<string, Map<string, Service>>()
+  for (const svc of services) {
+    const ns = svc.metadata.namespace ?? 'default'
+    let byName = svcOf.get(ns)
+    if (byName === undefined) svcOf.set(ns, (byName = new Map()))
+    byName.set(svc.metadata.name, svc)
+  }
+  let last: {svc: Service; r: Recommendation} | undefined
   for (const s of explained) {
-    const key = keyOf(s.namespace, s.name)
-    let r = last?.key === key ? last.r : undefined
-    const svc = svcOf.get(key)
+    const svc = svcOf.get(s.namespace)?.get(s.name)
+    let r = svc !== undefined && last?.svc === svc ? last.r : undefined
     if (r === undefined && svc !== undefined) {
       // A measured Service: the advisor judges each mode under the same measured client mix.
-      const m = measured?.get(key)
+      const m = measured?.get(`${s.namespace}/${s.name}`)
       r = adviseExplained(state, svc, s, m === undefined ? opts : {...opts, traffic: m.mix})
-      last = {key, r}
+      last = {svc, r}
     }
     yield r === undefined ? s : {...s, recommendation: r}
   }
