@@ -50,8 +50,18 @@ const OTHER_TYPE = [
 ]
 const PRINTABLE_ASCII = /^[\x20-\x7e]+$/
 
+// Strings that are plain whatever the tests below say, found with one test: a letter then letters,
+// digits and . _ / - (no indicator can match: none of those characters is one, and the first is a
+// letter), except the core schema's null and boolean words (every other type's text starts with a
+// digit, a sign, a dot or "~"); and dotted quads (an IPv4 address: two dots or more is no number).
+// Most of a report's strings are one or the other: names, zones, keys and addresses.
+const SIMPLE = /^[A-Za-z][A-Za-z0-9._/-]*$/
+const DOTTED_QUAD = /^[0-9]{1,3}(?:\.[0-9]{1,3}){3}$/
+const WORDS = new Set(['null', 'Null', 'NULL', 'true', 'True', 'TRUE', 'false', 'False', 'FALSE'])
+
 /** The string as yaml writes it plain (a key or a value), or null when yaml would quote it or write it otherwise. */
 function plain(s: string): string | null {
+  if (s.length <= 1000 && (SIMPLE.test(s) ? !WORDS.has(s) : DOTTED_QUAD.test(s))) return s
   // Keys longer than 1,024 characters are written as explicit keys; no value that long is taken either.
   if (s.length > 1000 || !PRINTABLE_ASCII.test(s) || INDICATORS.test(s) || DOCUMENT_MARKER.test(s)) return null
   for (const t of OTHER_TYPE) if (t.test(s)) return null

@@ -79,6 +79,21 @@ describe('yamlChunks', () => {
     )
   })
 
+  it("names, words and addresses (the fast tests for plain strings) as keys and values: yamlText's text (property)", () => {
+    const near = fc.oneof(
+      fc.string({unit: fc.constantFrom('a', 'Z', '0', '9', '.', '_', '/', '-', ':', ' ', '#', 'e', 'x', 'o'), maxLength: 8}),
+      fc.constantFrom('null', 'Null', 'NULL', 'nULL', 'true', 'True', 'TRUE', 'tRUE', 'false', 'False', 'FALSE', 'yes', 'no', 'on', 'off', 'y', 'n', 'x-', 'a/', 'a:', 'a.b'),
+      fc.tuple(fc.nat(999), fc.nat(999), fc.nat(999), fc.nat(999), fc.nat(3)).map(([a, b, c, d, n]) => [a, b, c, d].slice(0, n + 1).join('.')),
+    )
+    fc.assert(
+      fc.property(near, near, (k, v) => {
+        const doc = {[k]: v, list: [v, k]}
+        expect([...yamlChunks(doc, 0)].join('')).toBe(whole(doc))
+      }),
+      {numRuns: 2000},
+    )
+  })
+
   it('nested sequences and maps in sequences keep their compact "- - " and "- key:" lines', () => {
     const doc = {a: [1, {b: [2, 3], c: 'x\n\ny'}], d: [[1, 2], [3]], e: {}, f: [], g: [[{h: 1, i: []}]], s: ' lead\n\nx', top: [[[{deep: [[1]]}]]]}
     for (const piece of [0, 1, 2, 3, 64]) expect([...yamlChunks(doc, piece)].join('')).toBe(whole(doc))
