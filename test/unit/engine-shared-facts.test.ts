@@ -15,6 +15,22 @@ import {features, featuresCached} from '../../src/upstream/features.js'
 import {proxyEndpointsFromSlices} from '../../src/upstream/kube-proxy/endpointslicecache.js'
 import {node, service, slice, state} from './builders.js'
 
+/** A detected kube-proxy 1.36 data plane with these per-node versions (the skew's input). */
+function kubeProxyPlane(proxyNodes: NonNullable<DataPlane['proxyNodes']>): DataPlane {
+  return {
+    name: 'kube-proxy',
+    source: 'detected',
+    proxyVersion: '1.36',
+    proxyNodes,
+    settings: {},
+    honoursZoneHints: true,
+    honoursNodeHints: true,
+    paths: [],
+    alsoFound: [],
+    evidence: [],
+    warnings: [],
+  }
+}
 describe('NodeIndex.namedPerZone', () => {
   // Two Nodes named a-0 (zones a and b), one without a zone label named c-9.
   const nodes = [node('a-0', 'zone-a'), node('a-1', 'zone-a'), node('b-0', 'zone-b'), node('a-0', 'zone-b'), node('c-0', 'zone-c'), node('c-9', null)]
@@ -158,22 +174,10 @@ describe('proxyEndpointsFromSlices: one zone-hint Set per zone name, across call
 
 describe('proxySkewMemo: once per data plane, Nodes array and rule set, across calls', () => {
   const nodes = [node('a-0', 'zone-a'), node('b-0', 'zone-b')]
-  const plane: DataPlane = {
-    name: 'kube-proxy',
-    source: 'detected',
-    proxyVersion: '1.36',
-    proxyNodes: [
-      {node: 'a-0', version: '1.36.3', image: 'registry.k8s.io/kube-proxy:v1.36.3', from: 'pod', object: 'Pod kube-system/kube-proxy-a'},
-      {node: 'b-0', version: '1.33.5', image: 'registry.k8s.io/kube-proxy:v1.33.5', from: 'pod', object: 'Pod kube-system/kube-proxy-b'},
-    ],
-    settings: {},
-    honoursZoneHints: true,
-    honoursNodeHints: true,
-    paths: [],
-    alsoFound: [],
-    evidence: [],
-    warnings: [],
-  }
+  const plane = kubeProxyPlane([
+    {node: 'a-0', version: '1.36.3', image: 'registry.k8s.io/kube-proxy:v1.36.3', from: 'pod', object: 'Pod kube-system/kube-proxy-a'},
+    {node: 'b-0', version: '1.33.5', image: 'registry.k8s.io/kube-proxy:v1.33.5', from: 'pod', object: 'Pod kube-system/kube-proxy-b'},
+  ])
   it('the same skew for equal rules in two calls; another rule set, Nodes array or plane gets its own', () => {
     const one = proxySkewMemo(plane, nodes)({minor: null, preferSameGate: true, requireAnnotation: false})
     const two = proxySkewMemo(plane, nodes)({minor: null, preferSameGate: true, requireAnnotation: false})
@@ -191,23 +195,11 @@ describe('proxySkewMemo: once per data plane, Nodes array and rule set, across c
 describe('kube-proxy skew notices: made once per skew, Nodes and facts; each Service its own objects', () => {
   it('two Services with the same facts get equal notices, distinct objects, one frozen node list', () => {
     const nodes = [node('a-0', 'zone-a'), node('b-0', 'zone-b'), node('b-1', 'zone-b')]
-    const plane: DataPlane = {
-      name: 'kube-proxy',
-      source: 'detected',
-      proxyVersion: '1.36',
-      proxyNodes: [
-        {node: 'a-0', version: '1.36.3', image: null, from: 'pod', object: 'Pod kube-system/kube-proxy-a'},
-        {node: 'b-1', version: '1.33.5', image: null, from: 'pod', object: 'Pod kube-system/kube-proxy-b1'},
-        {node: 'b-0', version: '1.33.5', image: null, from: 'pod', object: 'Pod kube-system/kube-proxy-b0'},
-      ],
-      settings: {},
-      honoursZoneHints: true,
-      honoursNodeHints: true,
-      paths: [],
-      alsoFound: [],
-      evidence: [],
-      warnings: [],
-    }
+    const plane = kubeProxyPlane([
+      {node: 'a-0', version: '1.36.3', image: null, from: 'pod', object: 'Pod kube-system/kube-proxy-a'},
+      {node: 'b-1', version: '1.33.5', image: null, from: 'pod', object: 'Pod kube-system/kube-proxy-b1'},
+      {node: 'b-0', version: '1.33.5', image: null, from: 'pod', object: 'Pod kube-system/kube-proxy-b0'},
+    ])
     const web = service('web', {trafficDistribution: 'PreferSameNode'})
     const api = service('api', {trafficDistribution: 'PreferSameNode'})
     const st = state(nodes, [web, api], [slice('web', [{zone: 'zone-a', node: 'a-0'}]), slice('api', [{zone: 'zone-b', node: 'b-0'}])])
