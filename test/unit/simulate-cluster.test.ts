@@ -3,7 +3,7 @@ import {rowToClusterState} from '../../src/simulate/dataset-run.js'
 import {simulateService, type SimulateOptions, type StrategyResult} from '../../src/simulate/simulate.js'
 import {topologyKeysReach, validateTopologyKeys} from '../../src/simulate/strategies/topology-keys.js'
 import {rollout} from '../../src/simulate/rollout.js'
-import {addNode, drain, scaleReplicas, withoutZone} from '../../src/simulate/whatif.js'
+import {addNode, drain, Placer, scaleReplicas, withoutZone} from '../../src/simulate/whatif.js'
 import type {SimNode, SimEndpoint} from '../../src/simulate/strategies/cluster.js'
 
 const cluster = (nodes: number[], eps: number[]) => rowToClusterState({name: 't', zones: nodes.map((k, i) => ({name: `zone-${'abc'[i]}`, nodes: k, endpoints: eps[i]!}))})
@@ -115,6 +115,18 @@ describe('what-ifs are pure and combine', () => {
     const s = withoutZone(base, 'zone-c')
     expect(JSON.stringify(base)).toBe(before)
     expect(simulateService(s, svc, {strategies: ['none']}).input.endpointsByZone).toEqual({'zone-a': 4, 'zone-b': 4})
+  })
+  it('without-zone copies only what it changes: the Nodes and endpoints it keeps are shared, and placing into it leaves the input alone', () => {
+    const before = JSON.stringify(base)
+    const s = withoutZone(base, 'zone-c')
+    // No deep copy of the cluster per lost zone (plan loses every zone of every Service).
+    expect(s.nodes[0]).toBe(base.nodes[0])
+    expect(s.endpointSlices[0]!.endpoints![0]).toBe(base.endpointSlices[0]!.endpoints![0])
+    expect(s.endpointSlices[0]).not.toBe(base.endpointSlices[0])
+    const placer = new Placer(s, svc)
+    for (let i = 0; i < 4; i++) expect(placer.add({ready: true})).toBe(true)
+    expect(JSON.stringify(base)).toBe(before)
+    expect(simulateService(s, svc, {strategies: ['none']}).input.endpointsByZone).toEqual({'zone-a': 6, 'zone-b': 6})
   })
   it("drain recreates the node's pods in the zone with the fewest (here its own zone, on the other node)", () => {
     const s = drain(base, svc, {nodes: ['zone-a-node-1']})
