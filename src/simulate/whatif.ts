@@ -6,7 +6,7 @@
 //   controller ranks pods on crowded nodes first; ties by node name).
 // Simulated pods get addresses from 198.18.0.0/15 (the benchmarking range, never a real pod IP).
 import {matchesSelector, parseSelector} from '../upstream/apimachinery/labels.js'
-import {serviceView, simNodes, slicesOf} from './strategies/cluster.js'
+import {simNodes, viewSlices} from './strategies/cluster.js'
 import {LABEL_ZONE, type Endpoint, type EndpointSlice, type Node, type Service} from '../upstream/api/types.js'
 import type {ClusterState} from '../state/cluster-state.js'
 import {deploymentParamsProblem, podNameMatcher, resolveFenceposts, statefulSetMaxUnavailable, statefulSetParamsProblem, type RolloutSpec} from './workload.js'
@@ -54,10 +54,6 @@ export class Views {
   }
 }
 
-function sameService(s: EndpointSlice, svc: Service): boolean {
-  return slicesOf({nodes: [], services: [], endpointSlices: [s]}, svc).length === 1
-}
-
 /** --without-zone Z: the zone's nodes and every endpoint running there are gone. */
 export function withoutZone(state: ClusterState, zone: string): ClusterState {
   const zones = new Set(state.nodes.map((n) => n.metadata.labels?.[LABEL_ZONE]).filter((z): z is string => !!z))
@@ -84,8 +80,7 @@ interface Placement {
 
 /** The Service's slices of its address type (the ones placement and the rollouts change). */
 export function serviceSlices(state: ClusterState, svc: Service): EndpointSlice[] {
-  const view = serviceView(state, svc)
-  return state.endpointSlices.filter((s) => sameService(s, svc) && s.addressType === view.addressType)
+  return viewSlices(state, svc)
 }
 
 export function countBy(eps: Endpoint[], key: (e: Endpoint) => string | null | undefined): Map<string, number> {

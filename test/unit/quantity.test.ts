@@ -77,3 +77,13 @@ describe('parseMilliCPU', () => {
     }
   })
 })
+
+describe('parsed quantities are remembered', () => {
+  it('the same string gives the same value again, a bad one throws every time, past the bound', () => {
+    expect(parseNano('3920m')).toBe(3_920_000_000n)
+    expect(() => parseNano('4 cores')).toThrow(QuantityError)
+    for (let i = 0; i < 5000; i++) expect(parseMilliCPU(`${i}m`)).toBe(i)
+    expect(parseNano('3920m')).toBe(3_920_000_000n)
+    expect(() => parseNano('4 cores')).toThrow(QuantityError)
+  })
+})

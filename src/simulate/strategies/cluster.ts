@@ -74,6 +74,13 @@ function pickAddressType(svc: Service, slices: readonly EndpointSlice[]): Addres
   return fam === 'IPv6' ? 'IPv6' : 'IPv4'
 }
 
+/** The Service's slices of the address type its view reads (serviceView's slices, without reading the Nodes). */
+export function viewSlices(state: ClusterState, svc: Service): EndpointSlice[] {
+  const all = slicesOf(state, svc)
+  const addressType = pickAddressType(svc, all)
+  return all.filter((s) => s.addressType === addressType)
+}
+
 export function serviceView(state: ClusterState, svc: Service): ServiceView {
   const all = slicesOf(state, svc)
   const addressType = pickAddressType(svc, all)

@@ -49,8 +49,26 @@ function ceilDiv(a: bigint, b: bigint): bigint {
   return (a + b - 1n) / b
 }
 
+/**
+ * The quantities parsed so far (a cluster has a few distinct CPU and memory strings, read once
+ * per Node in every explained state: plan explains thousands of states of each Service over the
+ * same Nodes). Bounded; only values that parse are kept, so a bad one throws every time.
+ */
+const parsed = new Map<string, bigint>()
+const PARSED_MAX = 4096
+
 /** quantity.go `ParseQuantity`: a quantity string as exact nano units (rounded up in magnitude). */
 function parseQuantityNano(str: string): bigint {
+  let v = parsed.get(str)
+  if (v === undefined) {
+    v = parseQuantityNanoOnce(str)
+    if (parsed.size >= PARSED_MAX) parsed.clear()
+    parsed.set(str, v)
+  }
+  return v
+}
+
+function parseQuantityNanoOnce(str: string): bigint {
   const end = str.length
   let pos = 0
   let positive = true
