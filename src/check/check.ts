@@ -5,7 +5,7 @@
 // (single-zone cluster, internalTrafficPolicy Local) look at the Service and the cluster
 // summary. Schema of the output: schema/check.v1.json.
 import type {ExplainReport, LintIssue, LintRule, ServiceExplanation, ZoneRow} from '../explain/report.js'
-import type {ServicePlan} from '../plan/plan.js'
+import type {CheckPlan} from '../plan/plan.js'
 import type {Service} from '../upstream/api/types.js'
 import type {DataPlaneReport} from '../dataplane/describe.js'
 import {checkHintsOverRange, checkHintsThroughRollout} from './plan-policies.js'
@@ -180,23 +180,28 @@ export const needsPlan = (p: CheckPolicies): boolean => p.hintsOverRange === tru
  * report, or explainAdvisedEach's head and iteration (`check -A` then holds no explanation but
  * the one being checked). `_services`: kept for callers; the lint rules read what explain
  * recorded. `plans`: plan's figures per Service (namespace/name, the first of a name), for
- * hints-over-range and hints-through-rollout.
+ * hints-over-range and hints-through-rollout; or a function giving the Service's plan when the
+ * loop reaches it (the check command plans each Service in turn, and holds no plan but one).
  */
-export function check(
-  report: Omit<ExplainReport, 'services'> & {services: Iterable<ServiceExplanation>},
-  _services: readonly Service[],
-  policies: CheckPolicies,
-  plans: readonly ServicePlan[] = [],
-): CheckReport {
-  const eff = effectivePolicies(policies)
-  // Looked up by name, not searched per Service: 4 million comparisons for `check -A` on 2,000 Services.
-  const byName = new Map<string, Map<string, ServicePlan>>()
+/** Looked up by name, not searched per Service: 4 million comparisons for `check -A` on 2,000 Services. */
+function planByName(plans: readonly CheckPlan[]): (s: ServiceExplanation) => CheckPlan | undefined {
+  const byName = new Map<string, Map<string, CheckPlan>>()
   for (const p of plans) {
     let names = byName.get(p.namespace)
     if (names === undefined) byName.set(p.namespace, (names = new Map()))
     if (!names.has(p.name)) names.set(p.name, p)
   }
-  const planOf = (s: ServiceExplanation) => byName.get(s.namespace)?.get(s.name)
+  return (s) => byName.get(s.namespace)?.get(s.name)
+}
+
+export function check(
+  report: Omit<ExplainReport, 'services'> & {services: Iterable<ServiceExplanation>},
+  _services: readonly Service[],
+  policies: CheckPolicies,
+  plans: readonly CheckPlan[] | ((namespace: string, name: string) => CheckPlan | undefined) = [],
+): CheckReport {
+  const eff = effectivePolicies(policies)
+  const planOf = typeof plans === 'function' ? (s: ServiceExplanation) => plans(s.namespace, s.name) : planByName(plans)
   const planeUnknown = report.dataPlane?.name === 'unknown'
   const out: ServiceCheck[] = []
   for (const s of report.services) {
@@ -211,8 +216,10 @@ export function check(
     if (eff.dataPlaneHonoursHints && !planeUnknown) results.push(checkDataPlaneHints(s, report.dataPlane))
     // Without the meshes and gateways read: one warning for the report (below), not a SKIP row per Service.
     if (eff.proxyHonoursTopology && report.routes) results.push(checkProxyTopology(s))
-    if (eff.hintsOverRange) results.push(checkHintsOverRange(planOf(s)))
-    if (eff.hintsThroughRollout) results.push(checkHintsThroughRollout(planOf(s)))
+    // Planned once for both policies, and let go with the Service.
+    const planned = eff.hintsOverRange || eff.hintsThroughRollout ? planOf(s) : undefined
+    if (eff.hintsOverRange) results.push(checkHintsOverRange(planned))
+    if (eff.hintsThroughRollout) results.push(checkHintsThroughRollout(planned))
     out.push({
       namespace: s.namespace,
       name: s.name,

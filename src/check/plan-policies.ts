@@ -1,19 +1,19 @@
 // check's policies built on plan (src/plan/plan.ts): the Service's own mode, judged over the
 // replica counts it runs at and through its workload's rollout. Pure: the plans are computed
 // by the caller (the check command) only when one of these policies is asked for.
-import type {Figures, PlanMode, ServicePlan} from '../plan/plan.js'
+import type {CheckPlan, Figures, PlanMode} from '../plan/plan.js'
 import type {PolicyResult} from './check.js'
 
 const list = (xs: readonly number[]) => `${xs.slice(0, 8).join(', ')}${xs.length > 8 ? `, ... (${xs.length} counts)` : ''}`
 
 /** The mode plan evaluates for the Service as it is; null when it asks for no topology. */
-const modeOf = (p: ServicePlan): PlanMode | null => (p.currentMode === 'none' ? null : p.currentMode)
+const modeOf = (p: CheckPlan): PlanMode | null => (p.currentMode === 'none' ? null : p.currentMode)
 
 /**
  * hints-over-range: the Service's mode keeps hints at every count of the HPA's range (without
  * an HPA: plan's default range, 1 to 3x today), pods placed as plan's placement model places them.
  */
-export function checkHintsOverRange(p: ServicePlan | undefined): PolicyResult {
+export function checkHintsOverRange(p: CheckPlan | undefined): PolicyResult {
   const policy = 'hints-over-range' as const
   if (p === undefined) return {policy, status: 'skip', message: 'not planned', details: []}
   const mode = modeOf(p)
@@ -31,7 +31,7 @@ export function checkHintsOverRange(p: ServicePlan | undefined): PolicyResult {
 }
 
 /** hints-through-rollout: no step of the workload's rollout (today's count and the HPA's bounds) loses hints. */
-export function checkHintsThroughRollout(p: ServicePlan | undefined): PolicyResult {
+export function checkHintsThroughRollout(p: CheckPlan | undefined): PolicyResult {
   const policy = 'hints-through-rollout' as const
   if (p === undefined) return {policy, status: 'skip', message: 'not planned', details: []}
   const mode = modeOf(p)

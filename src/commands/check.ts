@@ -147,9 +147,22 @@ Exit codes: 0 every check passed, 1 a check failed, 2 usage, 3 unreadable snapsh
       policies.maxOverload,
     )
     if (measured !== undefined) head.warnings.push(...measured.warnings)
-    const plans = planned
-      ? (await import('../plan/plan.js')).plan(read.state, services, {kubeVersion, ...(traffic ? {traffic} : {}), ...(measured ? {measured: measured.measured} : {})}).services
-      : []
+    // Each Service planned when the check reaches it (the first Service of a name, as plan's
+    // report lists them), and only its check kept: no plan of 2,000 Services held at once.
+    let plans: Parameters<typeof check>[3] = []
+    if (planned) {
+      const {planForCheck} = await import('../plan/plan.js')
+      const first = new Map<string, (typeof services)[number]>()
+      for (const s of services) {
+        const key = `${s.metadata.namespace ?? 'default'}/${s.metadata.name}`
+        if (!first.has(key)) first.set(key, s)
+      }
+      const opts = {kubeVersion, ...(traffic ? {traffic} : {}), ...(measured ? {measured: measured.measured} : {})}
+      plans = (namespace, name) => {
+        const svc = first.get(`${namespace}/${name}`)
+        return svc === undefined ? undefined : planForCheck(read.state, svc, opts)
+      }
+    }
     const result = check({...head, services: each}, services, policies, plans)
 
     // Warnings go to stderr in every format (kubectl's way); -o json and yaml also carry them.

@@ -295,8 +295,15 @@ function emptyAdvice(current: PlanMode, bound: number): Recommendation {
   return {bound, current, now: none, predicted: none, options: [], scaledAuto: null, recommended: current, meetsBound: true, reasons: [`keep ${current}`], steps: []}
 }
 
-export function planService(state: ClusterState, svc: Service, opts: PlanOptions = {}): ServicePlan {
-  const bound = opts.maxOverload ?? DEFAULT_MAX_OVERLOAD
+/** What check's plan policies read of a Service's plan (src/check/plan-policies.ts). */
+export type CheckPlan = Pick<ServicePlan, 'namespace' | 'name' | 'currentMode' | 'workload' | 'range' | 'rollouts'>
+
+/**
+ * The range and the rollouts of a Service's plan: planService's first half, and all check
+ * needs. ownModeOnly: each state evaluated under the Service's own mode only, and no state at
+ * all when it asks for no topology (check's plan policies then skip).
+ */
+function rangeAndRollouts(state: ClusterState, svc: Service, opts: PlanOptions, ownModeOnly = false) {
   const ns = svc.metadata.namespace ?? 'default'
   const modes = modesFor(opts.kubeVersion)
   const notes: string[] = []
@@ -309,9 +316,13 @@ export function planService(state: ClusterState, svc: Service, opts: PlanOptions
   const from = hpa ? hpa.minReplicas : 1
   const to = Math.min(hpa ? hpa.maxReplicas : Math.max(3 * Math.max(now, wl?.info.replicas ?? 0), 3), from + (opts.maxCounts ?? DEFAULT_MAX_COUNTS) - 1)
   if (hpa && hpa.maxReplicas > to) notes.push(`the HPA allows up to ${hpa.maxReplicas} replicas; plan evaluates ${from}..${to}`)
+  // check reads the Service's own mode, when the version has it (plan's modes), and nothing else.
+  const only: readonly PlanMode[] | undefined = ownModeOnly ? modes.filter((m) => m === currentMode) : undefined
+  if (ownModeOnly && currentMode === 'none')
+    return {ns, modes, notes, current, currentMode, base, now, wl, hpa, from, to, states: new Map<number, ClusterState>(), rows: [], points: [], rollouts: []}
   const states = statesOverRange(base, svc, Math.min(from, now), Math.max(to, now))
   const rows: RangeRow[] = []
-  for (const [n, st] of states) if (n >= from && n <= to) rows.push({replicas: n, zones: zoneCounts(st, svc), modes: evaluate(st, svc, modes, opts)})
+  for (const [n, st] of states) if (n >= from && n <= to) rows.push({replicas: n, zones: zoneCounts(st, svc), modes: evaluate(st, svc, only ?? modes, opts)})
   if (rows.length < to - from + 1) notes.push(`no schedulable Ready node with a zone label for some counts: the range ends at ${rows.at(-1)?.replicas ?? 0}`)
 
   // Counts for rollouts and zone losses: today's and the HPA's bounds.
@@ -323,33 +334,59 @@ export function planService(state: ClusterState, svc: Service, opts: PlanOptions
     ] as const)
       if (!points.some((p) => p.n === n) && states.has(n)) points.push({n, at})
   const rollouts: RolloutAtCount[] = []
+  const lossModes = only ?? modes.filter((m) => m !== 'none')
+  for (const p of points) {
+    const st = states.get(p.n)
+    if (st === undefined || p.n === 0 || !wl) continue
+    try {
+      const spec = {...rolloutSpecOf(wl.workload), replicas: p.n}
+      const steps = rollout(st, svc, spec).map((r) => ({
+        step: r.step,
+        action: r.action,
+        readyEndpoints: readyCount(r.state, svc),
+        modes: evaluate(r.state, svc, lossModes, opts),
+      }))
+      rollouts.push({
+        replicas: p.n,
+        at: p.at,
+        steps,
+        worst: worstOf(
+          steps.map((s) => s.modes),
+          lossModes,
+        ),
+      })
+    } catch (e) {
+      notes.push(`rollout at ${p.n} replicas: ${(e as Error).message}`)
+    }
+  }
+  return {ns, modes, notes, current, currentMode, base, now, wl, hpa, from, to, states, rows, points, rollouts}
+}
+
+/**
+ * check's plan of a Service (hints-over-range, hints-through-rollout): the range and the
+ * rollouts, with only the Service's own mode evaluated (the only one check reads), and no zone
+ * loss, disruption, advice or cost. A Service asking for no topology: no state evaluated.
+ */
+export function planForCheck(state: ClusterState, svc: Service, opts: PlanOptions = {}): CheckPlan {
+  const p = rangeAndRollouts(state, svc, optionsFor(svc, opts), true)
+  return {
+    namespace: p.ns,
+    name: svc.metadata.name,
+    currentMode: p.currentMode,
+    workload: p.wl?.info ?? null,
+    range: {from: p.from, to: p.to, source: p.hpa ? 'hpa' : 'default', rows: p.rows},
+    rollouts: p.rollouts,
+  }
+}
+
+export function planService(state: ClusterState, svc: Service, opts: PlanOptions = {}): ServicePlan {
+  const bound = opts.maxOverload ?? DEFAULT_MAX_OVERLOAD
+  const {ns, modes, notes, current, currentMode, base, now, wl, hpa, from, to, states, rows, points, rollouts} = rangeAndRollouts(state, svc, opts)
   const zoneLosses: ZoneLoss[] = []
   const lossModes = modes.filter((m) => m !== 'none')
   for (const p of points) {
     const st = states.get(p.n)
     if (st === undefined || p.n === 0) continue
-    if (wl) {
-      try {
-        const spec = {...rolloutSpecOf(wl.workload), replicas: p.n}
-        const steps = rollout(st, svc, spec).map((r) => ({
-          step: r.step,
-          action: r.action,
-          readyEndpoints: readyCount(r.state, svc),
-          modes: evaluate(r.state, svc, lossModes, opts),
-        }))
-        rollouts.push({
-          replicas: p.n,
-          at: p.at,
-          steps,
-          worst: worstOf(
-            steps.map((s) => s.modes),
-            lossModes,
-          ),
-        })
-      } catch (e) {
-        notes.push(`rollout at ${p.n} replicas: ${(e as Error).message}`)
-      }
-    }
     const zones = [...new Set(st.nodes.map((n) => n.metadata.labels?.[LABEL_ZONE]).filter((z): z is string => !!z))].sort()
     if (zones.length < 2) continue
     for (const zone of zones) {
@@ -437,10 +474,12 @@ export function plan(state: ClusterState, services: readonly Service[], opts: Pl
     maxOverload: opts.maxOverload ?? DEFAULT_MAX_OVERLOAD,
     placementModel: 'zone-balanced',
     warnings,
-    services: services.map((svc) => {
-      // A measured Service: every figure of its plan (each mode, count, rollout, zone loss) under its measured client mix.
-      const m = opts.measured?.get(`${svc.metadata.namespace ?? 'default'}/${svc.metadata.name}`)
-      return planService(state, svc, m === undefined ? opts : {...opts, traffic: m.mix})
-    }),
+    services: services.map((svc) => planService(state, svc, optionsFor(svc, opts))),
   }
+}
+
+/** A measured Service: every figure of its plan (each mode, count, rollout, zone loss) under its measured client mix. */
+function optionsFor(svc: Service, opts: PlanOptions): PlanOptions {
+  const m = opts.measured?.get(`${svc.metadata.namespace ?? 'default'}/${svc.metadata.name}`)
+  return m === undefined ? opts : {...opts, traffic: m.mix}
 }

@@ -5,7 +5,7 @@ import {describe, expect, it} from 'vitest'
 import {parseCost, parseMaxCounts, parsePrice, parseVolume} from '../../src/commands/plan-options.js'
 import {check} from '../../src/check/check.js'
 import {explain} from '../../src/explain/report.js'
-import {plan} from '../../src/plan/plan.js'
+import {plan, planForCheck, type CheckPlan} from '../../src/plan/plan.js'
 import {parseSnapshot, serializeSnapshot, snapshotYaml} from '../../src/cluster/snapshot/snapshot.js'
 import {nodesIn, service, slice, spread, state} from './builders.js'
 import type {ClusterState} from '../../src/state/cluster-state.js'
@@ -158,5 +158,42 @@ describe('snapshot: HPAs, PDBs and the zone spread', () => {
     expect(() => parseSnapshot(`${snapshotYaml(serializeSnapshot(st))}---\n${JSON.stringify(typed)}\n`, 'bad.yaml')).toThrowError(
       /^bad\.yaml:\d+:\d+: .*spec\.minReplicas must be a non-negative integer/,
     )
+  })
+})
+
+describe("check's own plan (planForCheck): the range and rollouts under the Service's mode only", () => {
+  const modesOf = (p: CheckPlan) => [...p.range.rows.map((r) => Object.keys(r.modes)), ...p.rollouts.flatMap((r) => r.steps.map((x) => Object.keys(x.modes)))]
+  it("gives plan's own figures for the Service's mode, and evaluates no other mode", () => {
+    const st = cluster({a: 2, b: 2, c: 2}, {horizontalPodAutoscalers: [hpa(3, 9)]})
+    const full = plan(st, st.services).services[0]!
+    const own = planForCheck(st, st.services[0]!)
+    expect(own.currentMode).toBe('Auto')
+    expect(own.range.rows.map((r) => [r.replicas, r.zones, r.modes.Auto])).toEqual(full.range.rows.map((r) => [r.replicas, r.zones, r.modes.Auto]))
+    expect(own.rollouts.map((r) => [r.replicas, r.at, r.steps.map((x) => [x.step, x.action, x.readyEndpoints, x.modes.Auto]), r.worst.Auto])).toEqual(
+      full.rollouts.map((r) => [r.replicas, r.at, r.steps.map((x) => [x.step, x.action, x.readyEndpoints, x.modes.Auto]), r.worst.Auto]),
+    )
+    expect(own.rollouts.length).toBeGreaterThan(0)
+    expect(new Set(modesOf(own).flat())).toEqual(new Set(['Auto']))
+    expect(own.workload).toEqual(full.workload)
+    expect([own.range.from, own.range.to, own.range.source]).toEqual([3, 9, 'hpa'])
+  })
+  it('a Service asking for no topology: no state evaluated, and check skips as with the full plan', () => {
+    const st = cluster({a: 2, b: 2, c: 2}, {horizontalPodAutoscalers: [hpa(3, 9)]}, {})
+    const own = planForCheck(st, st.services[0]!)
+    expect([own.currentMode, own.range.rows, own.rollouts]).toEqual(['none', [], []])
+    const policies = {hintsOverRange: true, hintsThroughRollout: true}
+    expect(check(explain(st, st.services), st.services, policies, [own])).toEqual(check(explain(st, st.services), st.services, policies, plan(st, st.services).services))
+  })
+  it('check asks a plan function once per Service for both policies, and reports as with the full plans', () => {
+    const st = cluster({a: 3, b: 2, c: 2}, {horizontalPodAutoscalers: [hpa(7, 7)]})
+    const asked: string[] = []
+    const policies = {hintsOverRange: true, hintsThroughRollout: true}
+    const lazy = check(explain(st, st.services), st.services, policies, (ns, name) => {
+      asked.push(`${ns}/${name}`)
+      return planForCheck(st, st.services[0]!)
+    })
+    expect(asked).toEqual(['default/web'])
+    expect(lazy).toEqual(check(explain(st, st.services), st.services, policies, plan(st, st.services).services))
+    expect(lazy.services[0]!.results.map((r) => r.status)).toEqual(['pass', 'fail'])
   })
 })
