@@ -37,7 +37,7 @@ import {readyCount, statesOverRange, steadyState, zoneCounts} from '../advise/pl
 import {DEFAULT_MAX_OVERLOAD, type Recommendation, type TopologyMode} from '../advise/types.js'
 import {recommend, type PlanVerdict} from './verdict.js'
 
-export {DEFAULT_MAX_OVERLOAD, modesFor, statesOverRange}
+export {statesOverRange}
 
 export const PLAN_SCHEMA_VERSION = 'kubectl-topology.io/v1'
 
@@ -178,7 +178,7 @@ function figuresOf(s: ServiceExplanation): Figures {
 }
 
 /** explain's figures for the Service in `state` under each mode (prediction: fresh, as after a rewrite of the slices). */
-export function evaluate(state: ClusterState, svc: Service, modes: readonly PlanMode[], opts: PlanOptions): ModeFigures {
+function evaluate(state: ClusterState, svc: Service, modes: readonly PlanMode[], opts: PlanOptions): ModeFigures {
   const out: ModeFigures = {}
   for (const mode of modes) {
     const s = withMode(svc, mode)
@@ -202,7 +202,7 @@ function zoneSpreadOf(w: Deployment | StatefulSet): WorkloadInfo['zoneSpread'] {
 }
 
 /** The HPA whose scaleTargetRef names the workload (autoscaling/v2 defaults: minReplicas 1). */
-export function hpaFor(state: ClusterState, ns: string, w: {kind: WorkloadKind; name: string}): WorkloadInfo['hpa'] {
+function hpaFor(state: ClusterState, ns: string, w: {kind: WorkloadKind; name: string}): WorkloadInfo['hpa'] {
   const hpa = (state.horizontalPodAutoscalers ?? []).find(
     (h: HorizontalPodAutoscaler) => (h.metadata.namespace ?? 'default') === ns && h.spec?.scaleTargetRef?.kind === w.kind && h.spec?.scaleTargetRef?.name === w.name,
   )
