@@ -18,7 +18,6 @@ import {
   CONTROLLER_NAME,
   LABEL_MANAGED_BY,
   type AddressType,
-  type Endpoint,
   type EndpointHints,
   type EndpointSlice,
   type Service,

@@ -4,7 +4,7 @@
 // endpoints, drift, the mode's lint warnings); the lint rules that need more than the mode
 // (single-zone cluster, internalTrafficPolicy Local) look at the Service and the cluster
 // summary. Schema of the output: schema/check.v1.json.
-import type {ExplainReport, LintIssue, LintRule, ServiceExplanation, ZoneRow} from '../explain/report.js'
+import type {ExplainReport, LintIssue, ServiceExplanation, ZoneRow} from '../explain/report.js'
 import type {CheckPlan} from '../plan/plan.js'
 import type {Service} from '../upstream/api/types.js'
 import type {DataPlaneReport} from '../dataplane/describe.js'
@@ -28,20 +28,6 @@ export type PolicyName =
   | 'proxy-topology'
   | 'hints-over-range'
   | 'hints-through-rollout'
-
-/** The order policies are evaluated and reported in. */
-const POLICY_ORDER: readonly PolicyName[] = [
-  'require-hints',
-  'no-fallback',
-  'max-overload',
-  'min-endpoints-per-zone',
-  'no-drift',
-  'lint',
-  'data-plane-hints',
-  'proxy-topology',
-  'hints-over-range',
-  'hints-through-rollout',
-]
 
 export interface CheckPolicies {
   /** A Service that asks for topology-aware routing gets hints at the controller's next sync. */

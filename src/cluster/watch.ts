@@ -15,7 +15,7 @@
 // Lists are paginated (LIST_PAGE_SIZE per page) and their objects made plain wire JSON by the
 // client layer (client.ts), like live.ts's.
 
-import {CliError, ExitCode} from '../errors.js'
+import {CliError} from '../errors.js'
 import type {EndpointSlice, EventObject, Node, Service} from '../upstream/api/types.js'
 import type {ClusterState} from '../state/cluster-state.js'
 import {LABEL_SERVICE_NAME} from '../upstream/api/types.js'
@@ -390,8 +390,3 @@ const sortByName = <T extends {metadata: {name: string}}>(xs: T[]) => xs.sort((a
 
 const eventTime = (e: EventObject) => e.lastTimestamp ?? e.eventTime ?? e.firstTimestamp ?? e.metadata.creationTimestamp ?? ''
 const sortByTime = (xs: EventObject[]) => xs.sort((a, b) => (eventTime(a) < eventTime(b) ? -1 : eventTime(a) > eventTime(b) ? 1 : 0))
-
-/** Thrown when the Service does not exist when the watch starts. */
-function serviceNotFound(name: string, ns: string, hint: string): CliError {
-  return new CliError(`services "${name}" not found in namespace "${ns}"${hint}`, ExitCode.NOT_FOUND)
-}

@@ -26,7 +26,6 @@ import {waitForController} from './apply-wait.js'
 import type {CommandIO} from './base.js'
 import {executeWrites, makeFinish, type Finish, type Interrupts, type Target, type WriteDeps, type WriteOutcome} from './write-flow.js'
 import {escapeTerminal} from '../render/escape.js'
-import {commandFor} from '../advise/shell.js'
 
 export interface ApplyOptions {
   name: string

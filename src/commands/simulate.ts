@@ -11,7 +11,6 @@ import {TopologyCommand} from './base.js'
 import {features} from '../upstream/features.js'
 import {checkTrafficZones, parseMaxOverload} from './flag-values.js'
 import {commonFlags, noHeadersFlag, outputFlag, readFlags} from './flags.js'
-import type {SimulateRequest} from './simulate-options.js'
 import {escapeTerminal} from '../render/escape.js'
 
 /** --replicas: Kubernetes' documented scale limit, 150,000 Pods in a cluster (kubernetes.io "Considerations for large clusters"). */

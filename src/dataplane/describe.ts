@@ -159,17 +159,3 @@ export function dataPlaneReport(p: DataPlane): DataPlaneReport {
     warnings: p.warnings,
   }
 }
-
-/**
- * Whether the data plane ignores hints for pod traffic (the policy `dataPlaneHonoursHints`):
- * true when it does not honour zone hints; also when the Service asks for node hints
- * (PreferSameNode) and it does not honour those. 'unknown' when not known.
- */
-function ignoresHints(p: DataPlane, wantsNodeHints: boolean): boolean | 'unknown' {
-  const z = p.honoursZoneHints
-  const n = p.honoursNodeHints
-  if (z === false) return true
-  if (wantsNodeHints && n === false) return true
-  if (z === 'unknown' || (wantsNodeHints && n === 'unknown')) return 'unknown'
-  return false
-}

@@ -11,7 +11,7 @@
 //  unbalanced      seeded: nodes 1..10 and endpoints 0..100 drawn independently per zone (unlike range-a, a big
 //                  zone can have few endpoints); all-zero rows are redrawn
 import {prngInt, prngStep, seedFrom} from './prng.js'
-import {FAMILIES, type Family} from './names.js'
+import type {Family} from './names.js'
 
 export interface DatasetZone {
   name: string

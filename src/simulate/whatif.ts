@@ -9,7 +9,6 @@ import {matchesSelector, parseSelector} from '../upstream/apimachinery/labels.js
 import {simNodes, viewSlices} from './strategies/cluster.js'
 import {LABEL_ZONE, type Endpoint, type EndpointSlice, type Node, type Service} from '../upstream/api/types.js'
 import type {ClusterState} from '../state/cluster-state.js'
-import {deploymentParamsProblem, podNameMatcher, resolveFenceposts, statefulSetMaxUnavailable, statefulSetParamsProblem, type RolloutSpec} from './workload.js'
 
 export class WhatIfError extends Error {}
 

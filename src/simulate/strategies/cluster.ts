@@ -39,10 +39,6 @@ export interface ServiceView {
   cpuRatios: Record<string, number> | null
 }
 
-function serviceKey(svc: Service): string {
-  return `${svc.metadata.namespace ?? 'default'}/${svc.metadata.name}`
-}
-
 export function slicesOf(state: ClusterState, svc: Service): EndpointSlice[] {
   const ns = svc.metadata.namespace ?? 'default'
   return state.endpointSlices.filter((s) => (s.metadata.namespace ?? 'default') === ns && s.metadata.labels?.[LABEL_SERVICE_NAME] === svc.metadata.name)
