@@ -11,7 +11,9 @@
 // with 50,000 endpoints (14 MB), lean.json the same without the endpoints' targetRef (less to
 // parse, the same to explain and print), big.yaml all of it with 2,000 small Services of 42
 // endpoints each (about 50 MB, the size issue 14 names). The floor: `node -e` reading the file and
-// JSON.parse-ing it. hyperfine is installed when missing (bench/rounds.mjs).
+// JSON.parse-ing it. hyperfine is installed when missing (bench/rounds.mjs). The lower bounds: the
+// tool reading and decoding each file with a selection that matches no Service, and V8's own indented
+// JSON.stringify of what -o json prints (timed in this process).
 //
 // --base REF: git REF's tree is built in a temporary folder and its table, -o json and lean
 // -o json run in the same rounds (ratios to the same floors), and every output of the two builds
@@ -104,6 +106,10 @@ try {
     {name: 'explain -o yaml', argv: explain('-o', 'yaml'), of: 0},
     {name: 'lean parse floor', argv: floor(lean)},
     {name: 'lean -o json', argv: explainWith(BIN, lean, '-o', 'json'), of: 4},
+    // The tool's own read floor: start-up, reading and decoding the file, and a selection that
+    // matches no Service ("No Services found"): what every row above pays before the engine.
+    {name: 'read, no Service', argv: [NODE, BIN, 'explain', '-n', 'bench', '-l', 'none=none', '-f', json], of: 0},
+    {name: 'lean read', argv: [NODE, BIN, 'explain', '-n', 'bench', '-l', 'none=none', '-f', lean], of: 4},
   ]
   const base = BASE === undefined ? undefined : buildBase(BASE, dir)
   if (base) {
@@ -136,6 +142,25 @@ try {
     }
     out.push(differ.length === 0 ? '  outputs of base and head: the same bytes (table, json, yaml, wide; lean json)' : `  OUTPUTS DIFFER: ${differ.join('; ')}`)
   }
+  // The writer's floor: V8's own indented JSON.stringify of the document -o json printed (the same
+  // bytes, checked), in this process, the median of 3 (CPU): writing that output costs at least this.
+  const printed = spawnSync(explain('-o', 'json')[0], explain('-o', 'json').slice(1), {cwd: ROOT, encoding: 'utf8', maxBuffer: 1 << 30}).stdout
+  const printedDoc = JSON.parse(printed)
+  const writer = []
+  let same = false
+  for (let i = 0; i < 3; i++) {
+    const t0 = process.cpuUsage()
+    const text = `${JSON.stringify(printedDoc, null, 2)}\n`
+    const t = process.cpuUsage(t0)
+    writer.push((t.user + t.system) / 1e6)
+    same = text === printed
+  }
+  const readX = paired(s[6].cpu, s[0].cpu)
+  const leanReadX = paired(s[7].cpu, s[4].cpu)
+  const w = median(writer)
+  out.push(
+    `  lower bounds (CPU): reading and decoding alone ${readX.toFixed(2)}x the floor (lean ${leanReadX.toFixed(2)}x); V8's indented JSON.stringify of the ${(printed.length / 1e6).toFixed(1)} MB -o json prints (${same ? 'the same bytes' : 'NOT the same bytes'}) ${(w * 1000).toFixed(0)} ms: -o json >= ${(readX + w / median(s[0].cpu)).toFixed(2)}x, lean -o json >= ${(leanReadX + w / median(s[4].cpu)).toFixed(2)}x, before the engine and the advisor`,
+  )
   // Issue 23: -o yaml streamed like -o json, within 1.3x of it.
   out.push(`  -o yaml / -o json: ${paired(s[3].wall, s[2].wall).toFixed(2)}x (median of per-round ratios)`)
   for (const [name, argv] of NO_RSS
