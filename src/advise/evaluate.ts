@@ -42,22 +42,23 @@ function define(o: Record<string, unknown>, k: string, v: unknown): void {
 }
 /**
  * A copy of `o` with `key` set to `value` (in its place, or last when absent) or left out (DROP):
- * what a spread, then an assignment or a `delete`, gives (the same keys in the same order), built
- * key by key: `delete` turns the copy into a dictionary-mode object, which was most of this
- * function's time and made every later read of the Service's spec slower in each mode's explain.
+ * what a spread, then an assignment or a `delete`, gives (the same keys in the same order). A key
+ * that goes is left out key by key: `delete` turns the copy into a dictionary-mode object, which
+ * was most of this function's time and made every later read of the Service's spec slower in
+ * each mode's explain.
  */
 function replaced<T extends object>(o: T, key: keyof T & string, value: unknown): T {
-  const out: Record<string, unknown> = {}
   const src = o as Record<string, unknown>
-  let seen = false
-  for (const k of Object.keys(src)) {
-    if (k !== key) define(out, k, src[k])
-    else {
-      seen = true
-      if (value !== DROP) out[k] = value
-    }
+  // Unless a key goes, a spread is the copy (V8 clones the object's layout in one step, where
+  // the loop below adds the keys one by one), and an assignment sets the key in its place or last.
+  if (value !== DROP) {
+    const out: Record<string, unknown> = {...src}
+    out[key] = value
+    return out as T
   }
-  if (!seen && value !== DROP) out[key] = value
+  if (!Object.hasOwn(src, key)) return {...src} as T
+  const out: Record<string, unknown> = {}
+  for (const k of Object.keys(src)) if (k !== key) define(out, k, src[k])
   return out as T
 }
 
