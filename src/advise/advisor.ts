@@ -11,7 +11,7 @@ import type {ClusterState} from '../state/cluster-state.js'
 import type {Service} from '../upstream/api/types.js'
 import {acceptedTrafficDistributions, featuresCached as featuresFor} from '../upstream/features.js'
 import {kindOf, workloadsBehind, type WorkloadKind} from '../simulate/workload.js'
-import {currentModeOf, figuresWithMode, nowFigures, predictedFigures} from './evaluate.js'
+import {currentModeOf, figuresWithMode, modeKeepsService, nextSyncIsFresh, nowFigures, predictedFigures} from './evaluate.js'
 import {FiguresShare} from '../explain/figures-share.js'
 import {modeStep, scaleStep} from './commands.js'
 import {readyCount, statesOverRange, steadyState} from './placement.js'
@@ -87,8 +87,13 @@ export function adviseService(state: ClusterState, svc: Service, opts: AdviseOpt
   return adviseExplained(state, svc, s, opts)
 }
 
-/** The recommendation for `svc`, given explain's explanation of it as it is (same options). */
-export function adviseExplained(state: ClusterState, svc: Service, s: ServiceExplanation, opts: AdviseOptions = {}): Recommendation {
+/**
+ * The recommendation for `svc`, given explain's explanation of it as it is (same options).
+ * `explainedWith`: `s` was made by explain() of `state` with these options' version, traffic and
+ * data plane (explainAdvised): the current mode's figures are then read from it when evaluating
+ * that mode would give the same (modeKeepsService), instead of one more explain() run.
+ */
+export function adviseExplained(state: ClusterState, svc: Service, s: ServiceExplanation, opts: AdviseOptions = {}, explainedWith = false): Recommendation {
   const bound = opts.maxOverload ?? DEFAULT_MAX_OVERLOAD
   const current = currentModeOf(s)
   const now = nowFigures(s)
@@ -119,8 +124,10 @@ export function adviseExplained(state: ClusterState, svc: Service, s: ServiceExp
   const options: ModeOption[] = []
   // What no mode changes (the live rows, the hint-cleared slices) is computed once for all of them.
   const share = new FiguresShare()
+  // The current mode's figures are the report's when evaluating it would give the same.
+  const reads = explainedWith && modeKeepsService(svc, current) && nextSyncIsFresh(own.endpointSlices)
   for (const m of modes) {
-    const f = figuresWithMode(own, svc, m, opts, share)
+    const f = reads && m === current ? predicted : figuresWithMode(own, svc, m, opts, share)
     if (f !== null) options.push(optionOf(m, f, bound))
   }
   const auto = options.find((o) => o.mode === 'Auto')

@@ -7,7 +7,8 @@ import type {FiguresShare} from '../explain/figures-share.js'
 import {desiredFields, topologyFieldsOf, type ModeValue} from '../apply/plan.js'
 import {ANNOTATION_TOPOLOGY_AWARE_HINTS, ANNOTATION_TOPOLOGY_MODE} from '../upstream/api/types.js'
 import type {ClusterState} from '../state/cluster-state.js'
-import type {Service} from '../upstream/api/types.js'
+import type {EndpointSlice, Service} from '../upstream/api/types.js'
+import {endpointReady} from '../upstream/endpointslice/topologycache/utils.js'
 import type {AdviseOptions, Figures, TopologyMode} from './types.js'
 
 /** apply's name of a mode (`none` is apply's `--mode none`). */
@@ -41,23 +42,62 @@ function define(o: Record<string, unknown>, k: string, v: unknown): void {
 }
 /**
  * A copy of `o` with `key` set to `value` (in its place, or last when absent) or left out (DROP):
- * what a spread, then an assignment or a `delete`, gives (the same keys in the same order), built
- * key by key: `delete` turns the copy into a dictionary-mode object, which was most of this
- * function's time and made every later read of the Service's spec slower in each mode's explain.
+ * what a spread, then an assignment or a `delete`, gives (the same keys in the same order). A key
+ * that goes is left out key by key: `delete` turns the copy into a dictionary-mode object, which
+ * was most of this function's time and made every later read of the Service's spec slower in
+ * each mode's explain.
  */
 function replaced<T extends object>(o: T, key: keyof T & string, value: unknown): T {
-  const out: Record<string, unknown> = {}
   const src = o as Record<string, unknown>
-  let seen = false
-  for (const k of Object.keys(src)) {
-    if (k !== key) define(out, k, src[k])
-    else {
-      seen = true
-      if (value !== DROP) out[k] = value
-    }
+  // Unless a key goes, a spread is the copy (V8 clones the object's layout in one step, where
+  // the loop below adds the keys one by one), and an assignment sets the key in its place or last.
+  if (value !== DROP) {
+    const out: Record<string, unknown> = {...src}
+    out[key] = value
+    return out as T
   }
-  if (!seen && value !== DROP) out[key] = value
+  if (!Object.hasOwn(src, key)) return {...src} as T
+  const out: Record<string, unknown> = {}
+  for (const k of Object.keys(src)) if (k !== key) define(out, k, src[k])
   return out as T
+}
+
+/**
+ * Whether `svc`'s figures under `mode` are those of the Service as it is, so that the advisor can
+ * read them from explain's report of it instead of evaluating the mode again (ours): the mode is
+ * not Auto, and `kubectl topology apply --mode <mode>` changes none of the three fields (each is
+ * as desiredFields leaves it, the annotations strings or absent). Then the evaluated Service has
+ * the same fields as `svc`, so the same path. Off Auto's path, with `slices` as
+ * nextSyncIsFresh requires, a fresh sync and the next one predict the same hints and figures.
+ * Auto's next sync keeps valid existing hints (topologycache AddHints with unchanged slices),
+ * which a fresh sync need not. A property test compares the two on random clusters.
+ */
+export function modeKeepsService(svc: Service, mode: TopologyMode): boolean {
+  if (mode === 'Auto') return false
+  const now = topologyFieldsOf(svc)
+  const f = desiredFields(now, applyModeOf(mode)).fields
+  const a = svc.metadata.annotations ?? {}
+  const raw = (k: string) => (Object.hasOwn(a, k) ? a[k] : null)
+  return (
+    f.topologyMode === raw(ANNOTATION_TOPOLOGY_MODE) &&
+    f.topologyAwareHints === raw(ANNOTATION_TOPOLOGY_AWARE_HINTS) &&
+    f.trafficDistribution === (svc.spec?.trafficDistribution ?? null)
+  )
+}
+
+/**
+ * Whether, off Auto's path, the next sync of `slices` writes the hints a fresh one does (ours):
+ * no endpoint that is not ready (topologycache utils.go EndpointReady) carries hints. The none
+ * path removes every hint (RemoveHintsFromSlices); trafficdist.go's heuristics write each ready
+ * endpoint's own zone (and node) and skip the others in both needsUpdate and update, so the next
+ * sync keeps a not-ready endpoint's hints, which a fresh sync (hints cleared first) does not.
+ */
+export function nextSyncIsFresh(slices: readonly EndpointSlice[]): boolean {
+  for (let i = 0; i < slices.length; i++) {
+    const eps = slices[i]!.endpoints ?? []
+    for (let j = 0; j < eps.length; j++) if (eps[j]!.hints != null && !endpointReady(eps[j]!)) return false
+  }
+  return true
 }
 
 /** The mode the controller takes for the Service as written (explain's path). */

@@ -43,7 +43,7 @@ function* withRecommendations(
     if (r === undefined && svc !== undefined) {
       // A measured Service: the advisor judges each mode under the same measured client mix.
       const m = measured?.get(`${s.namespace}/${s.name}`)
-      r = adviseExplained(state, svc, s, m === undefined ? opts : {...opts, traffic: m.mix})
+      r = adviseExplained(state, svc, s, m === undefined ? opts : {...opts, traffic: m.mix}, true)
       last = {svc, r}
     }
     yield r === undefined ? s : {...s, recommendation: r}

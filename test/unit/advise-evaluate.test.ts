@@ -2,7 +2,8 @@
 // sets it, each Service's own slices and Events, and explain's figures-only report.
 import {describe, expect, it} from 'vitest'
 import {desiredFields, topologyFieldsOf, withFields} from '../../src/apply/plan.js'
-import {serviceWithMode} from '../../src/advise/evaluate.js'
+import {modeKeepsService, predictedFigures, serviceWithMode} from '../../src/advise/evaluate.js'
+import {adviseExplained} from '../../src/advise/advisor.js'
 import {ownSlices, ownView} from '../../src/advise/view.js'
 import type {TopologyMode} from '../../src/advise/types.js'
 import {explain} from '../../src/explain/report.js'
@@ -52,6 +53,39 @@ describe('advisor: serviceWithMode', () => {
     expect(got.metadata).not.toBe(svc.metadata)
     expect(got.metadata.annotations).toEqual({team: 'x'})
     expect(svc.metadata.annotations).toEqual({'service.kubernetes.io/topology-mode': 'Auto', team: 'x'})
+  })
+})
+
+describe('advisor: the current mode read from the report', () => {
+  it('modeKeepsService: a mode other than Auto whose apply leaves all three fields as they are', () => {
+    const keeps = (svc: Service) => MODES.filter((m) => modeKeepsService(svc, m))
+    expect(keeps(service('plain'))).toEqual(['none'])
+    expect(keeps(service('td', {trafficDistribution: 'PreferSameZone'}))).toEqual(['PreferSameZone'])
+    expect(keeps(service('close', {trafficDistribution: 'PreferClose'}))).toEqual(['PreferClose'])
+    // Auto is never read from the report: its next sync keeps valid hints, a fresh one need not.
+    expect(keeps(service('auto', {annotations: {'service.kubernetes.io/topology-mode': 'Auto'}}))).toEqual([])
+    // apply --mode none removes an annotation that enables hints, and a trafficDistribution.
+    expect(keeps(service('hints', {annotations: {'service.kubernetes.io/topology-aware-hints': 'auto'}}))).toEqual([])
+    expect(keeps(service('disabled', {annotations: {'service.kubernetes.io/topology-mode': 'Disabled'}}))).toEqual(['none'])
+    // A value that is not a string is not what apply would write.
+    const odd = service('odd', {trafficDistribution: 'PreferSameZone'})
+    odd.metadata.annotations = {'service.kubernetes.io/topology-mode': 7 as unknown as string}
+    expect(keeps(odd)).toEqual([])
+  })
+
+  it('explainedWith: the current mode takes the figures of the given explanation; without it, the mode is evaluated', () => {
+    const svc = service('web', {trafficDistribution: 'PreferSameZone'})
+    const st = state(nodesIn(['zone-a', 'zone-b'], 2), [svc], [slice('web', spread({'zone-a': 2, 'zone-b': 2}, true))])
+    const s = explain(st, [svc], {kubeVersion: '1.36'}).services[0]!
+    const evaluated = adviseExplained(st, svc, s, {kubeVersion: '1.36'})
+    const read = adviseExplained(st, svc, s, {kubeVersion: '1.36'}, true)
+    expect(read).toEqual(evaluated)
+    // A marked explanation shows which was used.
+    const marked = {...s, traffic: {...s.traffic, inZoneSharePredicted: 0.125}}
+    const current = (r: ReturnType<typeof adviseExplained>) => r.options.find((o) => o.mode === 'PreferSameZone')!.inZone
+    expect(current(adviseExplained(st, svc, marked, {kubeVersion: '1.36'}, true))).toBe(0.125)
+    expect(current(adviseExplained(st, svc, marked, {kubeVersion: '1.36'}))).toBe(predictedFigures(s).inZone)
+    expect(predictedFigures(s).inZone).not.toBe(0.125)
   })
 })
 

@@ -8,6 +8,7 @@ import {
   redistributeHints,
   removeHintsFromSlices,
   serviceOverloaded,
+  toRecord,
 } from '../../src/upstream/endpointslice/topologycache/utils.js'
 import {getTotalReadyEndpoints} from '../../src/upstream/endpointslice/topologycache/sliceinfo.js'
 import {MESSAGES} from '../../src/upstream/endpointslice/topologycache/event.js'
@@ -845,5 +846,28 @@ describe('addHints: properties', () => {
         }
       }),
     )
+  })
+})
+
+describe('toRecord', () => {
+  it('gives the Map as a plain record with sorted own keys, "__proto__" a plain key like any zone', () => {
+    const rec = toRecord(
+      new Map([
+        ['zone-b', 1],
+        ['__proto__', 2],
+        ['zone-a', 3],
+      ]),
+    )
+    expect(Object.keys(rec)).toEqual(['__proto__', 'zone-a', 'zone-b'])
+    expect(Object.getPrototypeOf(rec)).toBe(Object.prototype)
+    expect(Object.getOwnPropertyDescriptor(rec, '__proto__')).toEqual({value: 2, enumerable: true, writable: true, configurable: true})
+    expect(rec).toStrictEqual(
+      Object.fromEntries([
+        ['__proto__', 2],
+        ['zone-a', 3],
+        ['zone-b', 1],
+      ]),
+    )
+    expect(toRecord(new Map())).toStrictEqual({})
   })
 })

@@ -58,9 +58,21 @@ export function sortedKeys(rec: Record<string, unknown> | Map<string, unknown>):
   return (rec instanceof Map ? [...rec.keys()] : Object.keys(rec)).sort()
 }
 
-/** A Map as a plain record with sorted keys (Object.fromEntries defines own data properties). */
+/**
+ * A Map as a plain record with sorted keys, each an own data property (as Object.fromEntries
+ * defines them; a zone named "__proto__" is a plain key). Built in a loop: fromEntries over a
+ * mapped list of pairs made three arrays per call, and AddHints makes several records per call,
+ * in each of the advisor's Auto evaluations (docs/design.md, "The advisor's cost").
+ */
 export function toRecord<T>(m: ReadonlyMap<string, T>): Record<string, T> {
-  return Object.fromEntries(sortedKeys(m as Map<string, T>).map((k) => [k, m.get(k) as T]))
+  const keys = sortedKeys(m as Map<string, T>)
+  const out: Record<string, T> = {}
+  for (let i = 0; i < keys.length; i++) {
+    const k = keys[i]!
+    if (k === '__proto__') Object.defineProperty(out, k, {value: m.get(k), enumerable: true, writable: true, configurable: true})
+    else out[k] = m.get(k) as T
+  }
+  return out
 }
 
 /**
