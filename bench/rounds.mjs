@@ -39,3 +39,22 @@ export function interleavedRounds(cases, runs, cwd) {
 export const median = (xs) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)]
 /** The median over rounds of x/y, each pair from the same round. */
 export const paired = (xs, ys) => median(xs.map((x, k) => x / ys[k]))
+
+/**
+ * The writer's floor (issue 23's lower bounds): V8's own indented JSON.stringify of the JSON text a
+ * command printed, re-made from its parsed document in this process `times` times. Returns the
+ * median CPU seconds, and whether the text is the same bytes (it must be, for the bound to hold).
+ */
+export function writerFloor(printed, times) {
+  const doc = JSON.parse(printed)
+  const cpu = []
+  let same = false
+  for (let i = 0; i < times; i++) {
+    const t0 = process.cpuUsage()
+    const text = `${JSON.stringify(doc, null, 2)}\n`
+    const t = process.cpuUsage(t0)
+    cpu.push((t.user + t.system) / 1e6)
+    same = text === printed
+  }
+  return {seconds: median(cpu), same}
+}

@@ -26,6 +26,7 @@ import {mkdtempSync, readFileSync, rmSync, statSync, writeFileSync} from 'node:f
 import os from 'node:os'
 import path from 'node:path'
 import {fileURLToPath} from 'node:url'
+import {writerFloor} from './rounds.mjs'
 import {connectLoad} from './scale-load.mjs'
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
@@ -117,16 +118,7 @@ for (let round = -1; round < RUNS; round++) {
 // the least, whatever computed it.
 const writerIndex = cases.findIndex((c) => c.writer)
 const printed = readFileSync(path.join(tmp, `out-${writerIndex}`), 'utf8')
-const printedDoc = JSON.parse(printed)
-const writerMs = []
-let sameBytes = false
-for (let i = 0; i < 5; i++) {
-  const t0 = process.cpuUsage()
-  const text = `${JSON.stringify(printedDoc, null, 2)}\n`
-  const t = process.cpuUsage(t0)
-  writerMs.push((t.user + t.system) / 1000)
-  sameBytes = text === printed
-}
+const {seconds: writer, same: sameBytes} = writerFloor(printed, 5)
 rmSync(tmp, {recursive: true, force: true})
 
 const base = median(results[cases.findIndex((c) => c.kubectl)].map((r) => r.wall))
@@ -147,7 +139,6 @@ for (const row of table) console.log(row.map((cell, i) => cell.padEnd(widths[i])
 console.log('')
 const nodeFloor = rows.find((_r, i) => cases[i].lower)
 const pagedFloor = rows.filter((_r, i) => cases[i].lower)[1]
-const writer = median(writerMs) / 1000
 console.log(
   `lower bounds: the Node read floor is ${nodeFloor.xfloor.toFixed(2)}x the raw fetch floor (paged by 500: ${pagedFloor.xfloor.toFixed(2)}x); V8's indented JSON.stringify of explain's ${(printed.length / 1e6).toFixed(1)} MB (${sameBytes ? 'the same bytes' : 'NOT the same bytes'}) takes ${(writer * 1000).toFixed(0)} ms of CPU, ${(writer / floor).toFixed(2)}x the floor: together ${((pagedFloor.wall + writer) / floor).toFixed(2)}x, before client-node, the engine and the advisor`,
 )

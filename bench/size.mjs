@@ -27,7 +27,7 @@ import {loadavg, tmpdir} from 'node:os'
 import {join, resolve} from 'node:path'
 import {stringify} from 'yaml'
 import {generate} from './big-snapshot.mjs'
-import {interleavedRounds, median, paired} from './rounds.mjs'
+import {interleavedRounds, median, paired, writerFloor} from './rounds.mjs'
 
 const ROOT = resolve(import.meta.dirname, '..')
 const args = process.argv.slice(2)
@@ -145,19 +145,9 @@ try {
   // The writer's floor: V8's own indented JSON.stringify of the document -o json printed (the same
   // bytes, checked), in this process, the median of 3 (CPU): writing that output costs at least this.
   const printed = spawnSync(explain('-o', 'json')[0], explain('-o', 'json').slice(1), {cwd: ROOT, encoding: 'utf8', maxBuffer: 1 << 30}).stdout
-  const printedDoc = JSON.parse(printed)
-  const writer = []
-  let same = false
-  for (let i = 0; i < 3; i++) {
-    const t0 = process.cpuUsage()
-    const text = `${JSON.stringify(printedDoc, null, 2)}\n`
-    const t = process.cpuUsage(t0)
-    writer.push((t.user + t.system) / 1e6)
-    same = text === printed
-  }
+  const {seconds: w, same} = writerFloor(printed, 3)
   const readX = paired(s[6].cpu, s[0].cpu)
   const leanReadX = paired(s[7].cpu, s[4].cpu)
-  const w = median(writer)
   out.push(
     `  lower bounds (CPU): reading and decoding alone ${readX.toFixed(2)}x the floor (lean ${leanReadX.toFixed(2)}x); V8's indented JSON.stringify of the ${(printed.length / 1e6).toFixed(1)} MB -o json prints (${same ? 'the same bytes' : 'NOT the same bytes'}) ${(w * 1000).toFixed(0)} ms: -o json >= ${(readX + w / median(s[0].cpu)).toFixed(2)}x, lean -o json >= ${(leanReadX + w / median(s[4].cpu)).toFixed(2)}x, before the engine and the advisor`,
   )
